@@ -1,0 +1,124 @@
+// swift-tools-version: 6.2
+//
+// jobd: a job scheduler daemon for Linux.
+//
+// The data flows one way, and the targets follow it:
+//   config files  -> JobdConfig (and JobdCalendar for calendar triggers)
+//   definitions   -> JobdScheduler (job owners, generations) on JobdTimers (the weak-target timer core)
+//   runs          -> JobdRunner
+//   journal       -> JobdLogging on SystemdKit (the only target that imports libsystemd)
+// JobdDaemon wires them together; `jobd` and `jobctl` are thin executables over it.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "jobd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "jobd", targets: ["jobd"]),
+        .executable(name: "jobctl", targets: ["jobctl"]),
+        // The timer core, for Swift programs that want weak-target timers without jobd.
+        .library(name: "JobdTimers", targets: ["JobdTimers"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+    ],
+    targets: [
+        // libsystemd, bound for exactly one Swift target: SystemdKit.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(
+            name: "SystemdKit",
+            dependencies: ["CSystemd"],
+            swiftSettings: swiftSettings
+        ),
+        // The weak-target timer core: no dependencies beyond the standard library and Glibc.
+        .target(name: "JobdTimers", swiftSettings: swiftSettings),
+        // Calendar arithmetic: OnCalendar= and Cron=, pure, no I/O beyond reading tzdata.
+        .target(name: "JobdCalendar", swiftSettings: swiftSettings),
+        // Job files -> job definitions.
+        .target(name: "JobdConfig", dependencies: ["JobdCalendar"], swiftSettings: swiftSettings),
+        // Definitions -> owners and timers, generations, scheduling decisions.
+        .target(
+            name: "JobdScheduler",
+            dependencies: [
+                "JobdTimers", "JobdConfig", "JobdCalendar",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Definitions -> processes.
+        .target(
+            name: "JobdRunner",
+            dependencies: [
+                "JobdConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Structured events -> the journal (or readable lines on stderr).
+        .target(
+            name: "JobdLogging",
+            dependencies: ["SystemdKit", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "JobdDaemon",
+            dependencies: [
+                "JobdConfig", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "JobctlCommands",
+            dependencies: [
+                "JobdConfig", "JobdCalendar", "JobdDaemon", "SystemdKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "jobd",
+            dependencies: [
+                "JobdDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "jobctl", dependencies: ["JobctlCommands"], swiftSettings: swiftSettings),
+        // Test doubles shared by more than one test target.
+        .target(
+            name: "JobdTestKit",
+            dependencies: ["JobdTimers", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "JobdTimersTests", dependencies: ["JobdTimers", "JobdTestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobdCalendarTests", dependencies: ["JobdCalendar"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "JobdConfigTests",
+            dependencies: ["JobdConfig", "JobdScheduler", "JobdTestKit"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "JobdIntegrationTests",
+            dependencies: ["JobdTestKit", "SystemdKit"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
