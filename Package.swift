@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "JobdScheduler",
             dependencies: [
-                "JobdTimers", "JobdConfig", "JobdCalendar",
+                "JobdTimers", "JobdConfig", "JobdCalendar", "JobdLogging",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdConfig",
+                "JobdConfig", "JobdLogging",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -104,7 +104,7 @@ let package = Package(
         // Test doubles shared by more than one test target.
         .target(
             name: "JobdTestKit",
-            dependencies: ["JobdTimers", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JobdTimers", "SystemdKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "JobdTimersTests", dependencies: ["JobdTimers", "JobdTestKit"], swiftSettings: swiftSettings),

@@ -1,0 +1,76 @@
+import Logging
+
+/// The kinds of event jobd logs. Each is one `JOBD_EVENT=` value in the journal, with its own
+/// `MESSAGE_ID` so that `journalctl -x` can explain it (see `systemd/jobd.catalog`).
+///
+/// This vocabulary is a contract: tools and tests query the journal by it. Add kinds; never rename one.
+public enum JobdEvent: String, Sendable, CaseIterable {
+    case daemonStart = "daemon.start"
+    case daemonReady = "daemon.ready"
+    case daemonStop = "daemon.stop"
+    case reloadStart = "reload.start"
+    case reloadDone = "reload.done"
+    case reloadFailed = "reload.failed"
+    case configError = "config.error"
+    case generationLoad = "generation.load"
+    case generationRetire = "generation.retire"
+    case ownerInit = "owner.init"
+    case ownerDeinit = "owner.deinit"
+    case ownerRetain = "owner.retain"
+    case ownerLeak = "owner.leak"
+    case ownerLateDeinit = "owner.late-deinit"
+    case timerSchedule = "timer.schedule"
+    case timerFire = "timer.fire"
+    case timerInvalidate = "timer.invalidate"
+    case runStart = "run.start"
+    case runExit = "run.exit"
+    case runSkip = "run.skip"
+    case runTimeout = "run.timeout"
+    case runOutput = "run.output"
+
+    /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits.
+    /// The catalog entries in `systemd/jobd.catalog` use the same ids.
+    public var messageID: String {
+        // A fixed prefix for jobd, and one byte per kind: stable across releases as long as cases
+        // are only appended.
+        let index = Self.allCases.firstIndex(of: self)!
+        let suffix = String(index + 1, radix: 16)
+        return "6a0bd7e51c2f4d1e9b3a7c5d8e2f10" + String(repeating: "0", count: 2 - suffix.count) + suffix
+    }
+}
+
+/// Journal field names used on jobd's events. Each is valid for journald: `[A-Z0-9_]`, not starting
+/// with `_` or a digit, at most 64 characters.
+public enum JobdField {
+    public static let event = "JOBD_EVENT"
+    public static let job = "JOB"
+    public static let instance = "JOBD_INSTANCE"
+    public static let generation = "JOBD_GENERATION"
+    public static let owner = "JOBD_OWNER"
+    public static let timer = "JOBD_TIMER"
+    public static let run = "JOBD_RUN"
+    public static let reason = "JOBD_REASON"
+    public static let exitCode = "EXIT_CODE"
+    public static let exitStatus = "EXIT_STATUS"
+    public static let pid = "JOBD_PID"
+    public static let durationUSec = "JOBD_DURATION_USEC"
+    public static let file = "CONFIG_FILE"
+    public static let line = "CONFIG_LINE"
+}
+
+extension Logger {
+    /// Logs one jobd event. `fields` are journal fields (see ``JobdField``); they travel as swift-log
+    /// metadata, so any log handler can show them and the journal handler writes them as fields.
+    public func event(
+        _ kind: JobdEvent,
+        level: Logger.Level = .info,
+        _ message: @autoclosure () -> String,
+        _ fields: [String: String] = [:],
+        file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        guard level >= self.logLevel else { return }
+        var metadata: Logger.Metadata = [JobdField.event: .string(kind.rawValue)]
+        for (key, value) in fields { metadata[key] = .string(value) }
+        self.log(level: level, "\(message())", metadata: metadata, file: file, function: function, line: line)
+    }
+}
