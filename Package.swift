@@ -43,8 +43,10 @@ let package = Package(
             dependencies: ["CSystemd"],
             swiftSettings: swiftSettings
         ),
-        // The weak-target timer core: no dependencies beyond the standard library and Glibc.
-        .target(name: "JobdTimers", swiftSettings: swiftSettings),
+        // timerfd and eventfd, which Swift's Glibc module leaves out; imported by JobdTimers alone.
+        .systemLibrary(name: "CTimerfd"),
+        // The weak-target timer core: no dependencies beyond the standard library and Linux.
+        .target(name: "JobdTimers", dependencies: ["CTimerfd"], swiftSettings: swiftSettings),
         // Calendar arithmetic: OnCalendar= and Cron=, pure, no I/O beyond reading tzdata.
         .target(name: "JobdCalendar", swiftSettings: swiftSettings),
         // Job files -> job definitions.

@@ -1,0 +1,114 @@
+/// A job's `ExecStart=`: an argv, never a shell (a job that wants one writes `/bin/sh -c '…'`).
+///
+/// Read with systemd's rules for command lines: quoting and escapes as in systemd.syntax(7),
+/// `${NAME}` and whole-word `$NAME` expanded from the job's environment when it runs (the latter
+/// split at white space), `$$` for a dollar, `%%` for a percent sign, and the `-` prefix (a failing
+/// exit status is logged but not counted as a failure). The executable is an absolute path or a
+/// bare name looked up in the job's `PATH`.
+public struct ExecCommand: Sendable, Hashable, CustomStringConvertible {
+    public enum Part: Sendable, Hashable {
+        case literal(String)
+        case variable(String)
+        case splitVariable(String)
+    }
+
+    /// The words, the first being the executable; each word is a list of parts.
+    public var words: [[Part]]
+    /// `-` prefix: a non-zero exit is not a failure.
+    public var ignoresFailure: Bool
+    /// The command as written, for logs and `jobctl status`.
+    public var text: String
+
+    public struct ParseError: Error, Sendable {
+        public var message: String
+        public var hint: String?
+    }
+
+    public static func parse(_ text: String) throws(ParseError) -> ExecCommand {
+        var body = Substring(text).trimmingWhitespace()
+        var ignoresFailure = false
+        while let prefix = body.first, "-@:+!".contains(prefix) {
+            switch prefix {
+            case "-": ignoresFailure = true
+            default:
+                throw ParseError(
+                    message: "the '\(prefix)' prefix of ExecStart= is not supported by jobd",
+                    hint: "jobd supports only '-' (ignore a failing exit status); use User= and Group= for privileges")
+            }
+            body = body.dropFirst()
+        }
+        var unescaped = ""
+        var scalars = body.unicodeScalars[...]
+        while let scalar = scalars.popFirst() {
+            if scalar == "%" {
+                guard scalars.popFirst() == "%" else {
+                    throw ParseError(
+                        message: "specifiers such as '%n' are not supported by jobd",
+                        hint: "write '%%' for a literal percent sign")
+                }
+            }
+            unescaped.unicodeScalars.append(scalar)
+        }
+        let split: [[WordSplitter.Part]]
+        do {
+            split = try WordSplitter.split(unescaped, variables: true)
+        } catch {
+            throw ParseError(message: "cannot read the command line: \(error.message)")
+        }
+        guard let first = split.first else {
+            throw ParseError(message: "ExecStart= names no command", hint: "give the program's absolute path and its arguments")
+        }
+        guard first.count == 1, case .literal(let executable) = first[0] else {
+            throw ParseError(message: "the executable must be written literally, not through a variable")
+        }
+        if executable.contains("/"), !executable.hasPrefix("/") {
+            throw ParseError(
+                message: "the executable '\(executable)' is a relative path",
+                hint: "use an absolute path, or a bare name to look it up in PATH")
+        }
+        if unescaped.split(whereSeparator: { $0 == " " || $0 == "\t" }).contains(";") {
+            throw ParseError(
+                message: "a lone ';' would separate commands, and jobd runs one command per job",
+                hint: "write '\\;' for a literal semicolon, or run a script")
+        }
+        let words = split.map { word in
+            word.map { part -> Part in
+                switch part {
+                case .literal(let text): .literal(text)
+                case .variable(let name): .variable(name)
+                case .splitVariable(let name): .splitVariable(name)
+                }
+            }
+        }
+        return ExecCommand(words: words, ignoresFailure: ignoresFailure, text: text)
+    }
+
+    /// The executable as written: an absolute path or a bare name.
+    public var executable: String {
+        if case .literal(let text) = words[0][0] { return text }
+        return ""
+    }
+
+    /// The argv after expanding variables from `environment` (unset variables expand to nothing;
+    /// a whole-word `$NAME` that is unset or empty gives no word at all, as in systemd).
+    public func argv(environment: [String: String]) -> [String] {
+        var argv: [String] = []
+        for word in words {
+            if word.count == 1, case .splitVariable(let name) = word[0] {
+                argv += (environment[name] ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+                continue
+            }
+            var text = ""
+            for part in word {
+                switch part {
+                case .literal(let literal): text += literal
+                case .variable(let name), .splitVariable(let name): text += environment[name] ?? ""
+                }
+            }
+            argv.append(text)
+        }
+        return argv
+    }
+
+    public var description: String { text }
+}

@@ -1,0 +1,105 @@
+import Glibc
+
+/// A configuration directory: `jobs.d/*.job`, one job per file, read in name order.
+public struct JobDirectory: Sendable {
+    /// The configuration directory, such as `/etc/jobd`.
+    public var path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public var jobsPath: String { path.hasSuffix("/") ? path + "jobs.d" : path + "/jobs.d" }
+
+    /// Reads every job file. All or nothing: any error in any file fails the whole load, and
+    /// every error found is reported.
+    public func load() -> Result<[JobDefinition], ConfigErrors> {
+        let names: [String]
+        switch FileSystem.directoryEntries(path) {
+        case .failure(let error):
+            return .failure(ConfigErrors([ConfigError(
+                file: path, line: nil,
+                message: "cannot read the configuration directory: \(error.message)",
+                hint: "pass the directory that holds jobs.d/ with --config-dir")]))
+        case .success:
+            switch FileSystem.directoryEntries(jobsPath) {
+            case .success(let entries): names = entries
+            case .failure(let error) where error.errno == ENOENT: names = []
+            case .failure(let error):
+                return .failure(ConfigErrors([ConfigError(
+                    file: jobsPath, line: nil, message: "cannot read the jobs directory: \(error.message)")]))
+            }
+        }
+        var definitions: [JobDefinition] = []
+        var errors: [ConfigError] = []
+        for entry in names.sorted() where entry.hasSuffix(".job") && !entry.hasPrefix(".") {
+            let filePath = jobsPath + "/" + entry
+            let name = String(entry.dropLast(4))
+            switch FileSystem.readTextFile(filePath) {
+            case .failure(let error):
+                errors.append(ConfigError(file: filePath, line: nil, message: error.message))
+            case .success(let text):
+                switch JobFileReader.read(name: name, path: filePath, text: text) {
+                case .success(let definition): definitions.append(definition)
+                case .failure(let fileErrors): errors += fileErrors.errors
+                }
+            }
+        }
+        return errors.isEmpty ? .success(definitions) : .failure(ConfigErrors(errors))
+    }
+}
+
+/// Why a file or directory could not be read.
+struct FileAccessError: Error {
+    var errno: Int32
+    var message: String
+
+    init(errno: Int32, _ what: String) {
+        self.errno = errno
+        self.message = "\(what): \(String(cString: strerror(errno)))"
+    }
+
+    init(_ message: String) {
+        self.errno = 0
+        self.message = message
+    }
+}
+
+/// The little file access configuration needs, on Glibc directly.
+enum FileSystem {
+    static func directoryEntries(_ path: String) -> Result<[String], FileAccessError> {
+        guard let directory = opendir(path) else { return .failure(FileAccessError(errno: errno, "cannot open it")) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return .success(names)
+    }
+
+    /// The file's contents as UTF-8 text, or a message saying why not.
+    static func readTextFile(_ path: String, limit: Int = 1 << 20) -> Result<String, FileAccessError> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(FileAccessError(errno: errno, "cannot open the file")) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(FileAccessError(errno: errno, "cannot read the file"))
+            }
+            if count == 0 { break }
+            bytes += buffer[0..<count]
+            if bytes.count > limit { return .failure(FileAccessError("the file is larger than \(limit) bytes")) }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .failure(FileAccessError("the file is not valid UTF-8 text"))
+        }
+        return .success(text)
+    }
+}

@@ -1,0 +1,155 @@
+/// Reads one job file's `[Job]` section into a ``JobDefinition``, collecting every error with the
+/// line it is on. Sections and keys starting with `X-` are ignored, as systemd ignores them.
+public enum JobFileReader {
+    /// Reads the job `name` from the contents `text` of the file at `path`.
+    public static func read(name: String, path: String, text: String) -> Result<JobDefinition, ConfigErrors> {
+        var errors: [ConfigError] = []
+        let (file, syntaxErrors) = UnitFile.parse(text, path: path)
+        errors += syntaxErrors
+
+        func error(_ line: Int?, _ message: String, hint: String? = nil) {
+            errors.append(ConfigError(file: path, line: line, message: message, hint: hint))
+        }
+
+        if !isValidJobName(name) {
+            error(nil, "'\(name)' is not a valid job name",
+                  hint: "name job files with letters, digits and '_.@:-' only, ending in .job")
+        }
+        for section in file.sections where section.name != JobKey.section && !section.name.hasPrefix("X-") {
+            let hint = section.name.lowercased() == JobKey.section.lowercased() || JobKey.editDistance(section.name, JobKey.section) <= 1
+                ? "did you mean [Job]?" : "a job file has one section, [Job]; sections starting with X- are ignored"
+            error(section.line, "unknown section [\(section.name)]", hint: hint)
+        }
+        let jobSection = file.sections.first { $0.name == JobKey.section }
+
+        var description: String?
+        var triggers: [(trigger: Trigger, line: Int)] = []
+        var commands: [(command: ExecCommand, line: Int)] = []
+        var workingDirectory: WorkingDirectory?
+        var environment: [EnvironmentVariable] = []
+        // A trigger or command whose value was wrong is not also reported as missing.
+        var triggerValueFailed = false
+        var commandValueFailed = false
+
+        for assignment in file.assignments where assignment.section == JobKey.section {
+            let line = assignment.line
+            let value = assignment.value
+            if assignment.key.hasPrefix("X-") { continue }
+            guard let key = JobKey(rawValue: assignment.key) else {
+                let hint = JobKey.suggestion(for: assignment.key).map { "did you mean '\($0.rawValue)='?" }
+                    ?? "known keys: " + JobKey.allCases.map { $0.rawValue + "=" }.joined(separator: ", ")
+                error(line, "unknown key '\(assignment.key)=' in [Job]", hint: hint)
+                continue
+            }
+            switch key {
+            case .description:
+                description = value.isEmpty ? nil : value
+            case .onStartupSec, .onUnitActiveSec, .onUnitInactiveSec:
+                if value.isEmpty {
+                    triggers.removeAll { $0.trigger.key == key }
+                    continue
+                }
+                do {
+                    let span = try TimeSpan.parse(value)
+                    let trigger: Trigger = switch key {
+                    case .onStartupSec: .startup(span)
+                    case .onUnitActiveSec: .unitActive(span)
+                    default: .unitInactive(span)
+                    }
+                    triggers.append((trigger, line))
+                } catch {
+                    triggerValueFailed = true
+                    errors.append(ConfigError(
+                        file: path, line: line, message: "\(key.rawValue)=: \(error)",
+                        hint: "write a time span such as 90s, 5min 30s, 1h or 250ms"))
+                }
+            case .execStart:
+                if value.isEmpty {
+                    commands.removeAll()
+                    continue
+                }
+                do {
+                    commands.append((try ExecCommand.parse(value), line))
+                } catch {
+                    commandValueFailed = true
+                    errors.append(ConfigError(file: path, line: line, message: "ExecStart=: \(error.message)", hint: error.hint))
+                }
+            case .workingDirectory:
+                if value.isEmpty {
+                    workingDirectory = nil
+                    continue
+                }
+                let optional = value.hasPrefix("-")
+                let directory = optional ? String(value.dropFirst()) : value
+                guard directory.hasPrefix("/") else {
+                    error(line, "WorkingDirectory= must be an absolute path, found '\(value)'",
+                          hint: "write the full path, such as /var/lib/backup; prefix it with '-' if it may be missing")
+                    continue
+                }
+                workingDirectory = WorkingDirectory(path: directory, optional: optional)
+            case .environment:
+                if value.isEmpty {
+                    environment.removeAll()
+                    continue
+                }
+                do {
+                    for word in try WordSplitter.split(value) {
+                        let assignmentText = word.map { if case .literal(let text) = $0 { text } else { "" } }.joined()
+                        guard let equals = assignmentText.firstIndex(of: "="),
+                              WordSplitter.isVariableName(String(assignmentText[..<equals])) else {
+                            error(line, "Environment=: '\(assignmentText)' is not an assignment NAME=value",
+                                  hint: "names are letters, digits and '_', not starting with a digit; quote values with spaces: \"NAME=a b\"")
+                            continue
+                        }
+                        environment.append(EnvironmentVariable(
+                            name: String(assignmentText[..<equals]),
+                            value: String(assignmentText[assignmentText.index(after: equals)...])))
+                    }
+                } catch {
+                    errors.append(ConfigError(file: path, line: line, message: "Environment=: \(error.message)"))
+                }
+            }
+        }
+
+        let sectionLine = jobSection?.line ?? 1
+        if jobSection == nil {
+            error(1, "no [Job] section", hint: "a job file starts with [Job], then ExecStart= and a trigger such as OnUnitActiveSec=")
+        } else {
+            if commands.isEmpty, !commandValueFailed {
+                error(sectionLine, "the job has no ExecStart=",
+                      hint: "add the command to run, such as ExecStart=/usr/bin/backup --all")
+            }
+            if commands.count > 1 {
+                error(commands[1].line, "ExecStart= is given \(commands.count) times; jobd runs one command per job",
+                      hint: "run a script, or an empty 'ExecStart=' first to reset the list")
+            }
+            if triggers.isEmpty, !triggerValueFailed {
+                error(sectionLine, "the job has no trigger, so it would never run",
+                      hint: "add OnStartupSec=, OnUnitActiveSec= or OnUnitInactiveSec=")
+            }
+        }
+        guard errors.isEmpty, let command = commands.first else {
+            return .failure(ConfigErrors(errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }))
+        }
+        return .success(JobDefinition(
+            name: name, path: path, description: description, triggers: triggers.map(\.trigger),
+            command: command.command, workingDirectory: workingDirectory, environment: environment))
+    }
+
+    /// Job names become journal field values and command arguments: keep them plain.
+    public static func isValidJobName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 200 && name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType == .decimal || "_.@:-".unicodeScalars.contains($0))
+        }
+    }
+}
+
+extension Trigger {
+    var key: JobKey {
+        switch self {
+        case .startup: .onStartupSec
+        case .unitActive: .onUnitActiveSec
+        case .unitInactive: .onUnitInactiveSec
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/// The keys a job file's `[Job]` section takes, and how a misspelled one is matched to a real one.
+enum JobKey: String, CaseIterable {
+    case description = "Description"
+    case onStartupSec = "OnStartupSec"
+    case onUnitActiveSec = "OnUnitActiveSec"
+    case onUnitInactiveSec = "OnUnitInactiveSec"
+    case execStart = "ExecStart"
+    case workingDirectory = "WorkingDirectory"
+    case environment = "Environment"
+
+    static let section = "Job"
+
+    /// The known key nearest to `key`, if it is near enough to be a likely misspelling:
+    /// a different case, or a few letters' edit away.
+    static func suggestion(for key: String) -> JobKey? {
+        let lowered = key.lowercased()
+        if let exact = allCases.first(where: { $0.rawValue.lowercased() == lowered }) { return exact }
+        if lowered.count >= 4, let longer = allCases.first(where: { $0.rawValue.lowercased().hasPrefix(lowered) }) {
+            return longer
+        }
+        let scored = allCases.map { ($0, editDistance(lowered, $0.rawValue.lowercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        return best.1 <= max(2, best.0.rawValue.count / 4) ? best.0 : nil
+    }
+
+    /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
+    /// neighbours each cost one.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous2 = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], previous2[j - 2] + 1)
+                }
+            }
+            (previous2, previous, current) = (previous, current, previous2)
+        }
+        return previous[b.count]
+    }
+}

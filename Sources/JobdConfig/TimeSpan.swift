@@ -1,0 +1,122 @@
+/// A time span in systemd's syntax (systemd.time(7)): `90s`, `5min 30s`, `1h`, `250ms`, `1.5h`,
+/// a bare number meaning seconds, or `infinity`. Microsecond resolution, as systemd's.
+/// `systemd-analyze timespan` is the reference this is tested against.
+public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Microseconds; `UInt64.max` is infinity.
+    public var microseconds: UInt64
+
+    public static let infinity = TimeSpan(microseconds: .max)
+    public static let zero = TimeSpan(microseconds: 0)
+
+    public init(microseconds: UInt64) {
+        self.microseconds = microseconds
+    }
+
+    public static func seconds(_ seconds: UInt64) -> TimeSpan {
+        TimeSpan(microseconds: seconds * 1_000_000)
+    }
+
+    public var isInfinite: Bool { microseconds == .max }
+
+    /// The span as a `Duration`; infinity becomes the largest representable one.
+    public var duration: Duration {
+        isInfinite ? .seconds(Int64.max) : .microseconds(Int64(clamping: microseconds))
+    }
+
+    public static func < (lhs: TimeSpan, rhs: TimeSpan) -> Bool { lhs.microseconds < rhs.microseconds }
+
+    /// Units by the prefix they are written with; longer spellings come first so that, as in
+    /// systemd, `min` is not read as `m` followed by garbage.
+    private static let units: [(String, UInt64)] = [
+        ("seconds", 1_000_000), ("second", 1_000_000), ("sec", 1_000_000), ("s", 1_000_000),
+        ("minutes", 60_000_000), ("minute", 60_000_000), ("min", 60_000_000),
+        ("months", 2_629_800_000_000), ("month", 2_629_800_000_000), ("M", 2_629_800_000_000),
+        ("msec", 1_000), ("ms", 1_000), ("m", 60_000_000),
+        ("hours", 3_600_000_000), ("hour", 3_600_000_000), ("hr", 3_600_000_000), ("h", 3_600_000_000),
+        ("days", 86_400_000_000), ("day", 86_400_000_000), ("d", 86_400_000_000),
+        ("weeks", 604_800_000_000), ("week", 604_800_000_000), ("w", 604_800_000_000),
+        ("years", 31_557_600_000_000), ("year", 31_557_600_000_000), ("y", 31_557_600_000_000),
+        ("usec", 1), ("us", 1), ("µs", 1), ("μs", 1),
+    ]
+
+    /// Parses `text`; the error says what was expected.
+    public static func parse(_ text: String) throws(TimeSpanError) -> TimeSpan {
+        let trimmed = Substring(text).trimmingWhitespace()
+        if trimmed == "infinity" { return .infinity }
+        guard !trimmed.isEmpty else { throw TimeSpanError(text: text, reason: "it is empty") }
+        var rest = trimmed.unicodeScalars[...]
+        var total: UInt64 = 0
+        while true {
+            while rest.first == " " || rest.first == "\t" { rest = rest.dropFirst() }
+            guard !rest.isEmpty else { break }
+            let digits = rest.prefix { $0.properties.numericType == .decimal && $0.isASCII }
+            rest = rest.dropFirst(digits.count)
+            var fraction = Substring.UnicodeScalarView()
+            if rest.first == "." {
+                rest = rest.dropFirst()
+                fraction = rest.prefix { $0.properties.numericType == .decimal && $0.isASCII }
+                rest = rest.dropFirst(fraction.count)
+                guard !fraction.isEmpty else {
+                    throw TimeSpanError(text: text, reason: "a '.' must be followed by digits")
+                }
+            }
+            guard !digits.isEmpty || !fraction.isEmpty else {
+                throw TimeSpanError(text: text, reason: "expected a number at '\(String(String.UnicodeScalarView(rest)))'")
+            }
+            let beforeSpace = rest.count
+            while rest.first == " " || rest.first == "\t" { rest = rest.dropFirst() }
+            var multiplier: UInt64 = 1_000_000
+            let restText = String(String.UnicodeScalarView(rest))
+            if let unit = units.first(where: { restText.hasPrefix($0.0) }) {
+                multiplier = unit.1
+                rest = rest.dropFirst(unit.0.unicodeScalars.count)
+            } else if !rest.isEmpty, rest.count == beforeSpace || rest.first!.properties.isAlphabetic {
+                // A number without a unit means seconds, but only at the end or before white space.
+                throw TimeSpanError(
+                    text: text,
+                    reason: "unknown unit at '\(restText)'; expected us, ms, s, min, h, d, w, M or y")
+            }
+            guard let whole = UInt64(String(String.UnicodeScalarView(digits)).isEmpty ? "0" : String(String.UnicodeScalarView(digits))) else {
+                throw TimeSpanError(text: text, reason: "the number is too large")
+            }
+            let (wholePart, overflow) = whole.multipliedReportingOverflow(by: multiplier)
+            guard !overflow else { throw TimeSpanError(text: text, reason: "the span is too large") }
+            var fractionPart: UInt64 = 0
+            var scale = multiplier
+            for digit in fraction {
+                scale /= 10
+                guard scale > 0 else { break }
+                fractionPart += UInt64(digit.value - 48) * scale
+            }
+            let (sum, overflow2) = total.addingReportingOverflow(wholePart + fractionPart)
+            guard !overflow2, sum != .max else { throw TimeSpanError(text: text, reason: "the span is too large") }
+            total = sum
+        }
+        return TimeSpan(microseconds: total)
+    }
+
+    /// As systemd prints spans: `1h 30min`, `500ms`, `infinity`, `0`.
+    public var description: String {
+        if isInfinite { return "infinity" }
+        if microseconds == 0 { return "0" }
+        let table: [(String, UInt64)] = [
+            ("y", 31_557_600_000_000), ("month", 2_629_800_000_000), ("w", 604_800_000_000),
+            ("d", 86_400_000_000), ("h", 3_600_000_000), ("min", 60_000_000), ("s", 1_000_000),
+            ("ms", 1_000), ("us", 1),
+        ]
+        var rest = microseconds
+        var parts: [String] = []
+        for (name, size) in table where rest >= size {
+            parts.append("\(rest / size)\(name)")
+            rest %= size
+        }
+        return parts.joined(separator: " ")
+    }
+}
+
+/// A time span that could not be read.
+public struct TimeSpanError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var text: String
+    public var reason: String
+    public var description: String { "invalid time span '\(text)': \(reason)" }
+}

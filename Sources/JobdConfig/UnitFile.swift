@@ -1,0 +1,106 @@
+/// A file in systemd's unit-file syntax (systemd.syntax(7)), read into sections and assignments
+/// with the line each came from. It knows the syntax only; what keys mean is ``JobFileReader``'s.
+///
+/// - `#` and `;` start comment lines; blank lines are ignored.
+/// - `[Section]` headers; `Key=Value` assignments, with white space around both trimmed.
+/// - A line ending in `\` continues on the next (the backslash becomes a space); comment lines
+///   between continued lines are skipped, as systemd does.
+public struct UnitFile: Sendable {
+    public struct Assignment: Sendable, Equatable {
+        public var section: String
+        public var key: String
+        public var value: String
+        /// The line the assignment starts on.
+        public var line: Int
+    }
+
+    public struct Section: Sendable, Equatable {
+        public var name: String
+        public var line: Int
+    }
+
+    public var path: String
+    public var sections: [Section] = []
+    public var assignments: [Assignment] = []
+
+    /// Reads `text` as the contents of `path`. Syntax errors are collected, not thrown: the caller
+    /// reports them together with the errors in the keys' values.
+    public static func parse(_ text: String, path: String) -> (UnitFile, [ConfigError]) {
+        var file = UnitFile(path: path)
+        var errors: [ConfigError] = []
+        var section: String?
+        var pending: (text: String, line: Int)?
+
+        // "\r\n" is a single Character in Swift, so split on both spellings of a line end.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        for (index, rawLine) in lines.enumerated() {
+            let lineNumber = index + 1
+            var line = Substring(rawLine)
+            if line.last == "\r" { line = line.dropLast() }
+            let trimmed = line.trimmingWhitespace()
+
+            if pending != nil, trimmed.first == "#" || trimmed.first == ";" {
+                continue
+            }
+            if var continued = pending {
+                continued.text += " " + trimmed
+                pending = continued
+            } else {
+                if trimmed.isEmpty || trimmed.first == "#" || trimmed.first == ";" { continue }
+                pending = (String(trimmed), lineNumber)
+            }
+            guard var logical = pending else { continue }
+            if logical.text.hasSuffix("\\") {
+                logical.text.removeLast()
+                pending = logical
+                if index < lines.count - 1 { continue }
+            }
+            pending = nil
+            let content = Substring(logical.text).trimmingWhitespace()
+
+            if content.first == "[" {
+                guard content.last == "]", content.count > 2 else {
+                    errors.append(ConfigError(
+                        file: path, line: logical.line,
+                        message: "malformed section header '\(content)'; expected a name in brackets, such as [Job]"))
+                    continue
+                }
+                let name = String(content.dropFirst().dropLast())
+                section = name
+                file.sections.append(Section(name: name, line: logical.line))
+                continue
+            }
+            guard let equals = content.firstIndex(of: "=") else {
+                errors.append(ConfigError(
+                    file: path, line: logical.line,
+                    message: "expected an assignment 'Key=value', found '\(content)'"))
+                continue
+            }
+            let key = String(content[..<equals].trimmingWhitespace())
+            let value = String(content[content.index(after: equals)...].trimmingWhitespace())
+            guard let section else {
+                errors.append(ConfigError(
+                    file: path, line: logical.line,
+                    message: "assignment '\(key)=' is outside any section",
+                    hint: "put it under a section header such as [Job]"))
+                continue
+            }
+            guard !key.isEmpty else {
+                errors.append(ConfigError(
+                    file: path, line: logical.line, message: "assignment has no key before '='"))
+                continue
+            }
+            file.assignments.append(Assignment(section: section, key: key, value: value, line: logical.line))
+        }
+        return (file, errors)
+    }
+}
+
+extension Substring {
+    func trimmingWhitespace() -> Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
+        while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }
+        return result
+    }
+}

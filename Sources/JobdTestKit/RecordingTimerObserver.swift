@@ -1,0 +1,36 @@
+import JobdTimers
+import Foundation
+import Synchronization
+
+/// A ``TimerObserver`` that records every schedule and invalidation, for assertions by count.
+public final class RecordingTimerObserver: TimerObserver {
+    public struct Invalidation: Sendable, Equatable {
+        public var timerID: UInt64
+        public var label: String
+        public var reason: InvalidationReason
+    }
+
+    private let invalidationLog = Guarded<[Invalidation]>([])
+    private let scheduleCount = Atomic<Int>(0)
+
+    public init() {}
+
+    public func timerScheduled(_ timer: WeakTimer, deadline: MonotonicInstant) {
+        scheduleCount.add(1, ordering: .relaxed)
+    }
+
+    public func timerInvalidated(_ timer: WeakTimer, reason: InvalidationReason) {
+        invalidationLog.withLock { $0.append(Invalidation(timerID: timer.id, label: timer.label, reason: reason)) }
+    }
+
+    public var invalidations: [Invalidation] { invalidationLog.withLock { $0 } }
+    public var schedules: Int { scheduleCount.load(ordering: .relaxed) }
+
+    public func invalidations(of timerID: UInt64) -> [Invalidation] {
+        invalidations.filter { $0.timerID == timerID }
+    }
+
+    public func count(_ reason: InvalidationReason) -> Int {
+        invalidations.filter { $0.reason == reason }.count
+    }
+}

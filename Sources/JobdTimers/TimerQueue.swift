@@ -1,0 +1,129 @@
+import Synchronization
+
+/// The one timing source for every ``WeakTimer`` of a process: a heap of armed timers under one
+/// lock, and a thread that sleeps on a single timerfd armed to the earliest deadline.
+///
+/// One kernel timer and one thread serve any number of timers, which keeps each timer to a few
+/// dozen bytes and arming to a heap insertion; the thread is the timers' own, so they keep firing
+/// while the rest of the process is busy. Deadlines are on `CLOCK_MONOTONIC` and armed as absolute
+/// times, so lateness does not accumulate.
+///
+/// ``manual(observer:)`` makes a queue with no thread, for tests: nothing fires until the test
+/// calls ``fireDue(now:)`` with the time it chooses.
+public final class TimerQueue: Sendable {
+    struct State {
+        var heap = TimerHeap()
+        var armedNanoseconds: UInt64?
+        let driver: TimerfdDriver?
+
+        /// Inserts or moves `timer`, and re-arms the kernel timer if the earliest deadline changed.
+        mutating func enqueue(_ timer: WeakTimer) {
+            heap.upsert(timer)
+            rearm()
+        }
+
+        mutating func dequeue(_ timer: WeakTimer) {
+            guard timer.heapIndex >= 0 else { return }
+            heap.remove(timer)
+            rearm()
+        }
+
+        /// Arming happens under the lock, so two threads can never leave the kernel timer armed
+        /// for anything but the heap's current earliest deadline.
+        mutating func rearm() {
+            let earliest = heap.first?.deadlineNanoseconds
+            guard earliest != armedNanoseconds else { return }
+            armedNanoseconds = earliest
+            driver?.arm(atNanoseconds: earliest)
+        }
+    }
+
+    private let state: LockedState<State>
+    private let nextID = Atomic<UInt64>(1)
+    let observer: (any TimerObserver)?
+    /// Counts of what happened on this queue, for tests, status and the leak audit.
+    public let statistics = TimerQueueStatistics()
+
+    /// A queue with its own timing thread on a timerfd.
+    public convenience init(observer: (any TimerObserver)? = nil) throws(TimerError) {
+        let driver = try TimerfdDriver()
+        self.init(driver: driver, observer: observer)
+        driver.start { [weak self] now in
+            guard let self else { return false }
+            self.fireDue(now: now)
+            return true
+        }
+    }
+
+    /// A queue without a thread: timers fire only when ``fireDue(now:)`` is called.
+    public static func manual(observer: (any TimerObserver)? = nil) -> TimerQueue {
+        TimerQueue(driver: nil, observer: observer)
+    }
+
+    private init(driver: TimerfdDriver?, observer: (any TimerObserver)?) {
+        self.state = LockedState(State(driver: driver))
+        self.observer = observer
+    }
+
+    deinit {
+        state.withLock { $0.driver?.stop() }
+    }
+
+    /// A new, valid, unarmed timer with no target yet: ``WeakTimer/bind(to:)`` gives it one.
+    public func makeTimer(label: String) -> WeakTimer {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        statistics.recordTimerCreated()
+        return WeakTimer(id: id, label: label, queue: self)
+    }
+
+    /// How many timers are armed.
+    public var armedCount: Int { state.withLock { $0.heap.count } }
+
+    /// The earliest armed deadline, or `nil` when no timer is armed.
+    public var nextDeadline: MonotonicInstant? {
+        state.withLock { $0.heap.first.map { MonotonicInstant(nanoseconds: $0.deadlineNanoseconds) } }
+    }
+
+    /// Fires every timer due at `now`: takes them off the heap (re-inserting repeating ones at
+    /// their next period) under the lock, then delivers each without it. Safe to call from any
+    /// thread, also concurrently. Returns how many timers were due.
+    @discardableResult
+    public func fireDue(now: MonotonicInstant = .now()) -> Int {
+        let due: [WeakTimer] = state.withLock { state in
+            var due: [WeakTimer] = []
+            while let first = state.heap.first, first.deadlineNanoseconds <= now.nanoseconds {
+                if first.intervalNanoseconds > 0 {
+                    // Keep the phase; skip periods that were missed entirely rather than firing a burst.
+                    let interval = first.intervalNanoseconds
+                    let behind = (now.nanoseconds - first.deadlineNanoseconds) / interval + 1
+                    first.deadlineNanoseconds += behind * interval
+                    state.heap.upsert(first)
+                } else {
+                    _ = state.heap.popFirst()
+                }
+                due.append(first)
+            }
+            state.rearm()
+            return due
+        }
+        for timer in due {
+            timer.deliver(at: now)
+        }
+        return due.count
+    }
+
+    /// Invalidates every armed timer with `reason`; returns how many.
+    @discardableResult
+    public func invalidateAll(reason: InvalidationReason) -> Int {
+        let armed = state.withLock { $0.heap.storage }
+        var count = 0
+        for timer in armed where timer.invalidate(reason: reason) {
+            count += 1
+        }
+        return count
+    }
+
+    func locked<Result>(_ body: (inout State) -> Result) -> Result {
+        state.withLock { body(&$0) }
+    }
+}

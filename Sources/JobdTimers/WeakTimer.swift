@@ -1,0 +1,139 @@
+/// A timer that holds its target weakly, so it can never keep its owner alive.
+///
+/// The pattern it exists for: an owner holds its timer strongly and binds itself as the timer's
+/// target; the queue holds the timer only while it is armed. When the owner is released its
+/// `deinit` runs (nothing else holds it), and it invalidates the timer there:
+///
+/// ```swift
+/// final class Owner: TimerTarget {
+///     let timer: WeakTimer
+///     init(queue: TimerQueue) {
+///         timer = queue.makeTimer(label: "owner")
+///         timer.bind(to: self)
+///         timer.schedule(after: .seconds(5), repeating: .seconds(5))
+///     }
+///     deinit { timer.invalidate(reason: .ownerDeinit) }
+///     func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) { /* short work */ }
+/// }
+/// ```
+///
+/// A fire reads the target once into a strong local and calls only that, under the same lock that
+/// invalidation takes: a fire racing with the owner's release on another thread is either delivered
+/// to a live owner or dropped, never delivered to one that has begun deinitializing (Swift's weak
+/// references read as `nil` from the moment `deinit` begins). A fire that finds the target gone
+/// invalidates the timer with ``InvalidationReason/targetGone``, so even an owner that forgot to
+/// invalidate in `deinit` leaves no timer behind.
+///
+/// Every method is thread-safe. Invalidation is idempotent: the first reason wins and is reported
+/// to the queue's ``TimerObserver`` exactly once.
+public final class WeakTimer: Sendable, CustomStringConvertible {
+    /// Unique within the process, increasing in creation order.
+    public let id: UInt64
+    /// What the timer is for, for logs (a job's name, say).
+    public let label: String
+    let queue: TimerQueue
+
+    // All mutable state below is guarded by `queue`'s lock; nothing reads or writes it without it.
+    nonisolated(unsafe) weak var target: (any TimerTarget)?
+    nonisolated(unsafe) var deadlineNanoseconds: UInt64 = 0
+    nonisolated(unsafe) var intervalNanoseconds: UInt64 = 0
+    nonisolated(unsafe) var heapIndex: Int32 = -1
+    nonisolated(unsafe) var reason: InvalidationReason?
+
+    init(id: UInt64, label: String, queue: TimerQueue) {
+        self.id = id
+        self.label = label
+        self.queue = queue
+    }
+
+    deinit {
+        queue.statistics.recordTimerDeinit()
+    }
+
+    /// Makes `target` the object this timer calls. The timer holds it weakly.
+    public func bind(to target: any TimerTarget) {
+        queue.locked { _ in self.target = target }
+    }
+
+    /// Arms the timer for `deadline` (re-arming it if it was armed), optionally repeating every
+    /// `interval` after that. Returns `false`, and does nothing, when the timer was invalidated.
+    @discardableResult
+    public func schedule(at deadline: MonotonicInstant, repeating interval: Duration? = nil) -> Bool {
+        let scheduled = queue.locked { state in
+            guard reason == nil else { return false }
+            deadlineNanoseconds = deadline.nanoseconds
+            intervalNanoseconds = interval.map { UInt64(clamping: max($0.nanosecondsSaturated, 1)) } ?? 0
+            state.enqueue(self)
+            return true
+        }
+        if scheduled { queue.observer?.timerScheduled(self, deadline: deadline) }
+        return scheduled
+    }
+
+    /// Arms the timer `delay` from now.
+    @discardableResult
+    public func schedule(after delay: Duration, repeating interval: Duration? = nil) -> Bool {
+        schedule(at: .now() + delay, repeating: interval)
+    }
+
+    /// Disarms the timer without invalidating it: it can be scheduled again.
+    public func cancel() {
+        queue.locked { state in state.dequeue(self) }
+    }
+
+    /// Invalidates the timer: it is disarmed and never fires again. Returns `true` for the call
+    /// that invalidated it, `false` if it already was (the first reason stands).
+    @discardableResult
+    public func invalidate(reason: InvalidationReason) -> Bool {
+        let invalidated = queue.locked { state in
+            guard self.reason == nil else { return false }
+            self.reason = reason
+            self.target = nil
+            state.dequeue(self)
+            return true
+        }
+        if invalidated {
+            queue.statistics.recordInvalidation(reason)
+            queue.observer?.timerInvalidated(self, reason: reason)
+        }
+        return invalidated
+    }
+
+    /// `false` once the timer was invalidated.
+    public var isValid: Bool { queue.locked { _ in reason == nil } }
+
+    /// Why the timer was invalidated, or `nil` while it is valid.
+    public var invalidationReason: InvalidationReason? { queue.locked { _ in reason } }
+
+    /// When the timer fires next, or `nil` when it is not armed.
+    public var deadline: MonotonicInstant? {
+        queue.locked { _ in heapIndex >= 0 ? MonotonicInstant(nanoseconds: deadlineNanoseconds) : nil }
+    }
+
+    public var description: String { "timer \(id) (\(label))" }
+
+    /// Called by the queue, without its lock, for a fire it has taken off the heap.
+    func deliver(at now: MonotonicInstant) {
+        enum Outcome {
+            case deliver(any TimerTarget)
+            case dropped
+            case targetGone
+        }
+        // One read of the weak target, into a strong local, under the lock that invalidation takes.
+        let outcome: Outcome = queue.locked { _ in
+            guard reason == nil else { return .dropped }
+            guard let target else { return .targetGone }
+            return .deliver(target)
+        }
+        switch outcome {
+        case .deliver(let target):
+            queue.statistics.recordDelivered()
+            target.timerFired(self, at: now)
+        case .dropped:
+            queue.statistics.recordDropped()
+        case .targetGone:
+            queue.statistics.recordDropped()
+            invalidate(reason: .targetGone)
+        }
+    }
+}
