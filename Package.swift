@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdConfig", "JobdLogging",
+                "JobdConfig", "JobdLogging", "JobdTimers",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -27,6 +27,7 @@ public enum JobdEvent: String, Sendable, CaseIterable {
     case runSkip = "run.skip"
     case runTimeout = "run.timeout"
     case runOutput = "run.output"
+    case daemonExit = "daemon.exit"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits.
     /// The catalog entries in `systemd/jobd.catalog` use the same ids.

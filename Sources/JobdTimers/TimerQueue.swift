@@ -70,10 +70,10 @@ public final class TimerQueue: Sendable {
     }
 
     /// A new, valid, unarmed timer with no target yet: ``WeakTimer/bind(to:)`` gives it one.
-    public func makeTimer(label: String) -> WeakTimer {
+    public func makeTimer(label: String, tag: UInt64 = 0) -> WeakTimer {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         statistics.recordTimerCreated()
-        return WeakTimer(id: id, label: label, queue: self)
+        return WeakTimer(id: id, label: label, tag: tag, queue: self)
     }
 
     /// How many timers are armed.

@@ -1,4 +1,4 @@
-import CTimerfd
+internal import CTimerfd
 import Glibc
 
 /// The timing thread: sleeps in `poll` on one timerfd (`CLOCK_MONOTONIC`, absolute deadlines) and an

@@ -31,6 +31,8 @@ public final class WeakTimer: Sendable, CustomStringConvertible {
     public let id: UInt64
     /// What the timer is for, for logs (a job's name, say).
     public let label: String
+    /// A number the creator chooses, for logs (jobd puts its owner's id here).
+    public let tag: UInt64
     let queue: TimerQueue
 
     // All mutable state below is guarded by `queue`'s lock; nothing reads or writes it without it.
@@ -40,9 +42,10 @@ public final class WeakTimer: Sendable, CustomStringConvertible {
     nonisolated(unsafe) var heapIndex: Int32 = -1
     nonisolated(unsafe) var reason: InvalidationReason?
 
-    init(id: UInt64, label: String, queue: TimerQueue) {
+    init(id: UInt64, label: String, tag: UInt64, queue: TimerQueue) {
         self.id = id
         self.label = label
+        self.tag = tag
         self.queue = queue
     }
 

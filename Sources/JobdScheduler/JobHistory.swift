@@ -1,0 +1,58 @@
+import JobdConfig
+import JobdTimers
+
+/// What jobd remembers of a job across owners: a reload that replaces a job's owner keeps these,
+/// so a changed job keeps its last-run time.
+public struct JobHistory: Sendable, Equatable {
+    /// When the job last fell due, whether it ran or was skipped.
+    public var lastTrigger: MonotonicInstant?
+    /// When its last run started.
+    public var lastStart: MonotonicInstant?
+    /// When its last run finished.
+    public var lastFinish: MonotonicInstant?
+    /// How the last finished run ended.
+    public var lastOutcome: String?
+    /// Runs in flight.
+    public var running: Int = 0
+
+    public init() {}
+}
+
+/// When a job falls due next: the earliest of its triggers, following systemd's timer rules with one
+/// difference, chosen because a job file is all a user writes:
+///
+/// - `OnStartupSec=`: once, at jobd's start plus the span; not again once a trigger came after it.
+/// - `OnUnitActiveSec=`: the span after the later of the last start and the last trigger (so a
+///   skipped trigger does not fire again at once, as in systemd).
+/// - `OnUnitInactiveSec=`: the span after the later of the last finish and the last trigger; while
+///   a run is in flight it waits for the finish rather than fall due into a skip.
+/// - A job that has not run yet counts from jobd's start. (systemd leaves such a timer unarmed, so a
+///   job with only `OnUnitActiveSec=5min` would never run; here it runs five minutes after start.)
+///
+/// A time in the past means "now": a trigger missed while jobd was busy fires at once.
+public enum NextElapse {
+    public static func next(
+        triggers: [Trigger], daemonStart: MonotonicInstant, history: JobHistory
+    ) -> MonotonicInstant? {
+        var earliest: MonotonicInstant?
+        func consider(_ candidate: MonotonicInstant) {
+            if earliest.map({ candidate < $0 }) ?? true { earliest = candidate }
+        }
+        for trigger in triggers {
+            switch trigger {
+            case .startup(let span):
+                let elapse = daemonStart + span.duration
+                if let lastTrigger = history.lastTrigger, lastTrigger >= elapse { continue }
+                consider(elapse)
+            case .unitActive(let span):
+                let base = [history.lastStart, history.lastTrigger].compactMap { $0 }.max() ?? daemonStart
+                consider(base + span.duration)
+            case .unitInactive(let span):
+                guard history.running == 0 else { continue }
+                let base = [history.lastFinish, history.lastTrigger].compactMap { $0 }.max() ?? daemonStart
+                consider(base + span.duration)
+            }
+        }
+        return earliest
+    }
+}

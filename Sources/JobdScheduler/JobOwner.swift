@@ -1,0 +1,80 @@
+import JobdConfig
+import JobdLogging
+import JobdTimers
+import Logging
+import Synchronization
+
+/// A job that fell due: what the timing thread tells the daemon's main loop.
+public struct DueJob: Sendable {
+    public var job: String
+    public var ownerID: UInt64
+    public var generation: UInt64
+    public var timerID: UInt64
+    public var at: MonotonicInstant
+}
+
+/// The one object that owns a job's schedule in one configuration generation.
+///
+/// It holds its timer; the timer holds it weakly. When the generation that made it lets it go (a
+/// reload that changes or removes the job, or shutdown), nothing else holds it, so its `deinit`
+/// runs at once: it invalidates the timer and logs `owner.deinit`. A run in flight holds the job's
+/// definition, never the owner, so a long run cannot keep an owner alive past a reload.
+public final class JobOwner: TimerTarget {
+    private static let nextID = Atomic<UInt64>(1)
+
+    public let id: UInt64
+    public let definition: JobDefinition
+    /// The generation that created it; a reload that keeps it does not change this.
+    public let generation: UInt64
+    public let timer: WeakTimer
+    private let logger: Logger
+    private let onDue: @Sendable (DueJob) -> Void
+
+    public init(
+        definition: JobDefinition, generation: UInt64, queue: TimerQueue, logger: Logger,
+        onDue: @escaping @Sendable (DueJob) -> Void
+    ) {
+        id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.definition = definition
+        self.generation = generation
+        self.logger = logger
+        self.onDue = onDue
+        timer = queue.makeTimer(label: definition.name, tag: id)
+        timer.bind(to: self)
+        logger.event(.ownerInit, "owner \(id) of \(definition.name) created in generation \(generation)", fields)
+    }
+
+    deinit {
+        timer.invalidate(reason: .ownerDeinit)
+        logger.event(.ownerDeinit, "owner \(id) of \(definition.name) released", fields)
+    }
+
+    public var name: String { definition.name }
+
+    /// The fields that identify this owner in the journal.
+    public var fields: [String: String] {
+        [
+            JobdField.job: definition.name, JobdField.owner: String(id),
+            JobdField.generation: String(generation), JobdField.timer: String(timer.id),
+        ]
+    }
+
+    /// Arms the timer for `deadline`, or disarms it for `nil` (the job has nothing due).
+    public func arm(at deadline: MonotonicInstant?) {
+        if let deadline {
+            timer.schedule(at: deadline)
+        } else {
+            timer.cancel()
+        }
+    }
+
+    /// Invalidates the timer at a known point of the lifecycle (shutdown), before the owner is let go:
+    /// cleanup that does not depend on `deinit` running.
+    public func retire(reason: InvalidationReason) {
+        timer.invalidate(reason: reason)
+    }
+
+    public func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) {
+        onDue(DueJob(job: definition.name, ownerID: id, generation: generation, timerID: timer.id, at: now))
+    }
+}

@@ -1,0 +1,143 @@
+import JobdConfig
+import JobdLogging
+import JobdTimers
+import Logging
+
+/// The scheduler's state and decisions: the running generation of job owners, each job's history,
+/// and what to do when a job falls due or a run ends. It does no I/O of its own beyond arming
+/// timers and logging; the daemon's main loop owns it and calls it from one task only.
+public final class Scheduler {
+    /// One configuration generation: the owners of every job it defines, by job name.
+    public struct Generation {
+        public var number: UInt64
+        public var owners: [String: JobOwner]
+    }
+
+    /// What a reload changed.
+    public struct ReloadSummary: Sendable, Equatable, CustomStringConvertible {
+        public var generation: UInt64
+        public var added: [String] = []
+        public var changed: [String] = []
+        public var removed: [String] = []
+        public var kept: [String] = []
+
+        public var description: String {
+            "generation \(generation): \(added.count) added, \(changed.count) changed, "
+                + "\(removed.count) removed, \(kept.count) kept"
+        }
+    }
+
+    /// What to do with a job that fell due.
+    public enum DueDecision: Equatable {
+        case run(JobDefinition)
+        /// Not run; the reason is logged as `run.skip`.
+        case skip(reason: String)
+    }
+
+    public let queue: TimerQueue
+    public let daemonStart: MonotonicInstant
+    private let logger: Logger
+    private let onDue: @Sendable (DueJob) -> Void
+    public private(set) var generation = Generation(number: 0, owners: [:])
+    public private(set) var histories: [String: JobHistory] = [:]
+
+    public init(
+        queue: TimerQueue, daemonStart: MonotonicInstant, logger: Logger,
+        onDue: @escaping @Sendable (DueJob) -> Void
+    ) {
+        self.queue = queue
+        self.daemonStart = daemonStart
+        self.logger = logger
+        self.onDue = onDue
+    }
+
+    /// Makes `definitions` the running generation. Owners of unchanged jobs carry over with their
+    /// next elapse untouched; owners of changed and removed jobs are let go (their `deinit` logs
+    /// it); changed and new jobs get new owners, armed from their history.
+    @discardableResult
+    public func load(_ definitions: [JobDefinition], now: MonotonicInstant = .now()) -> ReloadSummary {
+        let number = generation.number + 1
+        var summary = ReloadSummary(generation: number)
+        var owners: [String: JobOwner] = [:]
+        let previous = generation.owners
+        for definition in definitions {
+            if let owner = previous[definition.name], owner.definition == definition {
+                owners[definition.name] = owner
+                summary.kept.append(definition.name)
+                logger.event(.ownerRetain, "owner \(owner.id) of \(owner.name) carried into generation \(number)",
+                             owner.fields.merging([JobdField.generation: String(number)]) { $1 })
+                continue
+            }
+            if previous[definition.name] != nil {
+                summary.changed.append(definition.name)
+            } else {
+                summary.added.append(definition.name)
+            }
+            let owner = JobOwner(definition: definition, generation: number, queue: queue, logger: logger, onDue: onDue)
+            owners[definition.name] = owner
+            owner.arm(at: NextElapse.next(
+                triggers: definition.triggers, daemonStart: daemonStart, history: histories[definition.name] ?? JobHistory()))
+        }
+        summary.removed = previous.keys.filter { owners[$0] == nil }.sorted()
+        for name in summary.removed where histories[name]?.running == 0 {
+            histories[name] = nil
+        }
+        // The old generation, and with it every owner not carried over, is released here.
+        generation = Generation(number: number, owners: owners)
+        logger.event(.generationLoad, "generation \(number) loaded: \(summary)", [
+            JobdField.generation: String(number),
+        ])
+        return summary
+    }
+
+    /// Decides what to do with a fall-due, records the trigger, and re-arms the job's timer.
+    public func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> DueDecision {
+        guard let owner = generation.owners[due.job], owner.id == due.ownerID else {
+            // A fire of an owner that is no longer current (it was delivered as a reload let it go).
+            return .skip(reason: "owner-retired")
+        }
+        var history = histories[due.job] ?? JobHistory()
+        history.lastTrigger = now
+        let decision: DueDecision
+        if history.running > 0 {
+            decision = .skip(reason: "overlap")
+        } else {
+            decision = .run(owner.definition)
+            history.lastStart = now
+            history.running += 1
+        }
+        histories[due.job] = history
+        owner.arm(at: NextElapse.next(triggers: owner.definition.triggers, daemonStart: daemonStart, history: history))
+        return decision
+    }
+
+    /// Records that a run of `job` ended, and re-arms the job (its `OnUnitInactiveSec=` counts from now).
+    public func runFinished(job: String, outcome: String, now: MonotonicInstant = .now()) {
+        var history = histories[job] ?? JobHistory()
+        history.running = max(0, history.running - 1)
+        history.lastFinish = now
+        history.lastOutcome = outcome
+        if let owner = generation.owners[job] {
+            histories[job] = history
+            owner.arm(at: NextElapse.next(triggers: owner.definition.triggers, daemonStart: daemonStart, history: history))
+        } else if history.running > 0 {
+            histories[job] = history
+        } else {
+            histories[job] = nil
+        }
+    }
+
+    /// Invalidates every timer with `shutdown`, then lets every owner go; their deinits log it.
+    public func shutdown() {
+        for owner in generation.owners.values.sorted(by: { $0.id < $1.id }) {
+            owner.retire(reason: .shutdown)
+        }
+        logger.event(.generationRetire, "generation \(generation.number) retired at shutdown", [
+            JobdField.generation: String(generation.number),
+        ])
+        generation = Generation(number: generation.number, owners: [:])
+    }
+
+    /// Owners alive in the running generation.
+    public var liveOwners: Int { generation.owners.count }
+}
