@@ -113,7 +113,15 @@ let package = Package(
         .testTarget(name: "JobdCalendarTests", dependencies: ["JobdCalendar"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdConfigTests",
-            dependencies: ["JobdConfig", "JobdScheduler", "JobdTestKit"],
+            dependencies: ["JobdConfig", "JobdTestKit"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "JobdSchedulerTests",
+            dependencies: [
+                "JobdScheduler", "JobdConfig", "JobdTimers", "JobdTestKit",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),

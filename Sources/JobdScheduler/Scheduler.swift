@@ -21,6 +21,17 @@ public final class Scheduler {
         public var removed: [String] = []
         public var kept: [String] = []
 
+        public init(
+            generation: UInt64, added: [String] = [], changed: [String] = [], removed: [String] = [],
+            kept: [String] = []
+        ) {
+            self.generation = generation
+            self.added = added
+            self.changed = changed
+            self.removed = removed
+            self.kept = kept
+        }
+
         public var description: String {
             "generation \(generation): \(added.count) added, \(changed.count) changed, "
                 + "\(removed.count) removed, \(kept.count) kept"

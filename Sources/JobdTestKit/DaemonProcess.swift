@@ -1,0 +1,179 @@
+import Foundation
+
+/// A built jobd (or jobctl) started as a real process, whose stderr lines a test can await.
+///
+/// Waiting is on events (a line arriving, the process exiting); the bounds only turn a hang into
+/// a failure with the output so far.
+public final class DaemonProcess: @unchecked Sendable {
+    public struct Timeout: Error, CustomStringConvertible {
+        public var waitingFor: String
+        public var output: [String]
+        public var description: String {
+            "timed out waiting for \(waitingFor); output so far:\n" + output.suffix(40).joined(separator: "\n")
+        }
+    }
+
+    public let process = Process()
+    private let condition = NSCondition()
+    private var collected: [String] = []
+    private var exited = false
+    private var outputClosed = false
+
+    /// The directory `swift build` put the products in: the test bundle's own.
+    public static var productsDirectory: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return (executable as NSString).deletingLastPathComponent
+    }
+
+    /// The package's root directory, for example configurations and scripts.
+    public static func packageRoot(file: StaticString = #filePath) -> String {
+        var url = URL(fileURLWithPath: "\(file)")
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+        }
+        return FileManager.default.currentDirectoryPath
+    }
+
+    /// Starts `product` (`jobd` by default) with `arguments`; its stdout and stderr are both collected.
+    public init(product: String = "jobd", arguments: [String], environment: [String: String]? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: Self.productsDirectory + "/" + product)
+        process.arguments = arguments
+        // By default the test's own environment, less anything that would tie the daemon to the
+        // service manager the tests themselves may run under.
+        process.environment = environment ?? ProcessInfo.processInfo.environment.filter {
+            !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID"].contains($0.key)
+        }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        process.terminationHandler = { [weak self] _ in
+            guard let self else { return }
+            condition.lock()
+            exited = true
+            condition.broadcast()
+            condition.unlock()
+        }
+        try process.run()
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            var pending = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                var lines: [String] = []
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending.removeSubrange(pending.startIndex...newline)
+                }
+                condition.lock()
+                collected += lines
+                condition.broadcast()
+                condition.unlock()
+            }
+            condition.lock()
+            if !pending.isEmpty { collected.append(String(decoding: pending, as: UTF8.self)) }
+            outputClosed = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Every line so far.
+    public var lines: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return collected
+    }
+
+    /// Waits for a line that satisfies `predicate`, starting at line index `from`; returns its index.
+    @discardableResult
+    public func waitForLine(
+        from start: Int = 0, timeout: Duration = .seconds(30), _ description: String,
+        where predicate: (String) -> Bool
+    ) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout.seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        var index = start
+        while true {
+            while index < collected.count {
+                if predicate(collected[index]) { return index }
+                index += 1
+            }
+            if outputClosed || !condition.wait(until: deadline) {
+                throw Timeout(waitingFor: description, output: collected)
+            }
+        }
+    }
+
+    /// Waits for the event `kind` (a `JOBD_EVENT=` value) with the given fields.
+    @discardableResult
+    public func waitForEvent(
+        _ kind: String, fields: [String: String] = [:], from start: Int = 0, timeout: Duration = .seconds(30)
+    ) throws -> Int {
+        try waitForLine(from: start, timeout: timeout, "\(kind) \(fields)") { line in
+            LogLine(line).matches(event: kind, fields: fields)
+        }
+    }
+
+    public func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to exit and for its output to end; returns the exit status
+    /// (or 128 + the signal that killed it).
+    public func waitForExit(timeout: Duration = .seconds(30)) throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout.seconds)
+        condition.lock()
+        while !(exited && outputClosed) {
+            if !condition.wait(until: deadline) {
+                condition.unlock()
+                throw Timeout(waitingFor: "exit", output: lines)
+            }
+        }
+        condition.unlock()
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    /// Lines that are events of `kind`.
+    public func events(_ kind: String) -> [LogLine] {
+        lines.map(LogLine.init).filter { $0.field("JOBD_EVENT") == kind }
+    }
+}
+
+/// One readable log line of jobd, with its `KEY=value` fields.
+public struct LogLine: Sendable, CustomStringConvertible {
+    public var text: String
+
+    public init(_ text: String) {
+        self.text = text
+    }
+
+    public func field(_ key: String) -> String? {
+        for token in text.split(separator: " ") where token.hasPrefix(key + "=") {
+            return String(token.dropFirst(key.count + 1))
+        }
+        return nil
+    }
+
+    public func matches(event kind: String, fields: [String: String]) -> Bool {
+        field("JOBD_EVENT") == kind && fields.allSatisfy { field($0.key) == $0.value }
+    }
+
+    public var description: String { text }
+}
+
+extension Duration {
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// The built jobd, started as a real process on a real configuration.
+@Suite(.serialized) struct DaemonLifecycleTests {
+    @Test func exampleConfigurationRunsAJobWithinTenSeconds() throws {
+        let daemon = try DaemonProcess(arguments: ["--config-dir", DaemonProcess.packageRoot() + "/etc/jobd"])
+        try daemon.waitForEvent("daemon.ready")
+        try daemon.waitForEvent("run.exit", fields: ["EXIT_CODE": "exited", "EXIT_STATUS": "0"], timeout: .seconds(10))
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
+    @Test func sigtermWithNoJobRunningExitsWithinOneSecondAndReleasesEveryOwner() throws {
+        let jobs = ["alpha", "beta", "gamma"]
+        let config = try TemporaryConfiguration(jobs: Dictionary(uniqueKeysWithValues: jobs.map {
+            ($0, "[Job]\nOnStartupSec=1h\nOnUnitActiveSec=1h\nExecStart=/bin/true\n")
+        }))
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path])
+        try daemon.waitForEvent("daemon.ready")
+
+        daemon.signal(SIGTERM)
+
+        #expect(try daemon.waitForExit(timeout: .seconds(1)) == 0)
+        for job in jobs {
+            let initialized = daemon.events("owner.init").filter { $0.field("JOB") == job }
+            let deinitialized = daemon.events("owner.deinit").filter { $0.field("JOB") == job }
+            let invalidations = daemon.events("timer.invalidate").filter { $0.field("JOB") == job }
+            #expect(initialized.count == 1, "\(job)")
+            #expect(deinitialized.map { $0.field("JOBD_OWNER") } == initialized.map { $0.field("JOBD_OWNER") }, "\(job)")
+            #expect(invalidations.count == 1, "\(job)")
+            #expect(invalidations.first?.field("JOBD_REASON") == "shutdown", "\(job)")
+            #expect(invalidations.first?.field("JOBD_TIMER") == initialized.first?.field("JOBD_TIMER"), "\(job)")
+        }
+    }
+
+    @Test func brokenConfigurationAtStartIsReportedWithFileAndLineAndExitsNonZero() throws {
+        let config = try TemporaryConfiguration(jobs: [
+            "good": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n",
+            "bad": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\nOnCalender=daily\n",
+        ])
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path])
+        #expect(try daemon.waitForExit() == 1)
+        let errors = daemon.events("config.error")
+        #expect(errors.count == 1)
+        #expect(errors.first?.text.contains("\(config.path)/jobs.d/bad.job:4: error: unknown key 'OnCalender='") == true)
+    }
+
+    @Test func missingExecutableIsAFailedRunAndSchedulingGoesOn() throws {
+        let config = try TemporaryConfiguration(jobs: [
+            "ghost": "[Job]\nOnStartupSec=0\nOnUnitActiveSec=200ms\nExecStart=/nonexistent/binary --flag\n",
+        ])
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path])
+        let first = try daemon.waitForEvent("run.exit", fields: ["JOB": "ghost", "EXIT_CODE": "failed-to-start"])
+        try daemon.waitForEvent("run.exit", fields: ["JOB": "ghost", "EXIT_CODE": "failed-to-start"], from: first + 1)
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
+    @Test func jobOutputAndEnvironmentReachTheLog() throws {
+        let config = try TemporaryConfiguration(jobs: [
+            "talker": """
+                [Job]
+                OnStartupSec=0
+                Environment="GREETING=hello there"
+                ExecStart=/bin/sh -c 'echo "$GREETING from $JOBD_JOB"; echo "to stderr" >&2; echo "notify=${NOTIFY_SOCKET:-unset}"'
+                """,
+        ])
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = "/run/should-not-leak"
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
+        try daemon.waitForEvent("run.exit", fields: ["JOB": "talker"])
+        let output = daemon.events("run.output").map(\.text)
+        #expect(output.contains { $0.hasSuffix("hello there from talker") })
+        #expect(output.contains { $0.hasSuffix("to stderr") && $0.contains(" error ") })
+        #expect(output.contains { $0.hasSuffix("notify=unset") }, "jobd's NOTIFY_SOCKET must not reach a job")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+}

@@ -1,0 +1,105 @@
+import InMemoryLogging
+import JobdConfig
+import JobdScheduler
+import JobdTestKit
+import JobdTimers
+import Logging
+import Testing
+
+/// Generations: what a reload keeps, replaces and releases, with a manual timer queue.
+@Suite struct SchedulerGenerationTests {
+    let start = MonotonicInstant(nanoseconds: 50_000_000_000)
+    let log = InMemoryLogHandler()
+    let observer = RecordingTimerObserver()
+    let queue: TimerQueue
+    let scheduler: Scheduler
+    let due = Guarded<[DueJob]>([])
+
+    init() {
+        queue = TimerQueue.manual(observer: observer)
+        let handler = log
+        let due = self.due
+        scheduler = Scheduler(queue: queue, daemonStart: start, logger: Logger(label: "test") { _ in handler }) { job in
+            due.withLock { $0.append(job) }
+        }
+    }
+
+    func job(_ name: String, every seconds: UInt64, command: String = "/bin/true") -> JobDefinition {
+        JobDefinition(
+            name: name, path: "/etc/jobd/jobs.d/\(name).job",
+            triggers: [.unitActive(.seconds(seconds))], command: try! ExecCommand.parse(command))
+    }
+
+    func events(_ kind: String, job: String? = nil) -> [InMemoryLogHandler.Entry] {
+        log.entries.filter {
+            $0.metadata["JOBD_EVENT"] == .string(kind) && (job == nil || $0.metadata["JOB"] == .string(job!))
+        }
+    }
+
+    @Test func reloadKeepsUnchangedOwnersAndReleasesChangedAndRemovedOnes() throws {
+        scheduler.load([job("keep", every: 3600), job("change", every: 60), job("remove", every: 60)], now: start)
+        let kept = try #require(scheduler.generation.owners["keep"])
+        let keptDeadline = kept.timer.deadline
+        let oldChangedTimerID = try #require(scheduler.generation.owners["change"]?.timer.id)
+        weak let oldChangedOwner = scheduler.generation.owners["change"]
+
+        let summary = scheduler.load([job("keep", every: 3600), job("change", every: 120), job("add", every: 5)], now: start + .seconds(30))
+
+        #expect(summary == Scheduler.ReloadSummary(
+            generation: 2, added: ["add"], changed: ["change"], removed: ["remove"], kept: ["keep"]))
+        #expect(scheduler.generation.owners["keep"] === kept, "an unchanged job keeps its owner")
+        #expect(kept.timer.deadline == keptDeadline, "and its next elapse")
+        #expect(oldChangedOwner == nil, "the replaced owner is gone, not merely unreferenced by the generation")
+        #expect(observer.invalidations(of: oldChangedTimerID).map(\.reason) == [.ownerDeinit])
+        #expect(events("owner.deinit", job: "change").count == 1)
+        #expect(events("owner.deinit", job: "remove").count == 1)
+        #expect(events("owner.deinit", job: "keep").isEmpty)
+        #expect(events("owner.retain", job: "keep").count == 1)
+        #expect(scheduler.generation.owners["change"]?.timer.deadline == start + .seconds(120))
+        #expect(queue.armedCount == 3)
+        #expect(queue.statistics.liveTimers == 3)
+    }
+
+    @Test func aChangedJobKeepsItsLastRunTime() throws {
+        scheduler.load([job("j", every: 60)], now: start)
+        let owner = try #require(scheduler.generation.owners["j"])
+        queue.fireDue(now: start + .seconds(60))
+        let fell = try #require(due.withLock { $0.first })
+        #expect(scheduler.jobDue(fell, now: start + .seconds(60)) == .run(owner.definition))
+        scheduler.runFinished(job: "j", outcome: "exited with status 0", now: start + .seconds(61))
+
+        scheduler.load([job("j", every: 600)], now: start + .seconds(100))
+
+        #expect(scheduler.generation.owners["j"]?.timer.deadline == start + .seconds(660),
+                "the new owner counts from the last start, not from the reload")
+    }
+
+    @Test func fireOfARetiredOwnerIsSkipped() throws {
+        scheduler.load([job("j", every: 60)], now: start)
+        queue.fireDue(now: start + .seconds(60))
+        let stale = try #require(due.withLock { $0.first })
+        scheduler.load([job("j", every: 30)], now: start + .seconds(60))
+        #expect(scheduler.jobDue(stale, now: start + .seconds(60)) == .skip(reason: "owner-retired"))
+    }
+
+    @Test func triggerWhileRunningIsSkippedAsOverlap() throws {
+        scheduler.load([job("j", every: 1)], now: start)
+        queue.fireDue(now: start + .seconds(1))
+        queue.fireDue(now: start + .seconds(2))
+        let fires = due.withLock { $0 }
+        #expect(fires.count == 1, "the timer is re-armed by the decision, not by itself")
+        #expect(scheduler.jobDue(fires[0], now: start + .seconds(1)) != .skip(reason: "overlap"))
+        queue.fireDue(now: start + .seconds(2))
+        let second = try #require(due.withLock { $0.last })
+        #expect(scheduler.jobDue(second, now: start + .seconds(2)) == .skip(reason: "overlap"))
+    }
+
+    @Test func shutdownInvalidatesEveryTimerThenReleasesEveryOwner() {
+        scheduler.load((0..<50).map { job("job\($0)", every: 60) }, now: start)
+        scheduler.shutdown()
+        #expect(observer.count(.shutdown) == 50)
+        #expect(events("owner.deinit").count == 50)
+        #expect(queue.armedCount == 0)
+        #expect(queue.statistics.liveTimers == 0)
+    }
+}
