@@ -58,13 +58,10 @@ public struct JobRunner: Sendable {
         let executable: Executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
         var options = PlatformOptions()
         options.createSession = true
-        var workingDirectory: FilePath?
-        if let directory = definition.workingDirectory {
-            if directory.optional, !Self.isDirectory(directory.path) {
-                workingDirectory = nil
-            } else {
-                workingDirectory = FilePath(directory.path)
-            }
+        // As systemd: `/` unless the job names a directory; an optional one that is missing also means `/`.
+        var workingDirectory = FilePath("/")
+        if let directory = definition.workingDirectory, !directory.optional || Self.isDirectory(directory.path) {
+            workingDirectory = FilePath(directory.path)
         }
         let pidBox = Mutex<Int32?>(nil)
         let termination: RunTermination

@@ -64,7 +64,7 @@ import Testing
                 [Job]
                 OnStartupSec=0
                 Environment="GREETING=hello there"
-                ExecStart=/bin/sh -c 'echo "$GREETING from $JOBD_JOB"; echo "to stderr" >&2; echo "notify=${NOTIFY_SOCKET:-unset}"'
+                ExecStart=/bin/sh -c 'echo "$GREETING from $JOBD_JOB"; echo "to stderr" >&2; echo "notify=${NOTIFY_SOCKET:-unset}"; echo "cwd=$(pwd)"'
                 """,
         ])
         var environment = ProcessInfo.processInfo.environment
@@ -75,6 +75,7 @@ import Testing
         #expect(output.contains { $0.hasSuffix("hello there from talker") })
         #expect(output.contains { $0.hasSuffix("to stderr") && $0.contains(" error ") })
         #expect(output.contains { $0.hasSuffix("notify=unset") }, "jobd's NOTIFY_SOCKET must not reach a job")
+        #expect(output.contains { $0.hasSuffix("cwd=/") }, "a job without WorkingDirectory= runs in /")
         daemon.signal(SIGTERM)
         #expect(try daemon.waitForExit() == 0)
     }

@@ -1,0 +1,13 @@
+import ArgumentParser
+
+/// jobctl: the operator's tool for jobd. Each subcommand is its own type in this module; the
+/// `jobctl` executable only runs this.
+public struct Jobctl: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "jobctl",
+        abstract: "Inspect and control jobd.",
+        version: "0.1.0",
+        subcommands: [Check.self])
+
+    public init() {}
+}

@@ -1,0 +1,8 @@
+import JobctlCommands
+
+@main
+enum JobctlMain {
+    static func main() async {
+        await Jobctl.main()
+    }
+}
