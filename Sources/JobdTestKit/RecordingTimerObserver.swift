@@ -1,4 +1,5 @@
 import JobdTimers
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -12,6 +13,7 @@ public final class RecordingTimerObserver: TimerObserver {
 
     private let invalidationLog = Guarded<[Invalidation]>([])
     private let scheduleCount = Atomic<Int>(0)
+    private let invalidated = DispatchSemaphore(value: 0)
 
     public init() {}
 
@@ -21,6 +23,19 @@ public final class RecordingTimerObserver: TimerObserver {
 
     public func timerInvalidated(_ timer: WeakTimer, reason: InvalidationReason) {
         invalidationLog.withLock { $0.append(Invalidation(timerID: timer.id, label: timer.label, reason: reason)) }
+        invalidated.signal()
+    }
+
+    /// Waits until `count` invalidations have been recorded in all; `false` if they do not come
+    /// within `timeout`. For timers on a real timing thread, where an owner released while one of
+    /// its fires is being delivered is deinitialized when that delivery returns.
+    public func waitForInvalidations(_ count: Int, timeout: Duration = .seconds(10)) -> Bool {
+        while invalidations.count < count {
+            let (seconds, attoseconds) = timeout.components
+            let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+            if invalidated.wait(timeout: deadline) == .timedOut { return invalidations.count >= count }
+        }
+        return true
     }
 
     public var invalidations: [Invalidation] { invalidationLog.withLock { $0 } }

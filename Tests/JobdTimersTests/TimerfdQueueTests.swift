@@ -29,9 +29,15 @@ import Testing
 
         target = nil
 
+        // If a fire was being delivered at that moment, the delivery held the owner and its deinit
+        // runs on the timing thread when the delivery returns: wait for it rather than assume it.
+        #expect(observer.waitForInvalidations(1))
         #expect(timer.invalidationReason == .ownerDeinit)
         #expect(queue.armedCount == 0)
         #expect(observer.invalidations.map(\.reason) == [.ownerDeinit])
+        let delivered = queue.statistics.firesDelivered
+        #expect(queue.fireDue(now: .now() + .seconds(60)) == 0)
+        #expect(queue.statistics.firesDelivered == delivered, "no fire after the owner's deinit")
     }
 
     @Test func anEarlierDeadlineRearmsTheKernelTimer() throws {
