@@ -22,7 +22,7 @@ public enum JobdCatalog {
         case .daemonReady:
             Entry(subject: "jobd is ready and scheduling jobs", body: """
                 jobd has loaded its job files, scheduled their timers and notified the service
-                manager (READY=1). Jobs now run on schedule; list them with: jobctl list
+                manager (READY=1). Jobs now run on schedule; their timers are logged as timer.schedule.
                 """)
         case .daemonStop:
             Entry(subject: "jobd is stopping", body: """
@@ -51,7 +51,7 @@ public enum JobdCatalog {
             Entry(subject: "A job file has an error", body: """
                 @CONFIG_FILE@, line @CONFIG_LINE@: @JOBD_REASON@
                 The job defined in that file is not loaded (or keeps its previous definition on a
-                reload). Correct the line and reload jobd; check a file first with: jobctl check FILE
+                reload). Correct the line, then reload jobd: systemctl reload jobd
                 """)
         case .generationLoad:
             Entry(subject: "jobd loaded a new generation of job definitions", body: """
@@ -95,8 +95,8 @@ public enum JobdCatalog {
                 """)
         case .timerSchedule:
             Entry(subject: "A job timer was scheduled", body: """
-                Timer @JOBD_TIMER@ of job @JOB@ will fire next at the time in the message. Show all
-                upcoming runs with: jobctl list
+                Timer @JOBD_TIMER@ of job @JOB@ will fire next at the time in the message; a
+                timer.fire entry follows when it does.
                 """)
         case .timerFire:
             Entry(subject: "A job timer fired", body: """
