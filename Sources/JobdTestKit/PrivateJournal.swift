@@ -7,7 +7,7 @@ import Testing
 ///
 /// The harness needs root (it makes mount and PID namespaces) and `unshare`. Tests call
 /// ``requireAvailable()`` first: without them it cancels the test with a loud message, or, when
-/// `CI=true`, records a failure, because CI must never skip silently.
+/// `CI=true`, fails it, because CI must never skip silently.
 ///
 /// ```swift
 /// try PrivateJournal.requireAvailable()
@@ -65,13 +65,13 @@ public struct PrivateJournal {
     }
 
     /// Returns when the harness can run. Otherwise cancels the current test with a loud message on
-    /// stderr, or, when `CI=true`, records an issue and throws, so the test fails.
+    /// stderr, or, when `CI=true`, throws, so the test fails.
     public static func requireAvailable(sourceLocation: SourceLocation = #_sourceLocation) throws {
         guard let reason = unavailableReason() else { return }
         let message = "PRIVATE JOURNAL TEST NOT RUN: \(reason)"
         if ProcessInfo.processInfo.environment["CI"] == "true" {
-            Issue.record(Comment(rawValue: message + " (CI=true: failing instead of skipping)"), sourceLocation: sourceLocation)
-            throw Failure(description: message)
+            // Thrown, the error is the test's one recorded issue.
+            throw Failure(description: message + " (CI=true: failing instead of skipping)")
         }
         FileHandle.standardError.write(Data("\n*** SKIPPED: \(message) ***\n\n".utf8))
         try Test.cancel(Comment(rawValue: message), sourceLocation: sourceLocation)
