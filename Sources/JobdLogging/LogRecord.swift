@@ -5,7 +5,9 @@ import Logging
 /// the time it was made, and where it came from. ``JournalLogHandler`` turns it into journal fields,
 /// ``ReadableLogHandler`` into a line.
 public struct LogRecord: Sendable, Hashable {
+    /// The level the call was made at.
     public var level: Logger.Level
+    /// The message, rendered.
     public var message: String
     /// Metadata from the handler, the metadata provider and the call (later ones win), as text.
     public var metadata: [String: String]
@@ -13,13 +15,16 @@ public struct LogRecord: Sendable, Hashable {
     public var label: String
     /// Seconds and nanoseconds since the Unix epoch (`CLOCK_REALTIME`) when the call was made.
     public var seconds: Int
+    /// The fraction of the second, in nanoseconds.
     public var nanoseconds: Int
+    /// The call site: `#fileID`, `#function` and `#line` of the log call.
     public var file: String
     public var function: String
     public var line: UInt
     /// The error passed with the call, described, if any.
     public var error: String?
 
+    /// Makes a record directly, for tests and for handlers that resolve records themselves.
     public init(
         level: Logger.Level, message: String, metadata: [String: String], label: String,
         seconds: Int, nanoseconds: Int, file: String, function: String, line: UInt, error: String? = nil

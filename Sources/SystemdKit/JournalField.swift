@@ -1,9 +1,12 @@
 /// One field of a journal entry: a validated name and its value. Values may hold any text,
 /// newlines included (libsystemd switches such fields to the binary form of the protocol).
 public struct JournalField: Hashable, Sendable {
+    /// The field's name, valid for journald.
     public let name: JournalFieldName
+    /// The field's value.
     public let value: String
 
+    /// Pairs an already validated name with `value`.
     public init(_ name: JournalFieldName, _ value: String) {
         self.name = name
         self.value = value

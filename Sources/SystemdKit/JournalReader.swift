@@ -59,10 +59,9 @@ public final class JournalReader {
             try SystemdError.check(result, .journalReadFailed, "sd_journal_open_files(\(paths.joined(separator: ", ")))")
         }
         journal = handle!
-        // 0: return whole field values; the default cuts them at 64 KiB.
-        let threshold = sd_journal_set_data_threshold(journal, 0)
-        if threshold < 0 { sd_journal_close(journal) }
-        try SystemdError.check(threshold, .journalReadFailed, "sd_journal_set_data_threshold(0)")
+        // 0: return whole field values; the default cuts them at 64 KiB. (If this throws, deinit
+        // still runs, because every stored property is set, and closes the handle.)
+        try SystemdError.check(sd_journal_set_data_threshold(journal, 0), .journalReadFailed, "sd_journal_set_data_threshold(0)")
     }
 
     /// Opens the journal files in `directory`.

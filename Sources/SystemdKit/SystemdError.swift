@@ -33,12 +33,14 @@ public struct SystemdError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was being done, with the names and values a user needs (a path, a field, a socket).
     public let context: String
 
+    /// Makes an error; SystemdKit's own calls into libsystemd make theirs through one checked path.
     public init(_ code: Code, errno: POSIXErrorCode? = nil, context: String) {
         self.code = code
         self.errno = errno
         self.context = context
     }
 
+    /// The context, the errno's text and number, and the code, for logs and people.
     public var description: String {
         guard let errno else { return "\(context) [\(code)]" }
         return "\(context): \(String(cString: strerror(errno.rawValue))) (errno \(errno.rawValue)) [\(code)]"

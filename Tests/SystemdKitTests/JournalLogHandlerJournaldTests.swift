@@ -130,6 +130,8 @@ extension ProcessWideTests {
         @Test(.enabled(if: isChild, "runs only as the child process of handlerFallsBackToStderrWithoutJournald"))
         func childFallsBackToStderr() throws {
             #expect(throws: SystemdError.self) { try Journal.probe() }
+            let error = #expect(throws: SystemdError.self) { try Journal().send([JournalField("MESSAGE", "lost?")]) }
+            #expect(error?.code == .journalUnreachable)
             let logger = Logger(label: "jobd.test") { JournalLogHandler(label: $0, identifier: Self.identifier) }
             logger.event(.runSkip, level: .warning, "fallback-marker", [JobdField.job: "backup", JobdField.reason: "still running"])
         }
