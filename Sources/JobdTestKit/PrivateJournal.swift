@@ -84,7 +84,8 @@ public struct PrivateJournal {
     public static func run(
         _ executable: String, arguments: [String] = [], environment: [String: String] = [:]
     ) throws -> Run {
-        var template = Array((NSTemporaryDirectory() + "/jobd-journal-XXXXXX").utf8CString)
+        let temporary = NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/"
+        var template = Array((temporary + "jobd-journal-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed: errno \(errno)") }
         let directory = String(cString: made)
         do {
