@@ -99,38 +99,20 @@ public struct PrivateJournal {
     private static func run(
         _ executable: String, arguments: [String], environment: [String: String], in directory: String
     ) throws -> Run {
-        let outPath = directory + "/stdout", errPath = directory + "/stderr"
-        for path in [outPath, errPath] where !FileManager.default.createFile(atPath: path, contents: nil) {
-            throw Failure(description: "cannot create \(path)")
-        }
-        // Files, not pipes: nothing can block on a full pipe while we wait for the exit.
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        defer { try? out.close(); try? err.close() }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: scriptPath)
-        process.arguments = [directory + "/journal", "--", executable] + arguments
         var childEnvironment = environment
         if childEnvironment["PATH"] == nil {
             childEnvironment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/sbin:/usr/bin:/sbin:/bin"
         }
-        process.environment = childEnvironment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-
-        let standardError = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        guard process.terminationReason == .exit else {
-            throw Failure(description: "with-journald died from signal \(process.terminationStatus): \(standardError)")
+        let journalDirectory = directory + "/journal"
+        let process = try CapturedProcess.run(
+            scriptPath, [journalDirectory, "--", executable] + arguments, environment: childEnvironment
+        )
+        guard process.exitedNormally else {
+            throw Failure(description: "with-journald died from signal \(process.status): \(process.standardError)")
         }
-        let entries = try JournalReader(directory: directory + "/journal").readAll()
         return Run(
-            exitStatus: process.terminationStatus,
-            standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-            standardError: standardError, entries: entries, directory: directory
+            exitStatus: process.status, standardOutput: process.standardOutput, standardError: process.standardError,
+            entries: try JournalReader(directory: journalDirectory).readAll(), directory: directory
         )
     }
 }

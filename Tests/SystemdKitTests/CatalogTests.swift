@@ -1,5 +1,6 @@
 import Foundation
 import JobdLogging
+import JobdTestKit
 import Testing
 
 extension ProcessWideTests {
@@ -53,14 +54,14 @@ extension ProcessWideTests {
             try FileManager.default.createDirectory(at: catalogDirectory, withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: Self.catalogURL, to: catalogDirectory.appendingPathComponent("jobd.catalog"))
 
-            let update = try runCommand(journalctl, ["--root=\(root.path)", "--update-catalog"])
+            let update = try CapturedProcess.run(journalctl, ["--root=\(root.path)", "--update-catalog"])
             #expect(update.status == 0)
-            #expect(update.error.isEmpty, "journalctl complained: \(update.error)")
-            let list = try runCommand(journalctl, ["--root=\(root.path)", "--list-catalog"])
+            #expect(update.standardError.isEmpty, "journalctl complained: \(update.standardError)")
+            let list = try CapturedProcess.run(journalctl, ["--root=\(root.path)", "--list-catalog"])
             #expect(list.status == 0)
             for kind in JobdEvent.allCases {
                 let subject = JobdCatalog.entry(for: kind).subject
-                #expect(list.output.contains("\(kind.messageID) jobd: \(subject)"), "\(kind.rawValue) not listed")
+                #expect(list.standardOutput.contains("\(kind.messageID) jobd: \(subject)"), "\(kind.rawValue) not listed")
             }
         }
     }

@@ -93,11 +93,11 @@ extension ProcessWideTests {
             #expect(multiline["JOBD_TEST_MULTILINE"] == "a\nb")
 
             // journalctl reads the same entries with the same fields.
-            let json = try runCommand("/usr/bin/journalctl", [
+            let json = try CapturedProcess.run("/usr/bin/journalctl", [
                 "--directory", run.journalDirectory, "-o", "json", "--no-pager", "JOBD_TEST_TAG=\(tag)",
             ])
-            #expect(json.status == 0, "\(json.error)")
-            let objects = try json.output.split(separator: "\n").map {
+            #expect(json.status == 0, "\(json.standardError)")
+            let objects = try json.standardOutput.split(separator: "\n").map {
                 try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
             }
             #expect(objects.count == entries.count)
@@ -116,13 +116,13 @@ extension ProcessWideTests {
             try PrivateJournal.requireAvailable()
             // A mount namespace whose /run/systemd is empty: no journal socket, whatever the host runs.
             let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-            let result = try runCommand("/usr/bin/unshare", [
+            let result = try CapturedProcess.run("/usr/bin/unshare", [
                 "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
                 "mount -t tmpfs tmpfs /run/systemd && exec \"$0\" --testing-library swift-testing --filter childFallsBackToStderr",
                 executable,
             ], environment: [Self.childVariable: "fallback", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
-            #expect(result.status == 0, "\(result.output)\n\(result.error)")
-            let line = try #require(result.error.split(separator: "\n").first { $0.contains("fallback-marker") })
+            #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+            let line = try #require(result.standardError.split(separator: "\n").first { $0.contains("fallback-marker") })
             #expect(line.contains("\(Self.identifier)["))
             #expect(line.contains("<warning> backup: run.skip JOBD_REASON=\"still running\" — fallback-marker"))
         }
