@@ -99,14 +99,13 @@ public struct JournalLogHandler: LogHandler {
         var names: [String: JournalFieldName] = [:]
         var dropped: [String] = []
         // Keys that are valid as given claim their names first, so a normalized key cannot displace them.
-        let taken = Set(keys.filter { JournalFieldName.isValid($0) && !reservedFields.contains($0) })
+        var used = Set(keys.filter { JournalFieldName.isValid($0) && !reservedFields.contains($0) })
         for key in keys.sorted() {
             let candidate = JournalFieldName.isValid(key) ? key : normalized(key)
-            let collides = candidate != key && (taken.contains(candidate) || names.values.contains { $0.rawValue == candidate })
-            if reservedFields.contains(candidate) || collides {
-                dropped.append(key)
-            } else if let name = try? JournalFieldName(candidate) {
+            let collides = candidate != key && used.contains(candidate)
+            if !reservedFields.contains(candidate), !collides, let name = try? JournalFieldName(candidate) {
                 names[key] = name
+                used.insert(candidate)
             } else {
                 dropped.append(key)
             }
