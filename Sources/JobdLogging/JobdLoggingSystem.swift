@@ -1,0 +1,86 @@
+import Glibc
+import Logging
+import Synchronization
+import SystemdKit
+
+/// Sets up swift-log for a jobd process: the journal when jobd runs under systemd or a journald is
+/// reachable, readable stderr lines otherwise.
+public enum JobdLoggingSystem {
+    /// The variable that overrides the choice: `journal`, `stderr` or `auto` (the default).
+    public static let overrideVariable = "JOBD_LOG_TARGET"
+
+    private static let chosen = Mutex<LogTarget?>(nil)
+
+    /// Chooses a target with ``chooseTarget(environment:stderrIdentity:journalReachable:)`` from the
+    /// process environment and bootstraps swift-log with it, at level `level`.
+    ///
+    /// Safe to call more than once: only the first call bootstraps (swift-log allows one bootstrap
+    /// per process); later calls return the first call's target and change nothing. Do not also call
+    /// `LoggingSystem.bootstrap` elsewhere in the process.
+    @discardableResult
+    public static func bootstrap(
+        identifier: String = "jobd", level: Logger.Level = .info, metadataProvider: Logger.MetadataProvider? = nil
+    ) -> LogTarget {
+        chosen.withLock { chosen in
+            if let chosen { return chosen }
+            let target = chooseTarget(
+                environment: currentEnvironment(), stderrIdentity: stderrIdentity(),
+                journalReachable: { (try? Journal.probe()) != nil }
+            )
+            LoggingSystem.bootstrap({ label, provider in
+                var handler: any LogHandler = switch target.kind {
+                case .journal: JournalLogHandler(label: label, identifier: identifier, metadataProvider: provider)
+                case .stderr: ReadableLogHandler(label: label, identifier: identifier, metadataProvider: provider)
+                }
+                handler.logLevel = level
+                return handler
+            }, metadataProvider: metadataProvider)
+            chosen = target
+            return target
+        }
+    }
+
+    /// The target for a process with `environment`, whose stderr is the file `stderrIdentity`
+    /// (device and inode, `nil` when fd 2 is closed):
+    /// 1. `JOBD_LOG_TARGET=journal` or `stderr` wins;
+    /// 2. the journal when `JOURNAL_STREAM` (`device:inode`, set by systemd) names stderr: systemd
+    ///    already sends stderr to the journal, native entries carry the fields as well;
+    /// 3. the journal when `journalReachable` (a journald listens on its socket);
+    /// 4. stderr.
+    public static func chooseTarget(
+        environment: [String: String], stderrIdentity: (device: UInt64, inode: UInt64)?,
+        journalReachable: () -> Bool
+    ) -> LogTarget {
+        var note = ""
+        switch environment[overrideVariable] {
+        case "journal": return LogTarget(.journal, reason: "\(overrideVariable)=journal")
+        case "stderr": return LogTarget(.stderr, reason: "\(overrideVariable)=stderr")
+        case nil, "", "auto": break
+        case let other?: note = "; ignored \(overrideVariable)=\(other), expected journal, stderr or auto"
+        }
+        if let stream = environment["JOURNAL_STREAM"], let stderrIdentity {
+            let parts = stream.split(separator: ":")
+            if parts.count == 2, UInt64(parts[0]) == stderrIdentity.device, UInt64(parts[1]) == stderrIdentity.inode {
+                return LogTarget(.journal, reason: "JOURNAL_STREAM=\(stream) is stderr" + note)
+            }
+        }
+        if journalReachable() {
+            return LogTarget(.journal, reason: "journald listens on \(Journal.socketPath)" + note)
+        }
+        return LogTarget(.stderr, reason: "no journald on \(Journal.socketPath)" + note)
+    }
+
+    private static func stderrIdentity() -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard fstat(2, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    private static func currentEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        for name in [overrideVariable, "JOURNAL_STREAM"] {
+            if let value = getenv(name) { result[name] = String(cString: value) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,120 @@
+import Glibc
+import Logging
+import Synchronization
+
+/// Writes each log record as one readable line on stderr, for people and for `grep`:
+///
+/// ```
+/// 2026-11-22 05:40:00.123 jobd[1234] <info> backup: run.exit EXIT_CODE=exited EXIT_STATUS=0 — job exited
+/// ```
+///
+/// Local time to the millisecond, identifier and pid, the level, the subject (the `JOB` field, or the
+/// logger's label when there is none), the `JOBD_EVENT` kind, every other field as `KEY=value`
+/// sorted by key, and the message after an em dash. Values with spaces, quotes, `=` or control
+/// characters are quoted with C escapes, and newlines in the message become `\n`, so that one record
+/// is always one line.
+public struct ReadableLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    public var metadataProvider: Logger.MetadataProvider?
+    /// The logger's label, shown when a record has no `JOB` field.
+    public let label: String
+    /// The name shown before the pid, like `SYSLOG_IDENTIFIER`.
+    public let identifier: String
+    private let output: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - output: where lines go (each with its newline); stderr by default. Tests capture it.
+    public init(
+        label: String, identifier: String = "jobd", metadataProvider: Logger.MetadataProvider? = nil,
+        output: @escaping @Sendable (String) -> Void = ReadableLogHandler.standardError
+    ) {
+        self.label = label
+        self.identifier = identifier
+        self.metadataProvider = metadataProvider
+        self.output = output
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        let record = LogRecord(event: event, label: label, handlerMetadata: metadata, provider: metadataProvider)
+        output(Self.line(record, identifier: identifier, pid: getpid()) + "\n")
+    }
+
+    /// The line for `record`, without its newline.
+    public static func line(_ record: LogRecord, identifier: String, pid: pid_t) -> String {
+        var fields = record.metadata
+        let subject = fields.removeValue(forKey: "JOB") ?? record.label
+        let event = fields.removeValue(forKey: "JOBD_EVENT")
+        if let error = record.error { fields["JOBD_ERROR"] = error }
+        var parts = [timestamp(seconds: record.seconds, nanoseconds: record.nanoseconds), "\(identifier)[\(pid)]",
+                     "<\(record.level)>", "\(quoted(subject)):"]
+        if let event { parts.append(quoted(event)) }
+        for key in fields.keys.sorted() { parts.append("\(quoted(key))=\(quoted(fields[key]!))") }
+        parts.append("—")
+        parts.append(escaped(record.message))
+        return parts.joined(separator: " ")
+    }
+
+    /// Writes `text` to file descriptor 2 in one `write` per call, under a lock, so that lines from
+    /// different threads never interleave.
+    public static let standardError: @Sendable (String) -> Void = { text in
+        stderrLock.withLock { _ in
+            var bytes = Array(text.utf8)[...]
+            while !bytes.isEmpty {
+                let written = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+                // Nowhere left to report a failing stderr: give up on this line, keep the process.
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return }
+                bytes = bytes.dropFirst(written)
+            }
+        }
+    }
+
+    private static let stderrLock = Mutex(())
+
+    static func timestamp(seconds: Int, nanoseconds: Int) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = nanoseconds / 1_000_000
+        let milliText = String(repeating: "0", count: 3 - String(millis).count) + String(millis)
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(milliText)"
+    }
+
+    /// `value` as is when it is one plain word, else in double quotes with C escapes.
+    static func quoted(_ value: String) -> String {
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy {
+            $0.value > 0x20 && $0.value != 0x7F && $0 != "\"" && $0 != "=" && $0 != "\\"
+        }
+        return plain ? value : "\"\(escaped(value, quote: true))\""
+    }
+
+    /// `value` with control characters (and, inside quotes, `"` and `\`) escaped, so it stays on one line.
+    static func escaped(_ value: String, quote: Bool = false) -> String {
+        var result = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\"" where quote: result += "\\\""
+            case "\\" where quote: result += "\\\\"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16)
+                    result += "\\x" + (hex.count < 2 ? "0" : "") + hex
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+}
