@@ -30,6 +30,13 @@ public enum JobdCatalog {
                 stopped after their stop timeout. Runs missed while jobd is down are not caught up
                 unless a job asks for it.
                 """)
+        case .daemonExit:
+            Entry(subject: "jobd has stopped", body: """
+                jobd finished shutting down and is about to exit. Every timer was invalidated and every
+                job owner released before this message; the message says how many timers were still
+                alive, which is 0 unless something leaked. An owner.deinit entry precedes this one for
+                every owner of the last generation.
+                """)
         case .reloadStart:
             Entry(subject: "jobd is reloading its job files", body: """
                 jobd received a reload request (SIGHUP or systemctl reload) and is reading its job

@@ -48,11 +48,16 @@ public struct ReadableLogHandler: LogHandler {
     /// The line for `record`, without its newline.
     public static func line(_ record: LogRecord, identifier: String, pid: pid_t) -> String {
         var fields = record.metadata
-        let subject = fields.removeValue(forKey: "JOB") ?? record.label
+        // The subject is the job, and appears only when there is one: a `name:` after the level
+        // always names a job, never the logger.
+        let subject = fields.removeValue(forKey: "JOB")
         let event = fields.removeValue(forKey: "JOBD_EVENT")
+        // The PID already tells one jobd run from another in a terminal; the journal keeps the field.
+        fields.removeValue(forKey: "JOBD_INSTANCE")
         if let error = record.error { fields["JOBD_ERROR"] = error }
         var parts = [timestamp(seconds: record.seconds, nanoseconds: record.nanoseconds), "\(identifier)[\(pid)]",
-                     "<\(record.level)>", "\(quoted(subject)):"]
+                     "<\(record.level)>"]
+        if let subject { parts.append("\(quoted(subject)):") }
         if let event { parts.append(quoted(event)) }
         for key in fields.keys.sorted() { parts.append("\(quoted(key))=\(quoted(fields[key]!))") }
         parts.append("—")

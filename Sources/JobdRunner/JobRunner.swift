@@ -106,10 +106,11 @@ public struct JobRunner: Sendable {
         }
         fields[JobdField.exitCode] = termination.exitCode
         fields[JobdField.exitStatus] = termination.exitStatus
-        fields[JobdField.durationUSec] = String(finished.duration(since: started).nanosecondsSaturated / 1_000)
+        let elapsed = TimeSpan(microseconds: UInt64(max(0, finished.duration(since: started).nanosecondsSaturated / 1_000)))
+        fields[JobdField.durationUSec] = String(elapsed.microseconds)
         if let pid { fields[JobdField.pid] = String(pid) }
         logger.event(.runExit, level: succeeded ? .info : .warning,
-                     "run \(runID) of \(definition.name) \(termination) after \(finished.duration(since: started))", fields)
+                     "run \(runID) of \(definition.name) \(termination) after \(elapsed)", fields)
         return RunOutcome(runID: runID, job: definition.name, pid: pid, termination: termination,
                           started: started, finished: finished, succeeded: succeeded)
     }

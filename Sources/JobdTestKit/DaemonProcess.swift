@@ -41,9 +41,12 @@ public final class DaemonProcess: @unchecked Sendable {
         process.arguments = arguments
         // By default the test's own environment, less anything that would tie the daemon to the
         // service manager the tests themselves may run under.
-        process.environment = environment ?? ProcessInfo.processInfo.environment.filter {
+        var env = environment ?? ProcessInfo.processInfo.environment.filter {
             !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID"].contains($0.key)
         }
+        // These tests read stderr; a journald on the machine must not take the lines away.
+        if env["JOBD_LOG_TARGET"] == nil { env["JOBD_LOG_TARGET"] = "stderr" }
+        process.environment = env
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -150,26 +153,76 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 }
 
-/// One readable log line of jobd, with its `KEY=value` fields.
+/// One readable log line of jobd (`ReadableLogHandler`'s format):
+/// `DATE TIME jobd[PID] <LEVEL> [JOB:] [EVENT] KEY=VALUE… — MESSAGE`, values quoted when needed.
 public struct LogLine: Sendable, CustomStringConvertible {
     public var text: String
+    public private(set) var level: String?
+    public private(set) var message: String = ""
+    public private(set) var fields: [String: String] = [:]
 
     public init(_ text: String) {
         self.text = text
-    }
-
-    public func field(_ key: String) -> String? {
-        for token in text.split(separator: " ") where token.hasPrefix(key + "=") {
-            return String(token.dropFirst(key.count + 1))
+        let (head, message) = Self.splitMessage(text)
+        self.message = message
+        var tokens = Self.tokens(head)[...]
+        guard tokens.count >= 4 else { return }
+        tokens = tokens.dropFirst(3)  // date, time, identifier[pid]
+        if let first = tokens.first, first.hasPrefix("<"), first.hasSuffix(">") {
+            level = String(first.dropFirst().dropLast())
+            tokens = tokens.dropFirst()
         }
-        return nil
+        if let first = tokens.first, first.hasSuffix(":"), !first.contains("=") {
+            fields["JOB"] = String(first.dropLast())
+            tokens = tokens.dropFirst()
+        }
+        if let first = tokens.first, !first.contains("=") {
+            fields["JOBD_EVENT"] = first
+            tokens = tokens.dropFirst()
+        }
+        for token in tokens {
+            guard let equals = token.firstIndex(of: "=") else { continue }
+            fields[String(token[..<equals])] = String(token[token.index(after: equals)...])
+        }
     }
 
-    public func matches(event kind: String, fields: [String: String]) -> Bool {
-        field("JOBD_EVENT") == kind && fields.allSatisfy { field($0.key) == $0.value }
+    public func field(_ key: String) -> String? { fields[key] }
+
+    public func matches(event kind: String, fields wanted: [String: String]) -> Bool {
+        fields["JOBD_EVENT"] == kind && wanted.allSatisfy { fields[$0.key] == $0.value }
     }
 
     public var description: String { text }
+
+    private static func splitMessage(_ text: String) -> (Substring, String) {
+        guard let range = text.range(of: " — ") else { return (Substring(text), "") }
+        return (text[..<range.lowerBound], String(text[range.upperBound...]))
+    }
+
+    /// Space-separated tokens; a double-quoted value keeps its spaces, with C escapes undone.
+    private static func tokens(_ head: Substring) -> [String] {
+        var tokens: [String] = []
+        var current = ""
+        var quoted = false
+        var escaped = false
+        for character in head {
+            if escaped {
+                current.append(character == "n" ? "\n" : character == "t" ? "\t" : character)
+                escaped = false
+            } else if quoted && character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            } else if character == " " && !quoted {
+                if !current.isEmpty { tokens.append(current) }
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        if !current.isEmpty { tokens.append(current) }
+        return tokens
+    }
 }
 
 extension Duration {

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import JobdDaemon
+import JobdLogging
 import Logging
+import SystemdKit
 
 /// jobd: the job scheduler daemon. Thin: parse the arguments, set up logging, run the daemon.
 @main
@@ -15,15 +17,11 @@ struct JobdCommand: AsyncParsableCommand {
     var configDirectory = "/etc/jobd"
 
     func run() async throws {
-        let instance = (0..<2).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }
-            .map { String(repeating: "0", count: 16 - $0.count) + $0 }.joined()
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .info
-            return handler
-        }
+        JobdLoggingSystem.bootstrap(identifier: "jobd", level: .info)
         var logger = Logger(label: "jobd")
-        logger[metadataKey: "JOBD_INSTANCE"] = .string(instance)
+        // New at every start, so that the journal's events group by the jobd run that wrote them.
+        let instance = (try? ID128.random()) ?? String(UInt64.random(in: .min ... .max), radix: 16)
+        logger[metadataKey: JobdField.instance] = .string(instance)
         let daemon = Daemon(
             options: DaemonOptions(configDirectory: configDirectory, environment: ProcessInfo.processInfo.environment),
             logger: logger)

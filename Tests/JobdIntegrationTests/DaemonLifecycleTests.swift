@@ -44,7 +44,7 @@ import Testing
         #expect(try daemon.waitForExit() == 1)
         let errors = daemon.events("config.error")
         #expect(errors.count == 1)
-        #expect(errors.first?.text.contains("\(config.path)/jobs.d/bad.job:4: error: unknown key 'OnCalender='") == true)
+        #expect(errors.first?.message.hasPrefix("\(config.path)/jobs.d/bad.job:4: error: unknown key 'OnCalender='") == true)
     }
 
     @Test func missingExecutableIsAFailedRunAndSchedulingGoesOn() throws {
@@ -71,11 +71,13 @@ import Testing
         environment["NOTIFY_SOCKET"] = "/run/should-not-leak"
         let daemon = try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
         try daemon.waitForEvent("run.exit", fields: ["JOB": "talker"])
-        let output = daemon.events("run.output").map(\.text)
-        #expect(output.contains { $0.hasSuffix("hello there from talker") })
-        #expect(output.contains { $0.hasSuffix("to stderr") && $0.contains(" error ") })
-        #expect(output.contains { $0.hasSuffix("notify=unset") }, "jobd's NOTIFY_SOCKET must not reach a job")
-        #expect(output.contains { $0.hasSuffix("cwd=/") }, "a job without WorkingDirectory= runs in /")
+        let output = daemon.events("run.output")
+        let messages = output.map(\.message)
+        #expect(messages.contains("hello there from talker"))
+        #expect(output.contains { $0.message == "to stderr" && $0.level == "error" })
+        #expect(output.contains { $0.message == "hello there from talker" && $0.level == "info" })
+        #expect(messages.contains("notify=unset"), "jobd's NOTIFY_SOCKET must not reach a job")
+        #expect(messages.contains("cwd=/"), "a job without WorkingDirectory= runs in /")
         daemon.signal(SIGTERM)
         #expect(try daemon.waitForExit() == 0)
     }

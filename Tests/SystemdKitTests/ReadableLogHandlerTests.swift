@@ -29,7 +29,7 @@ import Testing
 
     @Test func withoutJobTheLabelIsTheSubject() {
         let line = ReadableLogHandler.line(Self.record("ready", [:], level: .notice), identifier: "jobd", pid: 1)
-        #expect(Self.withoutTimestamp(line) == "jobd[1] <notice> jobd.scheduler: — ready")
+        #expect(Self.withoutTimestamp(line) == "jobd[1] <notice> — ready")
     }
 
     @Test func valuesAndMessagesStayOnOneLine() {
@@ -39,7 +39,7 @@ import Testing
         )
         #expect(!line.contains("\n"))
         #expect(Self.withoutTimestamp(line)
-            == #"jobd[1] <info> jobd.scheduler: EMPTY="" JOBD_REASON="still \"running\"" K="a=b" — first\nsecond"#)
+            == #"jobd[1] <info> EMPTY="" JOBD_REASON="still \"running\"" K="a=b" — first\nsecond"#)
     }
 
     @Test func handlerWritesOneLinePerRecordToItsOutput() {
