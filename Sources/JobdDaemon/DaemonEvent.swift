@@ -3,9 +3,13 @@ import JobdScheduler
 import UnixSignals
 
 /// Everything the main loop reacts to, in the order it arrived: fires from the timing thread, runs
-/// that ended, and signals.
+/// that ended, signals, and the deadlines of its own.
 enum DaemonEvent: Sendable {
     case due(DueJob)
     case runFinished(RunOutcome)
     case signal(UnixSignal)
+    /// Time to ping the service manager's watchdog.
+    case watchdogTick
+    /// Running jobs had their stop timeout at shutdown; what remains is killed.
+    case stopDeadline
 }

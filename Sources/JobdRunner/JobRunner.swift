@@ -27,10 +27,13 @@ public struct JobRunner: Sendable {
 
     private let logger: Logger
     private let inheritedLanguage: String?
+    /// Every run this runner has in flight.
+    public let registry: RunRegistry
 
-    public init(logger: Logger, environment: [String: String]) {
+    public init(logger: Logger, environment: [String: String], registry: RunRegistry = RunRegistry()) {
         self.logger = logger
         self.inheritedLanguage = environment["LANG"]
+        self.registry = registry
     }
 
     /// A new run id, unique in this process.
@@ -78,6 +81,7 @@ public struct JobRunner: Sendable {
             ) { execution in
                 let pid = execution.processIdentifier.value
                 pidBox.withLock { $0 = pid }
+                registry.register(runID: runID, pid: pid)
                 var startFields = fields
                 startFields[JobdField.pid] = String(pid)
                 logger.event(.runStart, "run \(runID) of \(definition.name) started: \(definition.command.text)", startFields)
@@ -98,6 +102,8 @@ public struct JobRunner: Sendable {
             termination = .failedToStart(String(describing: error))
             logger.event(.runStart, level: .error, "run \(runID) of \(definition.name) could not start: \(error)", fields)
         }
+        // Only now is the process reaped; until then a shutdown must still be able to signal it.
+        registry.unregister(runID: runID)
         let finished = MonotonicInstant.now()
         let pid = pidBox.withLock { $0 }
         let succeeded: Bool = switch termination {

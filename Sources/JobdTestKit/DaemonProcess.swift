@@ -5,19 +5,9 @@ import Foundation
 /// Waiting is on events (a line arriving, the process exiting); the bounds only turn a hang into
 /// a failure with the output so far.
 public final class DaemonProcess: @unchecked Sendable {
-    public struct Timeout: Error, CustomStringConvertible {
-        public var waitingFor: String
-        public var output: [String]
-        public var description: String {
-            "timed out waiting for \(waitingFor); output so far:\n" + output.suffix(40).joined(separator: "\n")
-        }
-    }
-
     public let process = Process()
-    private let condition = NSCondition()
-    private var collected: [String] = []
-    private var exited = false
-    private var outputClosed = false
+    private let output = AwaitableLog<String>()
+    private let exit = AwaitableLog<Int32>()
 
     /// The directory `swift build` put the products in: the test bundle's own.
     public static var productsDirectory: String {
@@ -51,16 +41,16 @@ public final class DaemonProcess: @unchecked Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
-        process.terminationHandler = { [weak self] _ in
-            guard let self else { return }
-            condition.lock()
-            exited = true
-            condition.broadcast()
-            condition.unlock()
+        let exit = self.exit
+        process.terminationHandler = { process in
+            exit.append(contentsOf: [process.terminationReason == .uncaughtSignal
+                ? 128 + process.terminationStatus : process.terminationStatus])
+            exit.close()
         }
         try process.run()
         let handle = pipe.fileHandleForReading
-        Thread.detachNewThread { [self] in
+        let output = self.output
+        Thread.detachNewThread {
             var pending = Data()
             while true {
                 let chunk = handle.availableData
@@ -71,16 +61,10 @@ public final class DaemonProcess: @unchecked Sendable {
                     lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
                     pending.removeSubrange(pending.startIndex...newline)
                 }
-                condition.lock()
-                collected += lines
-                condition.broadcast()
-                condition.unlock()
+                output.append(contentsOf: lines)
             }
-            condition.lock()
-            if !pending.isEmpty { collected.append(String(decoding: pending, as: UTF8.self)) }
-            outputClosed = true
-            condition.broadcast()
-            condition.unlock()
+            if !pending.isEmpty { output.append(contentsOf: [String(decoding: pending, as: UTF8.self)]) }
+            output.close()
         }
     }
 
@@ -91,11 +75,7 @@ public final class DaemonProcess: @unchecked Sendable {
     public var pid: Int32 { process.processIdentifier }
 
     /// Every line so far.
-    public var lines: [String] {
-        condition.lock()
-        defer { condition.unlock() }
-        return collected
-    }
+    public var lines: [String] { output.all }
 
     /// Waits for a line that satisfies `predicate`, starting at line index `from`; returns its index.
     @discardableResult
@@ -103,19 +83,7 @@ public final class DaemonProcess: @unchecked Sendable {
         from start: Int = 0, timeout: Duration = .seconds(30), _ description: String,
         where predicate: (String) -> Bool
     ) throws -> Int {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        var index = start
-        while true {
-            while index < collected.count {
-                if predicate(collected[index]) { return index }
-                index += 1
-            }
-            if outputClosed || !condition.wait(until: deadline) {
-                throw Timeout(waitingFor: description, output: collected)
-            }
-        }
+        try output.waitFor(from: start, timeout: timeout, description, where: predicate)
     }
 
     /// Waits for the event `kind` (a `JOBD_EVENT=` value) with the given fields.
@@ -135,16 +103,9 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Waits for the process to exit and for its output to end; returns the exit status
     /// (or 128 + the signal that killed it).
     public func waitForExit(timeout: Duration = .seconds(30)) throws -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
-        condition.lock()
-        while !(exited && outputClosed) {
-            if !condition.wait(until: deadline) {
-                condition.unlock()
-                throw Timeout(waitingFor: "exit", output: lines)
-            }
-        }
-        condition.unlock()
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let index = try exit.waitFor(from: 0, timeout: timeout, "exit") { _ in true }
+        try output.waitForClose(timeout: timeout)
+        return exit.all[index]
     }
 
     /// Lines that are events of `kind`.

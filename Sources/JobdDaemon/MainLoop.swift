@@ -1,0 +1,166 @@
+import Glibc
+import JobdConfig
+import JobdLogging
+import JobdRunner
+import JobdScheduler
+import JobdTimers
+import Logging
+import SystemdKit
+import UnixSignals
+
+/// The main loop's state and its handling of each event. It runs on one task: nothing here is
+/// shared with another thread except through the event stream and the run registry.
+final class MainLoop {
+    /// Fault injection for testing the watchdog: with this variable set to a number of seconds,
+    /// SIGUSR2 blocks the main loop for that long, as a hung filesystem or a bug would.
+    static let stallVariable = "JOBD_FAULT_STALL_SECONDS"
+
+    private let options: DaemonOptions
+    private let logger: Logger
+    private let scheduler: Scheduler
+    private let runner: JobRunner
+    private let notifier: ServiceNotifier
+    private let continuation: AsyncStream<DaemonEvent>.Continuation
+    private let stallSeconds: Double?
+
+    private var running = 0
+    private var stopping = false
+    private var lastReloadProblem: String?
+
+    init(
+        options: DaemonOptions, logger: Logger, scheduler: Scheduler, runner: JobRunner,
+        notifier: ServiceNotifier, continuation: AsyncStream<DaemonEvent>.Continuation, stallSeconds: Double?
+    ) {
+        self.options = options
+        self.logger = logger
+        self.scheduler = scheduler
+        self.runner = runner
+        self.notifier = notifier
+        self.continuation = continuation
+        self.stallSeconds = stallSeconds
+    }
+
+    /// Loads the first generation and tells systemd that jobd is ready.
+    func start(_ definitions: [JobDefinition]) {
+        let summary = scheduler.load(definitions)
+        logger.event(.daemonReady, "jobd ready: \(definitions.count) job(s), generation \(summary.generation)", [
+            JobdField.generation: String(summary.generation),
+        ])
+        notifier.send(.ready, .status(status))
+    }
+
+    /// Handles one event; returns `false` when the loop should end.
+    func handle(_ event: DaemonEvent, group: inout DiscardingTaskGroup) -> Bool {
+        switch event {
+        case .due(let due):
+            handleDue(due, group: &group)
+        case .runFinished(let outcome):
+            running -= 1
+            scheduler.runFinished(job: outcome.job, outcome: outcome.termination.description, now: outcome.finished)
+            if stopping {
+                if running == 0 { return false }
+                notifier.send(.status("stopping: waiting for \(running) run(s)"))
+            } else {
+                notifier.send(.status(status))
+            }
+        case .watchdogTick:
+            notifier.send(.watchdog)
+        case .signal(let signal) where signal == .sighup:
+            if !stopping { reload() }
+        case .signal(let signal) where signal == .sigusr2:
+            if let stallSeconds {
+                logger.warning("fault injection: the main loop stalls for \(stallSeconds)s")
+                usleep(UInt32(stallSeconds * 1_000_000))
+            }
+        case .signal(let signal):
+            return beginStop(on: signal, group: &group)
+        case .stopDeadline:
+            let killed = runner.registry.signalAll(SIGKILL)
+            logger.event(.daemonStop, level: .warning,
+                         "stop timeout: killing \(killed) run(s) that did not finish after SIGTERM", [:])
+        }
+        return true
+    }
+
+    /// What `STATUS=` says while jobd runs.
+    private var status: String {
+        let queue = scheduler.queue
+        var text = "Generation \(scheduler.generation.number): \(scheduler.generation.owners.count) job(s), "
+            + "\(scheduler.liveOwners) owner(s), \(queue.armedCount) timer(s) armed, \(running) running"
+        if let lastReloadProblem { text += "; last reload rejected: \(lastReloadProblem)" }
+        return text
+    }
+
+    private func handleDue(_ due: DueJob, group: inout DiscardingTaskGroup) {
+        let fields = [
+            JobdField.job: due.job, JobdField.owner: String(due.ownerID),
+            JobdField.generation: String(due.generation), JobdField.timer: String(due.timerID),
+        ]
+        logger.event(.timerFire, "timer \(due.timerID) of \(due.job) fired", fields)
+        guard !stopping else { return }
+        switch scheduler.jobDue(due) {
+        case .run(let definition):
+            let runID = JobRunner.makeRunID()
+            let runner = self.runner
+            let continuation = self.continuation
+            running += 1
+            group.addTask {
+                let outcome = await runner.run(definition, runID: runID)
+                continuation.yield(.runFinished(outcome))
+            }
+            notifier.send(.status(status))
+        case .skip(let reason):
+            logger.event(.runSkip, level: .notice, "\(due.job) fell due but was not run: \(reason)",
+                         fields.merging([JobdField.reason: reason]) { $1 })
+        }
+    }
+
+    /// Reads the configuration again; all or nothing. A configuration with any error leaves the
+    /// running generation untouched, and says why in `STATUS=` and the journal.
+    private func reload() {
+        notifier.send(.reloading)
+        logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
+        switch JobDirectory(path: options.configDirectory).load() {
+        case .success(let definitions):
+            let summary = scheduler.load(definitions)
+            lastReloadProblem = nil
+            logger.event(.reloadDone, "reload done: \(summary)", [JobdField.generation: String(summary.generation)])
+        case .failure(let errors):
+            Self.logConfigErrors(errors, logger: logger)
+            lastReloadProblem = "\(errors.errors.count) error(s); first: \(errors.errors[0].location): \(errors.errors[0].message)"
+            logger.event(.reloadFailed, level: .error,
+                         "reload rejected, generation \(scheduler.generation.number) keeps running: "
+                         + "\(errors.errors.count) configuration error(s)",
+                         [JobdField.generation: String(scheduler.generation.number)])
+        }
+        notifier.send(.ready, .status(status))
+    }
+
+    /// Shutdown: STOPPING=1, every timer invalidated and every owner released, then running jobs
+    /// get SIGTERM and the stop timeout before SIGKILL. Returns `false` when nothing is left to wait for.
+    private func beginStop(on signal: UnixSignal, group: inout DiscardingTaskGroup) -> Bool {
+        guard !stopping else { return true }
+        stopping = true
+        notifier.send(.stopping, .status("stopping"))
+        logger.event(.daemonStop, "jobd stopping on \(signal): \(running) run(s) in flight", [:])
+        scheduler.shutdown()
+        guard running > 0 else { return false }
+        runner.registry.signalAll(SIGTERM)
+        let continuation = self.continuation
+        let timeout = options.stopTimeout
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            continuation.yield(.stopDeadline)
+        }
+        notifier.send(.status("stopping: waiting for \(running) run(s)"))
+        return true
+    }
+
+    static func logConfigErrors(_ errors: ConfigErrors, logger: Logger) {
+        for error in errors.errors {
+            var fields = [JobdField.file: error.file]
+            if let line = error.line { fields[JobdField.line] = String(line) }
+            logger.event(.configError, level: .error, error.description, fields)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Glibc
+
+/// A Unix datagram socket standing in for systemd's notify socket: every message jobd sends is
+/// recorded with the `CLOCK_MONOTONIC` time it arrived, and a test can await the next one.
+public final class NotifyListener: @unchecked Sendable {
+    public struct Message: Sendable, CustomStringConvertible {
+        public var text: String
+        /// Arrival, in nanoseconds on `CLOCK_MONOTONIC`.
+        public var arrival: UInt64
+        /// The message's assignments, `KEY=value` per line.
+        public var assignments: [String: String] {
+            var result: [String: String] = [:]
+            for line in text.split(separator: "\n") {
+                guard let equals = line.firstIndex(of: "=") else { continue }
+                result[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            }
+            return result
+        }
+        public var description: String { text.replacingOccurrences(of: "\n", with: " | ") }
+    }
+
+    /// The value for `NOTIFY_SOCKET`.
+    public let address: String
+    private let fd: Int32
+    private let path: String
+    private let received = AwaitableLog<Message>()
+
+    public init() throws {
+        path = NSTemporaryDirectory() + "jobd-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        address = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var socketAddress = sockaddr_un()
+        socketAddress.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: bytes) }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+        let result = withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        Thread.detachNewThread { [self] in receiveLoop() }
+    }
+
+    deinit {
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+        unlink(path)
+    }
+
+    /// Every message so far.
+    public var messages: [Message] { received.all }
+
+    /// Waits for a message at index `start` or later that satisfies `predicate`; returns its index.
+    @discardableResult
+    public func waitForMessage(
+        from start: Int = 0, timeout: Duration = .seconds(30), _ description: String,
+        where predicate: (Message) -> Bool
+    ) throws -> Int {
+        try received.waitFor(from: start, timeout: timeout, "notify message: \(description)", where: predicate)
+    }
+
+    private func receiveLoop() {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            if count <= 0 {
+                received.close()
+                return
+            }
+            received.append(contentsOf: [Message(
+                text: String(decoding: buffer[..<count], as: UTF8.self),
+                arrival: UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))])
+        }
+    }
+}

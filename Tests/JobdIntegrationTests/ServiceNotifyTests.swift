@@ -1,0 +1,114 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// What jobd tells systemd over the notify socket, and when: checked on a socket the test owns.
+@Suite(.serialized) struct ServiceNotifyTests {
+    static let job = "[Job]\nOnStartupSec=0\nOnUnitActiveSec=300ms\nExecStart=/bin/true\n"
+
+    func start(_ config: TemporaryConfiguration, _ notify: NotifyListener, extra: [String: String] = [:]) throws -> DaemonProcess {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") }
+        environment["NOTIFY_SOCKET"] = notify.address
+        environment.merge(extra) { $1 }
+        return try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
+    }
+
+    @Test func startReloadAndStopAreAnnouncedInOrder() throws {
+        let config = try TemporaryConfiguration(jobs: ["tick": Self.job, "other": Self.job])
+        let notify = try NotifyListener()
+        let daemon = try start(config, notify)
+
+        let ready = try notify.waitForMessage("READY=1") { $0.assignments["READY"] == "1" }
+        #expect(notify.messages[ready].assignments["STATUS"]?.hasPrefix("Generation 1: 2 job(s), 2 owner(s)") == true,
+                "READY=1 comes with the status, in one message: \(notify.messages[ready])")
+        #expect(try daemon.waitForEvent("daemon.ready") >= 0)
+
+        try config.remove(job: "other")
+        daemon.signal(SIGHUP)
+        let reloading = try notify.waitForMessage(from: ready + 1, "RELOADING=1") { $0.assignments["RELOADING"] == "1" }
+        let reloadingMessage = notify.messages[reloading].assignments
+        #expect(reloadingMessage["MONOTONIC_USEC"].flatMap(UInt64.init) != nil,
+                "RELOADING=1 and MONOTONIC_USEC= travel in one message")
+        let reloaded = try notify.waitForMessage(from: reloading + 1, "READY=1 after reload") { $0.assignments["READY"] == "1" }
+        #expect(notify.messages[reloaded].assignments["STATUS"]?.hasPrefix("Generation 2: 1 job(s)") == true)
+
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+        let last = try #require(notify.messages.last)
+        #expect(last.assignments["STOPPING"] == "1" || notify.messages.contains { $0.assignments["STOPPING"] == "1" })
+        let stopping = try #require(notify.messages.firstIndex { $0.assignments["STOPPING"] == "1" })
+        #expect(stopping > reloaded)
+        #expect(!notify.messages[(stopping + 1)...].contains { $0.assignments["READY"] == "1" })
+    }
+
+    @Test func rejectedReloadKeepsTheJobFiringAndSaysWhyInStatusAndLog() throws {
+        let config = try TemporaryConfiguration(jobs: ["tick": Self.job])
+        let notify = try NotifyListener()
+        let daemon = try start(config, notify)
+        let ready = try notify.waitForMessage("READY=1") { $0.assignments["READY"] == "1" }
+
+        try config.write(job: "broken", "[Job]\nOnUnitActiveSec=1h\nExecStart=/bin/true\nRandomDelay=5s\n")
+        daemon.signal(SIGHUP)
+
+        let reloaded = try notify.waitForMessage(from: ready + 1, "READY=1 after a rejected reload") {
+            $0.assignments["READY"] == "1"
+        }
+        let status = try #require(notify.messages[reloaded].assignments["STATUS"])
+        #expect(status.hasPrefix("Generation 1: 1 job(s)"), "the running generation is untouched")
+        #expect(status.contains("last reload rejected: 1 error(s); first: \(config.path)/jobs.d/broken.job:4: unknown key 'RandomDelay='"))
+        let failed = try daemon.waitForEvent("reload.failed")
+        #expect(daemon.events("config.error").contains { $0.message.hasPrefix("\(config.path)/jobs.d/broken.job:4: error:") })
+        // The job goes on firing after the rejected reload: three more runs, each from the same owner.
+        var from = failed
+        for _ in 0..<3 { from = try daemon.waitForEvent("run.exit", fields: ["JOB": "tick"], from: from + 1, timeout: .seconds(5)) }
+        #expect(Set(daemon.events("timer.fire").compactMap { $0.field("JOBD_OWNER") }).count == 1)
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
+    @Test func watchdogPingsAtHalfTheIntervalWhileTheSchedulerLives() throws {
+        let config = try TemporaryConfiguration(jobs: ["tick": Self.job])
+        let notify = try NotifyListener()
+        let interval: UInt64 = 400_000_000
+        let daemon = try start(config, notify, extra: ["WATCHDOG_USEC": String(interval / 1_000)])
+        let ready = try notify.waitForMessage("READY=1") { $0.assignments["READY"] == "1" }
+        var pings: [UInt64] = []
+        var from = ready
+        for _ in 0..<8 {
+            from = try notify.waitForMessage(from: from + 1, timeout: .seconds(5), "WATCHDOG=1") { $0.assignments["WATCHDOG"] == "1" }
+            pings.append(notify.messages[from].arrival)
+        }
+        let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 < interval }, "every gap below the interval, or systemd would kill jobd: \(gaps)")
+        #expect(gaps.reduce(0, +) / UInt64(gaps.count) > interval / 4, "pings at about half the interval, not a flood: \(gaps)")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
+    @Test func stalledMainLoopSendsNoPings() throws {
+        let config = try TemporaryConfiguration(jobs: ["tick": Self.job])
+        let notify = try NotifyListener()
+        let interval: UInt64 = 400_000_000
+        let daemon = try start(config, notify, extra: [
+            "WATCHDOG_USEC": String(interval / 1_000), "JOBD_FAULT_STALL_SECONDS": "1.5",
+        ])
+        let ready = try notify.waitForMessage("READY=1") { $0.assignments["READY"] == "1" }
+        let firstPing = try notify.waitForMessage(from: ready + 1, "WATCHDOG=1") { $0.assignments["WATCHDOG"] == "1" }
+
+        daemon.signal(SIGUSR2)
+        try daemon.waitForLine("the stall begins") { $0.contains("fault injection: the main loop stalls") }
+
+        // The timing thread goes on firing, but the pings need the main loop: none for the stall.
+        let stallStarted = notify.messages.count
+        let resumed = try notify.waitForMessage(from: stallStarted, timeout: .seconds(10), "WATCHDOG=1 after the stall") {
+            $0.assignments["WATCHDOG"] == "1"
+        }
+        let pingsBefore = notify.messages[..<stallStarted].filter { $0.assignments["WATCHDOG"] == "1" }
+        let lastBefore = try #require(pingsBefore.last?.arrival)
+        let gap = notify.messages[resumed].arrival - lastBefore
+        #expect(gap > interval, "no ping reached systemd while the main loop was stalled (gap \(gap / 1_000_000) ms)")
+        #expect(firstPing > ready)
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+}
