@@ -77,10 +77,12 @@ let package = Package(
             dependencies: ["SystemdKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // The control socket: its protocol, jobd's server and jobctl's client.
+        .target(name: "JobdControl", swiftSettings: swiftSettings),
         .target(
             name: "JobdDaemon",
             dependencies: [
-                "JobdConfig", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
+                "JobdConfig", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit", "JobdControl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -89,7 +91,7 @@ let package = Package(
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "JobdConfig", "JobdCalendar", "JobdDaemon", "SystemdKit",
+                "JobdConfig", "JobdCalendar", "JobdControl", "SystemdKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -97,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "jobd",
             dependencies: [
-                "JobdDaemon", "JobdLogging", "SystemdKit",
+                "JobdDaemon", "JobdLogging", "JobdControl", "SystemdKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

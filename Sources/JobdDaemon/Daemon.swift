@@ -14,11 +14,20 @@ public struct DaemonOptions: Sendable {
     public var configDirectory: String
     /// jobd's own environment; jobs do not inherit it.
     public var environment: [String: String]
+    /// Where the control socket and the pid file go.
+    public var runtimeDirectory: String
+    /// This run of jobd's `JOBD_INSTANCE`.
+    public var instance: String
     /// How long running jobs get to finish after SIGTERM at shutdown before they are killed.
     public var stopTimeout: Duration
 
-    public init(configDirectory: String, environment: [String: String], stopTimeout: Duration = .seconds(10)) {
+    public init(
+        configDirectory: String, runtimeDirectory: String, instance: String, environment: [String: String],
+        stopTimeout: Duration = .seconds(10)
+    ) {
         self.configDirectory = configDirectory
+        self.runtimeDirectory = runtimeDirectory
+        self.instance = instance
         self.environment = environment
         self.stopTimeout = stopTimeout
     }
@@ -79,6 +88,10 @@ public struct Daemon {
             options: options, logger: logger, scheduler: scheduler,
             runner: JobRunner(logger: logger, environment: options.environment),
             notifier: notifier, continuation: continuation, stallSeconds: stall)
+        // The control socket before READY=1: once systemd says jobd started, jobctl must work.
+        let control = RuntimeFiles(directory: options.runtimeDirectory, logger: logger) { request, reply in
+            continuation.yield(.control(request, reply))
+        }
         loop.start(definitions)
         let watchdog = watchdogInterval.map { interval in
             WatchdogPinger(queue: queue, interval: interval) { continuation.yield(.watchdogTick) }
@@ -94,6 +107,7 @@ public struct Daemon {
             group.cancelAll()
         }
         withExtendedLifetime(watchdog) {}
+        control.remove()
         logger.event(.daemonExit, "jobd stopped: \(queue.statistics.liveTimers - (watchdog == nil ? 0 : 1)) job timer(s) live, "
                      + "\(scheduler.liveOwners) owner(s) in the generation", [:])
         return 0

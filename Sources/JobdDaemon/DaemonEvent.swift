@@ -1,3 +1,4 @@
+import JobdControl
 import JobdRunner
 import JobdScheduler
 import UnixSignals
@@ -12,4 +13,6 @@ enum DaemonEvent: Sendable {
     case watchdogTick
     /// Running jobs had their stop timeout at shutdown; what remains is killed.
     case stopDeadline
+    /// A request on the control socket, and the way to answer it.
+    case control(ControlRequest, ControlReply)
 }

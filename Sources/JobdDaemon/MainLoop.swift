@@ -1,5 +1,6 @@
 import Glibc
 import JobdConfig
+import JobdControl
 import JobdLogging
 import JobdRunner
 import JobdScheduler
@@ -15,17 +16,25 @@ final class MainLoop {
     /// SIGUSR2 blocks the main loop for that long, as a hung filesystem or a bug would.
     static let stallVariable = "JOBD_FAULT_STALL_SECONDS"
 
-    private let options: DaemonOptions
-    private let logger: Logger
-    private let scheduler: Scheduler
-    private let runner: JobRunner
-    private let notifier: ServiceNotifier
-    private let continuation: AsyncStream<DaemonEvent>.Continuation
+    let options: DaemonOptions
+    let logger: Logger
+    let scheduler: Scheduler
+    let runner: JobRunner
+    let notifier: ServiceNotifier
+    let continuation: AsyncStream<DaemonEvent>.Continuation
     private let stallSeconds: Double?
+    let startedRealtimeUSec = WallClock.nowUSec()
 
-    private var running = 0
-    private var stopping = false
+    var running = 0
+    var stopping = false
     private var lastReloadProblem: String?
+    /// Reloads finished so far, and the last one's outcome.
+    var reloadSequence: UInt64 = 0
+    var lastReload: ReloadReport?
+    /// Clients waiting for the next reload's outcome.
+    var reloadWatchers: [ControlReply] = []
+    /// Clients waiting for a run to end, by run id.
+    var runWaiters: [UInt64: ControlReply] = [:]
 
     init(
         options: DaemonOptions, logger: Logger, scheduler: Scheduler, runner: JobRunner,
@@ -56,6 +65,10 @@ final class MainLoop {
             handleDue(due, group: &group)
         case .runFinished(let outcome):
             running -= 1
+            runWaiters.removeValue(forKey: outcome.runID)?.finish(with: ControlResponse(type: .runFinished, run: RunReport(
+                job: outcome.job, runID: outcome.runID, exitCode: outcome.termination.exitCode,
+                exitStatus: outcome.termination.exitStatus, shellStatus: outcome.termination.shellStatus,
+                succeeded: outcome.succeeded)))
             scheduler.runFinished(job: outcome.job, outcome: outcome.termination.description, now: outcome.finished)
             if stopping {
                 if running == 0 { return false }
@@ -74,6 +87,8 @@ final class MainLoop {
             }
         case .signal(let signal):
             return beginStop(on: signal, group: &group)
+        case .control(let request, let reply):
+            handleControl(request, reply: reply, group: &group)
         case .stopDeadline:
             let killed = runner.registry.signalAll(SIGKILL)
             logger.event(.daemonStop, level: .warning,
@@ -83,7 +98,7 @@ final class MainLoop {
     }
 
     /// What `STATUS=` says while jobd runs.
-    private var status: String {
+    var status: String {
         let queue = scheduler.queue
         var text = "Generation \(scheduler.generation.number): \(scheduler.generation.owners.count) job(s), "
             + "\(scheduler.liveOwners) owner(s), \(queue.armedCount) timer(s) armed, \(running) running"
@@ -100,19 +115,26 @@ final class MainLoop {
         guard !stopping else { return }
         switch scheduler.jobDue(due) {
         case .run(let definition):
-            let runID = JobRunner.makeRunID()
-            let runner = self.runner
-            let continuation = self.continuation
-            running += 1
-            group.addTask {
-                let outcome = await runner.run(definition, runID: runID)
-                continuation.yield(.runFinished(outcome))
-            }
-            notifier.send(.status(status))
+            startRun(definition, group: &group)
         case .skip(let reason):
             logger.event(.runSkip, level: .notice, "\(due.job) fell due but was not run: \(reason)",
                          fields.merging([JobdField.reason: reason]) { $1 })
         }
+    }
+
+    /// Starts a run of `definition` as a child task of the loop; returns its id.
+    @discardableResult
+    func startRun(_ definition: JobDefinition, group: inout DiscardingTaskGroup) -> UInt64 {
+        let runID = JobRunner.makeRunID()
+        let runner = self.runner
+        let continuation = self.continuation
+        running += 1
+        group.addTask {
+            let outcome = await runner.run(definition, runID: runID)
+            continuation.yield(.runFinished(outcome))
+        }
+        notifier.send(.status(status))
+        return runID
     }
 
     /// Reads the configuration again; all or nothing. A configuration with any error leaves the
@@ -125,7 +147,16 @@ final class MainLoop {
             let summary = scheduler.load(definitions)
             lastReloadProblem = nil
             logger.event(.reloadDone, "reload done: \(summary)", [JobdField.generation: String(summary.generation)])
+            reloadSequence += 1
+            lastReload = ReloadReport(
+                sequence: reloadSequence, accepted: true, generation: summary.generation, added: summary.added,
+                changed: summary.changed, removed: summary.removed, kept: summary.kept,
+                finishedRealtimeUSec: WallClock.nowUSec())
         case .failure(let errors):
+            reloadSequence += 1
+            lastReload = ReloadReport(
+                sequence: reloadSequence, accepted: false, generation: scheduler.generation.number,
+                errors: errors.errors.map(\.description), finishedRealtimeUSec: WallClock.nowUSec())
             Self.logConfigErrors(errors, logger: logger)
             lastReloadProblem = "\(errors.errors.count) error(s); first: \(errors.errors[0].location): \(errors.errors[0].message)"
             logger.event(.reloadFailed, level: .error,
@@ -134,6 +165,9 @@ final class MainLoop {
                          [JobdField.generation: String(scheduler.generation.number)])
         }
         notifier.send(.ready, .status(status))
+        let outcome = ControlResponse(type: .reloadResult, reload: lastReload)
+        for watcher in reloadWatchers { watcher.finish(with: outcome) }
+        reloadWatchers.removeAll()
     }
 
     /// Shutdown: STOPPING=1, every timer invalidated and every owner released, then running jobs
@@ -144,6 +178,9 @@ final class MainLoop {
         notifier.send(.stopping, .status("stopping"))
         logger.event(.daemonStop, "jobd stopping on \(signal): \(running) run(s) in flight", [:])
         scheduler.shutdown()
+        for waiter in reloadWatchers + Array(runWaiters.values) { waiter.finish(with: .error("jobd is stopping")) }
+        reloadWatchers.removeAll()
+        runWaiters.removeAll()
         guard running > 0 else { return false }
         runner.registry.signalAll(SIGTERM)
         let continuation = self.continuation

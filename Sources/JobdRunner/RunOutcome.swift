@@ -27,6 +27,16 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// As a shell reports it: the exit status, 128 plus the signal for a killed run, 127 for one
+    /// that never started (the shell's "command not found").
+    public var shellStatus: Int32 {
+        switch self {
+        case .exited(let status): status
+        case .killed(let signal): 128 + signal
+        case .failedToStart: 127
+        }
+    }
+
     public var description: String {
         switch self {
         case .exited(let status): "exited with status \(status)"

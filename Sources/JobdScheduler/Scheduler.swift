@@ -122,6 +122,19 @@ public final class Scheduler {
         return decision
     }
 
+    /// A run asked for by hand (`jobctl run`): the same overlap rule as a trigger, and it counts as
+    /// the job's last start (as `systemctl start` counts for a timer's `OnUnitActiveSec=`).
+    public func manualRun(job: String, now: MonotonicInstant = .now()) -> DueDecision? {
+        guard let owner = generation.owners[job] else { return nil }
+        var history = histories[job] ?? JobHistory()
+        guard history.running == 0 else { return .skip(reason: "overlap") }
+        history.lastStart = now
+        history.running += 1
+        histories[job] = history
+        owner.arm(at: NextElapse.next(triggers: owner.definition.triggers, daemonStart: daemonStart, history: history))
+        return .run(owner.definition)
+    }
+
     /// Records that a run of `job` ended, and re-arms the job (its `OnUnitInactiveSec=` counts from now).
     public func runFinished(job: String, outcome: String, now: MonotonicInstant = .now()) {
         var history = histories[job] ?? JobHistory()

@@ -26,8 +26,13 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Starts `product` (`jobd` by default) with `arguments`; its stdout and stderr are both collected.
-    public init(product: String = "jobd", arguments: [String], environment: [String: String]? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: Self.productsDirectory + "/" + product)
+    public convenience init(product: String = "jobd", arguments: [String], environment: [String: String]? = nil) throws {
+        try self.init(absolutePath: Self.productsDirectory + "/" + product, arguments: arguments, environment: environment)
+    }
+
+    /// Starts the program at `absolutePath`; its stdout and stderr are both collected.
+    public init(absolutePath: String, arguments: [String], environment: [String: String]? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: absolutePath)
         process.arguments = arguments
         // By default the test's own environment, less anything that would tie the daemon to the
         // service manager the tests themselves may run under.

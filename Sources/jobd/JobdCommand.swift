@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JobdControl
 import JobdDaemon
 import JobdLogging
 import Logging
@@ -16,14 +17,22 @@ struct JobdCommand: AsyncParsableCommand {
     @Option(name: .customLong("config-dir"), help: "The configuration directory, holding jobs.d/.")
     var configDirectory = "/etc/jobd"
 
+    @Option(name: .customLong("runtime-dir"),
+            help: "Where the control socket and jobd.pid go (default: $RUNTIME_DIRECTORY, else /run/jobd).")
+    var runtimeDirectory: String?
+
     func run() async throws {
         JobdLoggingSystem.bootstrap(identifier: "jobd", level: .info)
+        let environment = ProcessInfo.processInfo.environment
         var logger = Logger(label: "jobd")
         // New at every start, so that the journal's events group by the jobd run that wrote them.
         let instance = (try? ID128.random()) ?? String(UInt64.random(in: .min ... .max), radix: 16)
         logger[metadataKey: JobdField.instance] = .string(instance)
         let daemon = Daemon(
-            options: DaemonOptions(configDirectory: configDirectory, environment: ProcessInfo.processInfo.environment),
+            options: DaemonOptions(
+                configDirectory: configDirectory,
+                runtimeDirectory: runtimeDirectory ?? ControlProtocol.defaultRuntimeDirectory(environment: environment),
+                instance: instance, environment: environment),
             logger: logger)
         let status = await daemon.run()
         if status != 0 { throw ExitCode(status) }

@@ -1,0 +1,50 @@
+import ArgumentParser
+import JobdControl
+
+extension Jobctl {
+    /// `jobctl run JOB [--wait]`: start a run now, under the job's overlap rule.
+    public struct Run: ParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Start a run of a job now.",
+            discussion: """
+                A job whose previous run is still going is not started again (exit 75). With --wait, \
+                jobctl exits with the run's exit status (128 + the signal for a killed run, 127 for \
+                one that could not start).
+                """)
+
+        @OptionGroup var runtime: RuntimeOptions
+
+        @Argument(help: "The job's name.")
+        var job: String
+
+        @Flag(help: "Wait for the run to end and exit with its status.")
+        var wait = false
+
+        public init() {}
+
+        public func run() throws {
+            let (client, started) = try Jobctl.ask(runtime, ControlRequest(command: .run, job: job, wait: wait))
+            if started.type == .runSkipped {
+                var standardError = StandardError()
+                print("jobctl: \(job) was not started: \(started.run?.skipReason ?? "skipped")", to: &standardError)
+                throw ExitCode(75)  // EX_TEMPFAIL: try again later
+            }
+            print("started run \(started.run?.runID.map(String.init) ?? "?") of \(job)")
+            guard wait else { return }
+            let finished: ControlResponse?
+            do {
+                finished = try client.receive()
+            } catch {
+                throw Jobctl.fail(error)
+            }
+            guard let finished, finished.type == .runFinished, let report = finished.run else {
+                var standardError = StandardError()
+                print("jobctl: the run's end was not reported\(finished?.message.map { ": \($0)" } ?? "")", to: &standardError)
+                throw ExitCode(ExitStatus.failure)
+            }
+            print("run \(report.runID.map(String.init) ?? "?") of \(job): \(report.exitCode ?? "?") \(report.exitStatus ?? "")")
+            let status = report.shellStatus ?? 1
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+}

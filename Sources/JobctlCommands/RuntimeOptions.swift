@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import JobdControl
+
+/// Where jobctl finds the daemon: the same runtime directory jobd uses.
+struct RuntimeOptions: ParsableArguments {
+    @Option(name: .customLong("runtime-dir"),
+            help: "jobd's runtime directory, with jobd.sock and jobd.pid (default: $RUNTIME_DIRECTORY, else /run/jobd).")
+    var runtimeDirectory: String?
+
+    var directory: String {
+        runtimeDirectory ?? ControlProtocol.defaultRuntimeDirectory(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Connects, or exits 2 saying that no daemon answers (or 1 when it refuses the caller).
+    func connect() throws -> ControlClient {
+        do {
+            return try ControlClient(runtimeDirectory: directory)
+        } catch {
+            throw Jobctl.fail(error)
+        }
+    }
+}
+
+extension Jobctl {
+    /// Exit statuses shared by every subcommand.
+    enum ExitStatus {
+        static let failure: Int32 = 1
+        static let noDaemon: Int32 = 2
+    }
+
+    /// Prints `error` on stderr and returns the exit code that goes with it.
+    static func fail(_ error: ControlError) -> ExitCode {
+        var standardError = StandardError()
+        switch error.code {
+        case .noDaemon:
+            print("jobctl: jobd is not running: \(error.message)", to: &standardError)
+            return ExitCode(ExitStatus.noDaemon)
+        case .refused:
+            print("jobctl: \(error.message)", to: &standardError)
+            return ExitCode(ExitStatus.failure)
+        case .protocolError, .setupFailed:
+            print("jobctl: \(error.message)", to: &standardError)
+            return ExitCode(ExitStatus.failure)
+        }
+    }
+
+    /// Sends `request` and returns the first response, turning an `error` response into exit 1.
+    static func ask(_ runtime: RuntimeOptions, _ request: ControlRequest) throws -> (ControlClient, ControlResponse) {
+        let client = try runtime.connect()
+        do {
+            let response = try client.exchange(request)
+            if response.type == .error {
+                var standardError = StandardError()
+                print("jobctl: \(response.message ?? "jobd reported an error")", to: &standardError)
+                throw ExitCode(ExitStatus.failure)
+            }
+            return (client, response)
+        } catch let error as ControlError {
+            throw fail(error)
+        }
+    }
+
+    static func printJSON<T: Encodable>(_ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self))
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Glibc
+
+/// jobctl's end of the control socket: one request, then the responses as they come.
+public final class ControlClient {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects to the socket in `runtimeDirectory`.
+    public init(runtimeDirectory: String) throws(ControlError) {
+        let path = runtimeDirectory + "/" + ControlProtocol.socketName
+        fd = try UnixStream.makeSocket()
+        var (address, length) = try UnixStream.address(path)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+        }
+        guard connected == 0 else {
+            let error = errno
+            close(fd)
+            let code: ControlError.Code = (error == EACCES || error == EPERM) ? .refused : .noDaemon
+            throw ControlError(code, "cannot connect to jobd at \(path): \(UnixStream.describe(error))", errno: error)
+        }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    public func send(_ request: ControlRequest) throws(ControlError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(request),
+              UnixStream.sendAll(fd, Array(data) + [UInt8(ascii: "\n")]) else {
+            throw ControlError(.protocolError, "cannot send the request to jobd")
+        }
+    }
+
+    /// The next response, or `nil` when jobd closed the connection. An `error` response from jobd
+    /// that refuses the caller is thrown as ``ControlError/Code/refused``.
+    public func receive() throws(ControlError) -> ControlResponse? {
+        switch UnixStream.readLine(fd, limit: 64 << 20, buffer: &buffer) {
+        case .closed:
+            return nil
+        case .failed(let error):
+            throw ControlError(.protocolError, "reading from jobd failed: \(UnixStream.describe(error))", errno: error)
+        case .tooLong:
+            throw ControlError(.protocolError, "jobd's response is too large")
+        case .line(let bytes):
+            guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) else {
+                throw ControlError(.protocolError, "jobd sent something that is not a response: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
+            }
+            if response.type == .error, let message = response.message, message.hasPrefix("permission denied") {
+                throw ControlError(.refused, message)
+            }
+            return response
+        }
+    }
+
+    /// Sends `request` and returns the first response.
+    public func exchange(_ request: ControlRequest) throws(ControlError) -> ControlResponse {
+        try send(request)
+        guard let response = try receive() else {
+            throw ControlError(.protocolError, "jobd closed the connection without answering")
+        }
+        return response
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Glibc
+
+/// The few Unix-socket operations both ends of the control socket need, with errno kept.
+enum UnixStream {
+    /// `struct ucred` (pid, uid, gid), which Swift's Glibc module leaves out without `_GNU_SOURCE`.
+    struct PeerCredentials {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+    }
+
+    static func address(_ path: String) throws(ControlError) -> (sockaddr_un, socklen_t) {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw ControlError(.setupFailed, "socket path too long: \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return (address, socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1))
+    }
+
+    static func makeSocket() throws(ControlError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ControlError(.setupFailed, "socket: \(describe(errno))", errno: errno) }
+        return fd
+    }
+
+    static func peerCredentials(_ fd: Int32) -> PeerCredentials? {
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        let result = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
+        return result == 0 ? credentials : nil
+    }
+
+    static func setTimeouts(_ fd: Int32, seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Writes all of `bytes`; `false` when the peer is gone or stalls past the send timeout.
+    /// `MSG_NOSIGNAL`: a client that hangs up mid-reply must not kill the daemon with SIGPIPE.
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 && errno == EINTR { continue }
+            if sent <= 0 { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    enum LineResult {
+        case line([UInt8])
+        case tooLong
+        case closed
+        case failed(Int32)
+    }
+
+    /// Reads up to a newline, at most `limit` bytes, with the socket's receive timeout.
+    static func readLine(_ fd: Int32, limit: Int, buffer: inout [UInt8]) -> LineResult {
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return .line(line)
+            }
+            if buffer.count > limit { return .tooLong }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return .failed(errno) }
+            if count == 0 { return buffer.isEmpty ? .closed : .line(buffer) }
+            buffer += chunk[..<count]
+        }
+    }
+
+    static func describe(_ errno: Int32) -> String {
+        String(cString: strerror(errno))
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// jobd and jobctl together, over the control socket.
+@Suite(.serialized) struct JobctlTests {
+    final class Setup {
+        let config: TemporaryConfiguration
+        let runtime: String
+        let daemon: DaemonProcess
+
+        init(jobs: [String: String]) throws {
+            config = try TemporaryConfiguration(jobs: jobs)
+            runtime = config.path + "/run"
+            daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime])
+            try daemon.waitForEvent("daemon.ready")
+        }
+
+        /// Runs jobctl with `arguments` and the runtime directory; returns its exit status and output.
+        func jobctl(_ arguments: [String], as user: (uid: UInt32, gid: UInt32)? = nil) throws -> (Int32, String) {
+            var command = arguments + ["--runtime-dir", runtime]
+            var product = "jobctl"
+            if let user {
+                // setpriv drops to the user for real: uid, gid and supplementary groups.
+                command = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", DaemonProcess.productsDirectory + "/jobctl"] + command
+                product = "/usr/bin/setpriv"
+            }
+            let process = product.hasPrefix("/")
+                ? try DaemonProcess(absolutePath: product, arguments: command)
+                : try DaemonProcess(product: product, arguments: command)
+            let status = try process.waitForExit()
+            return (status, process.lines.joined(separator: "\n"))
+        }
+
+        deinit {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.waitForExit()
+        }
+    }
+
+    /// nobody and nogroup on Debian.
+    static let nobody: (uid: UInt32, gid: UInt32) = (65_534, 65_534)
+    static let hourly = "[Job]\nOnStartupSec=1h\nOnUnitActiveSec=1h\nExecStart=/bin/true\n"
+
+    @Test func reloadExitCodesForGoodAndBadConfigurationsAndNoDaemon() throws {
+        let setup = try Setup(jobs: ["keep": Self.hourly, "drop": Self.hourly])
+        try setup.config.remove(job: "drop")
+        try setup.config.write(job: "new", Self.hourly)
+        let (accepted, acceptedOutput) = try setup.jobctl(["reload"])
+        #expect(accepted == 0)
+        #expect(acceptedOutput.contains("jobd reloaded: generation 2: 1 added (new), 0 changed, 1 removed (drop), 1 kept"))
+
+        try setup.config.write(job: "bad", "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\nOnCalender=daily\n")
+        let (rejected, rejectedOutput) = try setup.jobctl(["reload"])
+        #expect(rejected == 1)
+        #expect(rejectedOutput.contains("\(setup.config.path)/jobs.d/bad.job:4: error: unknown key 'OnCalender='"))
+        #expect(rejectedOutput.contains("reload rejected: 1 error(s); generation 2 keeps running"))
+
+        setup.daemon.signal(SIGTERM)
+        #expect(try setup.daemon.waitForExit() == 0)
+        let (gone, goneOutput) = try setup.jobctl(["reload"])
+        #expect(gone == 2, "\(goneOutput)")
+    }
+
+    @Test func listShowsNextElapsesThatMatchTheSchedules() throws {
+        let before = Date().timeIntervalSince1970
+        let setup = try Setup(jobs: [
+            "hourly": Self.hourly,
+            "soon": "[Job]\nOnStartupSec=10min\nExecStart=/bin/true\n",
+        ])
+        let (status, output) = try setup.jobctl(["list", "--json"])
+        #expect(status == 0)
+        let jobs = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
+        #expect(jobs.map { $0["name"] as? String } == ["soon", "hourly"], "sorted by next elapse")
+        let after = Date().timeIntervalSince1970
+        for (job, span) in [("soon", 600.0), ("hourly", 3600.0)] {
+            let next = try #require(jobs.first { $0["name"] as? String == job }?["nextElapseUSec"] as? Double) / 1e6
+            #expect(next >= before + span - 1 && next <= after + span + 1, "\(job): next elapse \(next)")
+        }
+        let (_, table) = try setup.jobctl(["list"])
+        #expect(table.hasPrefix("NEXT"))
+        #expect(table.contains("soon") && table.contains("OnStartupSec=10min"))
+    }
+
+    @Test func runWaitReturnsTheJobsExitStatus() throws {
+        let setup = try Setup(jobs: [
+            "seven": "[Job]\nOnStartupSec=1h\nExecStart=/bin/sh -c 'exit 7'\n",
+            "fine": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n",
+        ])
+        #expect(try setup.jobctl(["run", "seven", "--wait"]).0 == 7)
+        #expect(try setup.jobctl(["run", "fine", "--wait"]).0 == 0)
+        #expect(try setup.jobctl(["run", "nosuchjob"]).0 == 1)
+        let (status, output) = try setup.jobctl(["status", "seven", "--json"])
+        #expect(status == 0)
+        #expect(output.contains("\"lastOutcome\" : \"exited with status 7\""))
+    }
+
+    @Test func aUserWhoIsNotAllowedIsRefused() throws {
+        let setup = try Setup(jobs: ["hourly": Self.hourly])
+        // The socket's mode already keeps other users out...
+        let (byMode, byModeOutput) = try setup.jobctl(["status"], as: Self.nobody)
+        #expect(byMode == 1, "\(byModeOutput)")
+        #expect(byModeOutput.contains("Permission denied"))
+        // ...and where the mode would let them in, the peer-credential check still refuses them.
+        chmod(setup.runtime + "/jobd.sock", 0o666)
+        let (byCredentials, byCredentialsOutput) = try setup.jobctl(["status"], as: Self.nobody)
+        #expect(byCredentials == 1)
+        #expect(byCredentialsOutput.contains("permission denied: only root and jobd's own user"))
+        #expect(try setup.jobctl(["status"]).0 == 0, "root is still served")
+    }
+
+    @Test func abusiveClientsLeaveTheDaemonServing() throws {
+        let setup = try Setup(jobs: ["hourly": Self.hourly])
+        let socket = setup.runtime + "/jobd.sock"
+
+        // Garbage gets an error reply.
+        let garbage = try RawClient(socket)
+        garbage.send(Array("this is not json\n".utf8))
+        #expect(garbage.readAll().contains("malformed request"))
+
+        // A half-sent request: the daemon answers others meanwhile, and drops it after its timeout.
+        let half = try RawClient(socket)
+        half.send(Array(#"{"version":1,"comm"#.utf8))
+        #expect(try setup.jobctl(["status"]).0 == 0)
+
+        // A 10 MB request is cut off with an error, not read into memory.
+        let huge = try RawClient(socket)
+        huge.send([UInt8](repeating: UInt8(ascii: "x"), count: 10 << 20))
+        #expect(huge.readAll().contains("request too large"))
+
+        // A client that disconnects before reading its reply.
+        for _ in 0..<20 {
+            let rude = try RawClient(socket)
+            rude.send(Array(#"{"version":1,"command":"list"}"#.utf8) + [10])
+        }
+        // A request of another protocol version.
+        let future = try RawClient(socket)
+        future.send(Array(#"{"version":2,"command":"list"}"#.utf8) + [10])
+        #expect(future.readAll().contains("unsupported protocol version 2"))
+
+        let (status, output) = try setup.jobctl(["status"])
+        #expect(status == 0)
+        #expect(output.contains("Generation: 1, 1 job(s)"))
+        #expect(half.readAll().isEmpty, "the half request was closed without an answer")
+    }
+}
+
+/// A bare client on a Unix socket, for sending what jobctl never would.
+final class RawClient {
+    let fd: Int32
+
+    init(_ path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(result == 0, "connect: errno \(errno)")
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    /// Sends what it can; the daemon may close the connection part-way, which is the point.
+    func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return }
+            offset += sent
+        }
+    }
+
+    /// Everything until the daemon closes the connection.
+    func readAll() -> String {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            data += buffer[..<count]
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
