@@ -40,6 +40,7 @@ public final class TimerQueue: Sendable {
 
     private let state: LockedState<State>
     private let nextID = Atomic<UInt64>(1)
+    private let clockSetHandler = LockedState<(@Sendable () -> Void)?>(nil)
     let observer: (any TimerObserver)?
     /// Counts of what happened on this queue, for tests, status and the leak audit.
     public let statistics = TimerQueueStatistics()
@@ -48,11 +49,13 @@ public final class TimerQueue: Sendable {
     public convenience init(observer: (any TimerObserver)? = nil) throws(TimerError) {
         let driver = try TimerfdDriver()
         self.init(driver: driver, observer: observer)
-        driver.start { [weak self] now in
+        driver.start(onExpiry: { [weak self] now in
             guard let self else { return false }
             self.fireDue(now: now)
             return true
-        }
+        }, onClockSet: { [weak self] in
+            self?.wallClockWasSet()
+        })
     }
 
     /// A queue without a thread: timers fire only when ``fireDue(now:)`` is called.
@@ -110,6 +113,18 @@ public final class TimerQueue: Sendable {
             timer.deliver(at: now)
         }
         return due.count
+    }
+
+    /// Calls `handler` on the timing thread whenever the wall clock is set or jumps (not on its
+    /// steady progress). Timers on the queue are monotonic and do not move; a calendar schedule does.
+    public func onWallClockSet(_ handler: @escaping @Sendable () -> Void) {
+        clockSetHandler.withLock { $0 = handler }
+    }
+
+    /// Tells the handler that the wall clock was set. The timing thread calls it; a test with a
+    /// manual queue may too.
+    public func wallClockWasSet() {
+        clockSetHandler.withLock { $0 }?()
     }
 
     /// Invalidates every armed timer with `reason`; returns how many.

@@ -3,9 +3,14 @@ import Glibc
 
 /// The timing thread: sleeps in `poll` on one timerfd (`CLOCK_MONOTONIC`, absolute deadlines) and an
 /// eventfd that asks it to stop, and calls back each time the timerfd expires.
+///
+/// A third fd hears the wall clock being set: a `CLOCK_REALTIME` timerfd armed far in the future
+/// with `TFD_TIMER_CANCEL_ON_SET`, which the kernel cancels (`ECANCELED`) whenever the clock is set
+/// or jumps, as systemd watches for it. Monotonic deadlines do not move; calendar schedules must.
 final class TimerfdDriver: Sendable {
     private let timerFD: Int32
     private let wakeFD: Int32
+    private let clockFD: Int32
 
     init() throws(TimerError) {
         let timerFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC) | Int32(TFD_NONBLOCK))
@@ -16,13 +21,30 @@ final class TimerfdDriver: Sendable {
             close(timerFD)
             throw TimerError(operation: "eventfd", errno: error)
         }
+        let clockFD = timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC) | Int32(TFD_NONBLOCK))
+        guard clockFD >= 0 else {
+            let error = errno
+            close(timerFD)
+            close(wakeFD)
+            throw TimerError(operation: "timerfd_create(CLOCK_REALTIME)", errno: error)
+        }
         self.timerFD = timerFD
         self.wakeFD = wakeFD
+        self.clockFD = clockFD
+        armClockWatch()
     }
 
     deinit {
         close(timerFD)
         close(wakeFD)
+        close(clockFD)
+    }
+
+    /// Arms the wall-clock watch: an absolute time far away, cancelled by the kernel on a clock set.
+    private func armClockWatch() {
+        var spec = itimerspec()
+        spec.it_value.tv_sec = Int(Int32.max)
+        _ = timerfd_settime(clockFD, Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET), &spec, nil)
     }
 
     /// Arms the kernel timer for an absolute `CLOCK_MONOTONIC` time, or disarms it for `nil`.
@@ -44,14 +66,17 @@ final class TimerfdDriver: Sendable {
         _ = write(wakeFD, &one, 8)
     }
 
-    /// Starts the thread. `onExpiry` is called on it with the current time after each expiry;
-    /// the thread ends when it returns `false` or when ``stop()`` is called.
-    func start(onExpiry: @escaping @Sendable (MonotonicInstant) -> Bool) {
-        let context = Unmanaged.passRetained(ThreadContext(driver: self, onExpiry: onExpiry)).toOpaque()
+    /// Starts the thread. `onExpiry` is called on it with the current time after each expiry, and
+    /// `onClockSet` each time the wall clock was set; the thread ends when `onExpiry` returns `false`
+    /// or when ``stop()`` is called.
+    func start(
+        onExpiry: @escaping @Sendable (MonotonicInstant) -> Bool, onClockSet: @escaping @Sendable () -> Void
+    ) {
+        let context = Unmanaged.passRetained(ThreadContext(driver: self, onExpiry: onExpiry, onClockSet: onClockSet)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
             let context = Unmanaged<ThreadContext>.fromOpaque(raw!).takeRetainedValue()
-            context.driver.run(context.onExpiry)
+            context.driver.run(context.onExpiry, onClockSet: context.onClockSet)
             return nil
         }, context)
         precondition(result == 0, "pthread_create failed: \(result)")
@@ -61,22 +86,33 @@ final class TimerfdDriver: Sendable {
     private final class ThreadContext {
         let driver: TimerfdDriver
         let onExpiry: @Sendable (MonotonicInstant) -> Bool
-        init(driver: TimerfdDriver, onExpiry: @escaping @Sendable (MonotonicInstant) -> Bool) {
+        let onClockSet: @Sendable () -> Void
+        init(driver: TimerfdDriver, onExpiry: @escaping @Sendable (MonotonicInstant) -> Bool,
+             onClockSet: @escaping @Sendable () -> Void) {
             self.driver = driver
             self.onExpiry = onExpiry
+            self.onClockSet = onClockSet
         }
     }
 
-    private func run(_ onExpiry: @Sendable (MonotonicInstant) -> Bool) {
+    private func run(_ onExpiry: @Sendable (MonotonicInstant) -> Bool, onClockSet: @Sendable () -> Void) {
         var fds = [pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: clockFD, events: Int16(POLLIN), revents: 0)]
         while true {
-            let ready = poll(&fds, 2, -1)
+            let ready = poll(&fds, 3, -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 preconditionFailure("poll on the timerfd failed: errno \(errno)")
             }
             if fds[1].revents != 0 { return }
+            if fds[2].revents != 0 {
+                var expirations: UInt64 = 0
+                if read(clockFD, &expirations, 8) < 0 && errno == ECANCELED {
+                    armClockWatch()
+                    onClockSet()
+                }
+            }
             if fds[0].revents != 0 {
                 // The count of expirations is not needed; reading resets readiness. EAGAIN means
                 // another thread re-armed in between, which is harmless: nothing may be due.
