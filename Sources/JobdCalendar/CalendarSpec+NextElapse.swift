@@ -1,0 +1,206 @@
+extension CalendarSpec {
+    /// systemd refuses to compute elapses after the last timestamp it can format
+    /// (9999-12-30 23:59:59.999999 UTC).
+    static let latestBase: Int64 = 253_402_214_399_999_999
+
+    /// The first instant strictly after `instant` at which the event elapses, or `nil` when it never
+    /// will again (systemd's "never").
+    ///
+    /// - Parameters:
+    ///   - instant: the reference point; the result is always later.
+    ///   - zone: the local zone, used unless the expression names its own (`UTC`, `Europe/Paris`).
+    public func nextElapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> RealtimeInstant? {
+        guard instant.microseconds >= 0, instant.microseconds <= Self.latestBase else { return nil }
+        let base = instant.microseconds + 1
+        let data: ZoneData? = isUTC ? nil : (timeZone ?? zone).data
+        let seconds = base / RealtimeInstant.microsecondsPerSecond
+        var microsecond = Int(base % RealtimeInstant.microsecondsPerSecond)
+        var clock = LocalClock(zone: data, offsetGuess: data?.offset(atSeconds: seconds) ?? 0)
+        var tm = clock.breakDown(seconds: seconds)
+        guard findNext(&tm, &microsecond, clock: &clock), let result = clock.normalize(&tm), result >= 0 else {
+            return nil
+        }
+        return RealtimeInstant(microseconds: result * RealtimeInstant.microsecondsPerSecond + Int64(microsecond))
+    }
+
+    /// systemd's `find_next`: walk the fields from year to second, normalizing through `mktime`
+    /// after every step so that DST changes behave as they do in systemd.
+    private func findNext(_ tm: inout BrokenDownTime, _ subsecond: inout Int, clock: inout LocalClock) -> Bool {
+        var c = tm
+        var usec = subsecond
+        func resetTime(from level: Int) {
+            if level <= 0 { c.hour = 0 }
+            if level <= 1 { c.minute = 0 }
+            c.second = 0
+            usec = 0
+        }
+        // systemd gives up after this many rounds rather than loop forever.
+        for _ in 0..<1000 {
+            _ = clock.normalize(&c)
+            c.isDaylightSaving = daylightSaving
+
+            var r = Self.match(year, value: &c.year)
+            if r > 0 {
+                c.month = 0
+                c.day = 1
+                resetTime(from: 0)
+            }
+            if r < 0 || isOutOfBounds(c, clock: &clock) {
+                return false
+            }
+
+            var month1 = c.month + 1
+            r = Self.match(month, value: &month1)
+            c.month = month1 - 1
+            if r > 0 {
+                c.day = 1
+                resetTime(from: 0)
+            }
+            if r < 0 || isOutOfBounds(c, clock: &clock) {
+                c.year += 1
+                c.month = 0
+                c.day = 1
+                resetTime(from: 0)
+                continue
+            }
+
+            r = matchDay(&c, clock: &clock)
+            if r > 0 {
+                resetTime(from: 0)
+            }
+            if r < 0 || isOutOfBounds(c, clock: &clock) {
+                c.month += 1
+                c.day = 1
+                resetTime(from: 0)
+                continue
+            }
+
+            if !matchesWeekday(c, clock: &clock) {
+                c.day += 1
+                resetTime(from: 0)
+                continue
+            }
+
+            r = Self.match(hour, value: &c.hour)
+            if r > 0 {
+                resetTime(from: 1)
+            }
+            if r < 0 || isOutOfBounds(c, clock: &clock) {
+                c.day += 1
+                resetTime(from: 0)
+                continue
+            }
+
+            r = Self.match(minute, value: &c.minute)
+            if r > 0 {
+                resetTime(from: 2)
+            }
+            if r < 0 || isOutOfBounds(c, clock: &clock) {
+                c.hour += 1
+                resetTime(from: 1)
+                continue
+            }
+
+            var secondInMicroseconds = c.second * 1_000_000 + usec
+            r = Self.match(microsecond, value: &secondInMicroseconds)
+            usec = secondInMicroseconds % 1_000_000
+            c.second = secondInMicroseconds / 1_000_000
+            if r < 0 || isOutOfBounds(c, clock: &clock) {
+                c.minute += 1
+                resetTime(from: 2)
+                continue
+            }
+
+            tm = c
+            subsecond = usec
+            return true
+        }
+        return false
+    }
+
+    /// systemd's `find_matching_component` for fields not counted from the end of the month:
+    /// -1 when nothing at or after `value` matches, 1 when `value` moved, 0 when it already matched.
+    @inline(__always)
+    private static func match(_ field: [CalendarComponent], value: inout Int) -> Int {
+        if field.isEmpty { return 0 }
+        var best = Int.max
+        for element in field {
+            if let candidate = candidate(start: element.start, stop: element.stop, repeatInterval: element.repeatInterval, value: value),
+                candidate < best
+            {
+                best = candidate
+            }
+        }
+        return settle(best, value: &value)
+    }
+
+    @inline(__always)
+    private static func candidate(start: Int, stop: Int, repeatInterval: Int, value: Int) -> Int? {
+        if start >= value {
+            return start
+        }
+        if repeatInterval > 0 {
+            let k = start + repeatInterval * ((value - start + repeatInterval - 1) / repeatInterval)
+            if stop < 0 || k <= stop {
+                return k
+            }
+        }
+        return nil
+    }
+
+    @inline(__always)
+    private static func settle(_ best: Int, value: inout Int) -> Int {
+        if best == Int.max { return -1 }
+        let changed = best != value
+        value = best
+        return changed ? 1 : 0
+    }
+
+    private func matchDay(_ c: inout BrokenDownTime, clock: inout LocalClock) -> Int {
+        guard endOfMonth else {
+            return Self.match(day, value: &c.day)
+        }
+        if day.isEmpty { return 0 }
+        var best = Int.max
+        for element in day {
+            var start = endOfMonthDay(c, counting: element.start, clock: &clock)
+            var stop = endOfMonthDay(c, counting: element.stop, clock: &clock)
+            if stop > 0 {
+                swap(&start, &stop)
+            }
+            if let candidate = Self.candidate(start: start, stop: stop, repeatInterval: element.repeatInterval, value: c.day),
+                candidate < best
+            {
+                best = candidate
+            }
+        }
+        return Self.settle(best, value: &c.day)
+    }
+
+    /// systemd's `find_end_of_month`: the day that is `day - 1` days before the month's last, or
+    /// -1.
+    private func endOfMonthDay(_ tm: BrokenDownTime, counting day: Int, clock: inout LocalClock) -> Int {
+        var t = tm
+        t.month += 1
+        t.day = 1 - day
+        guard clock.normalize(&t) != nil, t.month == tm.month else { return -1 }
+        return t.day
+    }
+
+    /// systemd's `tm_out_of_bounds`: `mktime` moved a field, so the time does not exist as written.
+    @inline(__always)
+    private func isOutOfBounds(_ tm: BrokenDownTime, clock: inout LocalClock) -> Bool {
+        var t = tm
+        guard clock.normalize(&t) != nil else { return true }
+        if tm.year > 2199 { return true }
+        return !t.hasSameFields(as: tm)
+    }
+
+    private func matchesWeekday(_ tm: BrokenDownTime, clock: inout LocalClock) -> Bool {
+        if weekdayBits < 0 || weekdayBits >= Self.allWeekdays { return true }
+        var t = tm
+        guard clock.normalize(&t) != nil else { return false }
+        let day = t.weekday == 0 ? 6 : t.weekday - 1
+        return weekdayBits & (1 << day) != 0
+    }
+}

@@ -1,0 +1,102 @@
+/// Converts between instants and broken-down local time exactly as systemd's calendar code
+/// experiences it on glibc: `localtime_r`/`gmtime_r` one way, `mktime`/`timegm` the other.
+///
+/// The interesting part is `mktime` on a local time that does not exist (a spring-forward gap) or
+/// exists twice (a fall-back overlap). glibc resolves those by probing from a guessed offset, and
+/// the guess is the offset its previous call ended with. systemd's results across DST changes
+/// follow from that (for example `*:0/20` runs 02:40 CEST then 03:00 CET, skipping the repeated
+/// hour), so this clock carries the same guess from call to call and probes the same way.
+struct LocalClock {
+    /// `nil` means UTC with `timegm` (no probing, no state).
+    let zone: ZoneData?
+    /// glibc's `localtime_offset`, as seconds east: the offset the last conversion settled on.
+    var offsetGuess: Int64
+
+    init(zone: ZoneData?, offsetGuess: Int64 = 0) {
+        self.zone = zone
+        self.offsetGuess = offsetGuess
+    }
+
+    /// `localtime_r` (or `gmtime_r` in UTC).
+    func breakDown(seconds: Int64) -> BrokenDownTime {
+        guard let zone else {
+            var tm = BrokenDownTime(localSeconds: seconds)
+            tm.isDaylightSaving = 0
+            return tm
+        }
+        let type = zone.typeIndex(atSeconds: seconds)
+        var tm = BrokenDownTime(localSeconds: seconds + zone.typeOffsets[type])
+        tm.isDaylightSaving = zone.typeIsDaylightSaving[type] ? 1 : 0
+        return tm
+    }
+
+    /// `mktime` (or `timegm` in UTC): the instant of `tm`, with `tm` normalized in place.
+    /// Returns `nil` (and leaves `tm` alone) where glibc returns -1.
+    mutating func normalize(_ tm: inout BrokenDownTime) -> Int64? {
+        let local = tm.localSeconds
+        guard let zone else {
+            tm = breakDown(seconds: local)
+            return local
+        }
+        let requested = tm.isDaylightSaving
+        let firstGuess = local - offsetGuess
+        var t = firstGuess
+        var t1 = firstGuess
+        var t2 = firstGuess
+        var daylightAtT2 = false
+        var remainingProbes = 6
+        var type = zone.typeIndex(atSeconds: t)
+        var found = false
+        while true {
+            let difference = local - (t + zone.typeOffsets[type])
+            if difference == 0 {
+                break
+            }
+            let isDaylight = zone.typeIsDaylightSaving[type]
+            // Oscillating between two instants: `local` is in a gap. glibc settles on the current
+            // probe when the other one was the daylight-saving one.
+            if t == t1 && t != t2 && (requested < 0 ? daylightAtT2 : (requested != 0) != isDaylight) {
+                found = true
+                break
+            }
+            remainingProbes -= 1
+            if remainingProbes == 0 {
+                return nil
+            }
+            t1 = t2
+            t2 = t
+            t += difference
+            daylightAtT2 = isDaylight
+            type = zone.typeIndex(atSeconds: t)
+        }
+        if !found, requested >= 0, (requested != 0) != zone.typeIsDaylightSaving[type] {
+            // The right wall time but the wrong DST flag: borrow the offset of the nearest instant
+            // with the requested flag, as glibc does.
+            guard let adjusted = searchOffset(for: local, near: t, daylight: requested != 0, in: zone) else {
+                return nil
+            }
+            t = adjusted
+        }
+        offsetGuess = local - t
+        tm = breakDown(seconds: t)
+        return t
+    }
+
+    private func searchOffset(for local: Int64, near t: Int64, daylight: Bool, in zone: ZoneData) -> Int64? {
+        let stride: Int64 = 601_200
+        let bound: Int64 = 457_243_200 / 2 + stride
+        var delta = stride
+        while delta < bound {
+            for direction: Int64 in [-1, 1] {
+                let probe = t + delta * direction
+                let type = zone.typeIndex(atSeconds: probe)
+                if zone.typeIsDaylightSaving[type] == daylight {
+                    return probe + (local - (probe + zone.typeOffsets[type]))
+                }
+            }
+            delta += stride
+        }
+        // No instant with the requested flag nearby: assume a one-hour difference.
+        return t + (daylight ? -3600 : 3600)
+    }
+}
