@@ -46,7 +46,13 @@ struct CalendarComponent: Sendable, Hashable, Comparable {
         let to = endOfMonth ? to - 3 : to
         for element in field {
             if element.start < from || element.start > to { return false }
-            if element.repeatInterval > to - from { return false }
+            // A repetition must be able to fire at least twice: forwards within the field, or
+            // for days counted from the end of the month, backwards towards its last day.
+            if element.repeatInterval > 0 && element.stop < 0 {
+                if endOfMonth ? element.start - element.repeatInterval < from : element.start + element.repeatInterval > to {
+                    return false
+                }
+            }
             if element.stop >= 0 {
                 if element.stop < from || element.stop > to { return false }
                 if element.start > element.stop { return false }
@@ -62,7 +68,7 @@ struct CalendarComponent: Sendable, Hashable, Comparable {
         if field.isEmpty {
             return "*"
         }
-        if microseconds && field.count == 1 && field[0].start == 0 && field[0].repeatInterval == unit {
+        if microseconds && field.count == 1 && field[0].start == 0 && field[0].stop < 0 && field[0].repeatInterval == unit {
             return "*"
         }
         func number(_ value: Int, padded: Bool) -> String {

@@ -10,22 +10,41 @@ extension CalendarSpec {
     ///   - instant: the reference point; the result is always later.
     ///   - zone: the local zone, used unless the expression names its own (`UTC`, `Europe/Paris`).
     public func nextElapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> RealtimeInstant? {
-        guard instant.microseconds >= 0, instant.microseconds <= Self.latestBase else { return nil }
+        if case .elapse(let next) = elapse(after: instant, in: zone) {
+            return next
+        }
+        return nil
+    }
+
+    /// What systemd's `calendar_spec_next_usec` concludes.
+    enum ElapseOutcome: Hashable {
+        case elapse(RealtimeInstant)
+        /// `-ENOENT`: the event will not elapse again ("never").
+        case never
+        /// `-EDEADLK` or `-EINVAL`: systemd gave up (its 1000-round safety valve) or refused the base.
+        case failed
+    }
+
+    func elapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> ElapseOutcome {
+        guard instant.microseconds >= 0, instant.microseconds <= Self.latestBase else { return .failed }
         let base = instant.microseconds + 1
         let data: ZoneData? = isUTC ? nil : (timeZone ?? zone).data
         let seconds = base / RealtimeInstant.microsecondsPerSecond
         var microsecond = Int(base % RealtimeInstant.microsecondsPerSecond)
         var clock = LocalClock(zone: data, offsetGuess: data?.offset(atSeconds: seconds) ?? 0)
         var tm = clock.breakDown(seconds: seconds)
-        guard findNext(&tm, &microsecond, clock: &clock), let result = clock.normalize(&tm), result >= 0 else {
-            return nil
+        switch findNext(&tm, &microsecond, clock: &clock) {
+        case .never: return .never
+        case .failed: return .failed
+        case .elapse:
+            guard let result = clock.normalize(&tm), result >= 0 else { return .failed }
+            return .elapse(RealtimeInstant(microseconds: result * RealtimeInstant.microsecondsPerSecond + Int64(microsecond)))
         }
-        return RealtimeInstant(microseconds: result * RealtimeInstant.microsecondsPerSecond + Int64(microsecond))
     }
 
     /// systemd's `find_next`: walk the fields from year to second, normalizing through `mktime`
     /// after every step so that DST changes behave as they do in systemd.
-    private func findNext(_ tm: inout BrokenDownTime, _ subsecond: inout Int, clock: inout LocalClock) -> Bool {
+    private func findNext(_ tm: inout BrokenDownTime, _ subsecond: inout Int, clock: inout LocalClock) -> ElapseOutcome {
         var c = tm
         var usec = subsecond
         func resetTime(from level: Int) {
@@ -45,8 +64,8 @@ extension CalendarSpec {
                 c.day = 1
                 resetTime(from: 0)
             }
-            if r < 0 || isOutOfBounds(c, clock: &clock) {
-                return false
+            if r < 0 || withinBounds(&c, clock: &clock) <= 0 {
+                return .never
             }
 
             var month1 = c.month + 1
@@ -56,24 +75,33 @@ extension CalendarSpec {
                 c.day = 1
                 resetTime(from: 0)
             }
-            if r < 0 || isOutOfBounds(c, clock: &clock) {
+            if r >= 0 {
+                r = withinBounds(&c, clock: &clock)
+            }
+            if r < 0 {
                 c.year += 1
                 c.month = 0
                 c.day = 1
                 resetTime(from: 0)
                 continue
             }
+            // Normalization moved the time forwards: start over from there.
+            if r == 0 { continue }
 
             r = matchDay(&c, clock: &clock)
             if r > 0 {
                 resetTime(from: 0)
             }
-            if r < 0 || isOutOfBounds(c, clock: &clock) {
+            if r >= 0 {
+                r = withinBounds(&c, clock: &clock)
+            }
+            if r < 0 {
                 c.month += 1
                 c.day = 1
                 resetTime(from: 0)
                 continue
             }
+            if r == 0 { continue }
 
             if !matchesWeekday(c, clock: &clock) {
                 c.day += 1
@@ -85,37 +113,50 @@ extension CalendarSpec {
             if r > 0 {
                 resetTime(from: 1)
             }
-            if r < 0 || isOutOfBounds(c, clock: &clock) {
+            if r >= 0 {
+                r = withinBounds(&c, clock: &clock)
+            }
+            if r < 0 {
                 c.day += 1
                 resetTime(from: 0)
                 continue
             }
+            // The hour may not exist (a spring-forward gap): retry from the normalized time.
+            if r == 0 { continue }
 
             r = Self.match(minute, value: &c.minute)
             if r > 0 {
                 resetTime(from: 2)
             }
-            if r < 0 || isOutOfBounds(c, clock: &clock) {
+            if r >= 0 {
+                r = withinBounds(&c, clock: &clock)
+            }
+            if r < 0 {
                 c.hour += 1
                 resetTime(from: 1)
                 continue
             }
+            if r == 0 { continue }
 
             var secondInMicroseconds = c.second * 1_000_000 + usec
             r = Self.match(microsecond, value: &secondInMicroseconds)
             usec = secondInMicroseconds % 1_000_000
             c.second = secondInMicroseconds / 1_000_000
-            if r < 0 || isOutOfBounds(c, clock: &clock) {
+            if r >= 0 {
+                r = withinBounds(&c, clock: &clock)
+            }
+            if r < 0 {
                 c.minute += 1
                 resetTime(from: 2)
                 continue
             }
+            if r == 0 { continue }
 
             tm = c
             subsecond = usec
-            return true
+            return .elapse(RealtimeInstant(microseconds: 0))
         }
-        return false
+        return .failed
     }
 
     /// systemd's `find_matching_component` for fields not counted from the end of the month:
@@ -187,13 +228,43 @@ extension CalendarSpec {
         return t.day
     }
 
-    /// systemd's `tm_out_of_bounds`: `mktime` moved a field, so the time does not exist as written.
+    /// systemd's `tm_within_bounds`: 1 when `mktime` leaves the fields as they are; 0 when it
+    /// moved them forwards (a day past the month's end, a time in a spring-forward gap), in which
+    /// case `tm` becomes the normalized time with the next smaller field reset; -1 when the year is
+    /// past 2199, `mktime` fails, or normalization would go backwards.
     @inline(__always)
-    private func isOutOfBounds(_ tm: BrokenDownTime, clock: inout LocalClock) -> Bool {
+    private func withinBounds(_ tm: inout BrokenDownTime, clock: inout LocalClock) -> Int {
+        if tm.year > 2199 { return -1 }
         var t = tm
-        guard clock.normalize(&t) != nil else { return true }
-        if tm.year > 2199 { return true }
-        return !t.hasSameFields(as: tm)
+        guard clock.normalize(&t) != nil else { return -1 }
+        var order: Int
+        // Restart below the first field that moved: 3-33 normalizes to 4-2, which must not skip 4-1.
+        if t.year != tm.year {
+            order = t.year < tm.year ? -1 : 1
+            (t.month, t.day, t.hour, t.minute, t.second) = (0, 1, 0, 0, 0)
+        } else if t.month != tm.month {
+            order = t.month < tm.month ? -1 : 1
+            (t.day, t.hour, t.minute, t.second) = (1, 0, 0, 0)
+        } else if t.day != tm.day {
+            order = t.day < tm.day ? -1 : 1
+            (t.hour, t.minute, t.second) = (0, 0, 0)
+        } else if t.hour != tm.hour {
+            order = t.hour < tm.hour ? -1 : 1
+            (t.minute, t.second) = (0, 0)
+        } else if t.minute != tm.minute {
+            order = t.minute < tm.minute ? -1 : 1
+            t.second = 0
+        } else {
+            order = t.second == tm.second ? 0 : (t.second < tm.second ? -1 : 1)
+        }
+        // The DST flag is not carried over: the next round normalizes with the spec's own flag.
+        t.isDaylightSaving = tm.isDaylightSaving
+        if order < 0 { return -1 }
+        if order > 0 {
+            tm = t
+            return 0
+        }
+        return 1
     }
 
     private func matchesWeekday(_ tm: BrokenDownTime, clock: inout LocalClock) -> Bool {

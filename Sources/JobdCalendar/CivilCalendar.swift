@@ -70,3 +70,9 @@ enum CivilCalendar {
         return days * secondsPerDay + Int64(hour) * 3600 + Int64(minute) * 60 + Int64(second)
     }
 }
+
+extension CivilCalendar {
+    static func floorMod(_ a: Int64, _ b: Int64) -> Int64 {
+        a - floorDivide(a, b) * b
+    }
+}

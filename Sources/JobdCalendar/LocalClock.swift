@@ -43,7 +43,6 @@ struct LocalClock {
         var t = firstGuess
         var t1 = firstGuess
         var t2 = firstGuess
-        var daylightAtT2 = false
         var remainingProbes = 6
         var type = zone.typeIndex(atSeconds: t)
         var found = false
@@ -53,9 +52,10 @@ struct LocalClock {
                 break
             }
             let isDaylight = zone.typeIsDaylightSaving[type]
-            // Oscillating between two instants: `local` is in a gap. glibc settles on the current
-            // probe when the other one was the daylight-saving one.
-            if t == t1 && t != t2 && (requested < 0 ? daylightAtT2 : (requested != 0) != isDaylight) {
+            // Oscillating between two instants: `local` is in a gap. glibc settles on the probe
+            // that reads as daylight saving time (or, when a flag was requested, on the one whose
+            // flag differs from it), which moves a time in a spring-forward gap forwards.
+            if t == t1 && t != t2 && (requested < 0 ? isDaylight : (requested != 0) != isDaylight) {
                 found = true
                 break
             }
@@ -66,7 +66,6 @@ struct LocalClock {
             t1 = t2
             t2 = t
             t += difference
-            daylightAtT2 = isDaylight
             type = zone.typeIndex(atSeconds: t)
         }
         if !found, requested >= 0, (requested != 0) != zone.typeIsDaylightSaving[type] {

@@ -42,9 +42,10 @@ extension ZoneData {
             isDaylightSaving.append(dst != 0)
             abbreviationIndices.append(Int(index))
         }
-        guard let characters = reader.bytes(block.characterCount) else {
+        guard let characterSlice = reader.bytes(block.characterCount) else {
             throw malformed("\(block.characterCount) bytes of abbreviations")
         }
+        let characters = Array(characterSlice)
         let abbreviations = abbreviationIndices.map { start -> String in
             guard start < characters.count else { return "" }
             let end = characters[start...].firstIndex(of: 0) ?? characters.count
@@ -55,7 +56,7 @@ extension ZoneData {
         }
         var footer: PosixTimeZoneRule?
         if header.version >= 2, reader.byte() == UInt8(ascii: "\n") {
-            let rest = reader.remaining()
+            let rest = Array(reader.remaining())
             let end = rest.firstIndex(of: UInt8(ascii: "\n")) ?? rest.count
             let text = String(decoding: rest[0..<end], as: UTF8.self)
             if !text.isEmpty {
