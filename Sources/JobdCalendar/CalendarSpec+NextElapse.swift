@@ -238,27 +238,28 @@ extension CalendarSpec {
         var t = tm
         guard clock.normalize(&t) != nil else { return -1 }
         var order: Int
-        // Restart below the first field that moved: 3-33 normalizes to 4-2, which must not skip 4-1.
+        // Restart the next smaller field only: 3-33 normalizes to 4-2, which must not skip 4-1.
+        // (Like systemd, a year change resets only the month, so 12-39 becomes 1-8.)
         if t.year != tm.year {
             order = t.year < tm.year ? -1 : 1
-            (t.month, t.day, t.hour, t.minute, t.second) = (0, 1, 0, 0, 0)
+            t.month = 0
         } else if t.month != tm.month {
             order = t.month < tm.month ? -1 : 1
-            (t.day, t.hour, t.minute, t.second) = (1, 0, 0, 0)
+            t.day = 1
         } else if t.day != tm.day {
             order = t.day < tm.day ? -1 : 1
-            (t.hour, t.minute, t.second) = (0, 0, 0)
+            t.hour = 0
         } else if t.hour != tm.hour {
             order = t.hour < tm.hour ? -1 : 1
-            (t.minute, t.second) = (0, 0)
+            t.minute = 0
         } else if t.minute != tm.minute {
             order = t.minute < tm.minute ? -1 : 1
             t.second = 0
         } else {
             order = t.second == tm.second ? 0 : (t.second < tm.second ? -1 : 1)
         }
-        // The DST flag is not carried over: the next round normalizes with the spec's own flag.
-        t.isDaylightSaving = tm.isDaylightSaving
+        // The DST flag of the normalized time is carried over, as in systemd: the next round's
+        // `mktime` sees it (which can move a January time back into the previous DST period).
         if order < 0 { return -1 }
         if order > 0 {
             tm = t

@@ -33,11 +33,17 @@ struct LocalClock {
     /// `mktime` (or `timegm` in UTC): the instant of `tm`, with `tm` normalized in place.
     /// Returns `nil` (and leaves `tm` alone) where glibc returns -1.
     mutating func normalize(_ tm: inout BrokenDownTime) -> Int64? {
-        let local = tm.localSeconds
         guard let zone else {
+            let local = tm.localSeconds
             tm = breakDown(seconds: local)
             return local
         }
+        // glibc probes with the seconds clamped to 0...59 and adds the rest afterwards (for leap
+        // seconds). In a repeated hour that can land on the other pass: 01:59:74 EDT becomes
+        // 01:00:14 EST.
+        var clamped = tm
+        clamped.second = min(max(tm.second, 0), 59)
+        let local = clamped.localSeconds
         let requested = tm.isDaylightSaving
         let firstGuess = local - offsetGuess
         var t = firstGuess
@@ -53,9 +59,10 @@ struct LocalClock {
             }
             let isDaylight = zone.typeIsDaylightSaving[type]
             // Oscillating between two instants: `local` is in a gap. glibc settles on the probe
-            // that reads as daylight saving time (or, when a flag was requested, on the one whose
-            // flag differs from it), which moves a time in a spring-forward gap forwards.
-            if t == t1 && t != t2 && (requested < 0 ? isDaylight : (requested != 0) != isDaylight) {
+            // that reads as daylight saving time whatever flag was requested, which moves the
+            // time forwards. (Observed through systemd-analyze in Europe/Berlin, America/New_York
+            // and Australia/Lord_Howe gaps, with `tm_isdst` -1, 0 and 1.)
+            if t == t1 && t != t2 && isDaylight {
                 found = true
                 break
             }
@@ -77,6 +84,7 @@ struct LocalClock {
             t = adjusted
         }
         offsetGuess = local - t
+        t += Int64(tm.second - clamped.second)
         tm = breakDown(seconds: t)
         return t
     }

@@ -34,7 +34,7 @@ import Testing
         for zoneName in Self.zones {
             let zone = try TimeZoneRules.load(named: zoneName)
             for base in Self.baseTimes(in: zone, random: &random) {
-                let expressions = (0..<70).map { _ in generator.expression() }
+                let expressions = (0..<100).map { _ in generator.expression() }
                 let run = try SystemdAnalyze.calendar(expressions, iterations: 5, baseTime: "@\(base)", timeZone: zoneName)
                 let blocks = SystemdAnalyze.blocks(of: run.stdout, count: expressions.count)
                 for (expression, block) in zip(expressions, blocks) {
