@@ -66,7 +66,8 @@ extension CronSchedule {
         if instants.isEmpty {
             // Skipped by a forward jump: fixed-time jobs catch up right after it.
             guard !isWildcard, offsetAfter - offsetBefore < Self.catchUpLimit,
-                let jump = zone.nextTransition(afterSeconds: local - offsetBefore - 1)
+                // The jump lies between the two readings of `local`.
+                let jump = zone.nextTransition(afterSeconds: local - offsetAfter)
             else { return [] }
             return [jump]
         }

@@ -115,15 +115,19 @@ public struct CronSchedule: Sendable, Hashable {
                 low = kind.range.lowerBound
                 high = kind.range.upperBound
             } else {
+                let lowStart = position
                 low = try number(allowNames: true)
                 guard kind.range.contains(low) else {
+                    position = lowStart
                     throw fail("a value from \(kind.range.lowerBound) to \(kind.range.upperBound), not \(low)")
                 }
                 high = low
                 if position < field.endIndex, field[position] == UInt8(ascii: "-") {
                     position += 1
+                    let highStart = position
                     high = try number(allowNames: true)
                     guard kind.range.contains(high) else {
+                        position = highStart
                         throw fail("a value from \(kind.range.lowerBound) to \(kind.range.upperBound), not \(high)")
                     }
                     guard low <= high else { throw fail("a range from low to high, not \(low)-\(high)") }
