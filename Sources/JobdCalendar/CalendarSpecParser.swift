@@ -43,8 +43,7 @@ struct CalendarSpecParser {
         guard end > 0 else {
             throw failure("a calendar expression", at: 0)
         }
-        let body = String(decoding: bytes[0..<end], as: UTF8.self).lowercased()
-        if let shorthand = Self.shorthands[body] {
+        if let shorthand = shorthand() {
             shorthand(&spec)
         } else {
             try parseWeekdays(into: &spec)
@@ -102,6 +101,13 @@ struct CalendarSpecParser {
             "semiannually": semiannually, "semi-annually": semiannually,
         ]
     }()
+
+    /// `daily`, `Hourly`, ...: only looked up when the text could be one, to keep parsing cheap.
+    private func shorthand() -> (@Sendable (inout CalendarSpec) -> Void)? {
+        guard end <= 13, bytes[0..<end].allSatisfy({ Self.lowercased($0) >= 0x61 && Self.lowercased($0) <= 0x7A || $0 == 0x2D })
+        else { return nil }
+        return Self.shorthands[String(decoding: bytes[0..<end].map(Self.lowercased), as: UTF8.self)]
+    }
 
     // MARK: Zone suffix
 
@@ -186,8 +192,9 @@ struct CalendarSpecParser {
                 if first { return }
                 throw failure("a weekday name")
             }
-            let next = byte(at: position + length)
-            guard [0, UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: " ")].contains(next) else {
+            switch byte(at: position + length) {
+            case 0, UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: " "): break
+            default:
                 throw failure("'..', ',' or a space after the weekday", at: position + length)
             }
             bits |= 1 << day
@@ -366,10 +373,9 @@ struct CalendarSpecParser {
                 throw failure("a seconds range spanning at least one second", at: cursor)
             }
         }
-        let next = byte(at: cursor)
-        guard [0, UInt8(ascii: " "), UInt8(ascii: ","), UInt8(ascii: "-"), UInt8(ascii: "~"), UInt8(ascii: ":")].contains(next)
-        else {
-            throw failure("a number, '..', '/', ',' or a field separator", at: cursor)
+        switch byte(at: cursor) {
+        case 0, UInt8(ascii: " "), UInt8(ascii: ","), UInt8(ascii: "-"), UInt8(ascii: "~"), UInt8(ascii: ":"): break
+        default: throw failure("a number, '..', '/', ',' or a field separator", at: cursor)
         }
         return CalendarComponent(start: start, stop: stop, repeatInterval: repeatInterval)
     }

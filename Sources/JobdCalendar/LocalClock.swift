@@ -12,19 +12,35 @@ struct LocalClock {
     /// glibc's `localtime_offset`, as seconds east: the offset the last conversion settled on.
     var offsetGuess: Int64
 
+    /// The last looked-up stretch of constant local time type: a search probes the same few
+    /// instants over and over.
+    private var cachedStart: Int64 = 1
+    private var cachedEnd: Int64 = 0
+    private var cachedType = 0
+
     init(zone: ZoneData?, offsetGuess: Int64 = 0) {
         self.zone = zone
         self.offsetGuess = offsetGuess
     }
 
+    @inline(__always)
+    private mutating func typeIndex(_ zone: ZoneData, atSeconds seconds: Int64) -> Int {
+        if seconds >= cachedStart && seconds < cachedEnd {
+            return cachedType
+        }
+        let interval = zone.typeInterval(atSeconds: seconds)
+        (cachedType, cachedStart, cachedEnd) = interval
+        return interval.type
+    }
+
     /// `localtime_r` (or `gmtime_r` in UTC).
-    func breakDown(seconds: Int64) -> BrokenDownTime {
+    mutating func breakDown(seconds: Int64) -> BrokenDownTime {
         guard let zone else {
             var tm = BrokenDownTime(localSeconds: seconds)
             tm.isDaylightSaving = 0
             return tm
         }
-        let type = zone.typeIndex(atSeconds: seconds)
+        let type = typeIndex(zone, atSeconds: seconds)
         var tm = BrokenDownTime(localSeconds: seconds + zone.typeOffsets[type])
         tm.isDaylightSaving = zone.typeIsDaylightSaving[type] ? 1 : 0
         return tm
@@ -50,7 +66,7 @@ struct LocalClock {
         var t1 = firstGuess
         var t2 = firstGuess
         var remainingProbes = 6
-        var type = zone.typeIndex(atSeconds: t)
+        var type = typeIndex(zone, atSeconds: t)
         var found = false
         while true {
             let difference = local - (t + zone.typeOffsets[type])
@@ -73,7 +89,7 @@ struct LocalClock {
             t1 = t2
             t2 = t
             t += difference
-            type = zone.typeIndex(atSeconds: t)
+            type = typeIndex(zone, atSeconds: t)
         }
         if !found, requested >= 0, (requested != 0) != zone.typeIsDaylightSaving[type] {
             // The right wall time but the wrong DST flag: borrow the offset of the nearest instant

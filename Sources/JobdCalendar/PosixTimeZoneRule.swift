@@ -69,6 +69,26 @@ struct PosixTimeZoneRule: Sendable, Hashable {
         return !(seconds >= end && seconds < start)
     }
 
+    /// The stretch `start..<end` around `seconds` between two changes of this rule.
+    func interval(atSeconds seconds: Int64) -> (start: Int64, end: Int64) {
+        guard daylight != nil else { return (Int64.min, Int64.max) }
+        let days = CivilCalendar.floorDivide(seconds, CivilCalendar.secondsPerDay)
+        let year = CivilCalendar.date(dayNumber: days).year
+        var start = Int64.min
+        var end = Int64.max
+        for candidateYear in (year - 1)...(year + 1) {
+            guard let (dstStart, dstEnd) = transitions(year: candidateYear) else { continue }
+            for instant in [dstStart, dstEnd] {
+                if instant <= seconds {
+                    start = max(start, instant)
+                } else {
+                    end = min(end, instant)
+                }
+            }
+        }
+        return (start, end)
+    }
+
     func nextTransition(afterSeconds seconds: Int64) -> Int64? {
         guard daylight != nil else { return nil }
         let days = CivilCalendar.floorDivide(seconds, CivilCalendar.secondsPerDay)

@@ -148,6 +148,35 @@ final class ZoneData: Sendable {
         return transitionTypes[low]
     }
 
+    /// The local time type at `seconds` and the interval `start..<end` over which the transition
+    /// table says it holds, so callers can skip the search for nearby instants. The interval is
+    /// empty where the footer rule applies.
+    func typeInterval(atSeconds seconds: Int64) -> (type: Int, start: Int64, end: Int64) {
+        let count = transitions.count
+        if count == 0 || seconds >= transitions[count - 1] {
+            let type = count == 0 ? (footer == nil ? 0 : typeIndex(atSeconds: seconds)) : typeIndex(atSeconds: seconds)
+            guard let footer else {
+                return (type, count == 0 ? Int64.min : transitions[count - 1], Int64.max)
+            }
+            let (start, end) = footer.interval(atSeconds: seconds)
+            return (type, max(start, transitions.last ?? Int64.min), end)
+        }
+        if seconds < transitions[0] {
+            return (initialType, Int64.min, transitions[0])
+        }
+        var low = 0
+        var high = count - 1
+        while low + 1 < high {
+            let middle = (low + high) >> 1
+            if transitions[middle] <= seconds {
+                low = middle
+            } else {
+                high = middle
+            }
+        }
+        return (transitionTypes[low], transitions[low], transitions[low + 1])
+    }
+
     @inline(__always)
     func offset(atSeconds seconds: Int64) -> Int64 {
         if transitions.isEmpty && footer == nil {
