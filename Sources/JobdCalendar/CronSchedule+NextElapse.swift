@@ -53,29 +53,19 @@ extension CronSchedule {
 
     /// The instants at which cron starts the job for local minute `local`.
     private func runInstants(forLocal local: Int64, in zone: ZoneData) -> [Int64] {
-        let offsetBefore = zone.offset(atSeconds: local - 86_400)
-        let offsetAfter = zone.offset(atSeconds: local + 86_400)
-        var instants: [Int64] = []
-        for offset in [offsetBefore, offsetAfter] {
-            let candidate = local - offset
-            if zone.offset(atSeconds: candidate) == offset && !instants.contains(candidate) {
-                instants.append(candidate)
-            }
+        switch zone.resolve(localSeconds: local) {
+        case .unique(let instant):
+            return [instant.seconds]
+        case .repeated(let first, let second):
+            // Repeated by a backward jump: only wildcard jobs run on the second pass.
+            return isWildcard ? [first.seconds, second.seconds] : [first.seconds]
+        case .skipped(let jump):
+            // Skipped by a forward jump: fixed-time jobs catch up right after it, unless the jump
+            // is long enough to count as setting the clock.
+            let gap = zone.offset(atSeconds: jump.seconds) - zone.offset(atSeconds: jump.seconds - 1)
+            guard !isWildcard, gap < Self.catchUpLimit else { return [] }
+            return [jump.seconds]
         }
-        instants.sort()
-        if instants.isEmpty {
-            // Skipped by a forward jump: fixed-time jobs catch up right after it.
-            guard !isWildcard, offsetAfter - offsetBefore < Self.catchUpLimit,
-                // The jump lies between the two readings of `local`.
-                let jump = zone.nextTransition(afterSeconds: local - offsetAfter)
-            else { return [] }
-            return [jump]
-        }
-        // Repeated by a backward jump: only wildcard jobs run on the second pass.
-        if instants.count > 1 && !isWildcard {
-            return [instants[0]]
-        }
-        return instants
     }
 
     /// The first local minute (local seconds since the epoch) at or after `local` whose fields

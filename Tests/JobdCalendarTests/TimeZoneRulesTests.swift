@@ -82,3 +82,29 @@ import Testing
         #expect(first.data === second.data)
     }
 }
+
+/// Wall-clock readings around DST changes.
+@Suite struct LocalTimeResolutionTests {
+    let berlin = try! TimeZoneRules.load(named: "Europe/Berlin")
+
+    @Test func gapsAndOverlaps() {
+        #expect(
+            berlin.resolve(LocalDateTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30))
+                == .skipped(transition: instant("2026-03-29 01:00:00 UTC")))
+        #expect(
+            berlin.resolve(LocalDateTime(year: 2026, month: 10, day: 25, hour: 2, minute: 30))
+                == .repeated(first: instant("2026-10-25 00:30:00 UTC"), second: instant("2026-10-25 01:30:00 UTC")))
+        #expect(
+            berlin.resolve(LocalDateTime(year: 2026, month: 6, day: 1, hour: 12))
+                == .unique(instant("2026-06-01 10:00:00 UTC")))
+    }
+
+    @Test func instantsAsSystemdComputesThem() {
+        #expect(
+            format(berlin.instant(for: LocalDateTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30)), in: berlin)
+                == "Sun 2026-03-29 03:30:00 CEST")
+        #expect(
+            format(berlin.instant(for: LocalDateTime(year: 2026, month: 10, day: 25, hour: 2, minute: 30)), in: berlin)
+                == "Sun 2026-10-25 02:30:00 CEST")
+    }
+}
