@@ -26,6 +26,19 @@ extension CalendarSpec {
     }
 
     func elapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> ElapseOutcome {
+        var reference = instant
+        // An expression ending in the local daylight abbreviation (`02:30 CEST`) can land on the
+        // reference itself inside a repeated hour; step past the hour rather than stall (systemd
+        // gets a later answer there that this model does not reproduce).
+        for _ in 0..<3 {
+            let outcome = search(after: reference, in: zone)
+            guard case .elapse(let next) = outcome, next <= instant else { return outcome }
+            reference = RealtimeInstant(microseconds: reference.microseconds + 3_600_000_000)
+        }
+        return .failed
+    }
+
+    private func search(after instant: RealtimeInstant, in zone: TimeZoneRules) -> ElapseOutcome {
         guard instant.microseconds >= 0, instant.microseconds <= Self.latestBase else { return .failed }
         let base = instant.microseconds + 1
         let data: ZoneData? = isUTC ? nil : (timeZone ?? zone).data
