@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// The rules of one time zone, read from a TZif file (RFC 8536) or a POSIX TZ string.
+///
+/// Offsets before the last transition come from the file's 64-bit data; later instants follow the
+/// POSIX TZ footer rule, as glibc does. Leap-second records (the `right/` zones) are ignored.
+///
+/// Loaded zones are cached process-wide, so repeated ``load(named:)`` calls are cheap.
+public struct TimeZoneRules: Sendable, Hashable {
+    /// The zone's name, such as `Europe/Berlin`, `UTC`, or the POSIX TZ string it was read from.
+    public let identifier: String
+    let data: ZoneData
+
+    init(identifier: String, data: ZoneData) {
+        self.identifier = identifier
+        self.data = data
+    }
+
+    /// Coordinated Universal Time: offset zero, abbreviation `UTC`, no daylight saving.
+    public static let utc = TimeZoneRules(identifier: "UTC", data: ZoneData(fixedOffset: 0, abbreviation: "UTC"))
+
+    /// The directory holding the tzdata database.
+    public static let zoneInfoDirectory = "/usr/share/zoneinfo"
+
+    /// Loads (or returns the cached) zone named like a tzdata entry, e.g. `Europe/Berlin`.
+    ///
+    /// An absolute path names a TZif file directly. `UTC` always loads, even without tzdata installed.
+    public static func load(named name: String) throws(CalendarError) -> TimeZoneRules {
+        if let cached = cache.withLock({ $0[name] }) {
+            return cached
+        }
+        let rules = try readZone(named: name)
+        cache.withLock { $0[name] = rules }
+        return rules
+    }
+
+    /// The zone a process with this environment runs in, with glibc's reading of `TZ`.
+    ///
+    /// `TZ` unset reads `/etc/localtime`; `TZ=` (empty) is UTC; `TZ=:Europe/Berlin` and
+    /// `TZ=Europe/Berlin` read the tzdata file; anything else is tried as a POSIX TZ string such as
+    /// `CET-1CEST,M3.5.0,M10.5.0/3`. Anything unreadable falls back to UTC, as glibc does.
+    /// - Parameter environment: the environment to consult; `nil` reads this process's environment.
+    public static func current(environment: [String: String]? = nil) -> TimeZoneRules {
+        let tz: String?
+        if let environment {
+            tz = environment["TZ"]
+        } else if let value = getenv("TZ") {
+            tz = String(cString: value)
+        } else {
+            tz = nil
+        }
+        guard var spec = tz else {
+            return localTime()
+        }
+        if spec.isEmpty {
+            return .utc
+        }
+        if spec.hasPrefix(":") {
+            spec.removeFirst()
+            if spec.isEmpty {
+                return localTime()
+            }
+        }
+        if let rules = try? load(named: spec) {
+            return rules
+        }
+        if let rule = PosixTimeZoneRule(parsing: spec) {
+            return TimeZoneRules(identifier: spec, data: ZoneData(posixRule: rule))
+        }
+        return .utc
+    }
+
+    /// The offset from UTC, in seconds east, in effect at `instant`.
+    public func offset(at instant: RealtimeInstant) -> Int {
+        Int(data.offset(atSeconds: instant.seconds))
+    }
+
+    /// The local time type (offset, daylight saving flag, abbreviation) in effect at `instant`.
+    public func localTimeType(at instant: RealtimeInstant) -> LocalTimeType {
+        data.localTimeType(atSeconds: instant.seconds)
+    }
+
+    /// The abbreviation shown for `instant`, such as `CET`, `CEST` or `+1030`.
+    public func abbreviation(at instant: RealtimeInstant) -> String {
+        data.localTimeType(atSeconds: instant.seconds).abbreviation
+    }
+
+    /// The first instant after `instant` at which the local time type changes, if any.
+    public func nextTransition(after instant: RealtimeInstant) -> RealtimeInstant? {
+        data.nextTransition(afterSeconds: instant.seconds).map { RealtimeInstant(seconds: $0) }
+    }
+
+    /// Whether glibc considers this zone UTC (`timezone == 0 && daylight == 0`), in which case
+    /// `systemd-analyze` prints no `(in UTC):` lines.
+    public var isUniversal: Bool { data.isUniversal }
+
+    public static func == (lhs: TimeZoneRules, rhs: TimeZoneRules) -> Bool {
+        lhs.identifier == rhs.identifier && (lhs.data === rhs.data || lhs.data.isEquivalent(to: rhs.data))
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier)
+    }
+
+    // MARK: Loading
+
+    private static let cache = Mutex<[String: TimeZoneRules]>([:])
+
+    private static func localTime() -> TimeZoneRules {
+        let path = "/etc/localtime"
+        var identifier = "localtime"
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        if length > 0 {
+            let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let range = target.firstRange(of: "zoneinfo/") {
+                identifier = String(target[range.upperBound...])
+            }
+        }
+        if let bytes = readWholeFile(path), let data = try? ZoneData(tzif: bytes, source: path) {
+            return TimeZoneRules(identifier: identifier, data: data)
+        }
+        return .utc
+    }
+
+    private static func readZone(named name: String) throws(CalendarError) -> TimeZoneRules {
+        let path: String
+        if name.hasPrefix("/") {
+            path = name
+        } else {
+            guard !name.isEmpty, !name.split(separator: "/").contains("..") else {
+                throw CalendarError(code: .unknownTimeZone, input: name, expected: "a tzdata zone name such as Europe/Berlin")
+            }
+            path = zoneInfoDirectory + "/" + name
+        }
+        guard let bytes = readWholeFile(path) else {
+            if name == "UTC" {
+                return .utc
+            }
+            throw CalendarError(code: .unknownTimeZone, input: name, expected: "a readable TZif file at \(path)")
+        }
+        return TimeZoneRules(identifier: name, data: try ZoneData(tzif: bytes, source: name))
+    }
+
+    /// Whether `path` exists, is a regular file and starts with the TZif magic.
+    static func isTZifFile(atPath path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
+        var magic = [UInt8](repeating: 0, count: 4)
+        guard read(fd, &magic, 4) == 4 else { return false }
+        return magic == Array("TZif".utf8)
+    }
+
+    private static func readWholeFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            result.append(contentsOf: chunk[0..<count])
+        }
+        return result
+    }
+}
+
+/// One local time type of a zone: what the clock reads relative to UTC and what it is called.
+public struct LocalTimeType: Sendable, Hashable {
+    /// Seconds east of UTC.
+    public var offset: Int
+    /// Whether this is daylight saving ("summer") time.
+    public var isDaylightSaving: Bool
+    /// The abbreviation, such as `CEST`.
+    public var abbreviation: String
+
+    /// Creates a local time type.
+    public init(offset: Int, isDaylightSaving: Bool, abbreviation: String) {
+        self.offset = offset
+        self.isDaylightSaving = isDaylightSaving
+        self.abbreviation = abbreviation
+    }
+}

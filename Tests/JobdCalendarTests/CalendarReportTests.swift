@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import JobdCalendar
+
+/// CalendarReport against what `systemd-analyze calendar` prints, captured live.
+@Suite struct CalendarReportTests {
+    static var realNow: RealtimeInstant {
+        RealtimeInstant(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
+    }
+
+    func compare(
+        _ expressions: [String], zone zoneName: String, iterations: Int, baseTime: String?, test: String
+    ) throws {
+        guard SystemdAnalyze.isAvailable(for: test) else { return }
+        let zone = try TimeZoneRules.load(named: zoneName)
+        let now = Self.realNow
+        let run = try SystemdAnalyze.calendar(expressions, iterations: iterations, baseTime: baseTime, timeZone: zoneName)
+        let base = try baseTime.map { try CalendarReport.parseBaseTime($0, now: now, zone: zone) }
+        let report = CalendarReport.render(expressions, now: now, baseTime: base, zone: zone, iterations: iterations)
+        #expect(report.output == run.stdout)
+        #expect(report.allValid == (run.status == 0))
+        let failedExpressions = run.stderr.split(separator: "\n").filter { $0.hasPrefix("Failed to parse") }.count
+        #expect(report.errors.count == failedExpressions)
+    }
+
+    /// Elapses placed in the middle of systemd's "From now" buckets, so the few milliseconds
+    /// between our `now` and systemd's cannot change the text.
+    @Test func fromNowPhrasesMatch() throws {
+        let now = Self.realNow.seconds
+        let offsets: [Int64] = [
+            -40_000_000, -86_400 * 3 - 3600 * 5, -7200 - 1830, -330, -90, 30, 90, 330, 3600 + 1830, 7 * 3600 + 1800,
+            86_400 + 3 * 3600 + 1800, 86_400 * 3 + 43_200, 86_400 * 10 + 43_200, 86_400 * 45 + 43_200,
+            86_400 * 400 + 43_200, 86_400 * 800 + 43_200,
+        ]
+        let expressions = offsets.map { "@\(now + $0)" }
+        try compare(expressions, zone: "Europe/Berlin", iterations: 1, baseTime: "@\(now - 50_000_000)", test: "fromNowPhrasesMatch")
+    }
+
+    @Test func blocksForSeveralExpressionsWithAnInvalidOneInBetween() throws {
+        try compare(
+            ["Mon..Fri *-*-* 02:30", "bad", "hourly", "*-*~01 12:00 Asia/Tokyo", "2020-01-01"],
+            zone: "Europe/Berlin", iterations: 3, baseTime: "2026-03-29 00:30:00 UTC",
+            test: "blocksForSeveralExpressionsWithAnInvalidOneInBetween")
+    }
+
+    @Test func universalZoneHasNoUTCLines() throws {
+        try compare(
+            ["*:0/20", "Sat *-*-* 18:00", "minutely"], zone: "UTC", iterations: 12, baseTime: "2026-10-25 00:30:00 UTC",
+            test: "universalZoneHasNoUTCLines")
+    }
+
+    @Test func baseTimeForms() throws {
+        let berlin = try TimeZoneRules.load(named: "Europe/Berlin")
+        let now = instant("2026-06-10 15:20:00 UTC")
+        func base(_ text: String) throws -> String {
+            format(try CalendarReport.parseBaseTime(text, now: now, zone: berlin), in: berlin)
+        }
+        #expect(try base("now") == "Wed 2026-06-10 17:20:00 CEST")
+        #expect(try base("today") == "Wed 2026-06-10 00:00:00 CEST")
+        #expect(try base("tomorrow") == "Thu 2026-06-11 00:00:00 CEST")
+        #expect(try base("yesterday") == "Tue 2026-06-09 00:00:00 CEST")
+        #expect(try base("@1774745999") == "Sun 2026-03-29 01:59:59 CET")
+        #expect(try base("2026-03-29 00:30:00 UTC") == "Sun 2026-03-29 01:30:00 CET")
+        #expect(try base("2026-12-24 18:00") == "Thu 2026-12-24 18:00:00 CET")
+        #expect(try base("2026-12-24 18:00 America/New_York") == "Fri 2026-12-25 00:00:00 CET")
+        #expect(try base("Thu 2026-12-24") == "Thu 2026-12-24 00:00:00 CET")
+        #expect(try base("+1h 30min") == "Wed 2026-06-10 18:50:00 CEST")
+        #expect(try base("2 days ago") == "Mon 2026-06-08 17:20:00 CEST")
+        #expect(throws: CalendarError.self) { try CalendarReport.parseBaseTime("Fri 2026-12-24", now: now, zone: berlin) }
+        #expect(throws: CalendarError.self) { try CalendarReport.parseBaseTime("soon", now: now, zone: berlin) }
+    }
+
+    @Test func cronModeUsesCronSemantics() throws {
+        let zone = TimeZoneRules.utc
+        let report = CalendarReport.render(
+            ["0 9 * jan,jul mon-fri", "@reboot", "61 * * * *"], now: instant("2026-06-10 15:20:00 UTC"), zone: zone,
+            iterations: 2, cron: true)
+        #expect(
+            report.output == """
+                  Original form: 0 9 * jan,jul mon-fri
+                Normalized form: 0 9 * 1,7 1-5
+                    Next elapse: Wed 2026-07-01 09:00:00 UTC
+                       From now: 2 weeks 6 days left
+                       Iter. #2: Thu 2026-07-02 09:00:00 UTC
+                       From now: 3 weeks 0 days left
+
+                Normalized form: @reboot
+                    Next elapse: never
+
+
+                """)
+        #expect(!report.allValid)
+        #expect(report.errors == ["Failed to parse cron expression '61 * * * *': a value from 0 to 59, not 61 in the minute field at column 1"])
+    }
+}
