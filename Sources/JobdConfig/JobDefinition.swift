@@ -1,3 +1,5 @@
+import JobdCalendar
+
 /// One job, as its file defines it. Two definitions are equal when every setting is: a reload
 /// keeps the owner (and so the schedule) of a job whose definition did not change.
 public struct JobDefinition: Sendable, Hashable {
@@ -11,6 +13,13 @@ public struct JobDefinition: Sendable, Hashable {
     public var workingDirectory: WorkingDirectory?
     /// `Environment=` assignments in order; a later one for the same name wins.
     public var environment: [EnvironmentVariable]
+    /// `RandomizedDelaySec=`: each elapse is delayed by a random span up to this, drawn anew each time.
+    public var randomizedDelay: TimeSpan = .zero
+    /// `AccuracySec=`: how late an elapse may fire so that timers coalesce; 1ms by default
+    /// (systemd's default is 1min: jobd is precise by default).
+    public var accuracy: TimeSpan = TimeSpan(microseconds: 1_000)
+    /// `Persistent=`: a calendar trigger missed while jobd was down runs once when it starts.
+    public var persistent = false
 
     public init(
         name: String, path: String, description: String? = nil, triggers: [Trigger],
@@ -35,12 +44,26 @@ public enum Trigger: Sendable, Hashable, CustomStringConvertible {
     case unitActive(TimeSpan)
     /// `OnUnitInactiveSec=`: this long after the job last finished.
     case unitInactive(TimeSpan)
+    /// `OnCalendar=`: at the times of a systemd calendar event.
+    case calendar(CalendarSpec)
+    /// `Cron=`: at the times of a five-field cron line, as Debian's cron reads it, or `@reboot`.
+    case cron(CronSpec)
 
     public var description: String {
         switch self {
         case .startup(let span): "OnStartupSec=\(span)"
         case .unitActive(let span): "OnUnitActiveSec=\(span)"
         case .unitInactive(let span): "OnUnitInactiveSec=\(span)"
+        case .calendar(let spec): "OnCalendar=\(spec.normalized)"
+        case .cron(let spec): "Cron=\(spec.normalized)"
+        }
+    }
+
+    /// Whether the trigger follows the wall clock (and so moves when the clock is set).
+    public var isCalendar: Bool {
+        switch self {
+        case .calendar, .cron: true
+        default: false
         }
     }
 }

@@ -1,3 +1,5 @@
+import JobdCalendar
+
 /// Reads one job file's `[Job]` section into a ``JobDefinition``, collecting every error with the
 /// line it is on. Sections and keys starting with `X-` are ignored, as systemd ignores them.
 public enum JobFileReader {
@@ -27,6 +29,9 @@ public enum JobFileReader {
         var commands: [(command: ExecCommand, line: Int)] = []
         var workingDirectory: WorkingDirectory?
         var environment: [EnvironmentVariable] = []
+        var randomizedDelay = TimeSpan.zero
+        var accuracy = TimeSpan(microseconds: 1_000)
+        var persistent = false
         // A trigger or command whose value was wrong is not also reported as missing.
         var triggerValueFailed = false
         var commandValueFailed = false
@@ -63,6 +68,37 @@ public enum JobFileReader {
                         file: path, line: line, message: "\(key.rawValue)=: \(error)",
                         hint: "write a time span such as 90s, 5min 30s, 1h or 250ms"))
                 }
+            case .onCalendar, .cron:
+                if value.isEmpty {
+                    triggers.removeAll { $0.trigger.key == key }
+                    continue
+                }
+                do {
+                    let trigger: Trigger = key == .onCalendar ? .calendar(try CalendarSpec.parse(value)) : .cron(try CronSpec.parse(value))
+                    triggers.append((trigger, line))
+                } catch {
+                    triggerValueFailed = true
+                    errors.append(ConfigError(
+                        file: path, line: line, message: "\(key.rawValue)=: \(error)",
+                        hint: key == .onCalendar
+                            ? "write a calendar event as systemd.time(7) does, such as daily, Mon..Fri 09:00 or *-*-* 02:30:00; check it with jobctl calendar"
+                            : "write five fields (minute hour day-of-month month day-of-week) or @daily, @hourly, @reboot…; check it with jobctl calendar --cron"))
+                }
+            case .randomizedDelaySec, .accuracySec:
+                do {
+                    let span = value.isEmpty ? (key == .accuracySec ? TimeSpan(microseconds: 1_000) : .zero) : try TimeSpan.parse(value)
+                    if key == .accuracySec { accuracy = span } else { randomizedDelay = span }
+                } catch {
+                    errors.append(ConfigError(
+                        file: path, line: line, message: "\(key.rawValue)=: \(error)",
+                        hint: "write a time span such as 90s, 5min 30s, 1h or 250ms"))
+                }
+            case .persistent:
+                guard let flag = value.isEmpty ? false : Self.boolean(value) else {
+                    error(line, "Persistent=: '\(value)' is not a boolean", hint: "write yes or no")
+                    continue
+                }
+                persistent = flag
             case .execStart:
                 if value.isEmpty {
                     commands.removeAll()
@@ -125,15 +161,28 @@ public enum JobFileReader {
             }
             if triggers.isEmpty, !triggerValueFailed {
                 error(sectionLine, "the job has no trigger, so it would never run",
-                      hint: "add OnStartupSec=, OnUnitActiveSec= or OnUnitInactiveSec=")
+                      hint: "add OnCalendar=, Cron=, OnStartupSec=, OnUnitActiveSec= or OnUnitInactiveSec=")
             }
         }
         guard errors.isEmpty, let command = commands.first else {
             return .failure(ConfigErrors(errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }))
         }
-        return .success(JobDefinition(
+        var definition = JobDefinition(
             name: name, path: path, description: description, triggers: triggers.map(\.trigger),
-            command: command.command, workingDirectory: workingDirectory, environment: environment))
+            command: command.command, workingDirectory: workingDirectory, environment: environment)
+        definition.randomizedDelay = randomizedDelay
+        definition.accuracy = accuracy
+        definition.persistent = persistent
+        return .success(definition)
+    }
+
+    /// systemd's booleans: 1/yes/y/true/t/on and 0/no/n/false/f/off.
+    static func boolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "1", "yes", "y", "true", "t", "on": true
+        case "0", "no", "n", "false", "f", "off": false
+        default: nil
+        }
     }
 
     /// Job names become journal field values and command arguments: keep them plain.
@@ -150,6 +199,8 @@ extension Trigger {
         case .startup: .onStartupSec
         case .unitActive: .onUnitActiveSec
         case .unitInactive: .onUnitInactiveSec
+        case .calendar: .onCalendar
+        case .cron: .cron
         }
     }
 }
