@@ -1,11 +1,16 @@
 /// A wall-clock reading without a zone: 2026-03-29 02:30:00.
 public struct LocalDateTime: Sendable, Hashable {
+    /// The full year, e.g. 2026.
     public var year: Int
-    /// 1...12.
+    /// The month, 1...12.
     public var month: Int
+    /// The day of the month, 1...31.
     public var day: Int
+    /// The hour, 0...23.
     public var hour: Int
+    /// The minute, 0...59.
     public var minute: Int
+    /// The second, 0...59.
     public var second: Int
 
     /// Creates a wall-clock reading; fields outside their ranges roll over as `mktime` does.
