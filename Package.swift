@@ -82,7 +82,8 @@ let package = Package(
         .target(
             name: "JobdDaemon",
             dependencies: [
-                "JobdConfig", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit", "JobdControl",
+                "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
+                "JobdControl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

@@ -1,4 +1,5 @@
 import Glibc
+import JobdCalendar
 import JobdConfig
 import JobdLogging
 import JobdRunner
@@ -16,20 +17,30 @@ public struct DaemonOptions: Sendable {
     public var environment: [String: String]
     /// Where the control socket and the pid file go.
     public var runtimeDirectory: String
+    /// Where `Persistent=` stamps and the last boot id are kept.
+    public var stateDirectory: String
     /// This run of jobd's `JOBD_INSTANCE`.
     public var instance: String
     /// How long running jobs get to finish after SIGTERM at shutdown before they are killed.
     public var stopTimeout: Duration
 
     public init(
-        configDirectory: String, runtimeDirectory: String, instance: String, environment: [String: String],
-        stopTimeout: Duration = .seconds(10)
+        configDirectory: String, runtimeDirectory: String, stateDirectory: String, instance: String,
+        environment: [String: String], stopTimeout: Duration = .seconds(10)
     ) {
         self.configDirectory = configDirectory
         self.runtimeDirectory = runtimeDirectory
+        self.stateDirectory = stateDirectory
         self.instance = instance
         self.environment = environment
         self.stopTimeout = stopTimeout
+    }
+}
+
+extension Daemon {
+    /// `$STATE_DIRECTORY` (the first, if systemd set several) or `/var/lib/jobd`.
+    public static func defaultStateDirectory(environment: [String: String]) -> String {
+        StateDirectory.defaultPath(environment: environment)
     }
 }
 
@@ -81,9 +92,18 @@ public struct Daemon {
             return 1
         }
         let (events, continuation) = AsyncStream.makeStream(of: DaemonEvent.self)
-        let scheduler = Scheduler(queue: queue, daemonStart: .now(), logger: logger) { due in
+        let state = StateDirectory(path: options.stateDirectory, logger: logger)
+        let bootID = (try? ID128.bootID()) ?? "unknown"
+        let zone = TimeZoneRules.current(environment: options.environment)
+        let scheduler = Scheduler(
+            queue: queue, daemonStart: .now(), logger: logger, zone: zone, store: state,
+            firstStartThisBoot: state.isFirstStart(inBoot: bootID)
+        ) { due in
             continuation.yield(.due(due))
         }
+        queue.onWallClockSet { continuation.yield(.wallClockSet) }
+        // TZ in the environment wins over /etc/localtime; only without it is the file watched.
+        let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let loop = MainLoop(
             options: options, logger: logger, scheduler: scheduler,
             runner: JobRunner(logger: logger, environment: options.environment),
@@ -106,7 +126,7 @@ public struct Daemon {
             }
             group.cancelAll()
         }
-        withExtendedLifetime(watchdog) {}
+        withExtendedLifetime((watchdog, zoneWatch)) {}
         control.remove()
         logger.event(.daemonExit, "jobd stopped: \(queue.statistics.liveTimers - (watchdog == nil ? 0 : 1)) job timer(s) live, "
                      + "\(scheduler.liveOwners) owner(s) in the generation", [:])

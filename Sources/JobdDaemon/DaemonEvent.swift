@@ -13,6 +13,10 @@ enum DaemonEvent: Sendable {
     case watchdogTick
     /// Running jobs had their stop timeout at shutdown; what remains is killed.
     case stopDeadline
+    /// The wall clock was set or jumped.
+    case wallClockSet
+    /// `/etc/localtime` changed.
+    case timeZoneChanged
     /// A request on the control socket, and the way to answer it.
     case control(ControlRequest, ControlReply)
 }

@@ -1,4 +1,5 @@
 import Glibc
+import JobdCalendar
 import JobdConfig
 import JobdControl
 import JobdLogging
@@ -87,6 +88,10 @@ final class MainLoop {
             }
         case .signal(let signal):
             return beginStop(on: signal, group: &group)
+        case .wallClockSet:
+            scheduler.wallClockWasSet()
+        case .timeZoneChanged:
+            scheduler.timeZoneChanged(to: TimeZoneRules.current(environment: options.environment))
         case .control(let request, let reply):
             handleControl(request, reply: reply, group: &group)
         case .stopDeadline:

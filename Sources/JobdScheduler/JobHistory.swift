@@ -1,3 +1,4 @@
+import JobdCalendar
 import JobdConfig
 import JobdTimers
 
@@ -6,6 +7,8 @@ import JobdTimers
 public struct JobHistory: Sendable, Equatable {
     /// When the job last fell due, whether it ran or was skipped.
     public var lastTrigger: MonotonicInstant?
+    /// The same, on the wall clock: calendar triggers count from it (and `Persistent=` stores it).
+    public var lastTriggerRealtime: RealtimeInstant?
     /// When its last run started.
     public var lastStart: MonotonicInstant?
     /// When its last run finished.
@@ -29,10 +32,40 @@ public struct JobHistory: Sendable, Equatable {
 /// - A job that has not run yet counts from jobd's start. (systemd leaves such a timer unarmed, so a
 ///   job with only `OnUnitActiveSec=5min` would never run; here it runs five minutes after start.)
 ///
+/// - `OnCalendar=` and `Cron=`: the next elapse after the last trigger on the wall clock (or after
+///   jobd's start when there is none), as systemd does; so a trigger missed while jobd was busy, or
+///   suspended, or down with `Persistent=`, fires once at once. After the wall clock was set back,
+///   the schedule follows the new clock: the next elapse counts from now, not from a last trigger
+///   that now lies in the future.
+/// - `Cron=@reboot`: once at jobd's first start in a boot.
+///
 /// A time in the past means "now": a trigger missed while jobd was busy fires at once.
 public enum NextElapse {
+    /// The wall clock and zone at one moment, for calendar triggers.
+    public struct WallClock: Sendable {
+        /// The monotonic time of the same moment as `realtime`.
+        public var monotonic: MonotonicInstant
+        public var realtime: RealtimeInstant
+        public var zone: TimeZoneRules
+        /// jobd's start on the wall clock.
+        public var daemonStartRealtime: RealtimeInstant
+        /// Whether this job's `Cron=@reboot` is still due in this boot.
+        public var rebootPending: Bool
+
+        public init(
+            monotonic: MonotonicInstant, realtime: RealtimeInstant, zone: TimeZoneRules,
+            daemonStartRealtime: RealtimeInstant, rebootPending: Bool = false
+        ) {
+            self.monotonic = monotonic
+            self.realtime = realtime
+            self.zone = zone
+            self.daemonStartRealtime = daemonStartRealtime
+            self.rebootPending = rebootPending
+        }
+    }
+
     public static func next(
-        triggers: [Trigger], daemonStart: MonotonicInstant, history: JobHistory
+        triggers: [Trigger], daemonStart: MonotonicInstant, history: JobHistory, wallClock: WallClock? = nil
     ) -> MonotonicInstant? {
         var earliest: MonotonicInstant?
         func consider(_ candidate: MonotonicInstant) {
@@ -51,6 +84,19 @@ public enum NextElapse {
                 guard history.running == 0 else { continue }
                 let base = [history.lastFinish, history.lastTrigger].compactMap { $0 }.max() ?? daemonStart
                 consider(base + span.duration)
+            case .calendar, .cron(.schedule):
+                guard let wallClock else { continue }
+                let base = min(history.lastTriggerRealtime ?? wallClock.daemonStartRealtime, wallClock.realtime)
+                let elapse: RealtimeInstant? = switch trigger {
+                case .calendar(let spec): spec.nextElapse(after: base, in: wallClock.zone)
+                case .cron(let spec): spec.nextElapse(after: base, in: wallClock.zone)
+                default: nil
+                }
+                guard let elapse else { continue }
+                let ahead = elapse.microseconds - wallClock.realtime.microseconds
+                consider(ahead <= 0 ? wallClock.monotonic : wallClock.monotonic + .microseconds(ahead))
+            case .cron(.reboot):
+                if wallClock?.rebootPending == true, history.lastTrigger == nil { consider(daemonStart) }
             }
         }
         return earliest

@@ -1,3 +1,5 @@
+import Glibc
+import JobdCalendar
 import JobdConfig
 import JobdLogging
 import JobdTimers
@@ -45,21 +47,96 @@ public final class Scheduler {
         case skip(reason: String)
     }
 
+    /// The wall clock, as calendar triggers need it: the system's, or a test's.
+    public struct Clocks: Sendable {
+        public var monotonic: @Sendable () -> MonotonicInstant
+        public var realtime: @Sendable () -> RealtimeInstant
+
+        public init(monotonic: @escaping @Sendable () -> MonotonicInstant, realtime: @escaping @Sendable () -> RealtimeInstant) {
+            self.monotonic = monotonic
+            self.realtime = realtime
+        }
+
+        public static let system = Clocks(monotonic: { .now() }, realtime: {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            return RealtimeInstant(microseconds: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)
+        })
+    }
+
     public let queue: TimerQueue
     public let daemonStart: MonotonicInstant
+    public let daemonStartRealtime: RealtimeInstant
     private let logger: Logger
     private let onDue: @Sendable (DueJob) -> Void
+    private let clocks: Clocks
+    private let store: (any TriggerStore)?
+    /// The zone calendar triggers without one of their own are read in.
+    public private(set) var zone: TimeZoneRules
+    /// Jobs whose `Cron=@reboot` is still due: set at the first load of jobd's first start in a boot.
+    private var rebootDue: Set<String> = []
+    private var firstStartThisBoot: Bool
     public private(set) var generation = Generation(number: 0, owners: [:])
     public private(set) var histories: [String: JobHistory] = [:]
 
     public init(
         queue: TimerQueue, daemonStart: MonotonicInstant, logger: Logger,
+        clocks: Clocks = .system, zone: TimeZoneRules = .utc, store: (any TriggerStore)? = nil,
+        firstStartThisBoot: Bool = false,
         onDue: @escaping @Sendable (DueJob) -> Void
     ) {
         self.queue = queue
         self.daemonStart = daemonStart
         self.logger = logger
         self.onDue = onDue
+        self.clocks = clocks
+        self.zone = zone
+        self.store = store
+        self.firstStartThisBoot = firstStartThisBoot
+        let now = clocks.monotonic()
+        self.daemonStartRealtime = RealtimeInstant(
+            microseconds: clocks.realtime().microseconds - Int64(now.duration(since: daemonStart).nanosecondsSaturated / 1_000))
+    }
+
+    /// Arms `owner` for its next elapse: the earliest trigger, then `RandomizedDelaySec=` (drawn
+    /// anew each time) and `AccuracySec=` (rounded up to a multiple of it, so that timers with the
+    /// same accuracy coalesce into one wake-up).
+    private func arm(_ owner: JobOwner, history: JobHistory) {
+        let definition = owner.definition
+        let wallClock = NextElapse.WallClock(
+            monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
+            daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name))
+        guard var deadline = NextElapse.next(
+            triggers: definition.triggers, daemonStart: daemonStart, history: history, wallClock: wallClock) else {
+            owner.arm(at: nil)
+            return
+        }
+        if definition.randomizedDelay > .zero, !definition.randomizedDelay.isInfinite {
+            deadline = deadline + .microseconds(Int64(UInt64.random(in: 0...definition.randomizedDelay.microseconds)))
+        }
+        let accuracy = definition.accuracy.isInfinite ? 0 : definition.accuracy.microseconds * 1_000
+        if accuracy > 1 {
+            let (rounded, overflow) = deadline.nanoseconds.addingReportingOverflow(accuracy - 1)
+            if !overflow { deadline = MonotonicInstant(nanoseconds: rounded / accuracy * accuracy) }
+        }
+        owner.arm(at: deadline)
+    }
+
+    /// The wall clock was set or jumped: calendar triggers are computed again; monotonic ones stay.
+    public func wallClockWasSet() {
+        var rearmed = 0
+        for owner in generation.owners.values where owner.definition.triggers.contains(where: \.isCalendar) {
+            arm(owner, history: histories[owner.name] ?? JobHistory())
+            rearmed += 1
+        }
+        logger.notice("wall clock set: \(rearmed) calendar job(s) re-armed")
+    }
+
+    /// The local time zone changed: calendar triggers are computed again in `zone`.
+    public func timeZoneChanged(to zone: TimeZoneRules) {
+        self.zone = zone
+        logger.notice("time zone is now \(zone.identifier)")
+        wallClockWasSet()
     }
 
     /// Makes `definitions` the running generation. Owners of unchanged jobs carry over with their
@@ -68,6 +145,11 @@ public final class Scheduler {
     @discardableResult
     public func load(_ definitions: [JobDefinition], now: MonotonicInstant = .now()) -> ReloadSummary {
         let number = generation.number + 1
+        if firstStartThisBoot {
+            // @reboot belongs to the jobs of jobd's first configuration in this boot only.
+            firstStartThisBoot = false
+            rebootDue = Set(definitions.filter { $0.triggers.contains(.cron(.reboot)) }.map(\.name))
+        }
         var summary = ReloadSummary(generation: number)
         var owners: [String: JobOwner] = [:]
         let previous = generation.owners
@@ -86,8 +168,12 @@ public final class Scheduler {
             }
             let owner = JobOwner(definition: definition, generation: number, queue: queue, logger: logger, onDue: onDue)
             owners[definition.name] = owner
-            owner.arm(at: NextElapse.next(
-                triggers: definition.triggers, daemonStart: daemonStart, history: histories[definition.name] ?? JobHistory()))
+            var history = histories[definition.name] ?? JobHistory()
+            if definition.persistent, history.lastTriggerRealtime == nil, let stored = store?.lastTrigger(of: definition.name) {
+                history.lastTriggerRealtime = stored
+                histories[definition.name] = history
+            }
+            arm(owner, history: history)
         }
         summary.removed = previous.keys.filter { owners[$0] == nil }.sorted()
         for name in summary.removed where histories[name]?.running == 0 {
@@ -109,6 +195,11 @@ public final class Scheduler {
         }
         var history = histories[due.job] ?? JobHistory()
         history.lastTrigger = now
+        history.lastTriggerRealtime = clocks.realtime()
+        rebootDue.remove(due.job)
+        if owner.definition.persistent, let stamp = history.lastTriggerRealtime {
+            store?.recordTrigger(of: due.job, at: stamp)
+        }
         let decision: DueDecision
         if history.running > 0 {
             decision = .skip(reason: "overlap")
@@ -118,7 +209,7 @@ public final class Scheduler {
             history.running += 1
         }
         histories[due.job] = history
-        owner.arm(at: NextElapse.next(triggers: owner.definition.triggers, daemonStart: daemonStart, history: history))
+        arm(owner, history: history)
         return decision
     }
 
@@ -131,7 +222,7 @@ public final class Scheduler {
         history.lastStart = now
         history.running += 1
         histories[job] = history
-        owner.arm(at: NextElapse.next(triggers: owner.definition.triggers, daemonStart: daemonStart, history: history))
+        arm(owner, history: history)
         return .run(owner.definition)
     }
 
@@ -143,7 +234,7 @@ public final class Scheduler {
         history.lastOutcome = outcome
         if let owner = generation.owners[job] {
             histories[job] = history
-            owner.arm(at: NextElapse.next(triggers: owner.definition.triggers, daemonStart: daemonStart, history: history))
+            arm(owner, history: history)
         } else if history.running > 0 {
             histories[job] = history
         } else {

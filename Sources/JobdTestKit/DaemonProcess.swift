@@ -6,6 +6,7 @@ import Foundation
 /// a failure with the output so far.
 public final class DaemonProcess: @unchecked Sendable {
     public let process = Process()
+    private var scratch: [String] = []
     private let output = AwaitableLog<String>()
     private let exit = AwaitableLog<Int32>()
 
@@ -41,6 +42,14 @@ public final class DaemonProcess: @unchecked Sendable {
         }
         // These tests read stderr; a journald on the machine must not take the lines away.
         if env["JOBD_LOG_TARGET"] == nil { env["JOBD_LOG_TARGET"] = "stderr" }
+        // Each daemon its own runtime and state directories (unless the test names them): never
+        // the machine's /run/jobd or /var/lib/jobd, and never another test's socket.
+        for variable in ["RUNTIME_DIRECTORY", "STATE_DIRECTORY"] where env[variable] == nil {
+            let directory = NSTemporaryDirectory() + "jobd-\(variable.lowercased())-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            env[variable] = directory
+            scratch.append(directory)
+        }
         process.environment = env
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -75,6 +84,7 @@ public final class DaemonProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        for directory in scratch { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     public var pid: Int32 { process.processIdentifier }

@@ -21,6 +21,10 @@ struct JobdCommand: AsyncParsableCommand {
             help: "Where the control socket and jobd.pid go (default: $RUNTIME_DIRECTORY, else /run/jobd).")
     var runtimeDirectory: String?
 
+    @Option(name: .customLong("state-dir"),
+            help: "Where Persistent= stamps and the last boot id are kept (default: $STATE_DIRECTORY, else /var/lib/jobd).")
+    var stateDirectory: String?
+
     func run() async throws {
         JobdLoggingSystem.bootstrap(identifier: "jobd", level: .info)
         let environment = ProcessInfo.processInfo.environment
@@ -32,6 +36,7 @@ struct JobdCommand: AsyncParsableCommand {
             options: DaemonOptions(
                 configDirectory: configDirectory,
                 runtimeDirectory: runtimeDirectory ?? ControlProtocol.defaultRuntimeDirectory(environment: environment),
+                stateDirectory: stateDirectory ?? Daemon.defaultStateDirectory(environment: environment),
                 instance: instance, environment: environment),
             logger: logger)
         let status = await daemon.run()

@@ -1,0 +1,75 @@
+import Glibc
+import JobdCalendar
+import JobdScheduler
+import Logging
+import Synchronization
+
+/// jobd's state directory (`--state-dir`, default `$STATE_DIRECTORY` or `/var/lib/jobd`):
+/// `timestamps/JOB` holds a `Persistent=` job's last trigger (wall-clock microseconds), and
+/// `boot-id` the boot in which jobd last started, for `Cron=@reboot`. Every write is atomic
+/// (a temporary file renamed over the old one), so a crash never leaves half a stamp.
+final class StateDirectory: TriggerStore {
+    let path: String
+    private let logger: Logger
+    private let reportedFailure = Mutex(false)
+
+    init(path: String, logger: Logger) {
+        self.path = path
+        self.logger = logger
+        _ = mkdir(path, 0o755)
+        _ = mkdir(path + "/timestamps", 0o755)
+    }
+
+    static func defaultPath(environment: [String: String]) -> String {
+        environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/jobd"
+    }
+
+    func lastTrigger(of job: String) -> RealtimeInstant? {
+        read(path + "/timestamps/" + job).flatMap(Int64.init).map(RealtimeInstant.init(microseconds:))
+    }
+
+    func recordTrigger(of job: String, at instant: RealtimeInstant) {
+        write(path + "/timestamps/" + job, String(instant.microseconds))
+    }
+
+    /// Whether this is jobd's first start in boot `bootID`; records the boot either way.
+    func isFirstStart(inBoot bootID: String) -> Bool {
+        let previous = read(path + "/boot-id")
+        write(path + "/boot-id", bootID)
+        return previous != bootID
+    }
+
+    private func read(_ file: String) -> String? {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = Glibc.read(fd, &buffer, buffer.count)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters()
+    }
+
+    private func write(_ file: String, _ text: String) {
+        let temporary = file + ".tmp"
+        let line = text + "\n"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let ok = fd >= 0 && Glibc.write(fd, line, line.utf8.count) == line.utf8.count && fsync(fd) == 0
+        if fd >= 0 { close(fd) }
+        if ok && rename(temporary, file) == 0 { return }
+        let error = String(cString: strerror(errno))
+        let firstFailure = reportedFailure.withLock { reported in
+            defer { reported = true }
+            return !reported
+        }
+        guard firstFailure else { return }
+        logger.warning("cannot write \(file) in the state directory: \(error); Persistent= and @reboot will not survive a restart")
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters() -> String {
+        var scalars = Substring(self)
+        while let last = scalars.last, last == "\n" || last == " " { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+}
