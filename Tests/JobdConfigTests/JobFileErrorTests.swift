@@ -151,3 +151,24 @@ import Testing
         #expect(found.map(\.line) == [2, 3, 4])
     }
 }
+
+@Suite struct CalendarKeyErrorTests {
+    func errors(_ text: String) -> [ConfigError] {
+        switch JobFileReader.read(name: "j", path: "/j.job", text: text) {
+        case .success: []
+        case .failure(let errors): errors.errors
+        }
+    }
+
+    @Test func badCalendarAndCronValuesNameTheLine() throws {
+        let calendar = try #require(errors("[Job]\nExecStart=/bin/true\nOnCalendar=Mon..Fry 9:00\n").first)
+        #expect(calendar.line == 3)
+        #expect(calendar.message.contains("OnCalendar=") && calendar.message.contains("Mon..Fry"))
+        #expect(calendar.hint?.contains("jobctl calendar") == true)
+        let cron = try #require(errors("[Job]\nExecStart=/bin/true\nCron=61 * * * *\n").first)
+        #expect(cron.line == 3)
+        #expect(cron.hint?.contains("--cron") == true)
+        let persistent = try #require(errors("[Job]\nExecStart=/bin/true\nOnCalendar=daily\nPersistent=maybe\n").first)
+        #expect(persistent.line == 4)
+    }
+}
