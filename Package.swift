@@ -86,10 +86,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // jobd's journal entries -> a lifecycle audit report: pure, no I/O.
+        .target(name: "JobdAudit", dependencies: ["JobdLogging"], swiftSettings: swiftSettings),
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "JobdConfig", "JobdCalendar", "JobdDaemon", "SystemdKit",
+                "JobdConfig", "JobdCalendar", "JobdDaemon", "SystemdKit", "JobdAudit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -125,6 +127,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "JobdAuditTests",
+            dependencies: ["JobdAudit", "JobdTestKit", "SystemdKit"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "JobdIntegrationTests",
             dependencies: ["JobdTestKit", "SystemdKit"],
