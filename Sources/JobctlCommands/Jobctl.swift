@@ -7,7 +7,7 @@ public struct Jobctl: AsyncParsableCommand {
         commandName: "jobctl",
         abstract: "Inspect and control jobd.",
         version: "0.1.0",
-        subcommands: [Check.self])
+        subcommands: [Check.self, Audit.self])
 
     public init() {}
 }
