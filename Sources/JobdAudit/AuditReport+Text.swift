@@ -37,10 +37,11 @@ extension AuditReport {
         }
         head += ", \(instance.generations.count) generation(s), \(instance.reloads) reload(s)"
         if instance.failedReloads > 0 { head += " (+\(instance.failedReloads) rejected)" }
-        var ownerText = "\(owners.created) owners: \(owners.released) released, \(owners.alive) alive"
+        var ownerText = "\(owners.created + owners.unknownOrigin) owners"
+        if owners.unknownOrigin > 0 { ownerText += " (\(owners.unknownOrigin) seen without owner.init)" }
+        ownerText += ": \(owners.released) released, \(owners.alive) alive"
         if owners.alive > 0 { ownerText += " (\(owners.running) running, \(owners.pending) pending)" }
         ownerText += ", \(owners.leaked) leaked, \(owners.carriedOver) carried over"
-        if owners.unknownOrigin > 0 { ownerText += "; \(owners.unknownOrigin) more seen without owner.init" }
         var timerText = "timers: "
         if let scheduled = timers.scheduled { timerText += "\(scheduled) schedules, " }
         timerText += "\(timers.fired) fired, \(timers.invalidated) invalidated"
