@@ -19,5 +19,6 @@ public struct AuditError: Error, Sendable, Hashable, CustomStringConvertible {
         self.context = context
     }
 
+    /// The context and the code, for people.
     public var description: String { "\(context) [\(code.rawValue)]" }
 }

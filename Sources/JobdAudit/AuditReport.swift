@@ -10,8 +10,9 @@ public struct AuditReport: Sendable, Hashable, Codable {
     public var schemaVersion: Int
     /// The grace period a retired owner has to be released, in microseconds.
     public var leakGraceUSec: UInt64
-    /// Entries read, and those among them without `JOBD_INSTANCE` (ignored).
+    /// Entries read.
     public var entries: Int
+    /// Entries read without `JOBD_INSTANCE`, ignored.
     public var unattributedEntries: Int
     /// The end of the journal the grace periods were measured to, when known.
     public var journalEnd: JournalInstant?

@@ -18,5 +18,6 @@ public enum AuditVerdict: String, Sendable, Hashable, Codable, Comparable, CaseI
 
     private var rank: Int { Self.allCases.firstIndex(of: self)! }
 
+    /// Whether `lhs` is a better outcome than `rhs`.
     public static func < (lhs: AuditVerdict, rhs: AuditVerdict) -> Bool { lhs.rank < rhs.rank }
 }

@@ -26,6 +26,9 @@ struct InstanceLedger {
     var generationOrder: [UInt64] = []
     var owners: [UInt64: OwnerRecord] = [:]
     var ownerOrder: [UInt64] = []
+    /// Owners neither released nor retired: the ones a generation.load, retire or exit may retire.
+    /// Kept apart so that a reload costs O(live owners), not O(every owner ever seen).
+    var unretired: Set<UInt64> = []
     var timers = TimerCounts()
     var invalidatedTimers: Set<UInt64> = []
     var lateFires: [LateFire] = []
@@ -158,14 +161,18 @@ struct InstanceLedger {
         if let job = entry[JobdField.job] { owners[id]!.job = job }
         if let timer = entry[JobdField.timer].flatMap({ UInt64($0) }) { owners[id]!.timer = timer }
         change(&owners[id]!)
+        if owners[id]!.released == nil && owners[id]!.retired == nil {
+            unretired.insert(id)
+        } else {
+            unretired.remove(id)
+        }
     }
 
     private mutating func retireAlive(at time: JournalInstant, by cause: String, where predicate: (OwnerRecord) -> Bool) {
-        for id in ownerOrder {
-            let owner = owners[id]!
-            guard owner.released == nil, owner.retired == nil, predicate(owner) else { continue }
+        for id in unretired where predicate(owners[id]!) {
             owners[id]!.retired = time
             owners[id]!.retiredBy = cause
+            unretired.remove(id)
         }
     }
 

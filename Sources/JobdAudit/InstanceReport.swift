@@ -14,12 +14,15 @@ public struct InstanceReport: Sendable, Hashable, Codable {
     public var instance: String
     /// The boot of its first entry.
     public var bootID: String
-    /// Its first and last entries in the journal read, in microseconds since the epoch.
+    /// Its first entry in the journal read, in microseconds since the epoch.
     public var firstEntryUSec: UInt64
+    /// Its last entry in the journal read.
     public var lastEntryUSec: UInt64
-    /// `daemon.start`, the first `daemon.stop` and `daemon.exit`, when present.
+    /// `daemon.start`, when present.
     public var startedUSec: UInt64?
+    /// The first `daemon.stop`, when present.
     public var stoppedUSec: UInt64?
+    /// `daemon.exit`, when present.
     public var exitedUSec: UInt64?
     /// How its journal ends.
     public var ending: Ending
@@ -27,8 +30,9 @@ public struct InstanceReport: Sendable, Hashable, Codable {
     public var complete: Bool
     /// Why it is not complete, one sentence each.
     public var incompleteReasons: [String]
-    /// `reload.done` and `reload.failed` events.
+    /// `reload.done` events.
     public var reloads: Int
+    /// `reload.failed` events: rejected reloads, which leave the running generation untouched.
     public var failedReloads: Int
     /// Its generations, in order.
     public var generations: [GenerationReport]

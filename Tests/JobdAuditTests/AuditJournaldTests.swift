@@ -123,6 +123,15 @@ import Testing
         #expect(text.standardOutput.contains("2 owners: 2 released, 0 alive, 0 leaked, 1 carried over"), "\(text.standardOutput)")
         #expect(text.standardOutput.contains("verdict: clean"))
 
+        // The private journald runs in this boot: --boot (the current one) and --boot ID find it; another ID nothing.
+        let bootID = try #require(run.entries(where: "SYSLOG_IDENTIFIER", is: "jobd").first?.bootID)
+        for arguments in [["--boot"], ["--boot", bootID]] {
+            let booted = try audit(["--directory", run.journalDirectory] + arguments)
+            #expect(booted.status == 0 && booted.standardOutput.contains("jobd instance \(instance)"), "\(arguments)")
+        }
+        let otherBoot = try audit(["--directory", run.journalDirectory, "--boot", String(repeating: "0", count: 32)])
+        #expect(otherBoot.standardOutput.contains("no jobd entries"))
+
         let report = try json(try audit(["--directory", run.journalDirectory, "--json"]))
         #expect(report["verdict"] as? String == "clean")
         #expect(report["exitCode"] as? Int == 0)

@@ -55,6 +55,28 @@ import Testing
         #expect(second.owners.created == 1 && second.owners.released == 1)
     }
 
+    /// A rejected reload changes nothing; a start-up that fails on configuration errors exits
+    /// without a generation, and is complete.
+    @Test func rejectedReloadAndFailedStartUpAreClean() {
+        var journal = SyntheticJournal()
+        journal.startUp([("a", 1)])
+        journal.event("reload.start")
+        journal.event("config.error", ["CONFIG_FILE": "/etc/jobd/jobs.d/b.job", "CONFIG_LINE": "1"])
+        journal.event("reload.failed", ["JOBD_GENERATION": "1"])
+        journal.advance(seconds: 30)
+        journal.cleanStop(generation: 1, owners: [("a", 1, 1)])
+        var failed = SyntheticJournal(instance: String(repeating: "c", count: 32), startUSec: journal.nowUSec + 1_000_000)
+        failed.start()
+        failed.event("config.error", ["CONFIG_FILE": "/etc/jobd/jobs.d/b.job", "CONFIG_LINE": "1"])
+        failed.event("daemon.exit")
+
+        let report = LifecycleAuditor.audit(journal.entries + failed.entries)
+        #expect(report.verdict == .clean, "\(report.text())")
+        #expect(report.instances[0].failedReloads == 1 && report.instances[0].generations.count == 1)
+        #expect(report.instances[1].ending == .exited && report.instances[1].complete)
+        #expect(report.instances[1].generations.isEmpty)
+    }
+
     /// A retired owner never released, with the grace period passed by the end of the journal.
     @Test func retiredOwnerPastGraceIsALeakNamingTheJob() throws {
         var journal = SyntheticJournal()
