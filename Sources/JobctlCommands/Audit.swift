@@ -95,6 +95,9 @@ extension Jobctl {
                 throw SystemdError(.journalReadFailed, errno: .ENOENT, context: "no journal entries in \(Self.describe(source))")
             }
             try reader.addMatch("SYSLOG_IDENTIFIER", "jobd")
+            // journald's notes of messages its rate limit dropped: jobd's entries may be missing.
+            try reader.addDisjunction()
+            try reader.addMatch("MESSAGE_ID", LifecycleAuditor.journalDroppedMessageID)
             if let boot {
                 try reader.addConjunction()
                 try reader.addMatch("_BOOT_ID", boot)

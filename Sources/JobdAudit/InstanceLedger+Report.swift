@@ -6,7 +6,8 @@ extension InstanceLedger {
     ///   - horizon: the last moment the journal vouches for: grace periods are measured to it.
     ///   - graceUSec: how long a retired owner may take to be released.
     ///   - clock: how times are written in problems' details.
-    func report(horizon: JournalInstant, graceUSec: UInt64, clock: AuditClock) -> InstanceReport {
+    ///   - gaps: why entries of this instance may be missing in the middle (journald's rate limit).
+    func report(horizon: JournalInstant, graceUSec: UInt64, clock: AuditClock, gaps: [String] = []) -> InstanceReport {
         var totals = OwnerCounts()
         var byGeneration: [UInt64: OwnerCounts] = [:]
         var unreleased: [UnreleasedOwner] = []
@@ -57,6 +58,7 @@ extension InstanceLedger {
         if totals.unknownOrigin > 0 {
             reasons.append("\(totals.unknownOrigin) owner(s) appear without their owner.init")
         }
+        reasons.append(contentsOf: gaps)
         if exited == nil {
             reasons.append("no daemon.exit: jobd is still running, was killed, or the journal was cut (--until)")
         }

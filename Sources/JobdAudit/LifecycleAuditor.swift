@@ -35,6 +35,11 @@ public struct LifecycleAuditor: Sendable {
     /// `LeakGrace`, after which it logs `owner.leak`.
     public static let defaultLeakGrace: Duration = .seconds(5)
 
+    /// `MESSAGE_ID` of journald's "Suppressed N messages from …" (`SD_MESSAGE_JOURNAL_DROPPED`): its
+    /// rate limit dropped entries, possibly jobd's (a chatty job's `run.output` counts against jobd's
+    /// limit). Read such entries too: an instance they fall into is reported incomplete.
+    public static let journalDroppedMessageID = "a596d6fe7bfa4994828e72309e95d61e"
+
     /// The grace period of this audit.
     public let leakGrace: Duration
     /// How times are written in the findings.
@@ -44,6 +49,7 @@ public struct LifecycleAuditor: Sendable {
     private var entries = 0
     private var unattributed = 0
     private var last: JournalInstant?
+    private var suppressions: [(time: JournalInstant, message: String)] = []
 
     /// An auditor with no entries yet.
     public init(leakGrace: Duration = Self.defaultLeakGrace, clock: AuditClock = AuditClock()) {
@@ -52,12 +58,17 @@ public struct LifecycleAuditor: Sendable {
     }
 
     /// Folds in the next entry; entries must come oldest first, as the journal returns them.
-    /// Entries without `JOBD_INSTANCE` are counted and otherwise ignored.
+    /// Entries without `JOBD_INSTANCE` are counted and otherwise ignored, except journald's own
+    /// notes of dropped messages (``journalDroppedMessageID``).
     public mutating func consume(_ entry: AuditEntry) {
         entries += 1
         last = entry.time
         guard let instance = entry[JobdField.instance] else {
-            unattributed += 1
+            if entry["MESSAGE_ID"] == Self.journalDroppedMessageID {
+                suppressions.append((entry.time, entry["MESSAGE"] ?? "journald suppressed messages"))
+            } else {
+                unattributed += 1
+            }
             return
         }
         if ledgers[instance] == nil {
@@ -83,7 +94,11 @@ public struct LifecycleAuditor: Sendable {
             }
             var horizon = ledger.last
             if let end, !superseded, end.bootID == ledger.last.bootID, ledger.last.isBefore(end) { horizon = end }
-            return ledger.report(horizon: horizon, graceUSec: graceUSec, clock: clock)
+            let gaps = suppressions.filter { !$0.time.isBefore(ledger.first) && !horizon.isBefore($0.time) }.map {
+                "journald's rate limit dropped messages at \(clock.describe($0.time)) (\($0.message)): jobd's entries "
+                    + "may be among them, so an owner.deinit may be missing"
+            }
+            return ledger.report(horizon: horizon, graceUSec: graceUSec, clock: clock, gaps: gaps)
         }
         return AuditReport(
             leakGraceUSec: graceUSec, entries: entries, unattributedEntries: unattributed, journalEnd: end,

@@ -354,6 +354,23 @@ import Testing
         #expect(report.exitCode == 0)
     }
 
+    /// journald's rate limit dropped messages while the instance ran: reported as incomplete, with
+    /// the time, because a missing owner.deinit may be one of them.
+    @Test func messagesDroppedByJournaldMakeTheInstanceIncomplete() {
+        var journal = SyntheticJournal()
+        journal.startUp([("a", 1)])
+        journal.entries.append(AuditEntry([
+            "MESSAGE_ID": LifecycleAuditor.journalDroppedMessageID, "SYSLOG_IDENTIFIER": "systemd-journald",
+            "MESSAGE": "Suppressed 1234 messages from /system.slice/jobd.service",
+        ], realtimeUSec: journal.nowUSec, bootID: SyntheticJournal.bootID))
+        journal.cleanStop(generation: 1, owners: [("a", 1, 1)])
+
+        let report = LifecycleAuditor.audit(journal.entries)
+        #expect(report.verdict == .incomplete)
+        #expect(report.unattributedEntries == 0)
+        #expect(report.instances[0].incompleteReasons.contains { $0.contains("Suppressed 1234 messages") })
+    }
+
     @Test func entriesWithoutAnInstanceAreCountedAndIgnored() {
         var journal = SyntheticJournal()
         journal.startUp([("a", 1)])
