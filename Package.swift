@@ -89,10 +89,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // jobd's journal entries -> a lifecycle audit report: pure, no I/O.
+        .target(name: "JobdAudit", dependencies: ["JobdLogging"], swiftSettings: swiftSettings),
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "JobdConfig", "JobdCalendar", "JobdControl", "SystemdKit",
+                "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -128,6 +130,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "JobdAuditTests",
+            dependencies: ["JobdAudit", "JobdTestKit", "SystemdKit"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "JobdIntegrationTests",
             dependencies: ["JobdTestKit", "SystemdKit"],

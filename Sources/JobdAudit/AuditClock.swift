@@ -1,0 +1,52 @@
+import Foundation
+
+/// Writes and reads the times of an audit in one time zone: `YYYY-MM-DD HH:MM:SS` as journalctl
+/// shows them, so that an audit's findings can be looked up with `journalctl --since`.
+public struct AuditClock: Sendable, Hashable {
+    /// The time zone times are written and read in.
+    public let timeZone: TimeZone
+
+    /// A clock for `timeZone` (UTC by default, so output does not depend on the machine).
+    public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+        self.timeZone = timeZone
+    }
+
+    var calendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS.mmm` of `realtimeUSec` (microseconds since the epoch).
+    public func describe(realtimeUSec: UInt64) -> String {
+        let seconds = realtimeUSec / 1_000_000
+        let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "??" }
+        let millis = Int(realtimeUSec % 1_000_000 / 1000)
+        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) "
+            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)).\(fraction)"
+    }
+
+    /// ``describe(realtimeUSec:)`` of an instant.
+    public func describe(_ instant: JournalInstant) -> String { describe(realtimeUSec: instant.realtimeUSec) }
+
+    /// A span of microseconds for people: `0.25s`, `5s`, `1h 2min 3s`.
+    public static func seconds(_ usec: UInt64) -> String {
+        if usec < 60_000_000 {
+            let hundredths = (usec + 5_000) / 10_000
+            let whole = hundredths / 100, fraction = hundredths % 100
+            if fraction == 0 { return "\(whole)s" }
+            return "\(whole).\(fraction < 10 ? "0" : "")\(fraction % 10 == 0 ? fraction / 10 : fraction)s"
+        }
+        var left = usec / 1_000_000
+        var parts: [String] = []
+        for (unit, size) in [("d", UInt64(86_400)), ("h", 3_600), ("min", 60)] where left >= size {
+            parts.append("\(left / size)\(unit)")
+            left %= size
+        }
+        if left > 0 { parts.append("\(left)s") }
+        return parts.joined(separator: " ")
+    }
+}

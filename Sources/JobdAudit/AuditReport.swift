@@ -1,0 +1,43 @@
+/// The result of a lifecycle audit: one report per jobd instance, and the verdict over all.
+///
+/// Encoded as JSON (``jsonData()``) it is `jobctl audit --json`'s output; the schema is documented
+/// there, and only grows: fields are added, never renamed.
+public struct AuditReport: Sendable, Hashable, Codable {
+    /// The version of the JSON schema; raised only if a field changes meaning.
+    public static let currentSchemaVersion = 1
+
+    /// ``currentSchemaVersion`` when made by this library.
+    public var schemaVersion: Int
+    /// The grace period a retired owner has to be released, in microseconds.
+    public var leakGraceUSec: UInt64
+    /// Entries read.
+    public var entries: Int
+    /// Entries read without `JOBD_INSTANCE`, ignored.
+    public var unattributedEntries: Int
+    /// The end of the journal the grace periods were measured to, when known.
+    public var journalEnd: JournalInstant?
+    /// One report per instance, in the order of their first entries.
+    public var instances: [InstanceReport]
+    /// The worst instance verdict; ``AuditVerdict/clean`` for a journal without jobd entries.
+    public var verdict: AuditVerdict
+    /// What `jobctl audit` exits with: 1 when ``verdict`` is ``AuditVerdict/failed``, else 0.
+    public var exitCode: Int32
+
+    /// Makes a report; ``verdict`` and ``exitCode`` follow from the instances.
+    public init(
+        leakGraceUSec: UInt64, entries: Int, unattributedEntries: Int, journalEnd: JournalInstant?,
+        instances: [InstanceReport]
+    ) {
+        schemaVersion = Self.currentSchemaVersion
+        self.leakGraceUSec = leakGraceUSec
+        self.entries = entries
+        self.unattributedEntries = unattributedEntries
+        self.journalEnd = journalEnd
+        self.instances = instances
+        verdict = instances.map(\.verdict).max() ?? .clean
+        exitCode = verdict == .failed ? 1 : 0
+    }
+
+    /// Every problem of every instance.
+    public var problems: [AuditProblem] { instances.flatMap(\.problems) }
+}

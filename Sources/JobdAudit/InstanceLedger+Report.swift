@@ -1,0 +1,131 @@
+import JobdLogging
+
+extension InstanceLedger {
+    /// Judges every owner and fire and makes the instance's report.
+    /// - Parameters:
+    ///   - horizon: the last moment the journal vouches for: grace periods are measured to it.
+    ///   - graceUSec: how long a retired owner may take to be released.
+    ///   - clock: how times are written in problems' details.
+    ///   - gaps: why entries of this instance may be missing in the middle (journald's rate limit).
+    func report(horizon: JournalInstant, graceUSec: UInt64, clock: AuditClock, gaps: [String] = []) -> InstanceReport {
+        var totals = OwnerCounts()
+        var byGeneration: [UInt64: OwnerCounts] = [:]
+        var unreleased: [UnreleasedOwner] = []
+        var problems: [AuditProblem] = []
+
+        for id in ownerOrder {
+            let owner = owners[id]!
+            var counts = owner.createdGeneration.flatMap { byGeneration[$0] } ?? OwnerCounts()
+            if owner.created != nil { counts.created += 1 } else { totals.unknownOrigin += 1 }
+            if owner.carriedOver { counts.carriedOver += 1 }
+            if let released = owner.released {
+                counts.released += 1
+                if let problem = lateRelease(owner, released: released, graceUSec: graceUSec, clock: clock) { problems.append(problem) }
+                if owner.created != nil, let timer = owner.timer, !invalidatedTimers.contains(timer) {
+                    problems.append(problem(.timerNotInvalidated, owner, at: released,
+                        "released at \(clock.describe(released)) but its timer \(timer) was never invalidated"))
+                }
+            } else {
+                let (state, problem) = judgeAlive(owner, horizon: horizon, graceUSec: graceUSec, clock: clock)
+                switch state {
+                case .running: counts.running += 1; totals.running += 1
+                case .pending: counts.pending += 1; totals.pending += 1
+                case .leaked: counts.leaked += 1; totals.leaked += 1
+                }
+                if let problem { problems.append(problem) }
+                unreleased.append(UnreleasedOwner(
+                    job: owner.job, owner: owner.id, generation: owner.createdGeneration,
+                    lastGeneration: owner.lastGeneration, state: state, retiredUSec: owner.retired?.realtimeUSec))
+            }
+            if let generation = owner.createdGeneration { byGeneration[generation] = counts }
+            totals.created += owner.created != nil ? 1 : 0
+            totals.released += owner.released != nil ? 1 : 0
+            totals.carriedOver += owner.carriedOver ? 1 : 0
+        }
+        for fire in lateFires {
+            problems.append(AuditProblem(
+                kind: .fireAfterDeinit, job: fire.job ?? owners[fire.owner]?.job, owner: fire.owner,
+                generation: owners[fire.owner]?.createdGeneration, timer: fire.timer, realtimeUSec: fire.fired.realtimeUSec,
+                detail: "timer fired at \(clock.describe(fire.fired)), after its owner's deinit at "
+                    + "\(clock.describe(fire.released)), and the scheduler did not drop the fire (no run.skip owner-retired)"))
+        }
+
+        var reasons: [String] = []
+        if firstEvent != JobdEvent.daemonStart.rawValue {
+            reasons.append("the journal starts mid-instance: its first entry is \(firstEvent ?? "an entry without JOBD_EVENT") "
+                + "at \(clock.describe(first)) (older entries rotated away, or cut by --since)")
+        }
+        if totals.unknownOrigin > 0 {
+            reasons.append("\(totals.unknownOrigin) owner(s) appear without their owner.init")
+        }
+        reasons.append(contentsOf: gaps)
+        if exited == nil {
+            reasons.append("no daemon.exit: jobd is still running, was killed, or the journal was cut (--until)")
+        }
+        let verdict: AuditVerdict = !problems.isEmpty ? .failed
+            : totals.pending > 0 ? .pending
+            : reasons.isEmpty ? .clean : .incomplete
+        let generationReports = generationOrder.map { number in
+            let ledger = generations[number]!
+            return GenerationReport(
+                generation: number, loadedUSec: ledger.loaded?.realtimeUSec, endedUSec: ledger.ended?.realtimeUSec,
+                ending: ledger.ending, owners: byGeneration[number] ?? OwnerCounts(), carriedIn: ledger.carriedIn)
+        }
+        return InstanceReport(
+            instance: id, bootID: first.bootID, firstEntryUSec: first.realtimeUSec, lastEntryUSec: last.realtimeUSec,
+            startedUSec: started?.realtimeUSec, stoppedUSec: stopped?.realtimeUSec, exitedUSec: exited?.realtimeUSec,
+            ending: exited == nil ? .cutOff : stopped == nil ? .exited : .stopped,
+            complete: reasons.isEmpty, incompleteReasons: reasons, reloads: reloads, failedReloads: failedReloads,
+            generations: generationReports, owners: totals, timers: timers, unreleasedOwners: unreleased,
+            problems: problems, verdict: verdict)
+    }
+
+    /// A released owner's late release: after jobd reported it leaked, or after its grace period.
+    private func lateRelease(
+        _ owner: OwnerRecord, released: JournalInstant, graceUSec: UInt64, clock: AuditClock
+    ) -> AuditProblem? {
+        if let reported = owner.leakReported {
+            return problem(.lateRelease, owner, at: released,
+                "reported leaked by jobd at \(clock.describe(reported))\(held(owner)), released only at "
+                    + "\(clock.describe(released))\(owner.retired.map { ", \(AuditClock.seconds($0.microseconds(until: released))) after it was retired" } ?? "")")
+        }
+        if let retired = owner.retired, retired.microseconds(until: released) >= graceUSec {
+            return problem(.lateRelease, owner, at: released,
+                "retired by \(owner.retiredBy ?? "?") at \(clock.describe(retired)), released only "
+                    + "\(AuditClock.seconds(retired.microseconds(until: released))) later, past the \(AuditClock.seconds(graceUSec)) grace period")
+        }
+        return nil
+    }
+
+    /// What an owner alive at the end means.
+    private func judgeAlive(
+        _ owner: OwnerRecord, horizon: JournalInstant, graceUSec: UInt64, clock: AuditClock
+    ) -> (UnreleasedOwner.State, AuditProblem?) {
+        if let reported = owner.leakReported {
+            return (.leaked, problem(.leak, owner, at: reported,
+                "reported leaked by jobd at \(clock.describe(reported))\(held(owner)), never released"))
+        }
+        guard let retired = owner.retired else { return (.running, nil) }
+        if let exited {
+            return (.leaked, problem(.leak, owner, at: exited,
+                "retired by \(owner.retiredBy ?? "?") at \(clock.describe(retired)), still not released when jobd "
+                    + "exited at \(clock.describe(exited))"))
+        }
+        let elapsed = retired.microseconds(until: horizon)
+        guard elapsed >= graceUSec else { return (.pending, nil) }
+        return (.leaked, problem(.leak, owner, at: horizon,
+            "retired by \(owner.retiredBy ?? "?") at \(clock.describe(retired)), not released "
+                + "\(AuditClock.seconds(elapsed)) later (the end of what the journal shows), past the "
+                + "\(AuditClock.seconds(graceUSec)) grace period"))
+    }
+
+    private func held(_ owner: OwnerRecord) -> String {
+        owner.leakReason.map { " (held by: \($0))" } ?? ""
+    }
+
+    private func problem(_ kind: AuditProblem.Kind, _ owner: OwnerRecord, at time: JournalInstant, _ detail: String) -> AuditProblem {
+        AuditProblem(
+            kind: kind, job: owner.job, owner: owner.id, generation: owner.createdGeneration, timer: owner.timer,
+            realtimeUSec: time.realtimeUSec, detail: detail)
+    }
+}

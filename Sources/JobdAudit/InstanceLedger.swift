@@ -1,0 +1,184 @@
+import JobdLogging
+
+/// Everything the journal says about one jobd instance, folded in entry by entry; at the end it
+/// turns into an ``InstanceReport``.
+struct InstanceLedger {
+    /// A timer fire logged after its owner's deinit, not (yet) matched by the scheduler dropping it.
+    struct LateFire {
+        var owner: UInt64
+        var job: String?
+        var timer: UInt64?
+        var fired: JournalInstant
+        var released: JournalInstant
+    }
+
+    let id: String
+    let first: JournalInstant
+    let firstEvent: String?
+    var last: JournalInstant
+    var started: JournalInstant?
+    var stopped: JournalInstant?
+    var exited: JournalInstant?
+    var reloads = 0
+    var failedReloads = 0
+    var currentGeneration: UInt64?
+    var generations: [UInt64: GenerationLedger] = [:]
+    var generationOrder: [UInt64] = []
+    var owners: [UInt64: OwnerRecord] = [:]
+    var ownerOrder: [UInt64] = []
+    /// Owners neither released nor retired: the ones a generation.load, retire or exit may retire.
+    /// Kept apart so that a reload costs O(live owners), not O(every owner ever seen).
+    var unretired: Set<UInt64> = []
+    var timers = TimerCounts()
+    var invalidatedTimers: Set<UInt64> = []
+    var lateFires: [LateFire] = []
+
+    init(id: String, first entry: AuditEntry) {
+        self.id = id
+        first = entry.time
+        firstEvent = entry[JobdField.event]
+        last = entry.time
+    }
+
+    // MARK: Folding entries in
+
+    mutating func apply(_ entry: AuditEntry) {
+        let time = entry.time
+        last = time
+        guard let name = entry[JobdField.event], let event = JobdEvent(rawValue: name) else { return }
+        let generation = entry[JobdField.generation].flatMap { UInt64($0) }
+        let ownerID = entry[JobdField.owner].flatMap { UInt64($0) }
+        switch event {
+        case .daemonStart:
+            if started == nil { started = time }
+        case .daemonStop:
+            if stopped == nil { stopped = time }
+        case .daemonExit:
+            exited = time
+            retireAlive(at: time, by: "jobd's exit") { _ in true }
+            endCurrentGeneration(at: time, .exited)
+        case .reloadDone:
+            reloads += 1
+        case .reloadFailed:
+            failedReloads += 1
+        case .generationLoad:
+            guard let generation else { return }
+            // Owners the reload kept were retained (logged before the load); the others are retired.
+            retireAlive(at: time, by: "the reload to generation \(generation)") { ($0.lastGeneration ?? 0) < generation }
+            if currentGeneration != generation { endCurrentGeneration(at: time, .replaced) }
+            self[generation: generation].loaded = time
+            currentGeneration = generation
+        case .generationRetire:
+            retireAlive(at: time, by: "shutdown") { _ in true }
+            if let number = generation ?? currentGeneration, generations[number]?.ending == nil {
+                self[generation: number].ended = time
+                self[generation: number].ending = .retired
+            }
+        case .ownerInit:
+            guard let ownerID else { return }
+            update(ownerID, entry) { owner in
+                if owner.created == nil { owner.created = time }
+                owner.createdGeneration = owner.createdGeneration ?? generation
+                owner.lastGeneration = max(owner.lastGeneration ?? 0, generation ?? 0)
+            }
+            if let generation { _ = self[generation: generation] }
+        case .ownerRetain:
+            guard let ownerID else { return }
+            update(ownerID, entry) { owner in
+                owner.carriedOver = true
+                if let generation { owner.lastGeneration = max(owner.lastGeneration ?? 0, generation) }
+            }
+            if let generation { self[generation: generation].carriedIn += 1 }
+        case .ownerDeinit:
+            guard let ownerID else { return }
+            update(ownerID, entry) { owner in
+                if owner.released == nil { owner.released = time }
+            }
+        case .ownerLateDeinit:
+            guard let ownerID else { return }
+            update(ownerID, entry) { owner in
+                owner.lateDeinit = time
+                if owner.released == nil { owner.released = time }
+            }
+        case .ownerLeak:
+            guard let ownerID else { return }
+            update(ownerID, entry) { owner in
+                if owner.leakReported == nil { owner.leakReported = time }
+                owner.leakReason = entry[JobdField.reason] ?? owner.leakReason
+            }
+        case .timerSchedule:
+            if let ownerID, ownerID != 0 { timers.scheduled = (timers.scheduled ?? 0) + 1 }
+        case .timerInvalidate:
+            guard let ownerID, ownerID != 0 else {
+                timers.otherInvalidated += 1
+                return
+            }
+            timers.invalidated += 1
+            timers.invalidatedByReason[entry[JobdField.reason] ?? "unknown", default: 0] += 1
+            if let timer = entry[JobdField.timer].flatMap({ UInt64($0) }) { invalidatedTimers.insert(timer) }
+        case .timerFire:
+            guard let ownerID, ownerID != 0 else { return }
+            timers.fired += 1
+            guard let released = owners[ownerID]?.released else { return }
+            // The main loop logs a fire when it handles it; one delivered before a release can be
+            // handled after it. During stop it is dropped unlogged; otherwise a run.skip must follow.
+            if stopped != nil {
+                timers.lateFiresDropped += 1
+            } else {
+                lateFires.append(LateFire(
+                    owner: ownerID, job: entry[JobdField.job], timer: entry[JobdField.timer].flatMap { UInt64($0) },
+                    fired: time, released: released))
+            }
+        case .runSkip:
+            guard entry[JobdField.reason] == "owner-retired", let ownerID,
+                  let index = lateFires.firstIndex(where: { $0.owner == ownerID }) else { return }
+            lateFires.remove(at: index)
+            timers.lateFiresDropped += 1
+        default:
+            break
+        }
+    }
+
+    /// The ledger of generation `number`, made on first use so that generations keep their order.
+    private subscript(generation number: UInt64) -> GenerationLedger {
+        mutating get {
+            if let ledger = generations[number] { return ledger }
+            generationOrder.append(number)
+            generations[number] = GenerationLedger(number: number)
+            return generations[number]!
+        }
+        set {
+            if generations[number] == nil { generationOrder.append(number) }
+            generations[number] = newValue
+        }
+    }
+
+    private mutating func update(_ id: UInt64, _ entry: AuditEntry, _ change: (inout OwnerRecord) -> Void) {
+        if owners[id] == nil {
+            owners[id] = OwnerRecord(id: id, job: entry[JobdField.job] ?? "?")
+            ownerOrder.append(id)
+        }
+        if let job = entry[JobdField.job] { owners[id]!.job = job }
+        if let timer = entry[JobdField.timer].flatMap({ UInt64($0) }) { owners[id]!.timer = timer }
+        change(&owners[id]!)
+        if owners[id]!.released == nil && owners[id]!.retired == nil {
+            unretired.insert(id)
+        } else {
+            unretired.remove(id)
+        }
+    }
+
+    private mutating func retireAlive(at time: JournalInstant, by cause: String, where predicate: (OwnerRecord) -> Bool) {
+        for id in unretired where predicate(owners[id]!) {
+            owners[id]!.retired = time
+            owners[id]!.retiredBy = cause
+            unretired.remove(id)
+        }
+    }
+
+    private mutating func endCurrentGeneration(at time: JournalInstant, _ ending: GenerationReport.Ending) {
+        guard let current = currentGeneration, generations[current]?.ending == nil else { return }
+        self[generation: current].ended = time
+        self[generation: current].ending = ending
+    }
+}

@@ -1,0 +1,123 @@
+import JobdLogging
+
+/// The offline lifecycle audit: folds jobd's journal entries in, one at a time and oldest first,
+/// and proves that every job owner was released, or says which was not.
+///
+/// Pure: no I/O, no clock. Entries go in (`jobctl audit` reads them with `SystemdKit.JournalReader`,
+/// matching `SYSLOG_IDENTIFIER=jobd`); a report comes out. Memory grows with the owners and
+/// generations seen, not with the entries, so a long journal can be streamed through.
+///
+/// ```swift
+/// var auditor = LifecycleAuditor()
+/// for entry in entries { auditor.consume(entry) }
+/// let report = auditor.finish(journalEnd: lastEntryOfTheWholeJournal)
+/// print(report.text())
+/// ```
+///
+/// How owners are judged, per instance (`JOBD_INSTANCE`):
+/// - An owner is **retired** when a `generation.load` comes that did not retain it (a reload that
+///   changed or removed its job), at `generation.retire` (shutdown), or at `daemon.exit`.
+/// - A released owner (`owner.deinit`, or `owner.late-deinit`) is fine, unless it was released
+///   after jobd reported it with `owner.leak`, or more than the grace period after its retirement:
+///   a **late release**, which fails the audit.
+/// - An owner alive at the end is **running** if it belongs to the running generation of an
+///   instance without `daemon.exit`; **leaked** if jobd reported it (`owner.leak`), if jobd exited
+///   without releasing it, or if the grace period passed between its retirement and the end of what
+///   the journal shows; otherwise **pending**.
+/// - A `timer.fire` logged after its owner's `owner.deinit` is possible (the main loop logs a fire
+///   when it handles it, and one delivered before a reload can be handled after it), but the
+///   scheduler must then drop it (`run.skip` with `JOBD_REASON=owner-retired`), or jobd must be
+///   stopping. A late fire that was not dropped is an **impossible order**, which fails the audit.
+/// - An instance whose first entry is not `daemon.start`, that has owners without `owner.init`, or
+///   that has no `daemon.exit`, is **incomplete**: reported, not failed.
+public struct LifecycleAuditor: Sendable {
+    /// How long a retired owner may take to be released before it counts as leaked: jobd's own
+    /// `LeakGrace`, after which it logs `owner.leak`.
+    public static let defaultLeakGrace: Duration = .seconds(5)
+
+    /// `MESSAGE_ID` of journald's "Suppressed N messages from …" (`SD_MESSAGE_JOURNAL_DROPPED`): its
+    /// rate limit dropped entries, possibly jobd's (a chatty job's `run.output` counts against jobd's
+    /// limit). Read such entries too: an instance they fall into is reported incomplete.
+    public static let journalDroppedMessageID = "a596d6fe7bfa4994828e72309e95d61e"
+
+    /// The grace period of this audit.
+    public let leakGrace: Duration
+    /// How times are written in the findings.
+    public let clock: AuditClock
+    private var ledgers: [String: InstanceLedger] = [:]
+    private var order: [String] = []
+    private var entries = 0
+    private var unattributed = 0
+    private var last: JournalInstant?
+    private var suppressions: [(time: JournalInstant, message: String)] = []
+
+    /// An auditor with no entries yet.
+    public init(leakGrace: Duration = Self.defaultLeakGrace, clock: AuditClock = AuditClock()) {
+        self.leakGrace = leakGrace
+        self.clock = clock
+    }
+
+    /// Folds in the next entry; entries must come oldest first, as the journal returns them.
+    /// Entries without `JOBD_INSTANCE` are counted and otherwise ignored, except journald's own
+    /// notes of dropped messages (``journalDroppedMessageID``).
+    public mutating func consume(_ entry: AuditEntry) {
+        entries += 1
+        last = entry.time
+        guard let instance = entry[JobdField.instance] else {
+            if entry["MESSAGE_ID"] == Self.journalDroppedMessageID {
+                suppressions.append((entry.time, entry["MESSAGE"] ?? "journald suppressed messages"))
+            } else {
+                unattributed += 1
+            }
+            return
+        }
+        if ledgers[instance] == nil {
+            ledgers[instance] = InstanceLedger(id: instance, first: entry)
+            order.append(instance)
+        }
+        ledgers[instance]!.apply(entry)
+    }
+
+    /// Judges everything folded in.
+    /// - Parameter journalEnd: the last entry of the journal that was read, of any program (a
+    ///   quiet jobd's time passes too); `nil` for the last entry consumed. Grace periods of an
+    ///   instance without `daemon.exit` are measured to it, unless a later instance started after
+    ///   this one's last entry or the journal ends in another boot: then this instance's process
+    ///   was gone, and its own last entry is the last moment it vouches for.
+    public func finish(journalEnd: JournalInstant? = nil) -> AuditReport {
+        let end = journalEnd ?? last
+        let graceUSec = Self.microseconds(leakGrace)
+        let instances = order.map { id -> InstanceReport in
+            let ledger = ledgers[id]!
+            let superseded = order.contains { other in
+                other != id && ledger.last.isBefore(ledgers[other]!.first)
+            }
+            var horizon = ledger.last
+            if let end, !superseded, end.bootID == ledger.last.bootID, ledger.last.isBefore(end) { horizon = end }
+            let gaps = suppressions.filter { !$0.time.isBefore(ledger.first) && !horizon.isBefore($0.time) }.map {
+                "journald's rate limit dropped messages at \(clock.describe($0.time)) (\($0.message)): jobd's entries "
+                    + "may be among them, so an owner.deinit may be missing"
+            }
+            return ledger.report(horizon: horizon, graceUSec: graceUSec, clock: clock, gaps: gaps)
+        }
+        return AuditReport(
+            leakGraceUSec: graceUSec, entries: entries, unattributedEntries: unattributed, journalEnd: end,
+            instances: instances)
+    }
+
+    /// Audits `entries` (oldest first) in one call.
+    public static func audit(
+        _ entries: some Sequence<AuditEntry>, journalEnd: JournalInstant? = nil,
+        leakGrace: Duration = defaultLeakGrace, clock: AuditClock = AuditClock()
+    ) -> AuditReport {
+        var auditor = LifecycleAuditor(leakGrace: leakGrace, clock: clock)
+        for entry in entries { auditor.consume(entry) }
+        return auditor.finish(journalEnd: journalEnd)
+    }
+
+    static func microseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000)
+    }
+}

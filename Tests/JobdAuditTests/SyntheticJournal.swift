@@ -1,0 +1,74 @@
+import JobdAudit
+
+/// Builds jobd-shaped journal entries for one instance, in the order the daemon logs them, with a
+/// clock the test advances by hand.
+struct SyntheticJournal {
+    static let bootID = String(repeating: "b", count: 32)
+    let instance: String
+    var nowUSec: UInt64
+    var entries: [AuditEntry] = []
+
+    init(instance: String = String(repeating: "a", count: 32), startUSec: UInt64 = 1_700_000_000_000_000) {
+        self.instance = instance
+        nowUSec = startUSec
+    }
+
+    var now: JournalInstant { JournalInstant(realtimeUSec: nowUSec, monotonicUSec: nowUSec, bootID: Self.bootID) }
+
+    mutating func advance(seconds: Double) { nowUSec += UInt64(seconds * 1_000_000) }
+
+    mutating func event(_ kind: String, _ fields: [String: String] = [:]) {
+        var all = fields
+        all["JOBD_EVENT"] = kind
+        all["JOBD_INSTANCE"] = instance
+        all["SYSLOG_IDENTIFIER"] = "jobd"
+        entries.append(AuditEntry(all, realtimeUSec: nowUSec, bootID: Self.bootID))
+        nowUSec += 1_000  // 1 ms between entries
+    }
+
+    static func timer(_ owner: Int) -> String { String(owner + 100) }
+
+    mutating func start() { event("daemon.start") }
+
+    mutating func ownerInit(_ job: String, owner: Int, generation: Int) {
+        event("owner.init", ["JOB": job, "JOBD_OWNER": "\(owner)", "JOBD_GENERATION": "\(generation)", "JOBD_TIMER": Self.timer(owner)])
+    }
+
+    /// An owner of `created` carried into generation `into` (the field holds the new number).
+    mutating func ownerRetain(_ job: String, owner: Int, into generation: Int) {
+        event("owner.retain", ["JOB": job, "JOBD_OWNER": "\(owner)", "JOBD_GENERATION": "\(generation)", "JOBD_TIMER": Self.timer(owner)])
+    }
+
+    /// A deinit as jobd logs it: the timer's invalidation (unless already invalidated), then the deinit.
+    mutating func ownerDeinit(_ job: String, owner: Int, generation: Int, invalidate: Bool = true) {
+        if invalidate { timerInvalidate(job, owner: owner, reason: "owner-deinit") }
+        event("owner.deinit", ["JOB": job, "JOBD_OWNER": "\(owner)", "JOBD_GENERATION": "\(generation)", "JOBD_TIMER": Self.timer(owner)])
+    }
+
+    mutating func timerInvalidate(_ job: String, owner: Int, reason: String) {
+        event("timer.invalidate", ["JOB": job, "JOBD_OWNER": "\(owner)", "JOBD_TIMER": Self.timer(owner), "JOBD_REASON": reason])
+    }
+
+    mutating func timerFire(_ job: String, owner: Int, generation: Int) {
+        event("timer.fire", ["JOB": job, "JOBD_OWNER": "\(owner)", "JOBD_GENERATION": "\(generation)", "JOBD_TIMER": Self.timer(owner)])
+    }
+
+    mutating func load(_ generation: Int) { event("generation.load", ["JOBD_GENERATION": "\(generation)"]) }
+
+    /// Start-up: daemon.start, an owner per job in generation 1, generation.load 1, daemon.ready.
+    mutating func startUp(_ jobs: [(String, Int)]) {
+        start()
+        for (job, owner) in jobs { ownerInit(job, owner: owner, generation: 1) }
+        load(1)
+        event("daemon.ready", ["JOBD_GENERATION": "1"])
+    }
+
+    /// A clean stop: every timer invalidated (shutdown), generation.retire, every owner released, daemon.exit.
+    mutating func cleanStop(generation: Int, owners: [(String, Int, Int)]) {
+        event("daemon.stop")
+        for (job, owner, _) in owners { timerInvalidate(job, owner: owner, reason: "shutdown") }
+        event("generation.retire", ["JOBD_GENERATION": "\(generation)"])
+        for (job, owner, created) in owners { ownerDeinit(job, owner: owner, generation: created, invalidate: false) }
+        event("daemon.exit")
+    }
+}
