@@ -25,7 +25,7 @@ extension Jobctl {
                 print("jobd (pid \(daemon.pid)), instance \(daemon.instance)")
                 print("     Since: \(TimeFormat.wallClock(daemon.startedRealtimeUSec)); \(TimeFormat.relative(daemon.startedRealtimeUSec, now: now))")
                 print("Generation: \(daemon.generation), \(daemon.jobs) job(s)")
-                print("    Owners: \(daemon.liveOwners) live")
+                print("    Owners: \(daemon.liveOwners) live, \(daemon.retiredOwnersAlive) retired but alive, \(daemon.leakedOwners) leaked")
                 print("    Timers: \(daemon.liveTimers) live, \(daemon.armedTimers) armed")
                 print("   Running: \(daemon.runningJobs)")
                 if let reload = daemon.lastReload {

@@ -99,11 +99,18 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var armedTimers: Int
     public var runningJobs: Int
     public var lastReload: ReloadReport?
+    /// Owners retired by a reload or stop that are still alive (within their grace, or leaked).
+    public var retiredOwnersAlive: Int
+    /// Retired owners reported as leaked (`owner.leak`) and still alive.
+    public var leakedOwners: Int
 
     public init(
         pid: Int32, instance: String, generation: UInt64, startedRealtimeUSec: Int64, jobs: Int, liveOwners: Int,
-        liveTimers: Int, armedTimers: Int, runningJobs: Int, lastReload: ReloadReport?
+        liveTimers: Int, armedTimers: Int, runningJobs: Int, lastReload: ReloadReport?,
+        retiredOwnersAlive: Int = 0, leakedOwners: Int = 0
     ) {
+        self.retiredOwnersAlive = retiredOwnersAlive
+        self.leakedOwners = leakedOwners
         self.pid = pid
         self.instance = instance
         self.generation = generation

@@ -23,6 +23,8 @@ public struct DaemonOptions: Sendable {
     public var instance: String
     /// How long running jobs get to finish after SIGTERM at shutdown before they are killed.
     public var stopTimeout: Duration
+    /// How long a retired owner may live before it is reported as a leak.
+    public var leakGrace: Duration = .seconds(5)
 
     public init(
         configDirectory: String, runtimeDirectory: String, stateDirectory: String, instance: String,
@@ -102,6 +104,10 @@ public struct Daemon {
             continuation.yield(.due(due))
         }
         queue.onWallClockSet { continuation.yield(.wallClockSet) }
+        let leakDetector = LeakDetector(grace: options.leakGrace, queue: queue, logger: logger) {
+            continuation.yield(.leakCheck)
+        }
+        scheduler.leakDetector = leakDetector
         // TZ in the environment wins over /etc/localtime; only without it is the file watched.
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let loop = MainLoop(

@@ -13,6 +13,8 @@ enum DaemonEvent: Sendable {
     case watchdogTick
     /// Running jobs had their stop timeout at shutdown; what remains is killed.
     case stopDeadline
+    /// Retired owners' grace has ended: see whether they went.
+    case leakCheck
     /// The wall clock was set or jumped.
     case wallClockSet
     /// `/etc/localtime` changed.

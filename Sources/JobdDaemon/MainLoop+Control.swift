@@ -60,8 +60,9 @@ extension MainLoop {
         DaemonStatus(
             pid: getpid(), instance: options.instance, generation: scheduler.generation.number,
             startedRealtimeUSec: startedRealtimeUSec, jobs: scheduler.generation.owners.count,
-            liveOwners: scheduler.liveOwners, liveTimers: scheduler.queue.statistics.liveTimers,
-            armedTimers: scheduler.queue.armedCount, runningJobs: running, lastReload: lastReload)
+            liveOwners: JobOwner.liveCount, liveTimers: scheduler.queue.statistics.liveTimers,
+            armedTimers: scheduler.queue.armedCount, runningJobs: running, lastReload: lastReload,
+            retiredOwnersAlive: scheduler.leakDetector?.retiredAlive ?? 0, leakedOwners: scheduler.leakDetector?.leaked ?? 0)
     }
 
     func jobStatus(_ name: String) -> JobStatus? {

@@ -88,6 +88,9 @@ final class MainLoop {
             }
         case .signal(let signal):
             return beginStop(on: signal, group: &group)
+        case .leakCheck:
+            scheduler.leakDetector?.check(now: .now()) { [scheduler] job in (scheduler.histories[job]?.running ?? 0) > 0 }
+            notifier.send(.status(status))
         case .wallClockSet:
             scheduler.wallClockWasSet()
         case .timeZoneChanged:
@@ -106,7 +109,10 @@ final class MainLoop {
     var status: String {
         let queue = scheduler.queue
         var text = "Generation \(scheduler.generation.number): \(scheduler.generation.owners.count) job(s), "
-            + "\(scheduler.liveOwners) owner(s), \(queue.armedCount) timer(s) armed, \(running) running"
+            + "\(JobOwner.liveCount) owner(s), \(queue.armedCount) timer(s) armed, \(running) running"
+        if let detector = scheduler.leakDetector, detector.retiredAlive > 0 {
+            text += "; \(detector.retiredAlive) retired owner(s) alive, \(detector.leaked) leaked"
+        }
         if let lastReloadProblem { text += "; last reload rejected: \(lastReloadProblem)" }
         return text
     }

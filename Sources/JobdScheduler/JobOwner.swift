@@ -21,6 +21,10 @@ public struct DueJob: Sendable {
 /// definition, never the owner, so a long run cannot keep an owner alive past a reload.
 public final class JobOwner: TimerTarget {
     private static let nextID = Atomic<UInt64>(1)
+    private static let live = Atomic<Int>(0)
+
+    /// Owners alive in this process right now, in any generation: created and not yet deinitialized.
+    public static var liveCount: Int { live.load(ordering: .relaxed) }
 
     public let id: UInt64
     public let definition: JobDefinition
@@ -41,10 +45,12 @@ public final class JobOwner: TimerTarget {
         self.onDue = onDue
         timer = queue.makeTimer(label: definition.name, tag: id)
         timer.bind(to: self)
+        Self.live.add(1, ordering: .relaxed)
         logger.event(.ownerInit, "owner \(id) of \(definition.name) created in generation \(generation)", fields)
     }
 
     deinit {
+        Self.live.subtract(1, ordering: .relaxed)
         timer.invalidate(reason: .ownerDeinit)
         logger.event(.ownerDeinit, "owner \(id) of \(definition.name) released", fields)
     }

@@ -77,6 +77,11 @@ public final class Scheduler {
     private var rebootDue: Set<String> = []
     private var firstStartThisBoot: Bool
     public private(set) var generation = Generation(number: 0, owners: [:])
+    /// Watches retired owners; without one, retired owners are simply let go.
+    public var leakDetector: LeakDetector?
+    /// Called with every owner the scheduler creates: an extension point for observers (and for
+    /// a test that plants a leak by holding on to one).
+    public var ownerCreated: ((JobOwner) -> Void)?
     public private(set) var histories: [String: JobHistory] = [:]
 
     public init(
@@ -168,6 +173,7 @@ public final class Scheduler {
             }
             let owner = JobOwner(definition: definition, generation: number, queue: queue, logger: logger, onDue: onDue)
             owners[definition.name] = owner
+            ownerCreated?(owner)
             var history = histories[definition.name] ?? JobHistory()
             if definition.persistent, history.lastTriggerRealtime == nil, let stored = store?.lastTrigger(of: definition.name) {
                 history.lastTriggerRealtime = stored
@@ -179,7 +185,9 @@ public final class Scheduler {
         for name in summary.removed where histories[name]?.running == 0 {
             histories[name] = nil
         }
-        // The old generation, and with it every owner not carried over, is released here.
+        // The old generation, and with it every owner not carried over, is released here; the
+        // detector keeps only weak references to see that they really go.
+        leakDetector?.retire(previous.values.filter { owners[$0.name] !== $0 }, now: now)
         generation = Generation(number: number, owners: owners)
         logger.event(.generationLoad, "generation \(number) loaded: \(summary)", [
             JobdField.generation: String(number),
@@ -250,9 +258,13 @@ public final class Scheduler {
         logger.event(.generationRetire, "generation \(generation.number) retired at shutdown", [
             JobdField.generation: String(generation.number),
         ])
+        // No local may hold an owner past this point, or the check below would see it alive.
+        leakDetector?.retire(Array(generation.owners.values), now: .now())
         generation = Generation(number: generation.number, owners: [:])
+        // Nothing is left to wait for at shutdown: an owner alive now is reported at once.
+        leakDetector?.check(now: .now() + (leakDetector?.grace ?? .zero))
     }
 
-    /// Owners alive in the running generation.
+    /// Owners of the running generation.
     public var liveOwners: Int { generation.owners.count }
 }
