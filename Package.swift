@@ -137,7 +137,8 @@ let package = Package(
         ),
         .testTarget(
             name: "JobdIntegrationTests",
-            dependencies: ["JobdTestKit", "SystemdKit"],
+            dependencies: ["JobdTestKit", "SystemdKit", "JobdScheduler", "JobdConfig", "JobdTimers", "JobdLogging",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
     ]

@@ -60,14 +60,15 @@ public final class LeakDetector {
             }
             if !entry.reported, now.duration(since: entry.retiredAt) >= grace, !isRunning(entry.job) {
                 entry.reported = true
-                // Minus the reference this check itself holds.
-                let holders = max(0, _getRetainCount(owner) - 1)
+                // What jobd knows: neither a generation nor a run holds it (runs hold definitions), so
+                // the holder is outside the scheduler. The retain count is a hint, not an exact figure.
+                let approximateCount = _getRetainCount(owner)
                 var leakFields = fields(entry)
-                leakFields[JobdField.reason] = "\(holders) strong reference(s) besides jobd's own"
+                leakFields[JobdField.reason] = "held outside jobd's generations and runs "
+                    + "(strong reference count about \(approximateCount), including this check's)"
                 logger.event(.ownerLeak, level: .warning,
                              "owner \(entry.id) of \(entry.job) from generation \(entry.generation) is still alive "
-                             + "\(now.duration(since: entry.retiredAt)) after its retirement: a leak "
-                             + "(\(holders) strong reference(s) hold it)", leakFields)
+                             + "\(now.duration(since: entry.retiredAt)) after its retirement: a leak", leakFields)
             }
             remaining.append(entry)
         }
