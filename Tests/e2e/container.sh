@@ -140,21 +140,27 @@ in_container() {
         env -i PATH="$CONTAINER_PATH" LANG=C.UTF-8 SYSTEMD_PAGER= SYSTEMD_COLORS=0 TERM=dumb "$@"
 }
 
-# The cursor of the container journal's newest entry: later waits read only what comes after it.
-journal_cursor() {
-    in_container journalctl --no-pager -n1 -o export | sed -n 's/^__CURSOR=//p'
+# A mark in the container's journal: just after its newest entry, as `journalctl --since=` takes it
+# (@seconds.microseconds). Later waits read only what comes after it. (Not a cursor: journalctl 252
+# with --after-cursor and matches skips the first matching entry when the cursor's own entry does
+# not match.)
+journal_mark() {
+    local usec
+    usec=$(in_container journalctl --no-pager -n1 -o export | sed -n 's/^__REALTIME_TIMESTAMP=//p')
+    usec=$((usec + 1))
+    echo "@${usec:0:-6}.${usec: -6}"
 }
 
-# await_journal SECONDS CURSOR REGEX [MATCH...]: waits (event-driven, journalctl --follow) for an
-# entry after CURSOR that has the journal matches and whose short-format line matches REGEX
+# await_journal SECONDS MARK REGEX [MATCH...]: waits (event-driven, journalctl --follow) for an
+# entry after MARK that has the journal matches and whose short-format line matches REGEX
 # (empty: any), and prints that line. Returns 1 when none came within SECONDS.
 await_journal() {
-    local seconds=$1 cursor=$2 pattern=$3 fd follower line found=1
+    local seconds=$1 mark=$2 pattern=$3 fd follower line found=1
     shift 3
     # The follower prints its own PID (in the container) first, so it can be stopped exactly.
     exec {fd}< <(in_container sh -c \
-        'echo $$; s=$1; c=$2; shift 2; exec timeout "$s" journalctl --no-pager --quiet --follow --after-cursor="$c" -o short-monotonic "$@"' \
-        sh "$seconds" "$cursor" "$@")
+        'echo $$; s=$1; m=$2; shift 2; exec timeout "$s" journalctl --no-pager --quiet --follow --since="$m" -o short-monotonic "$@"' \
+        sh "$seconds" "$mark" "$@")
     if IFS= read -r -u "$fd" follower; then
         while IFS= read -r -u "$fd" line; do
             if [[ -z "$pattern" || "$line" =~ $pattern ]]; then
