@@ -32,8 +32,9 @@ ensure_cached_tree() {
         return 0
     fi
     mkdir -p "$CACHE_DIR"
-    # Leftovers of an interrupted build are never used; clear them.
-    rm -rf "$CACHE_DIR"/*.building.* 2>/dev/null || true
+    # Leftovers of an interrupted build are never used; clear those old enough not to be another
+    # run's build in progress.
+    find "$CACHE_DIR" -maxdepth 1 -name '*.building.*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
     building=$(mktemp -d "$tree.building.XXXXXX")
     mirror=$(debian_mirror)
     note "building the Debian tree with debootstrap from $mirror (once; cached in $tree)"
