@@ -31,12 +31,13 @@ public struct UnitFile: Sendable {
         var section: String?
         var pending: (text: String, line: Int)?
 
-        // "\r\n" is a single Character in Swift, so split on both spellings of a line end.
-        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        // Lines are split on the byte "\n" (faster than by Character, where "\r\n" is one
+        // Character); a "\r" before it is dropped.
+        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (index, rawLine) in lines.enumerated() {
             let lineNumber = index + 1
             var line = Substring(rawLine)
-            if line.last == "\r" { line = line.dropLast() }
+            if line.utf8.last == UInt8(ascii: "\r") { line = Substring(line.utf8.dropLast()) }
             let trimmed = line.trimmingWhitespace()
 
             if pending != nil, trimmed.first == "#" || trimmed.first == ";" {
