@@ -29,9 +29,15 @@ public final class ControlClient {
     public func send(_ request: ControlRequest) throws(ControlError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(request),
-              UnixStream.sendAll(fd, Array(data) + [UInt8(ascii: "\n")]) else {
-            throw ControlError(.protocolError, "cannot send the request to jobd")
+        guard let data = try? encoder.encode(request) else {
+            throw ControlError(.protocolError, "cannot encode the request")
+        }
+        guard UnixStream.sendAll(fd, Array(data) + [UInt8(ascii: "\n")]) else {
+            let sendErrno = errno
+            // jobd refuses a caller it does not allow as soon as it accepts, and hangs up; the send
+            // can then fail before the refusal is read. The refusal says more than EPIPE.
+            do { _ = try receive() } catch where error.code == .refused { throw error } catch {}
+            throw ControlError(.protocolError, "cannot send the request to jobd: \(UnixStream.describe(sendErrno))", errno: sendErrno)
         }
     }
 
