@@ -14,10 +14,10 @@ extension Jobctl {
         public init() {}
 
         public func run() throws {
-            switch JobDirectory(path: configDirectory).load() {
-            case .success(let definitions):
-                print("\(configDirectory): \(definitions.count) job(s), no errors")
-                for definition in definitions {
+            switch JobDirectory(path: configDirectory).loadConfiguration() {
+            case .success(let configuration):
+                print("\(configDirectory): \(configuration.jobs.count) job(s), no errors")
+                for definition in configuration.jobs {
                     let triggers = definition.triggers.map(\.description).joined(separator: " ")
                     print("  \(definition.name): \(triggers)")
                 }

@@ -7,7 +7,9 @@ extension Jobctl {
         public static let configuration = CommandConfiguration(
             abstract: "Start a run of a job now.",
             discussion: """
-                A job whose previous run is still going is not started again (exit 75). With --wait, \
+                The job's Overlap= applies: with skip (the default) a job whose previous run is still \
+                going is not started again (exit 75); with queue or replace the run waits for it. \
+                With --wait, \
                 jobctl exits with the run's exit status (128 + the signal for a killed run, 127 for \
                 one that could not start).
                 """)
@@ -29,7 +31,12 @@ extension Jobctl {
                 print("jobctl: \(job) was not started: \(started.run?.skipReason ?? "skipped")", to: &standardError)
                 throw ExitCode(75)  // EX_TEMPFAIL: try again later
             }
-            print("started run \(started.run?.runID.map(String.init) ?? "?") of \(job)")
+            let runID = started.run?.runID.map(String.init) ?? "?"
+            if started.type == .runQueued {
+                print("queued run \(runID) of \(job): it starts when the run in flight or a free slot allows")
+            } else {
+                print("started run \(runID) of \(job)")
+            }
             guard wait else { return }
             let finished: ControlResponse?
             do {

@@ -20,6 +20,21 @@ public struct JobDefinition: Sendable, Hashable {
     public var accuracy: TimeSpan = TimeSpan(microseconds: 1_000)
     /// `Persistent=`: a calendar trigger missed while jobd was down runs once when it starts.
     public var persistent = false
+    /// `User=`: the account a run switches to (a name or a numeric uid); `nil` runs as jobd's own.
+    public var user: String?
+    /// `Group=`: the group a run switches to; by default the user's primary group.
+    public var group: String?
+    /// `EnvironmentFile=`: files of `NAME=value` lines read at each run's start, after `Environment=`.
+    public var environmentFiles: [EnvironmentFile] = []
+    /// `RuntimeMaxSec=`: a run still going after this is stopped (`run.timeout`). Infinite by default.
+    public var runtimeMax: TimeSpan = .infinity
+    /// `TimeoutStopSec=`: how long a run that jobd stops gets between SIGTERM and SIGKILL.
+    public var stopTimeout: TimeSpan = JobDefinition.defaultStopTimeout
+    /// `Overlap=`: what a trigger does while a run of the job is still going.
+    public var overlap: OverlapPolicy = .skip
+
+    /// `TimeoutStopSec=`'s default: 10 s, jobd's grace for a run it stops.
+    public static let defaultStopTimeout = TimeSpan.seconds(10)
 
     public init(
         name: String, path: String, description: String? = nil, triggers: [Trigger],
@@ -65,6 +80,31 @@ public enum Trigger: Sendable, Hashable, CustomStringConvertible {
         case .calendar, .cron: true
         default: false
         }
+    }
+}
+
+/// `Overlap=`: what happens when a job falls due while a run of it is still going (a run started
+/// under an earlier configuration generation counts).
+public enum OverlapPolicy: String, Sendable, Hashable, CaseIterable {
+    /// The trigger is skipped and logged as `run.skip` (the default, as a systemd timer does).
+    case skip
+    /// One run waits for the running one to finish; further triggers meanwhile are skipped.
+    case queue
+    /// The running run is stopped (SIGTERM, then SIGKILL after `TimeoutStopSec=`); the new run
+    /// starts once it has exited.
+    case replace
+    /// Another run starts beside the running one.
+    case parallel
+}
+
+/// One `EnvironmentFile=`: an absolute path; with a leading `-`, a missing file is not an error.
+public struct EnvironmentFile: Sendable, Hashable {
+    public var path: String
+    public var optional: Bool
+
+    public init(path: String, optional: Bool) {
+        self.path = path
+        self.optional = optional
     }
 }
 

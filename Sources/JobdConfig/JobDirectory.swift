@@ -10,9 +10,33 @@ public struct JobDirectory: Sendable {
     }
 
     public var jobsPath: String { path.hasSuffix("/") ? path + "jobs.d" : path + "/jobs.d" }
+    /// jobd's own settings file; optional.
+    public var settingsPath: String { path.hasSuffix("/") ? path + "jobd.conf" : path + "/jobd.conf" }
 
-    /// Reads every job file. All or nothing: any error in any file fails the whole load, and
-    /// every error found is reported.
+    /// Reads `jobd.conf` and every job file. All or nothing: any error in any file fails the whole
+    /// load, and every error found is reported.
+    public func loadConfiguration() -> Result<Configuration, ConfigErrors> {
+        let jobs = load()
+        var settings = DaemonSettings()
+        var errors: [ConfigError] = []
+        if case .failure(let failure) = jobs { errors = failure.errors }
+        switch FileSystem.readTextFile(settingsPath) {
+        case .success(let text):
+            switch DaemonSettings.read(path: settingsPath, text: text) {
+            case .success(let read): settings = read
+            case .failure(let failure): errors = failure.errors + errors
+            }
+        case .failure(let error) where error.errno == ENOENT:
+            break
+        case .failure(let error):
+            errors.insert(ConfigError(file: settingsPath, line: nil, message: error.message), at: 0)
+        }
+        guard errors.isEmpty, case .success(let definitions) = jobs else { return .failure(ConfigErrors(errors)) }
+        return .success(Configuration(daemon: settings, jobs: definitions))
+    }
+
+    /// Reads every job file (not `jobd.conf`). All or nothing: any error in any file fails the
+    /// whole load, and every error found is reported.
     public func load() -> Result<[JobDefinition], ConfigErrors> {
         let names: [String]
         switch FileSystem.directoryEntries(path) {

@@ -13,12 +13,24 @@ public enum JobFileReader {
             errors.append(ConfigError(file: path, line: line, message: message, hint: hint))
         }
 
+        /// An absolute path that may start with `-` (a missing file is then not an error).
+        func optionalPath(_ key: JobKey, _ value: String, line: Int, example: String) -> (String, optional: Bool)? {
+            let optional = value.hasPrefix("-")
+            let file = optional ? String(value.dropFirst()) : value
+            guard file.hasPrefix("/") else {
+                error(line, "\(key.rawValue)= must be an absolute path, found '\(value)'",
+                      hint: "write the full path, such as \(example); prefix it with '-' if it may be missing")
+                return nil
+            }
+            return (file, optional)
+        }
+
         if !isValidJobName(name) {
             error(nil, "'\(name)' is not a valid job name",
                   hint: "name job files with letters, digits and '_.@:-' only, ending in .job")
         }
         for section in file.sections where section.name != JobKey.section && !section.name.hasPrefix("X-") {
-            let hint = section.name.lowercased() == JobKey.section.lowercased() || JobKey.editDistance(section.name, JobKey.section) <= 1
+            let hint = section.name.lowercased() == JobKey.section.lowercased() || KeySpelling.editDistance(section.name, JobKey.section) <= 1
                 ? "did you mean [Job]?" : "a job file has one section, [Job]; sections starting with X- are ignored"
             error(section.line, "unknown section [\(section.name)]", hint: hint)
         }
@@ -32,6 +44,12 @@ public enum JobFileReader {
         var randomizedDelay = TimeSpan.zero
         var accuracy = TimeSpan(microseconds: 1_000)
         var persistent = false
+        var user: (name: String, line: Int)?
+        var group: (name: String, line: Int)?
+        var environmentFiles: [EnvironmentFile] = []
+        var runtimeMax = TimeSpan.infinity
+        var stopTimeout = JobDefinition.defaultStopTimeout
+        var overlap = OverlapPolicy.skip
         // A trigger or command whose value was wrong is not also reported as missing.
         var triggerValueFailed = false
         var commandValueFailed = false
@@ -84,10 +102,15 @@ public enum JobFileReader {
                             ? "write a calendar event as systemd.time(7) does, such as daily, Mon..Fri 09:00 or *-*-* 02:30:00; check it with jobctl calendar"
                             : "write five fields (minute hour day-of-month month day-of-week) or @daily, @hourly, @reboot…; check it with jobctl calendar --cron"))
                 }
-            case .randomizedDelaySec, .accuracySec:
+            case .randomizedDelaySec, .accuracySec, .runtimeMaxSec, .timeoutStopSec:
                 do {
-                    let span = value.isEmpty ? (key == .accuracySec ? TimeSpan(microseconds: 1_000) : .zero) : try TimeSpan.parse(value)
-                    if key == .accuracySec { accuracy = span } else { randomizedDelay = span }
+                    let span = try value.isEmpty ? Self.defaultSpan(of: key) : TimeSpan.parse(value)
+                    switch key {
+                    case .accuracySec: accuracy = span
+                    case .randomizedDelaySec: randomizedDelay = span
+                    case .runtimeMaxSec: runtimeMax = span == .zero ? .infinity : span  // 0 means no limit, as systemd
+                    default: stopTimeout = span == .zero ? .infinity : span
+                    }
                 } catch {
                     errors.append(ConfigError(
                         file: path, line: line, message: "\(key.rawValue)=: \(error)",
@@ -99,6 +122,23 @@ public enum JobFileReader {
                     continue
                 }
                 persistent = flag
+            case .user, .group:
+                let account = value.isEmpty ? nil : (name: value, line: line)
+                if key == .user { user = account } else { group = account }
+            case .environmentFile:
+                if value.isEmpty {
+                    environmentFiles.removeAll()
+                    continue
+                }
+                guard let (file, optional) = optionalPath(key, value, line: line, example: "/etc/jobd/backup.env") else { continue }
+                environmentFiles.append(EnvironmentFile(path: file, optional: optional))
+            case .overlap:
+                guard let policy = value.isEmpty ? .skip : OverlapPolicy(rawValue: value) else {
+                    error(line, "Overlap=: '\(value)' is not an overlap policy",
+                          hint: "write one of " + OverlapPolicy.allCases.map(\.rawValue).joined(separator: ", "))
+                    continue
+                }
+                overlap = policy
             case .execStart:
                 if value.isEmpty {
                     commands.removeAll()
@@ -115,13 +155,7 @@ public enum JobFileReader {
                     workingDirectory = nil
                     continue
                 }
-                let optional = value.hasPrefix("-")
-                let directory = optional ? String(value.dropFirst()) : value
-                guard directory.hasPrefix("/") else {
-                    error(line, "WorkingDirectory= must be an absolute path, found '\(value)'",
-                          hint: "write the full path, such as /var/lib/backup; prefix it with '-' if it may be missing")
-                    continue
-                }
+                guard let (directory, optional) = optionalPath(key, value, line: line, example: "/var/lib/backup") else { continue }
                 workingDirectory = WorkingDirectory(path: directory, optional: optional)
             case .environment:
                 if value.isEmpty {
@@ -164,6 +198,17 @@ public enum JobFileReader {
                       hint: "add OnCalendar=, Cron=, OnStartupSec=, OnUnitActiveSec= or OnUnitInactiveSec=")
             }
         }
+        // As systemd, but at load rather than at the first start: a job whose account does not
+        // exist is a configuration error, never a run that fails every time.
+        for (key, account) in [("User", user), ("Group", group)] {
+            guard let account else { continue }
+            do {
+                _ = try key == "User" ? Account.resolve(user: account.name, group: nil) : Account.resolve(user: nil, group: account.name)
+            } catch let failure {
+                error(account.line, "\(key)=: \(failure)",
+                      hint: "create the account (for example with adduser --system), or name an existing one")
+            }
+        }
         guard errors.isEmpty, let command = commands.first else {
             return .failure(ConfigErrors(errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }))
         }
@@ -173,7 +218,22 @@ public enum JobFileReader {
         definition.randomizedDelay = randomizedDelay
         definition.accuracy = accuracy
         definition.persistent = persistent
+        definition.user = user?.name
+        definition.group = group?.name
+        definition.environmentFiles = environmentFiles
+        definition.runtimeMax = runtimeMax
+        definition.stopTimeout = stopTimeout
+        definition.overlap = overlap
         return .success(definition)
+    }
+
+    private static func defaultSpan(of key: JobKey) -> TimeSpan {
+        switch key {
+        case .accuracySec: TimeSpan(microseconds: 1_000)
+        case .runtimeMaxSec: .infinity
+        case .timeoutStopSec: JobDefinition.defaultStopTimeout
+        default: .zero
+        }
     }
 
     /// systemd's booleans: 1/yes/y/true/t/on and 0/no/n/false/f/off.

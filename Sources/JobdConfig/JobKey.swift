@@ -12,20 +12,34 @@ enum JobKey: String, CaseIterable {
     case execStart = "ExecStart"
     case workingDirectory = "WorkingDirectory"
     case environment = "Environment"
+    case environmentFile = "EnvironmentFile"
+    case user = "User"
+    case group = "Group"
+    case runtimeMaxSec = "RuntimeMaxSec"
+    case timeoutStopSec = "TimeoutStopSec"
+    case overlap = "Overlap"
 
     static let section = "Job"
 
-    /// The known key nearest to `key`, if it is near enough to be a likely misspelling:
-    /// a different case, or a few letters' edit away.
+    /// The known key nearest to `key`, if it is near enough to be a likely misspelling.
     static func suggestion(for key: String) -> JobKey? {
+        KeySpelling.nearest(to: key, among: allCases.map(\.rawValue)).flatMap(JobKey.init(rawValue:))
+    }
+}
+
+/// Matching a misspelled key to the key that was probably meant.
+enum KeySpelling {
+    /// The candidate nearest to `key`, if it is near enough to be a likely misspelling: a
+    /// different case, a prefix, or a few letters' edit away.
+    static func nearest(to key: String, among candidates: [String]) -> String? {
         let lowered = key.lowercased()
-        if let exact = allCases.first(where: { $0.rawValue.lowercased() == lowered }) { return exact }
-        if lowered.count >= 4, let longer = allCases.first(where: { $0.rawValue.lowercased().hasPrefix(lowered) }) {
+        if let exact = candidates.first(where: { $0.lowercased() == lowered }) { return exact }
+        if lowered.count >= 4, let longer = candidates.first(where: { $0.lowercased().hasPrefix(lowered) }) {
             return longer
         }
-        let scored = allCases.map { ($0, editDistance(lowered, $0.rawValue.lowercased())) }
+        let scored = candidates.map { ($0, editDistance(lowered, $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-        return best.1 <= max(2, best.0.rawValue.count / 4) ? best.0 : nil
+        return best.1 <= max(2, best.0.count / 4) ? best.0 : nil
     }
 
     /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of

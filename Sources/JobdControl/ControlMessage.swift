@@ -54,6 +54,9 @@ public struct ControlResponse: Codable, Sendable, Equatable {
         case job
         case list
         case runStarted = "run-started"
+        /// The run was accepted but waits: for its job's run in flight (`Overlap=queue` or
+        /// `replace`) or for a free slot (`MaxConcurrentRuns=`). `run-finished` follows with `wait`.
+        case runQueued = "run-queued"
         case runSkipped = "run-skipped"
         case runFinished = "run-finished"
         case reloadSubscribed = "reload-subscribed"

@@ -21,21 +21,16 @@ public struct DaemonOptions: Sendable {
     public var stateDirectory: String
     /// This run of jobd's `JOBD_INSTANCE`.
     public var instance: String
-    /// How long running jobs get to finish after SIGTERM at shutdown before they are killed.
-    public var stopTimeout: Duration
-    /// How long a retired owner may live before it is reported as a leak.
-    public var leakGrace: Duration = .seconds(5)
 
     public init(
         configDirectory: String, runtimeDirectory: String, stateDirectory: String, instance: String,
-        environment: [String: String], stopTimeout: Duration = .seconds(10)
+        environment: [String: String]
     ) {
         self.configDirectory = configDirectory
         self.runtimeDirectory = runtimeDirectory
         self.stateDirectory = stateDirectory
         self.instance = instance
         self.environment = environment
-        self.stopTimeout = stopTimeout
     }
 }
 
@@ -67,10 +62,10 @@ public struct Daemon {
         let signals = await UnixSignalsSequence(trapping: trapped)
         let notifier = ServiceNotifier(logger: logger)
 
-        let definitions: [JobDefinition]
-        switch JobDirectory(path: options.configDirectory).load() {
+        let configuration: Configuration
+        switch JobDirectory(path: options.configDirectory).loadConfiguration() {
         case .success(let loaded):
-            definitions = loaded
+            configuration = loaded
         case .failure(let errors):
             MainLoop.logConfigErrors(errors, logger: logger)
             let reason = "jobd cannot start: \(errors.errors.count) configuration error(s); first: \(errors.errors[0])"
@@ -104,21 +99,21 @@ public struct Daemon {
             continuation.yield(.due(due))
         }
         queue.onWallClockSet { continuation.yield(.wallClockSet) }
-        let leakDetector = LeakDetector(grace: options.leakGrace, queue: queue, logger: logger) {
+        let leakDetector = LeakDetector(grace: configuration.daemon.leakGrace.duration, queue: queue, logger: logger) {
             continuation.yield(.leakCheck)
         }
         scheduler.leakDetector = leakDetector
         // TZ in the environment wins over /etc/localtime; only without it is the file watched.
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let loop = MainLoop(
-            options: options, logger: logger, scheduler: scheduler,
+            options: options, settings: configuration.daemon, logger: logger, scheduler: scheduler,
             runner: JobRunner(logger: logger, environment: options.environment),
             notifier: notifier, continuation: continuation, stallSeconds: stall)
         // The control socket before READY=1: once systemd says jobd started, jobctl must work.
         let control = RuntimeFiles(directory: options.runtimeDirectory, logger: logger) { request, reply in
             continuation.yield(.control(request, reply))
         }
-        loop.start(definitions)
+        loop.start(configuration.jobs)
         let watchdog = watchdogInterval.map { interval in
             WatchdogPinger(queue: queue, interval: interval) { continuation.yield(.watchdogTick) }
         }

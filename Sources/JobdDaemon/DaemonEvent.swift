@@ -11,8 +11,6 @@ enum DaemonEvent: Sendable {
     case signal(UnixSignal)
     /// Time to ping the service manager's watchdog.
     case watchdogTick
-    /// Running jobs had their stop timeout at shutdown; what remains is killed.
-    case stopDeadline
     /// Retired owners' grace has ended: see whether they went.
     case leakCheck
     /// The wall clock was set or jumped.

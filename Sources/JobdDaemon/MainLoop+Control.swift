@@ -33,16 +33,16 @@ extension MainLoop {
                 reply.finish(with: .error("run needs a job"))
                 return
             }
-            switch scheduler.manualRun(job: name) {
-            case nil:
+            guard let decision = scheduler.manualRun(job: name) else {
                 reply.finish(with: .error("no such job: \(name)"))
-            case .skip(let reason):
-                logger.event(.runSkip, level: .notice, "\(name) was asked to run but was not: \(reason)",
-                             [JobdField.job: name, JobdField.reason: reason])
+                return
+            }
+            switch act(on: decision, job: name, fields: [JobdField.job: name], group: &group) {
+            case nil:
+                let reason = if case .skip(let reason) = decision { reason } else { "not started" }
                 reply.finish(with: ControlResponse(type: .runSkipped, run: RunReport(job: name, skipReason: reason)))
-            case .run(let definition):
-                let runID = startRun(definition, group: &group)
-                reply.send(ControlResponse(type: .runStarted, run: RunReport(job: name, runID: runID)))
+            case let (runID, started)?:
+                reply.send(ControlResponse(type: started ? .runStarted : .runQueued, run: RunReport(job: name, runID: runID)))
                 if request.wait == true {
                     runWaiters[runID] = reply
                 } else {

@@ -26,8 +26,15 @@ final class MainLoop {
     private let stallSeconds: Double?
     let startedRealtimeUSec = WallClock.nowUSec()
 
+    /// Runs started and not yet ended.
     var running = 0
     var stopping = false
+    /// `jobd.conf`'s settings, as the last accepted configuration had them.
+    var settings: DaemonSettings
+    /// Runs waiting for a free slot under `MaxConcurrentRuns=`, in the order they fell due.
+    var slotWaiting: [WaitingRun] = []
+    /// Per job, the run waiting for the job's run in flight to end (`Overlap=queue` or `replace`).
+    var overlapWaiting: [String: (runID: UInt64, dueAt: MonotonicInstant)] = [:]
     private var lastReloadProblem: String?
     /// Reloads finished so far, and the last one's outcome.
     var reloadSequence: UInt64 = 0
@@ -38,10 +45,11 @@ final class MainLoop {
     var runWaiters: [UInt64: ControlReply] = [:]
 
     init(
-        options: DaemonOptions, logger: Logger, scheduler: Scheduler, runner: JobRunner,
+        options: DaemonOptions, settings: DaemonSettings, logger: Logger, scheduler: Scheduler, runner: JobRunner,
         notifier: ServiceNotifier, continuation: AsyncStream<DaemonEvent>.Continuation, stallSeconds: Double?
     ) {
         self.options = options
+        self.settings = settings
         self.logger = logger
         self.scheduler = scheduler
         self.runner = runner
@@ -65,12 +73,7 @@ final class MainLoop {
         case .due(let due):
             handleDue(due, group: &group)
         case .runFinished(let outcome):
-            running -= 1
-            runWaiters.removeValue(forKey: outcome.runID)?.finish(with: ControlResponse(type: .runFinished, run: RunReport(
-                job: outcome.job, runID: outcome.runID, exitCode: outcome.termination.exitCode,
-                exitStatus: outcome.termination.exitStatus, shellStatus: outcome.termination.shellStatus,
-                succeeded: outcome.succeeded)))
-            scheduler.runFinished(job: outcome.job, outcome: outcome.termination.description, now: outcome.finished)
+            runEnded(outcome, group: &group)
             if stopping {
                 if running == 0 { return false }
                 notifier.send(.status("stopping: waiting for \(running) run(s)"))
@@ -97,10 +100,6 @@ final class MainLoop {
             scheduler.timeZoneChanged(to: TimeZoneRules.current(environment: options.environment))
         case .control(let request, let reply):
             handleControl(request, reply: reply, group: &group)
-        case .stopDeadline:
-            let killed = runner.registry.signalAll(SIGKILL)
-            logger.event(.daemonStop, level: .warning,
-                         "stop timeout: killing \(killed) run(s) that did not finish after SIGTERM", [:])
         }
         return true
     }
@@ -110,6 +109,7 @@ final class MainLoop {
         let queue = scheduler.queue
         var text = "Generation \(scheduler.generation.number): \(scheduler.generation.owners.count) job(s), "
             + "\(JobOwner.liveCount) owner(s), \(queue.armedCount) timer(s) armed, \(running) running"
+        if !slotWaiting.isEmpty { text += ", \(slotWaiting.count) waiting for a slot" }
         if let detector = scheduler.leakDetector, detector.retiredAlive > 0 {
             text += "; \(detector.retiredAlive) retired owner(s) alive, \(detector.leaked) leaked"
         }
@@ -124,28 +124,7 @@ final class MainLoop {
         ]
         logger.event(.timerFire, "timer \(due.timerID) of \(due.job) fired", fields)
         guard !stopping else { return }
-        switch scheduler.jobDue(due) {
-        case .run(let definition):
-            startRun(definition, group: &group)
-        case .skip(let reason):
-            logger.event(.runSkip, level: .notice, "\(due.job) fell due but was not run: \(reason)",
-                         fields.merging([JobdField.reason: reason]) { $1 })
-        }
-    }
-
-    /// Starts a run of `definition` as a child task of the loop; returns its id.
-    @discardableResult
-    func startRun(_ definition: JobDefinition, group: inout DiscardingTaskGroup) -> UInt64 {
-        let runID = JobRunner.makeRunID()
-        let runner = self.runner
-        let continuation = self.continuation
-        running += 1
-        group.addTask {
-            let outcome = await runner.run(definition, runID: runID)
-            continuation.yield(.runFinished(outcome))
-        }
-        notifier.send(.status(status))
-        return runID
+        _ = act(on: scheduler.jobDue(due), job: due.job, fields: fields, group: &group)
     }
 
     /// Reads the configuration again; all or nothing. A configuration with any error leaves the
@@ -153,9 +132,10 @@ final class MainLoop {
     private func reload() {
         notifier.send(.reloading)
         logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
-        switch JobDirectory(path: options.configDirectory).load() {
-        case .success(let definitions):
-            let summary = scheduler.load(definitions)
+        switch JobDirectory(path: options.configDirectory).loadConfiguration() {
+        case .success(let configuration):
+            apply(configuration.daemon)
+            let summary = scheduler.load(configuration.jobs)
             lastReloadProblem = nil
             logger.event(.reloadDone, "reload done: \(summary)", [JobdField.generation: String(summary.generation)])
             reloadSequence += 1
@@ -181,8 +161,16 @@ final class MainLoop {
         reloadWatchers.removeAll()
     }
 
-    /// Shutdown: STOPPING=1, every timer invalidated and every owner released, then running jobs
-    /// get SIGTERM and the stop timeout before SIGKILL. Returns `false` when nothing is left to wait for.
+    /// Makes `settings` jobd's own: a raised `MaxConcurrentRuns=` starts waiting runs at the next
+    /// event (a run ending, or a fall-due).
+    private func apply(_ settings: DaemonSettings) {
+        self.settings = settings
+        scheduler.leakDetector?.grace = settings.leakGrace.duration
+    }
+
+    /// Shutdown: STOPPING=1, every timer invalidated and every owner released, runs that have not
+    /// started dropped, then every running job is stopped: SIGTERM, and SIGKILL after its
+    /// `TimeoutStopSec=`. Returns `false` when nothing is left to wait for.
     private func beginStop(on signal: UnixSignal, group: inout DiscardingTaskGroup) -> Bool {
         guard !stopping else { return true }
         stopping = true
@@ -192,14 +180,10 @@ final class MainLoop {
         for waiter in reloadWatchers + Array(runWaiters.values) { waiter.finish(with: .error("jobd is stopping")) }
         reloadWatchers.removeAll()
         runWaiters.removeAll()
+        slotWaiting.removeAll()
+        overlapWaiting.removeAll()
         guard running > 0 else { return false }
-        runner.registry.signalAll(SIGTERM)
-        let continuation = self.continuation
-        let timeout = options.stopTimeout
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            continuation.yield(.stopDeadline)
-        }
+        runner.registry.stopAll(reason: .shutdown)
         notifier.send(.status("stopping: waiting for \(running) run(s)"))
         return true
     }

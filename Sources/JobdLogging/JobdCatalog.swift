@@ -133,13 +133,30 @@ public enum JobdCatalog {
                 """)
         case .runTimeout:
             Entry(subject: "A job run timed out", body: """
-                Run @JOBD_RUN@ of job @JOB@ ran longer than its timeout and was stopped. Check its
-                output (journalctl JOBD_RUN=@JOBD_RUN@) for where it hung, or raise the job's
-                timeout.
+                Run @JOBD_RUN@ of job @JOB@ ran longer than its RuntimeMaxSec= and is being stopped:
+                SIGTERM to its process group, then SIGKILL after its TimeoutStopSec=. Check its
+                output (journalctl JOBD_RUN=@JOBD_RUN@) for where it hung, or raise RuntimeMaxSec=.
                 """)
         case .runOutput:
             Entry(subject: "Output of a job run", body: """
                 A line that run @JOBD_RUN@ of job @JOB@ wrote to its standard output or error.
+                """)
+        case .runStop:
+            Entry(subject: "A job run is being stopped", body: """
+                jobd sent SIGTERM to the process group of run @JOBD_RUN@ of job @JOB@: @JOBD_REASON@
+                ("replaced": a new run of the job takes its place, Overlap=replace; "shutdown": jobd
+                is stopping). If it has not exited by the job's TimeoutStopSec=, it gets SIGKILL.
+                """)
+        case .runKill:
+            Entry(subject: "A job run was killed", body: """
+                Run @JOBD_RUN@ of job @JOB@ did not exit within its TimeoutStopSec= after SIGTERM,
+                so jobd sent SIGKILL to its process group. A job that needs longer to stop cleanly
+                can be given a longer TimeoutStopSec=; one that ignores SIGTERM should be fixed.
+                """)
+        case .runWait:
+            Entry(subject: "A job run waits for a free slot", body: """
+                Job @JOB@ fell due, but MaxConcurrentRuns= in jobd.conf allows no more runs at
+                once. Run @JOBD_RUN@ starts as soon as another run ends, in the order runs fell due.
                 """)
         }
     }

@@ -28,6 +28,9 @@ public enum JobdEvent: String, Sendable, CaseIterable {
     case runTimeout = "run.timeout"
     case runOutput = "run.output"
     case daemonExit = "daemon.exit"
+    case runStop = "run.stop"
+    case runKill = "run.kill"
+    case runWait = "run.wait"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits.
     /// The catalog entries in `systemd/jobd.catalog` use the same ids.

@@ -17,15 +17,16 @@ import SystemPackage
 /// failed run that is logged, never an error that reaches the daemon.
 ///
 /// Each run gets its own session (and so its own process group), stdin from `/dev/null`, the job's
-/// working directory, and a clean environment: a default `PATH`, `LANG` from jobd's, the job's
-/// `Environment=`, and `JOBD_JOB`/`JOBD_RUN`. Nothing else of jobd's environment reaches a job
-/// (not `NOTIFY_SOCKET`, `WATCHDOG_*` or `LISTEN_*`).
+/// working directory and account (`User=`, `Group=`), and a clean environment (see
+/// ``environment(for:account:files:runID:)``). Beside each run a watcher stops it when it outlives
+/// `RuntimeMaxSec=` or when jobd asks (``RunRegistry``): SIGTERM to its process group, then SIGKILL
+/// after `TimeoutStopSec=`.
 public struct JobRunner: Sendable {
     /// The `PATH` a job gets unless its `Environment=` sets one: systemd's default for services.
     public static let defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
     private static let nextRunID = Atomic<UInt64>(1)
 
-    private let logger: Logger
+    let logger: Logger
     private let inheritedLanguage: String?
     /// Every run this runner has in flight.
     public let registry: RunRegistry
@@ -41,11 +42,21 @@ public struct JobRunner: Sendable {
         nextRunID.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
-    /// The environment a run of `definition` gets.
-    public func environment(for definition: JobDefinition, runID: UInt64) -> [String: String] {
+    /// The environment a run of `definition` gets, as systemd composes a service's: a default
+    /// `PATH`, `LANG` from jobd's, `USER`, `LOGNAME`, `HOME` and `SHELL` of its `User=`, then its
+    /// `Environment=`, then its `EnvironmentFile=`s (later ones win), and `JOBD_JOB`, `JOBD_RUN`.
+    public func environment(
+        for definition: JobDefinition, account: Account? = nil, files: [EnvironmentVariable] = [], runID: UInt64
+    ) -> [String: String] {
         var environment = ["PATH": Self.defaultPath]
         if let inheritedLanguage { environment["LANG"] = inheritedLanguage }
-        for variable in definition.environment { environment[variable.name] = variable.value }
+        if let account, let user = account.userName {
+            environment["USER"] = user
+            environment["LOGNAME"] = user
+            if let home = account.home { environment["HOME"] = home }
+            if let shell = account.shell { environment["SHELL"] = shell }
+        }
+        for variable in definition.environment + files { environment[variable.name] = variable.value }
         environment["JOBD_JOB"] = definition.name
         environment["JOBD_RUN"] = String(runID)
         return environment
@@ -53,76 +64,147 @@ public struct JobRunner: Sendable {
 
     /// Runs `definition`'s command to completion.
     public func run(_ definition: JobDefinition, runID: UInt64) async -> RunOutcome {
-        let environment = environment(for: definition, runID: runID)
-        let argv = definition.command.argv(environment: environment)
         let started = MonotonicInstant.now()
         var fields = [JobdField.job: definition.name, JobdField.run: String(runID)]
+        let stopRequests = registry.add(runID: runID, job: definition.name)
+        let stopReason = StopRecord()
+        var termination: RunTermination
+        var pid: pid_t?
+        switch prepare(definition, runID: runID) {
+        case .failure(let reason):
+            termination = .failedToStart(reason.description)
+            logger.event(.runStart, level: .error, "run \(runID) of \(definition.name) could not start: \(reason)", fields)
+        case .success(let configuration):
+            let startFields = fields
+            (termination, pid) = await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await watch(definition, runID: runID, requests: stopRequests) { stopReason.record($0) }
+                }
+                defer { group.cancelAll() }
+                return await spawn(configuration, definition: definition, runID: runID, fields: startFields)
+            }
+        }
+        // Only now is the process reaped; until then a stop must still be able to signal it.
+        registry.remove(runID: runID)
+        let finished = MonotonicInstant.now()
+        let succeeded: Bool = switch termination {
+        case .exited(let status): status == 0 || definition.command.ignoresFailure
+        case .killed, .dumped, .failedToStart: false
+        }
+        let reason = stopReason.reason
+        fields[JobdField.exitCode] = termination.exitCode
+        fields[JobdField.exitStatus] = termination.exitStatus
+        let elapsed = TimeSpan(microseconds: UInt64(max(0, finished.duration(since: started).nanosecondsSaturated / 1_000)))
+        fields[JobdField.durationUSec] = String(elapsed.microseconds)
+        if let reason { fields[JobdField.reason] = reason.rawValue }
+        if let pid { fields[JobdField.pid] = String(pid) }
+        logger.event(.runExit, level: succeeded ? .info : .warning,
+                     "run \(runID) of \(definition.name) \(termination) after \(elapsed)"
+                        + (reason.map { " (stopped: \($0.rawValue))" } ?? ""), fields)
+        return RunOutcome(runID: runID, job: definition.name, pid: pid, termination: termination,
+                          started: started, finished: finished, succeeded: succeeded, stopReason: reason)
+    }
 
-        let executable: Executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
-        var options = PlatformOptions()
-        options.createSession = true
+    /// The first reason jobd gave for stopping a run, if any.
+    private final class StopRecord: Sendable {
+        private let state = Mutex<StopReason?>(nil)
+        var reason: StopReason? { state.withLock { $0 } }
+        func record(_ reason: StopReason) { state.withLock { $0 = $0 ?? reason } }
+    }
+
+    /// What a run's process is started with, resolved now: the account and environment files are
+    /// read at each start, as systemd reads them, so a changed file needs no reload.
+    struct SpawnConfiguration: Sendable {
+        var argv: [String]
+        var environment: [String: String]
+        var workingDirectory: FilePath
+        var account: Account?
+    }
+
+    /// Why a run could not be prepared; it is logged and the run counts as failed to start.
+    struct PreparationError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private func prepare(_ definition: JobDefinition, runID: UInt64) -> Result<SpawnConfiguration, PreparationError> {
+        let account: Account?
+        do {
+            account = try Account.resolve(user: definition.user, group: definition.group)
+        } catch {
+            return .failure(PreparationError(description: error.description))
+        }
+        var files: [EnvironmentVariable] = []
+        for file in definition.environmentFiles {
+            switch file.read() {
+            case .failure(let error):
+                return .failure(PreparationError(description: error.description))
+            case .success(let contents):
+                files += contents.variables
+                for skipped in contents.skipped {
+                    logger.warning("\(definition.name): \(skipped.description)", metadata: [JobdField.job: .string(definition.name)])
+                }
+            }
+        }
+        let environment = environment(for: definition, account: account, files: files, runID: runID)
         // As systemd: `/` unless the job names a directory; an optional one that is missing also means `/`.
         var workingDirectory = FilePath("/")
         if let directory = definition.workingDirectory, !directory.optional || Self.isDirectory(directory.path) {
             workingDirectory = FilePath(directory.path)
         }
-        let pidBox = Mutex<Int32?>(nil)
-        let termination: RunTermination
+        return .success(SpawnConfiguration(
+            argv: definition.command.argv(environment: environment), environment: environment,
+            workingDirectory: workingDirectory, account: account))
+    }
+
+    /// Starts the process, forwards its output, and waits until it has been reaped.
+    private func spawn(
+        _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String]
+    ) async -> (RunTermination, pid_t?) {
+        let argv = configuration.argv
+        let executable: Executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
+        var options = PlatformOptions()
+        options.createSession = true
+        if let account = configuration.account {
+            options.userID = account.uid
+            options.groupID = account.gid
+            options.supplementaryGroups = account.supplementaryGroups
+        }
+        let environment = Dictionary(uniqueKeysWithValues: configuration.environment.map {
+            (Environment.Key(rawValue: $0.key)!, $0.value)
+        })
+        let pidBox = Mutex<pid_t?>(nil)
         do {
             let result = try await Subprocess.run(
-                executable,
-                arguments: Arguments(Array(argv.dropFirst())),
-                environment: .custom(Dictionary(uniqueKeysWithValues: environment.map { (Environment.Key(rawValue: $0.key)!, $0.value) })),
-                workingDirectory: workingDirectory,
-                platformOptions: options,
-                input: .none,
-                output: .sequence,
-                error: .sequence
+                executable, arguments: Arguments(Array(argv.dropFirst())), environment: .custom(environment),
+                workingDirectory: configuration.workingDirectory, platformOptions: options,
+                input: .none, output: .sequence, error: .sequence
             ) { execution in
                 let pid = execution.processIdentifier.value
                 pidBox.withLock { $0 = pid }
-                registry.register(runID: runID, pid: pid)
-                var startFields = fields
-                startFields[JobdField.pid] = String(pid)
-                logger.event(.runStart, "run \(runID) of \(definition.name) started: \(definition.command.text)", startFields)
+                registry.started(runID: runID, pid: pid)
+                logger.event(.runStart, "run \(runID) of \(definition.name) started: \(definition.command.text)",
+                             fields.merging([JobdField.pid: String(pid)]) { $1 })
                 let standardOutput = execution.standardOutput
                 let standardError = execution.standardError
                 let runner = self
-                let outputFields = fields
                 await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await runner.forward(standardOutput, level: .info, fields: outputFields) }
-                    group.addTask { await runner.forward(standardError, level: .error, fields: outputFields) }
+                    group.addTask { await runner.forward(standardOutput, level: .info, fields: fields) }
+                    group.addTask { await runner.forward(standardError, level: .error, fields: fields) }
                 }
             }
+            let pid = pidBox.withLock { $0 }
             switch result.terminationStatus {
-            case .exited(let status): termination = .exited(status)
-            case .signaled(let signal): termination = .killed(signal: signal)
+            case .exited(let status): return (.exited(status), pid)
+            case .signaled(let signal): return (.signaled(signal), pid)
             }
         } catch {
-            termination = .failedToStart(String(describing: error))
-            logger.event(.runStart, level: .error, "run \(runID) of \(definition.name) could not start: \(error)", fields)
+            return (.failedToStart(String(describing: error)), nil)
         }
-        // Only now is the process reaped; until then a shutdown must still be able to signal it.
-        registry.unregister(runID: runID)
-        let finished = MonotonicInstant.now()
-        let pid = pidBox.withLock { $0 }
-        let succeeded: Bool = switch termination {
-        case .exited(let status): status == 0 || definition.command.ignoresFailure
-        case .killed, .failedToStart: false
-        }
-        fields[JobdField.exitCode] = termination.exitCode
-        fields[JobdField.exitStatus] = termination.exitStatus
-        let elapsed = TimeSpan(microseconds: UInt64(max(0, finished.duration(since: started).nanosecondsSaturated / 1_000)))
-        fields[JobdField.durationUSec] = String(elapsed.microseconds)
-        if let pid { fields[JobdField.pid] = String(pid) }
-        logger.event(.runExit, level: succeeded ? .info : .warning,
-                     "run \(runID) of \(definition.name) \(termination) after \(elapsed)", fields)
-        return RunOutcome(runID: runID, job: definition.name, pid: pid, termination: termination,
-                          started: started, finished: finished, succeeded: succeeded)
     }
 
-    /// Logs each line a run writes as its own `run.output` entry: priority 6 for stdout (info), 3 for
-    /// stderr (error), with the job and run, so `journalctl JOB=backup` shows a job's own words.
+    /// Each line a run writes becomes its own `run.output` entry: priority 6 for stdout (info), 3
+    /// for stderr (error), with the job and run. The pipe is read only as fast as lines are
+    /// logged, so a job that writes without end cannot grow jobd's memory.
     private func forward(_ output: SubprocessOutputSequence, level: Logger.Level, fields: [String: String]) async {
         var splitter = OutputLineSplitter()
         let emit = { (line: String) in logger.event(.runOutput, level: level, line, fields) }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Cuts a stream of bytes into lines: at `\n` (dropping a `\r` before it), and every `limit`
 /// bytes within an overlong line, so that memory stays bounded whatever a job writes.
 /// Invalid UTF-8 is repaired with U+FFFD rather than dropped.
@@ -8,18 +10,27 @@ public struct OutputLineSplitter: Sendable {
     public init(limit: Int = 4_096) {
         precondition(limit > 0)
         self.limit = limit
-        pending.reserveCapacity(min(limit, 4_096))
+        pending.reserveCapacity(limit)
     }
 
-    /// Feeds `bytes`; calls `emit` for each line completed by them.
+    /// Feeds `bytes`; calls `emit` for each line completed by them. Lines are found with
+    /// `memchr` and copied whole, so a job that writes a lot costs little per byte.
     public mutating func append(_ bytes: UnsafeRawBufferPointer, emit: (String) -> Void) {
-        for byte in bytes {
-            if byte == UInt8(ascii: "\n") {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let room = limit - pending.count
+            let window = min(room, bytes.count - offset)
+            let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), window)
+            let length = newline.map { base.distance(to: UnsafeRawPointer($0)) - offset } ?? window
+            pending.append(contentsOf: UnsafeRawBufferPointer(start: base + offset, count: length))
+            offset += length
+            if newline != nil {
+                offset += 1
                 emitPending(emit)
-                continue
+            } else if pending.count >= limit {
+                emitPending(emit)
             }
-            pending.append(byte)
-            if pending.count >= limit { emitPending(emit) }
         }
     }
 

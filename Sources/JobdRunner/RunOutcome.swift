@@ -1,4 +1,11 @@
+import Glibc
 import JobdTimers
+
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
 
 /// How a run ended, in the terms systemd writes to the journal.
 public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
@@ -6,6 +13,8 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
     case exited(Int32)
     /// A signal killed the process.
     case killed(signal: Int32)
+    /// A signal killed the process and it dumped core.
+    case dumped(signal: Int32)
     /// The process could not be started; the reason says why.
     case failedToStart(String)
 
@@ -14,6 +23,7 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .exited: "exited"
         case .killed: "killed"
+        case .dumped: "dumped"
         case .failedToStart: "failed-to-start"
         }
     }
@@ -22,7 +32,7 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
     public var exitStatus: String {
         switch self {
         case .exited(let status): String(status)
-        case .killed(let signal): SignalName.name(of: signal)
+        case .killed(let signal), .dumped(let signal): SignalName.name(of: signal)
         case .failedToStart: "203"
         }
     }
@@ -32,7 +42,7 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
     public var shellStatus: Int32 {
         switch self {
         case .exited(let status): status
-        case .killed(let signal): 128 + signal
+        case .killed(let signal), .dumped(let signal): 128 + signal
         case .failedToStart: 127
         }
     }
@@ -41,6 +51,7 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .exited(let status): "exited with status \(status)"
         case .killed(let signal): "killed by SIG\(SignalName.name(of: signal))"
+        case .dumped(let signal): "killed by SIG\(SignalName.name(of: signal)) (core dumped)"
         case .failedToStart(let reason): "failed to start: \(reason)"
         }
     }
@@ -56,6 +67,38 @@ public struct RunOutcome: Sendable {
     public var finished: MonotonicInstant
     /// Whether the run counts as a success (`-` before the command ignores a failing status).
     public var succeeded: Bool
+    /// Why jobd stopped the run, if it did.
+    public var stopReason: StopReason?
+}
+
+extension RunTermination {
+    /// How a process killed by `signal` ended. swift-subprocess reports a core dump (`CLD_DUMPED`)
+    /// as a plain signal, so this applies the kernel's own conditions for writing one: a signal
+    /// whose default action dumps core, and a core size limit above zero or a `core_pattern` that
+    /// pipes to a handler (which the limit does not stop). It says `killed` for a dump that failed
+    /// to be written.
+    static func signaled(_ signal: Int32) -> RunTermination {
+        let dumpsCore: Set<Int32> = [SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGXCPU, SIGXFSZ]
+        guard dumpsCore.contains(signal) else { return .killed(signal: signal) }
+        var limit = rlimit()
+        let limited = getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit) == 0 && limit.rlim_cur == 0
+        guard limited else { return .dumped(signal: signal) }
+        let pattern = (try? String(contentsOfProcFile: "/proc/sys/kernel/core_pattern")) ?? ""
+        return pattern.hasPrefix("|") ? .dumped(signal: signal) : .killed(signal: signal)
+    }
+}
+
+extension String {
+    /// A small file from /proc, read with one read(2).
+    init(contentsOfProcFile path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Errno(rawValue: errno) }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count >= 0 else { throw Errno(rawValue: errno) }
+        self = String(decoding: buffer.prefix(count), as: UTF8.self)
+    }
 }
 
 enum SignalName {

@@ -1,14 +1,36 @@
 import Glibc
 import Synchronization
 
-/// The runs in flight and their process groups, so that jobd can signal every job it started: at
-/// shutdown, and when a run outlives its limit. Each run is its own session, so its process group
-/// id is its pid, and signalling the group reaches its children too.
+/// Why jobd stops a run before it ends by itself: the `JOBD_REASON=` of its `run.timeout`,
+/// `run.kill` and `run.exit` entries.
+public enum StopReason: String, Sendable {
+    /// It ran longer than its `RuntimeMaxSec=`.
+    case runtimeExceeded = "runtime-max"
+    /// A trigger of its job, with `Overlap=replace`, asked for a new run in its place.
+    case replaced
+    /// jobd is stopping.
+    case shutdown
+}
+
+/// The runs in flight and their process groups, so that jobd can stop any run it started. Each
+/// run is its own session, so its process group id is its pid, and signalling the group reaches
+/// the processes it started too.
+///
+/// Stopping a run asks the run's own watcher (see ``JobRunner``) to do it, so that every stop
+/// takes the same path: SIGTERM, then SIGKILL once the job's `TimeoutStopSec=` has passed.
 public final class RunRegistry: Sendable {
+    private struct Entry {
+        var job: String
+        var pid: pid_t?
+        /// The last signal sent; a process that appears after it was sent gets it at once.
+        var signal: Int32?
+        var stop: AsyncStream<StopReason>.Continuation
+    }
+
     private struct State {
-        var groups: [UInt64: pid_t] = [:]
-        /// Once set, a run that registers late (it was starting as shutdown began) is signalled at once.
-        var lateSignal: Int32?
+        var runs: [UInt64: Entry] = [:]
+        /// Once set, every run, also one that registers from now on, is asked to stop for it.
+        var stopAll: StopReason?
     }
 
     private let state = Mutex(State())
@@ -16,29 +38,70 @@ public final class RunRegistry: Sendable {
     public init() {}
 
     /// Runs in flight that have a process.
-    public var count: Int { state.withLock { $0.groups.count } }
+    public var count: Int { state.withLock { $0.runs.values.count { $0.pid != nil } } }
 
-    func register(runID: UInt64, pid: pid_t) {
+    /// Adds a run about to start; returns the stop requests its watcher waits on.
+    func add(runID: UInt64, job: String) -> AsyncStream<StopReason> {
+        let (requests, continuation) = AsyncStream.makeStream(of: StopReason.self, bufferingPolicy: .bufferingNewest(1))
+        let stopAll = state.withLock { state in
+            state.runs[runID] = Entry(job: job, stop: continuation)
+            return state.stopAll
+        }
+        if let stopAll { continuation.yield(stopAll) }
+        return requests
+    }
+
+    /// Records the run's process; if the run was signalled before it had one, the signal goes now.
+    func started(runID: UInt64, pid: pid_t) {
         let late = state.withLock { state -> Int32? in
-            state.groups[runID] = pid
-            return state.lateSignal
+            state.runs[runID]?.pid = pid
+            return state.runs[runID]?.signal
         }
         if let late { killpg(pid, late) }
     }
 
-    func unregister(runID: UInt64) {
-        _ = state.withLock { $0.groups.removeValue(forKey: runID) }
+    /// Forgets a run whose process has been reaped.
+    func remove(runID: UInt64) {
+        let entry = state.withLock { $0.runs.removeValue(forKey: runID) }
+        entry?.stop.finish()
     }
 
-    /// Sends `signal` to every run's process group; runs that register from now on get it too.
-    /// Returns how many groups were signalled.
-    @discardableResult
-    public func signalAll(_ signal: Int32) -> Int {
-        let groups = state.withLock { state in
-            state.lateSignal = signal
-            return Array(state.groups.values)
+    /// SIGTERM to the run's process group, and SIGCONT so that a stopped process sees it.
+    func terminate(runID: UInt64) {
+        signal(runID: runID, SIGTERM)
+        if let pid = state.withLock({ $0.runs[runID]?.pid }) { killpg(pid, SIGCONT) }
+    }
+
+    /// SIGKILL to the run's process group.
+    func kill(runID: UInt64) {
+        signal(runID: runID, SIGKILL)
+    }
+
+    /// Sends `signal` to the run's process group (now, or as soon as it has one).
+    private func signal(runID: UInt64, _ signal: Int32) {
+        let pid = state.withLock { state -> pid_t? in
+            state.runs[runID]?.signal = signal
+            return state.runs[runID]?.pid
         }
-        for group in groups { killpg(group, signal) }
-        return groups.count
+        if let pid { killpg(pid, signal) }
+    }
+
+    /// Asks every run of `job` to stop; returns how many were asked.
+    @discardableResult
+    public func stop(job: String, reason: StopReason) -> Int {
+        let requests = state.withLock { $0.runs.values.filter { $0.job == job }.map(\.stop) }
+        for request in requests { request.yield(reason) }
+        return requests.count
+    }
+
+    /// Asks every run to stop, also those that start from now on; returns how many were asked.
+    @discardableResult
+    public func stopAll(reason: StopReason) -> Int {
+        let requests = state.withLock { state in
+            state.stopAll = reason
+            return state.runs.values.map(\.stop)
+        }
+        for request in requests { request.yield(reason) }
+        return requests.count
     }
 }

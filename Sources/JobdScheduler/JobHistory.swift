@@ -15,8 +15,10 @@ public struct JobHistory: Sendable, Equatable {
     public var lastFinish: MonotonicInstant?
     /// How the last finished run ended.
     public var lastOutcome: String?
-    /// Runs in flight.
+    /// Runs in flight (also those waiting for a free slot under `MaxConcurrentRuns=`).
     public var running: Int = 0
+    /// Whether a run waits for the runs in flight to end (`Overlap=queue` or `replace`).
+    public var queued = false
 
     public init() {}
 }

@@ -19,7 +19,8 @@ public final class LeakDetector {
         var reported = false
     }
 
-    public let grace: Duration
+    /// How long a retired owner may live; a reload may change it (`LeakGraceSec=`).
+    public var grace: Duration
     private let logger: Logger
     private var watched: [Watched] = []
     private let check: CheckTimer?

@@ -45,6 +45,10 @@ public final class Scheduler {
         case run(JobDefinition)
         /// Not run; the reason is logged as `run.skip`.
         case skip(reason: String)
+        /// `Overlap=queue` or `replace`: a run starts once the job's runs in flight have ended
+        /// (``runFinished(job:outcome:now:)`` returns it then); with `stopRunning` (replace), they
+        /// are to be stopped.
+        case wait(stopRunning: Bool)
     }
 
     /// The wall clock, as calendar triggers need it: the system's, or a test's.
@@ -208,17 +212,30 @@ public final class Scheduler {
         if owner.definition.persistent, let stamp = history.lastTriggerRealtime {
             store?.recordTrigger(of: due.job, at: stamp)
         }
-        let decision: DueDecision
-        if history.running > 0 {
-            decision = .skip(reason: "overlap")
-        } else {
-            decision = .run(owner.definition)
-            history.lastStart = now
-            history.running += 1
-        }
+        let decision = Self.decide(owner.definition, history: &history, now: now)
         histories[due.job] = history
         arm(owner, history: history)
         return decision
+    }
+
+    /// A trigger's or a manual run's fate under the job's `Overlap=`; a run in flight started
+    /// under an earlier generation counts, since histories outlive owners.
+    private static func decide(_ definition: JobDefinition, history: inout JobHistory, now: MonotonicInstant) -> DueDecision {
+        if history.running > 0 {
+            switch definition.overlap {
+            case .skip:
+                return .skip(reason: "overlap")
+            case .queue, .replace:
+                guard !history.queued else { return .skip(reason: "already-queued") }
+                history.queued = true
+                return .wait(stopRunning: definition.overlap == .replace)
+            case .parallel:
+                break
+            }
+        }
+        history.lastStart = now
+        history.running += 1
+        return .run(definition)
     }
 
     /// A run asked for by hand (`jobctl run`): the same overlap rule as a trigger, and it counts as
@@ -226,20 +243,31 @@ public final class Scheduler {
     public func manualRun(job: String, now: MonotonicInstant = .now()) -> DueDecision? {
         guard let owner = generation.owners[job] else { return nil }
         var history = histories[job] ?? JobHistory()
-        guard history.running == 0 else { return .skip(reason: "overlap") }
-        history.lastStart = now
-        history.running += 1
+        let decision = Self.decide(owner.definition, history: &history, now: now)
         histories[job] = history
         arm(owner, history: history)
-        return .run(owner.definition)
+        return decision
     }
 
-    /// Records that a run of `job` ended, and re-arms the job (its `OnUnitInactiveSec=` counts from now).
-    public func runFinished(job: String, outcome: String, now: MonotonicInstant = .now()) {
+    /// Records that a run of `job` ended, and re-arms the job (its `OnUnitInactiveSec=` counts from
+    /// now). Returns the definition of a run to start now: the one that waited for this one
+    /// (`Overlap=queue` or `replace`), under the job's current definition. A waiting run of a job
+    /// that a reload removed is dropped.
+    @discardableResult
+    public func runFinished(job: String, outcome: String, now: MonotonicInstant = .now()) -> JobDefinition? {
         var history = histories[job] ?? JobHistory()
         history.running = max(0, history.running - 1)
         history.lastFinish = now
         history.lastOutcome = outcome
+        var next: JobDefinition?
+        if history.running == 0, history.queued {
+            history.queued = false
+            if let owner = generation.owners[job] {
+                next = owner.definition
+                history.lastStart = now
+                history.running = 1
+            }
+        }
         if let owner = generation.owners[job] {
             histories[job] = history
             arm(owner, history: history)
@@ -248,6 +276,7 @@ public final class Scheduler {
         } else {
             histories[job] = nil
         }
+        return next
     }
 
     /// Invalidates every timer with `shutdown`, then lets every owner go; their deinits log it.

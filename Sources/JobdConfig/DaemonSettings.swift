@@ -1,0 +1,68 @@
+/// jobd's own settings: the `[Daemon]` section of `CONFIG_DIR/jobd.conf`, in the same unit-file
+/// syntax as job files. The file is optional; every key has a default.
+public struct DaemonSettings: Sendable, Equatable {
+    /// `MaxConcurrentRuns=`: at most this many runs at once; runs beyond it wait, in the order
+    /// their jobs fell due. `nil` (the default, `infinity`) is no limit.
+    public var maxConcurrentRuns: Int?
+    /// `LeakGraceSec=`: how long a retired owner may stay alive before it is reported as a leak.
+    public var leakGrace = TimeSpan.seconds(5)
+
+    public init(maxConcurrentRuns: Int? = nil, leakGrace: TimeSpan = .seconds(5)) {
+        self.maxConcurrentRuns = maxConcurrentRuns
+        self.leakGrace = leakGrace
+    }
+
+    static let section = "Daemon"
+    static let keys = ["MaxConcurrentRuns", "LeakGraceSec"]
+
+    /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line.
+    public static func read(path: String, text: String) -> Result<DaemonSettings, ConfigErrors> {
+        let (file, syntaxErrors) = UnitFile.parse(text, path: path)
+        var errors = syntaxErrors
+        var settings = DaemonSettings()
+        for section in file.sections where section.name != Self.section && !section.name.hasPrefix("X-") {
+            errors.append(ConfigError(file: path, line: section.line, message: "unknown section [\(section.name)]",
+                                      hint: "jobd.conf has one section, [Daemon]"))
+        }
+        for assignment in file.assignments where assignment.section == Self.section && !assignment.key.hasPrefix("X-") {
+            let value = assignment.value
+            switch assignment.key {
+            case "MaxConcurrentRuns":
+                if value.isEmpty || value == "infinity" {
+                    settings.maxConcurrentRuns = nil
+                } else if let limit = Int(value), limit > 0 {
+                    settings.maxConcurrentRuns = limit
+                } else {
+                    errors.append(ConfigError(
+                        file: path, line: assignment.line,
+                        message: "MaxConcurrentRuns=: '\(value)' is not a positive number",
+                        hint: "write a number of runs such as 4, or infinity for no limit"))
+                }
+            case "LeakGraceSec":
+                do {
+                    settings.leakGrace = value.isEmpty ? .seconds(5) : try TimeSpan.parse(value)
+                } catch {
+                    errors.append(ConfigError(file: path, line: assignment.line, message: "LeakGraceSec=: \(error)",
+                                              hint: "write a time span such as 5s or 1min"))
+                }
+            default:
+                let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
+                    ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")
+                errors.append(ConfigError(file: path, line: assignment.line,
+                                          message: "unknown key '\(assignment.key)=' in [Daemon]", hint: hint))
+            }
+        }
+        return errors.isEmpty ? .success(settings) : .failure(ConfigErrors(errors))
+    }
+}
+
+/// A whole configuration directory: jobd's settings and every job.
+public struct Configuration: Sendable, Equatable {
+    public var daemon: DaemonSettings
+    public var jobs: [JobDefinition]
+
+    public init(daemon: DaemonSettings = DaemonSettings(), jobs: [JobDefinition]) {
+        self.daemon = daemon
+        self.jobs = jobs
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import JobdConfig
+import JobdTestKit
+import Testing
+
+/// `jobd.conf`: optional, `[Daemon]`, and part of the all-or-nothing load.
+@Suite struct DaemonSettingsTests {
+    let path = "/etc/jobd/jobd.conf"
+
+    @Test func defaultsWithoutKeys() throws {
+        let settings = try DaemonSettings.read(path: path, text: "[Daemon]\n").get()
+        #expect(settings.maxConcurrentRuns == nil)
+        #expect(settings.leakGrace == .seconds(5))
+    }
+
+    @Test func keysAreRead() throws {
+        let settings = try DaemonSettings.read(path: path, text: "[Daemon]\nMaxConcurrentRuns=4\nLeakGraceSec=1min\n").get()
+        #expect(settings.maxConcurrentRuns == 4)
+        #expect(settings.leakGrace == .seconds(60))
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\nMaxConcurrentRuns=infinity\n").get().maxConcurrentRuns == nil)
+    }
+
+    @Test func errorsNameFileLineAndExpectation() throws {
+        guard case .failure(let failure) = DaemonSettings.read(path: path, text: """
+            [Daemon]
+            MaxConcurrentRuns=0
+            MaxConcurentRuns=2
+            LeakGraceSec=later
+            [Job]
+            """) else {
+            Issue.record("expected errors")
+            return
+        }
+        let errors = failure.errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }
+        #expect(errors.map(\.line) == [2, 3, 4, 5])
+        #expect(errors[0].description.hasPrefix("\(path):2: error: MaxConcurrentRuns=: '0' is not a positive number"))
+        #expect(errors[1].hint == "did you mean 'MaxConcurrentRuns='?")
+        #expect(errors[2].message.hasPrefix("LeakGraceSec=: invalid time span 'later'"))
+        #expect(errors[3].message == "unknown section [Job]")
+    }
+
+    @Test func aBrokenJobdConfFailsTheWholeLoadAndAMissingOneIsFine() throws {
+        let config = try TemporaryConfiguration(jobs: ["a": "[Job]\nExecStart=/bin/true\nOnStartupSec=1h\n"])
+        let directory = JobDirectory(path: config.path)
+        #expect(try directory.loadConfiguration().get().daemon == DaemonSettings())
+        try "[Daemon]\nMaxConcurrentRuns=two\n".write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
+        guard case .failure(let failure) = directory.loadConfiguration() else {
+            Issue.record("a broken jobd.conf must fail the load")
+            return
+        }
+        #expect(failure.errors.map(\.location) == ["\(config.path)/jobd.conf:2"])
+        try "[Daemon]\nMaxConcurrentRuns=2\n".write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
+        let loaded = try directory.loadConfiguration().get()
+        #expect(loaded.daemon.maxConcurrentRuns == 2)
+        #expect(loaded.jobs.map(\.name) == ["a"])
+    }
+}
