@@ -108,10 +108,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "jobctl", dependencies: ["JobctlCommands"], swiftSettings: swiftSettings),
+        // pidfd_open, which Swift's Glibc module leaves out; imported by JobdTestKit alone.
+        .systemLibrary(name: "CPidfd"),
         // Test doubles shared by more than one test target.
         .target(
             name: "JobdTestKit",
-            dependencies: ["JobdTimers", "SystemdKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CPidfd", "JobdTimers", "SystemdKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "JobdTimersTests", dependencies: ["JobdTimers", "JobdTestKit"], swiftSettings: swiftSettings),
@@ -139,6 +141,18 @@ let package = Package(
             name: "JobdIntegrationTests",
             dependencies: ["JobdTestKit", "SystemdKit", "JobdScheduler", "JobdConfig", "JobdTimers", "JobdLogging",
                            .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // mallinfo2, which Swift's Glibc module leaves out; imported by jobd-benchmarks alone.
+        .systemLibrary(name: "CMallocInfo", path: "Benchmarks/CMallocInfo"),
+        // The benchmarks of the README's Performance section (scripts/benchmark), and the soak run.
+        .executableTarget(
+            name: "jobd-benchmarks",
+            dependencies: [
+                "CMallocInfo", "JobdTimers", "JobdCalendar", "JobdConfig", "JobdTestKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/JobdBenchmarks",
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+
+/// `jobd-benchmarks`: the figures of the README's Performance section, each measured against its
+/// baseline in the same run. `scripts/benchmark` builds it in release and runs it.
+@main
+struct BenchmarkCommand: ParsableCommand {
+    enum Part: String, CaseIterable, ExpressibleByArgument {
+        case timers, daemon, runs, calendar, soak
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "jobd-benchmarks",
+        abstract: "Measure jobd's timer core, daemon, runs and calendar engine against their baselines.")
+
+    @Argument(help: "The parts to run (default: all): \(Part.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var parts: [Part] = []
+
+    @Option(help: "Owner-bound timers per contender (part 1).")
+    var timers = 100_000
+
+    @Option(help: "Job files for the daemon figures (part 2).")
+    var jobs = 10_000
+
+    @Option(help: "Seconds of the idle window in which jobd's CPU time is measured (part 2).")
+    var idleSeconds = 60
+
+    @Option(help: "Seconds over which runs per second are counted (part 3).")
+    var runSeconds = 10
+
+    @Option(help: "Calendar jobs loaded for issue 3's figure (part 4).")
+    var calendarJobs = 100_000
+
+    @Option(help: "Reloads in the soak run.")
+    var reloads = 1_000
+
+    @Option(help: .hidden)
+    var soakDriver: String?
+
+    func run() throws {
+        if let soakDriver {
+            // Inside scripts/with-journald: drive jobd, write the figures for the outer run.
+            return try SoakDriver(directory: soakDriver, reloads: reloads).run()
+        }
+        let report = Report()
+        let selected = parts.isEmpty ? Part.allCases : parts
+        MachineDescription.print(report)
+        for part in selected {
+            switch part {
+            case .timers: try TimerBenchmark(count: timers).run(report)
+            case .daemon: try DaemonBenchmark(jobs: jobs, idleSeconds: idleSeconds).run(report)
+            case .runs: try RunBenchmark(seconds: runSeconds).run(report)
+            case .calendar: try CalendarBenchmark(jobs: calendarJobs).run(report)
+            case .soak: try SoakRun(reloads: reloads).run(report)
+            }
+        }
+        report.printSummary()
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import JobdTimers
+
+/// Part 2: the release jobd on `jobs` job files: start to `READY=1`, reloads that change 10% of
+/// the jobs (SIGHUP to `READY=1`), memory, and CPU time over an idle window with no job due.
+struct DaemonBenchmark {
+    var jobs: Int
+    var idleSeconds: Int
+    var reloads = 5
+
+    func run(_ report: Report) throws {
+        report.section("Part 2: daemon, \(jobs) job files", part: "2 daemon")
+        let work = NSTemporaryDirectory() + "jobd-bench-daemon-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let files = JobFileSet(count: jobs)
+        try files.write(into: work + "/config/jobs.d")
+        let log = work + "/jobd.log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        defer { try? logHandle.close() }
+        report.note("jobd logs to a file (JOBD_LOG_TARGET=stderr); WATCHDOG_USEC=30 s as under the unit")
+
+        let daemon = try LaunchedDaemon(configDirectory: work + "/config", workDirectory: work, standardError: logHandle)
+        let ready = try daemon.waitForReady()
+        let startNanoseconds = Int64(ready.arrival) - Int64(daemon.launched.nanoseconds)
+        report.figure("start to READY=1", Format.duration(nanoseconds: Double(startNanoseconds)))
+        report.figure("STATUS=", ready.assignments["STATUS"] ?? "?")
+        let rssAfterStart = daemon.probe.residentBytes.rss
+        report.figure("VmRSS after start", Format.bytes(Double(rssAfterStart)))
+
+        var reloadTimes: [Int64] = []
+        for reload in 1...reloads {
+            // Alternate between revisions 1 and 2 of every tenth job: each reload changes 10%.
+            try files.write(into: work + "/config/jobs.d", revision: 2 - reload % 2, onlyChanged: true)
+            let (nanoseconds, status) = try daemon.reload()
+            reloadTimes.append(nanoseconds)
+            report.figure("reload \(reload) (10% changed): SIGHUP to READY=1", Format.duration(nanoseconds: Double(nanoseconds)))
+            if status.contains("rejected") { report.note("   rejected: \(status)") }
+        }
+        let reloadStats = Percentiles(reloadTimes)
+        report.figure("reload, median of \(reloads)", Format.duration(nanoseconds: Double(reloadStats.median)))
+        let memory = daemon.probe.residentBytes
+        report.figure("VmRSS after the reloads", Format.bytes(Double(memory.rss)))
+        report.figure("VmHWM (peak RSS)", Format.bytes(Double(memory.peak)))
+
+        // The idle window: a deliberate wait, during which nothing is due.
+        let probe = daemon.probe
+        let cpuBefore = probe.cpuNanoseconds, switchesBefore = probe.contextSwitchesByThread
+        let messagesBefore = daemon.notify.messages.count
+        Thread.sleep(forTimeInterval: Double(idleSeconds))
+        let cpu = probe.cpuNanoseconds - cpuBefore, switches = probe.contextSwitches(since: switchesBefore)
+        let pings = daemon.notify.messages[messagesBefore...].filter { $0.assignments["WATCHDOG"] == "1" }.count
+        report.figure("CPU time over \(idleSeconds) s idle (utime+stime)", Format.duration(nanoseconds: Double(cpu))
+            + String(format: " (%.4f%% of one core)", Double(cpu) / Double(idleSeconds) / 1e7))
+        report.figure("context switches over the idle window", "\(switches) (watchdog pings: \(pings))")
+
+        let (status, stopNanoseconds) = daemon.stop()
+        report.figure("SIGTERM to exit (every owner released)", Format.duration(nanoseconds: Double(stopNanoseconds)) + ", exit \(status)")
+
+        report.target("start to READY=1 ≤ 1 s", measured: Format.duration(nanoseconds: Double(startNanoseconds)),
+                      passed: startNanoseconds <= 1_000_000_000)
+        report.target("reload (10% changed) ≤ 300 ms", measured: "median \(Format.duration(nanoseconds: Double(reloadStats.median))), max \(Format.duration(nanoseconds: Double(reloadStats.max)))",
+                      passed: reloadStats.median <= 300_000_000)
+        report.target("RSS ≤ 64 MB", measured: "VmRSS \(Format.bytes(Double(memory.rss))), VmHWM \(Format.bytes(Double(memory.peak)))",
+                      passed: memory.rss <= 64_000_000)
+    }
+}

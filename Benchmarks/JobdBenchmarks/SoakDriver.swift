@@ -1,0 +1,48 @@
+import Foundation
+import JobdTestKit
+import JobdTimers
+
+/// The inside of the soak run, under `scripts/with-journald`: starts jobd logging to the private
+/// journal, reloads it `reloads` times with `jobctl reload` (which waits for each outcome),
+/// alternating between the two configurations, stops it, and prints its figures as
+/// `soak.KEY VALUE` lines for ``SoakRun``.
+struct SoakDriver {
+    var directory: String
+    var reloads: Int
+
+    func run() throws {
+        let configuration = SoakConfiguration(directory: directory)
+        let stderrPath = directory + "/jobd.stderr"
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        let daemon = try LaunchedDaemon(
+            configDirectory: configuration.configDirectory, workDirectory: directory,
+            environment: ["JOBD_LOG_TARGET": "journal"], standardError: standardError)
+        try daemon.waitForReady()
+        let jobctl = LaunchedDaemon.product("jobctl")
+        var times: [Int64] = [], failures = 0, rssAfterTenth = 0
+        for reload in 1...reloads {
+            try configuration.use(reload % 2 == 1 ? "b" : "a")
+            let start = MonotonicInstant.now()
+            let result = try CapturedProcess.run(
+                jobctl, ["reload", "--pid", String(daemon.pid), "--runtime-dir", daemon.runtimeDirectory])
+            times.append(MonotonicInstant.now().duration(since: start).nanosecondsSaturated)
+            if result.status != 0 || !result.exitedNormally {
+                failures += 1
+                if failures == 1 { print("soak.firstFailure \(reload): \(result.standardError)\(result.standardOutput)") }
+            }
+            if reload == min(10, reloads) { rssAfterTenth = daemon.probe.residentBytes.rss }
+        }
+        let memory = daemon.probe.residentBytes
+        let (status, stopNanoseconds) = daemon.stop()
+        let reloadTimes = Percentiles(times)
+        for (key, value) in [
+            ("rssAfterTenth", rssAfterTenth), ("rssAfterLast", memory.rss), ("peakRSS", memory.peak),
+            ("failedReloads", failures), ("exitStatus", Int(status)), ("stopNanoseconds", Int(stopNanoseconds)),
+            ("reloadMedianNanoseconds", Int(reloadTimes.median)), ("reloadP99Nanoseconds", Int(reloadTimes.p99)),
+            ("reloadMaxNanoseconds", Int(reloadTimes.max)),
+        ] {
+            print("soak.\(key) \(value)")
+        }
+    }
+}
