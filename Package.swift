@@ -108,10 +108,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "jobctl", dependencies: ["JobctlCommands"], swiftSettings: swiftSettings),
+        // pidfd_open, which Swift's Glibc module leaves out; imported by JobdTestKit alone.
+        .systemLibrary(name: "CPidfd"),
         // Test doubles shared by more than one test target.
         .target(
             name: "JobdTestKit",
-            dependencies: ["JobdTimers", "SystemdKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CPidfd", "JobdTimers", "SystemdKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "JobdTimersTests", dependencies: ["JobdTimers", "JobdTestKit"], swiftSettings: swiftSettings),

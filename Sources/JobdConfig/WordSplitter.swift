@@ -3,8 +3,11 @@
 /// (`a"b c"` is one word `ab c`); C-style escapes (`\n`, `\t`, `\\`, `\"`, `\'`, `\s`, `\xNN`,
 /// `\NNN` octal, `\uNNNN`, `\UNNNNNNNN`) work inside and outside quotes.
 ///
-/// With `variables`, `$NAME` and `${NAME}` outside single quotes are kept as references for
-/// expansion at run time (systemd.service(5), "Command lines"), and `$$` is a literal `$`.
+/// With `variables`, references are kept for expansion at run time as systemd 252 expands them
+/// (systemd.service(5), "Command lines"; `replace_env_argv`): `${NAME}` anywhere, also inside
+/// quotes of either kind; `$NAME` only as a whole word (split at white space); `$$` is a literal
+/// `$` anywhere. Any other `$` inside quotes, and `$NAME` within a word, stay literal, so that
+/// `ExecStart=/bin/sh -c 'echo $$HOME; awk "{ print $2 }"'` reaches the shell as written there.
 struct WordSplitter {
     enum Part: Sendable, Hashable {
         case literal(String)
@@ -45,9 +48,12 @@ struct WordSplitter {
                     if inner == scalar { closed = true; break }
                     if inner == "\\" {
                         literal.unicodeScalars.append(try unescape(&scalars))
-                    } else if variables, scalar == "\"", inner == "$" {
+                    } else if variables, inner == "$", scalars.first == "$" {
+                        scalars = scalars.dropFirst()
+                        literal += "$"
+                    } else if variables, inner == "$", scalars.first == "{", let part = try variable(&scalars, wholeWord: false) {
                         flushLiteral()
-                        if let part = try variable(&scalars, wholeWord: false) { parts.append(part) } else { literal += "$" }
+                        parts.append(part)
                     } else {
                         literal.unicodeScalars.append(inner)
                     }
@@ -57,18 +63,18 @@ struct WordSplitter {
                 inWord = true
                 literal.unicodeScalars.append(try unescape(&scalars))
             case "$" where variables:
-                let wholeWord = !inWord && (scalars.first.map { $0 != "{" } ?? false)
+                let startsWord = !inWord
                 inWord = true
-                flushLiteral()
-                if let part = try variable(&scalars, wholeWord: wholeWord) {
-                    // `$NAME` splits only when it is the whole word.
-                    if case .splitVariable = part, let next = scalars.first, next != " ", next != "\t" {
-                        if case .splitVariable(let name) = part { parts.append(.variable(name)) }
-                    } else {
-                        parts.append(part)
-                    }
-                } else {
+                guard let part = try variable(&scalars, wholeWord: true) else {
                     literal += "$"
+                    continue
+                }
+                // `$NAME` is a reference only as the whole word; within a word it is literal text.
+                if case .splitVariable(let name) = part, !startsWord || !(scalars.first.map { $0 == " " || $0 == "\t" || $0 == "\n" } ?? true) {
+                    literal += "$" + name
+                } else {
+                    flushLiteral()
+                    parts.append(part)
                 }
             default:
                 inWord = true
@@ -95,7 +101,10 @@ struct WordSplitter {
             var name = ""
             while let next = scalars.popFirst() {
                 if next == "}" {
-                    guard isVariableName(name) else { throw SplitError(message: "invalid variable name '${\(name)}'") }
+                    guard isVariableName(name) else {
+                        throw SplitError(message: "invalid variable name '${\(name)}': jobd expands ${NAME} itself, "
+                                         + "also inside quotes, as systemd does; write '$${\(name)}' to leave it to a shell")
+                    }
                     return .variable(name)
                 }
                 name.unicodeScalars.append(next)

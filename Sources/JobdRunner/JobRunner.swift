@@ -160,15 +160,11 @@ public struct JobRunner: Sendable {
     private func spawn(
         _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String]
     ) async -> (RunTermination, pid_t?) {
-        let argv = configuration.argv
+        var argv = configuration.argv
+        if let account = configuration.account { argv = Self.setpriv(account) + argv }
         let executable: Executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
         var options = PlatformOptions()
         options.createSession = true
-        if let account = configuration.account {
-            options.userID = account.uid
-            options.groupID = account.gid
-            options.supplementaryGroups = account.supplementaryGroups
-        }
         let environment = Dictionary(uniqueKeysWithValues: configuration.environment.map {
             (Environment.Key(rawValue: $0.key)!, $0.value)
         })
@@ -216,6 +212,29 @@ public struct JobRunner: Sendable {
             // The pipe failed; the exit status still tells how the run ended.
         }
         splitter.finish(emit: emit)
+    }
+
+    /// util-linux's `setpriv`, which every Debian system has (util-linux is Essential).
+    static let setprivPath = "/usr/bin/setpriv"
+
+    /// The words that make a run switch to `account` before its command: `setpriv` sets the real,
+    /// effective and saved ids and the groups, then execs the command in the same process.
+    ///
+    /// Why not swift-subprocess's `userID`/`groupID`: those take its fork path, whose child calls
+    /// functions that are not async-signal-safe after a raw `clone3` (swift-subprocess issue #374),
+    /// and glibc's `setuid` in such a child waits on locks other threads of jobd may have held;
+    /// runs hung there now and then. With `setpriv`, jobd spawns through `posix_spawn` as for any
+    /// other run, and the switch happens in a single-threaded process.
+    static func setpriv(_ account: Account) -> [String] {
+        var words = [setprivPath]
+        if account.userName != nil { words.append("--reuid=\(account.uid)") }
+        words.append("--regid=\(account.gid)")
+        if let groups = account.supplementaryGroups {
+            words.append("--groups=" + groups.map(String.init).joined(separator: ","))
+        } else {
+            words.append("--keep-groups")
+        }
+        return words + ["--"]
     }
 
     private static func isDirectory(_ path: String) -> Bool {

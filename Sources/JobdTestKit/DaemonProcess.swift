@@ -27,12 +27,20 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Starts `product` (`jobd` by default) with `arguments`; its stdout and stderr are both collected.
-    public convenience init(product: String = "jobd", arguments: [String], environment: [String: String]? = nil) throws {
-        try self.init(absolutePath: Self.productsDirectory + "/" + product, arguments: arguments, environment: environment)
+    public convenience init(
+        product: String = "jobd", arguments: [String], environment: [String: String]? = nil,
+        keeping keep: @escaping @Sendable (String) -> Bool = { _ in true }
+    ) throws {
+        try self.init(absolutePath: Self.productsDirectory + "/" + product, arguments: arguments,
+                      environment: environment, keeping: keep)
     }
 
-    /// Starts the program at `absolutePath`; its stdout and stderr are both collected.
-    public init(absolutePath: String, arguments: [String], environment: [String: String]? = nil) throws {
+    /// Starts the program at `absolutePath`; its stdout and stderr are both read, and the lines
+    /// that `keep` accepts are collected (a test of a job that writes a lot keeps only events).
+    public init(
+        absolutePath: String, arguments: [String], environment: [String: String]? = nil,
+        keeping keep: @escaping @Sendable (String) -> Bool = { _ in true }
+    ) throws {
         process.executableURL = URL(fileURLWithPath: absolutePath)
         process.arguments = arguments
         // By default the test's own environment, less anything that would tie the daemon to the
@@ -71,11 +79,14 @@ public final class DaemonProcess: @unchecked Sendable {
                 if chunk.isEmpty { break }
                 pending.append(chunk)
                 var lines: [String] = []
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                    pending.removeSubrange(pending.startIndex...newline)
+                var start = pending.startIndex
+                while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    lines.append(String(decoding: pending[start..<newline], as: UTF8.self))
+                    start = newline + 1
                 }
-                output.append(contentsOf: lines)
+                // Trimmed once per chunk, not once per line: a daemon that logs a lot stays cheap to read.
+                pending.removeSubrange(pending.startIndex..<start)
+                output.append(contentsOf: lines.filter(keep))
             }
             if !pending.isEmpty { output.append(contentsOf: [String(decoding: pending, as: UTF8.self)]) }
             output.close()

@@ -91,6 +91,20 @@ import Testing
         #expect(try argv(#"/bin/echo "${DIR}/x""#, environment) == ["/bin/echo", "/srv/data dir/x"])
     }
 
+    /// As systemd 252 (`replace_env_argv`): quotes do not stop `${NAME}` or `$$`, and a braceless
+    /// `$NAME` inside a word or inside quotes stays for the shell, so a unit's shell line moves over.
+    @Test func variablesInsideQuotesAndWordsAsSystemd() throws {
+        let environment = ["DIR": "/srv", "HOME": "/root"]
+        #expect(try argv(#"/bin/sh -c 'echo $$HOME ${DIR} $HOME; awk "{ print $2 }"' x$DIR "$$x" "${DIR}""#, environment)
+            == ["/bin/sh", "-c", #"echo $HOME /srv $HOME; awk "{ print $2 }""#, "x$DIR", "$x", "/srv"])
+        // systemd 252 would silently expand this to nothing; jobd says what to write instead.
+        #expect(throws: (any Error).self) { try ExecCommand.parse(#"/bin/sh -c 'echo ${X:-default}'"#) }
+        #expect(try argv(#"/bin/sh -c 'echo $${X:-default}'"#) == ["/bin/sh", "-c", "echo ${X:-default}"])
+        let error = JobFileReader.read(name: "j", path: "/j.job", text: "[Job]\nOnStartupSec=1\nExecStart=/bin/sh -c 'echo ${X:-d}'\n")
+        guard case .failure(let errors) = error else { Issue.record("expected an error"); return }
+        #expect(errors.errors.first?.description.contains("write '$${X:-d}' to leave it to a shell") == true)
+    }
+
     @Test func dashPrefixIgnoresFailure() throws {
         let command = try ExecCommand.parse("-/usr/bin/might-fail")
         #expect(command.ignoresFailure)

@@ -64,7 +64,7 @@ import Testing
                 [Job]
                 OnStartupSec=0
                 Environment="GREETING=hello there"
-                ExecStart=/bin/sh -c 'echo "$GREETING from $JOBD_JOB"; echo "to stderr" >&2; echo "notify=${NOTIFY_SOCKET:-unset}"; echo "cwd=$(pwd)"'
+                ExecStart=/bin/sh -c 'echo "$GREETING from $JOBD_JOB"; echo "to stderr" >&2; echo "notify=$${NOTIFY_SOCKET:-unset}"; echo "cwd=$(pwd)"'
                 """,
         ])
         var environment = ProcessInfo.processInfo.environment

@@ -9,15 +9,19 @@ import Testing
         let runtime: String
         let daemon: DaemonProcess
 
-        init(jobs: [String: String]) throws {
+        /// jobd on `jobs`, with `settings` as its `jobd.conf`, collecting the log lines `keep` accepts.
+        init(jobs: [String: String], settings: String? = nil, keeping keep: @escaping @Sendable (String) -> Bool = { _ in true }) throws {
             config = try TemporaryConfiguration(jobs: jobs)
+            if let settings { try settings.write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8) }
             runtime = config.path + "/run"
-            daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime])
+            daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], keeping: keep)
             try daemon.waitForEvent("daemon.ready")
         }
 
         /// Runs jobctl with `arguments` and the runtime directory; returns its exit status and output.
-        func jobctl(_ arguments: [String], as user: (uid: UInt32, gid: UInt32)? = nil) throws -> (Int32, String) {
+        func jobctl(
+            _ arguments: [String], as user: (uid: UInt32, gid: UInt32)? = nil, timeout: Duration = .seconds(30)
+        ) throws -> (Int32, String) {
             var command = arguments + ["--runtime-dir", runtime]
             var product = "jobctl"
             if let user {
@@ -28,7 +32,7 @@ import Testing
             let process = product.hasPrefix("/")
                 ? try DaemonProcess(absolutePath: product, arguments: command)
                 : try DaemonProcess(product: product, arguments: command)
-            let status = try process.waitForExit()
+            let status = try process.waitForExit(timeout: timeout)
             return (status, process.lines.joined(separator: "\n"))
         }
 

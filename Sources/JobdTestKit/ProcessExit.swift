@@ -1,0 +1,26 @@
+import CPidfd
+import Glibc
+
+/// Awaits the end of any process, also one that is not a child of the test (a job's grandchild),
+/// through a pidfd: it becomes readable when the process exits, so waiting is on an event.
+public enum ProcessExit {
+    /// Whether the process `pid` has ended (exited, or a zombie) within `timeout`. A pid that no
+    /// longer exists has ended.
+    public static func wait(for pid: pid_t, timeout: Duration = .seconds(30)) -> Bool {
+        let fd = pidfd_open(pid, 0)
+        guard fd >= 0 else { return errno == ESRCH }
+        defer { close(fd) }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        while true {
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            return ready == 1
+        }
+    }
+
+    /// Whether the process `pid` is alive now (a zombie is not).
+    public static func isAlive(_ pid: pid_t) -> Bool {
+        !wait(for: pid, timeout: .zero)
+    }
+}
