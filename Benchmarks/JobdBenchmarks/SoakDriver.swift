@@ -32,6 +32,8 @@ struct SoakDriver {
                 if failures == 1 { print("soak.firstFailure \(reload): \(result.standardError)\(result.standardOutput)") }
             }
             if reload == min(10, reloads) { rssAfterTenth = daemon.probe.residentBytes.rss }
+            // The trend, not only its ends: a steady growth and a one-time step look alike in two figures.
+            if reload % 100 == 0 { print("soak.rssAtReload\(reload) \(daemon.probe.residentBytes.rss)") }
         }
         let memory = daemon.probe.residentBytes
         let (status, stopNanoseconds) = daemon.stop()

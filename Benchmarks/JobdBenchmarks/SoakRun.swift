@@ -40,6 +40,10 @@ struct SoakRun {
         report.figure("VmRSS after the 10th reload", Format.bytes(Double(rssAfterTenth)))
         report.figure("VmRSS after the last reload", Format.bytes(Double(rssAfterLast)))
         report.figure("VmHWM", Format.bytes(Double(figures["peakRSS"] ?? 0)))
+        let trend = stride(from: 100, through: reloads, by: 100).compactMap { reload in
+            figures["rssAtReload\(reload)"].map { "\(reload): \(String(format: "%.1f", Double($0) / 1_048_576))" }
+        }
+        if !trend.isEmpty { report.figure("VmRSS (MiB) every 100 reloads", trend.joined(separator: ", ")) }
         report.figure("jobd exit status after SIGTERM", "\(figures["exitStatus"] ?? -1)")
         report.figure("time: reloads and stop, under journald", Format.duration(nanoseconds: Double(driven.duration(since: started).nanosecondsSaturated)))
         report.figure("time: jobctl audit", Format.duration(nanoseconds: Double(audited.duration(since: driven).nanosecondsSaturated)))
