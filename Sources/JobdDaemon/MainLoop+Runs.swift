@@ -55,8 +55,9 @@ extension MainLoop {
         return false
     }
 
-    /// Starts waiting runs while slots are free.
+    /// Starts waiting runs while slots are free, and says so in `STATUS=` if it started any.
     func startWaitingRuns(group: inout DiscardingTaskGroup) {
+        let before = running
         while !slotWaiting.isEmpty, settings.maxConcurrentRuns.map({ running < $0 }) ?? true {
             let run = slotWaiting.removeFirst()
             running += 1
@@ -67,7 +68,7 @@ extension MainLoop {
                 continuation.yield(.runFinished(outcome))
             }
         }
-        notifier.send(.status(status))
+        if running > before { notifier.send(.status(status)) }
     }
 
     /// A run ended: answer who waited for it, let the scheduler record it, and start what waited

@@ -83,7 +83,7 @@ final class MainLoop {
         case .watchdogTick:
             notifier.send(.watchdog)
         case .signal(let signal) where signal == .sighup:
-            if !stopping { reload() }
+            if !stopping { reload(group: &group) }
         case .signal(let signal) where signal == .sigusr2:
             if let stallSeconds {
                 logger.warning("fault injection: the main loop stalls for \(stallSeconds)s")
@@ -129,13 +129,13 @@ final class MainLoop {
 
     /// Reads the configuration again; all or nothing. A configuration with any error leaves the
     /// running generation untouched, and says why in `STATUS=` and the journal.
-    private func reload() {
+    private func reload(group: inout DiscardingTaskGroup) {
         notifier.send(.reloading)
         logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
         switch JobDirectory(path: options.configDirectory).loadConfiguration() {
         case .success(let configuration):
-            apply(configuration.daemon)
             let summary = scheduler.load(configuration.jobs)
+            apply(configuration.daemon, group: &group)
             lastReloadProblem = nil
             logger.event(.reloadDone, "reload done: \(summary)", [JobdField.generation: String(summary.generation)])
             reloadSequence += 1
@@ -161,11 +161,11 @@ final class MainLoop {
         reloadWatchers.removeAll()
     }
 
-    /// Makes `settings` jobd's own: a raised `MaxConcurrentRuns=` starts waiting runs at the next
-    /// event (a run ending, or a fall-due).
-    private func apply(_ settings: DaemonSettings) {
+    /// Makes `settings` jobd's own; a raised `MaxConcurrentRuns=` starts waiting runs at once.
+    private func apply(_ settings: DaemonSettings, group: inout DiscardingTaskGroup) {
         self.settings = settings
         scheduler.leakDetector?.grace = settings.leakGrace.duration
+        startWaitingRuns(group: &group)
     }
 
     /// Shutdown: STOPPING=1, every timer invalidated and every owner released, runs that have not
