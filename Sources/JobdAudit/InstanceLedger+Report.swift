@@ -4,10 +4,11 @@ extension InstanceLedger {
     /// Judges every owner and fire and makes the instance's report.
     /// - Parameters:
     ///   - horizon: the last moment the journal vouches for: grace periods are measured to it.
-    ///   - graceUSec: how long a retired owner may take to be released.
+    ///   - graceUSec: how long a retired owner may take to be released, unless jobd logged its own.
     ///   - clock: how times are written in problems' details.
     ///   - gaps: why entries of this instance may be missing in the middle (journald's rate limit).
-    func report(horizon: JournalInstant, graceUSec: UInt64, clock: AuditClock, gaps: [String] = []) -> InstanceReport {
+    func report(horizon: JournalInstant, graceUSec defaultGraceUSec: UInt64, clock: AuditClock, gaps: [String] = []) -> InstanceReport {
+        let graceUSec = leakGraceUSec ?? defaultGraceUSec
         var totals = OwnerCounts()
         var byGeneration: [UInt64: OwnerCounts] = [:]
         var unreleased: [UnreleasedOwner] = []

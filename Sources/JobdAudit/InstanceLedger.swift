@@ -32,6 +32,9 @@ struct InstanceLedger {
     var timers = TimerCounts()
     var invalidatedTimers: Set<UInt64> = []
     var lateFires: [LateFire] = []
+    /// The longest `LeakGraceSec=` jobd logged in this instance (`JOBD_LEAK_GRACE_USEC`), if any:
+    /// owners are judged by it rather than by the audit's default.
+    var leakGraceUSec: UInt64?
 
     init(id: String, first entry: AuditEntry) {
         self.id = id
@@ -46,6 +49,9 @@ struct InstanceLedger {
         let time = entry.time
         last = time
         guard let name = entry[JobdField.event], let event = JobdEvent(rawValue: name) else { return }
+        if let grace = entry[JobdField.leakGraceUSec].flatMap({ UInt64($0) }) {
+            leakGraceUSec = max(leakGraceUSec ?? 0, grace)
+        }
         let generation = entry[JobdField.generation].flatMap { UInt64($0) }
         let ownerID = entry[JobdField.owner].flatMap { UInt64($0) }
         switch event {

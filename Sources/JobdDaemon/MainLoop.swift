@@ -63,6 +63,7 @@ final class MainLoop {
         let summary = scheduler.load(definitions)
         logger.event(.daemonReady, "jobd ready: \(definitions.count) job(s), generation \(summary.generation)", [
             JobdField.generation: String(summary.generation),
+            JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
         ])
         notifier.send(.ready, .status(status))
     }
@@ -137,7 +138,10 @@ final class MainLoop {
             let summary = scheduler.load(configuration.jobs)
             apply(configuration.daemon, group: &group)
             lastReloadProblem = nil
-            logger.event(.reloadDone, "reload done: \(summary)", [JobdField.generation: String(summary.generation)])
+            logger.event(.reloadDone, "reload done: \(summary)", [
+                JobdField.generation: String(summary.generation),
+                JobdField.leakGraceUSec: String(configuration.daemon.leakGrace.microseconds),
+            ])
             reloadSequence += 1
             lastReload = ReloadReport(
                 sequence: reloadSequence, accepted: true, generation: summary.generation, added: summary.added,

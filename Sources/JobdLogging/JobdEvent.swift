@@ -58,6 +58,9 @@ public enum JobdField {
     public static let exitStatus = "EXIT_STATUS"
     public static let pid = "JOBD_PID"
     public static let durationUSec = "JOBD_DURATION_USEC"
+    /// On `daemon.ready` and `reload.done`: `LeakGraceSec=` in microseconds, so that an audit of the
+    /// journal judges retired owners by the grace jobd itself gave them.
+    public static let leakGraceUSec = "JOBD_LEAK_GRACE_USEC"
     public static let file = "CONFIG_FILE"
     public static let line = "CONFIG_LINE"
 }

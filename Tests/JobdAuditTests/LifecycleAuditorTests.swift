@@ -276,6 +276,22 @@ import Testing
         #expect(problem.kind == .lateRelease && problem.job == "stuck")
     }
 
+    /// jobd logs its `LeakGraceSec=`; the audit judges that instance's owners by it, not by its default.
+    @Test func theGraceJobdLoggedIsTheOneThatCounts() {
+        var journal = SyntheticJournal()
+        journal.startUp([("a", 1), ("b", 2)])
+        journal.event("reload.done", ["JOBD_GENERATION": "2", "JOBD_LEAK_GRACE_USEC": "30000000"])
+        journal.load(2)
+        journal.advance(seconds: 7)
+        journal.ownerDeinit("a", owner: 1, generation: 1)
+        journal.advance(seconds: 10)
+
+        let report = LifecycleAuditor.audit(journal.entries)
+        #expect(report.problems.isEmpty, "released 7 s after retirement, within the 30 s jobd gave it")
+        #expect(report.instances[0].unreleasedOwners.first { $0.job == "b" }?.state == .pending,
+                "b, retired 17 s ago, still has 13 s")
+    }
+
     /// Without any owner.leak, a release more than the grace period after retirement is late too.
     @Test func releaseAfterTheGracePeriodIsLate() {
         var journal = SyntheticJournal()

@@ -134,7 +134,10 @@ import Testing
     }
 
     @Test func maxConcurrentRunsMakesRunsWaitInOrder() throws {
-        let setup = try Self.setup(holding: ["a": "", "b": "", "c": ""], settings: "[Daemon]\nMaxConcurrentRuns=1\n")
+        let setup = try Self.setup(holding: ["a": "", "b": "", "c": ""], settings: "[Daemon]\nMaxConcurrentRuns=1\nLeakGraceSec=2s\n")
+        // jobd.conf's grace travels with the readiness and every reload, for the audit.
+        #expect(setup.daemon.events("daemon.ready").first?.field("JOBD_LEAK_GRACE_USEC") == "2000000")
+        #expect(setup.daemon.events("reload.done").last?.field("JOBD_LEAK_GRACE_USEC") == "2000000")
         let a = try Self.startRun(setup, "a")
         let b = try Self.startRun(setup, "b")
         let c = try Self.startRun(setup, "c")
