@@ -50,8 +50,11 @@ struct DaemonBenchmark {
         Thread.sleep(forTimeInterval: Double(idleSeconds))
         let cpu = probe.cpuNanoseconds - cpuBefore, switches = probe.contextSwitches(since: switchesBefore)
         let pings = daemon.notify.messages[messagesBefore...].filter { $0.assignments["WATCHDOG"] == "1" }.count
+        // /proc counts CPU time in clock ticks (10 ms here): 0 means less than one tick.
+        let tick = 1e9 / Double(sysconf(Int32(_SC_CLK_TCK)))
         report.figure("CPU time over \(idleSeconds) s idle (utime+stime)", Format.duration(nanoseconds: Double(cpu))
-            + String(format: " (%.4f%% of one core)", Double(cpu) / Double(idleSeconds) / 1e7))
+            + " (\(Int(Double(cpu) / tick)) ticks of \(Format.duration(nanoseconds: tick)))"
+            + String(format: ", at most %.4f%% of one core", (Double(cpu) + tick) / Double(idleSeconds) / 1e7))
         report.figure("context switches over the idle window", "\(switches) (watchdog pings: \(pings))")
 
         let (status, stopNanoseconds) = daemon.stop()
