@@ -34,7 +34,8 @@ struct DaemonBenchmark {
             try files.write(into: work + "/config/jobs.d", revision: 2 - reload % 2, onlyChanged: true)
             let (nanoseconds, status) = try daemon.reload()
             reloadTimes.append(nanoseconds)
-            report.figure("reload \(reload) (10% changed): SIGHUP to READY=1", Format.duration(nanoseconds: Double(nanoseconds)))
+            report.figure("reload \(reload) (10% changed): SIGHUP to READY=1", Format.duration(nanoseconds: Double(nanoseconds))
+                + ", then VmRSS \(Format.bytes(Double(daemon.probe.residentBytes.rss)))")
             if status.contains("rejected") { report.note("   rejected: \(status)") }
         }
         let reloadStats = Percentiles(reloadTimes)
