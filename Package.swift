@@ -79,10 +79,12 @@ let package = Package(
         ),
         // The control socket: its protocol, jobd's server and jobctl's client.
         .target(name: "JobdControl", swiftSettings: swiftSettings),
+        // malloc_trim, which Swift's Glibc module leaves out; imported by JobdDaemon alone.
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "JobdDaemon",
             dependencies: [
-                "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
+                "CMalloc", "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
                 "JobdControl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -1,3 +1,4 @@
+import CMalloc
 import Glibc
 import JobdCalendar
 import JobdConfig
@@ -159,6 +160,9 @@ final class MainLoop {
                          + "\(errors.errors.count) configuration error(s)",
                          [JobdField.generation: String(scheduler.generation.number)])
         }
+        // A reload frees a generation's worth of definitions and owners, spread over the arenas of
+        // the threads that made them; give what is free back rather than keep it resident.
+        malloc_trim(0)
         notifier.send(.ready, .status(status))
         let outcome = ControlResponse(type: .reloadResult, reload: lastReload)
         for watcher in reloadWatchers { watcher.finish(with: outcome) }
