@@ -73,7 +73,6 @@ public struct JobRunner: Sendable {
         switch prepare(definition, runID: runID) {
         case .failure(let reason):
             termination = .failedToStart(reason.description)
-            logger.event(.runStart, level: .error, "run \(runID) of \(definition.name) could not start: \(reason)", fields)
         case .success(let configuration):
             let startFields = fields
             (termination, pid) = await withTaskGroup(of: Void.self) { group in
@@ -83,6 +82,10 @@ public struct JobRunner: Sendable {
                 defer { group.cancelAll() }
                 return await spawn(configuration, definition: definition, runID: runID, fields: startFields)
             }
+        }
+        // Whether preparing it or spawning it failed, the reason is logged as the run's start.
+        if case .failedToStart(let reason) = termination {
+            logger.event(.runStart, level: .error, "run \(runID) of \(definition.name) could not start: \(reason)", fields)
         }
         // Only now is the process reaped; until then a stop must still be able to signal it.
         registry.remove(runID: runID)

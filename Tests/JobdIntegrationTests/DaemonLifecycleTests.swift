@@ -54,6 +54,8 @@ import Testing
         let daemon = try DaemonProcess(arguments: ["--config-dir", config.path])
         let first = try daemon.waitForEvent("run.exit", fields: ["JOB": "ghost", "EXIT_CODE": "failed-to-start"])
         try daemon.waitForEvent("run.exit", fields: ["JOB": "ghost", "EXIT_CODE": "failed-to-start"], from: first + 1)
+        #expect(daemon.events("run.start").contains { $0.field("JOB") == "ghost" && $0.level == "error" && $0.message.contains("could not start") },
+                "why the command could not start is logged")
         daemon.signal(SIGTERM)
         #expect(try daemon.waitForExit() == 0)
     }
