@@ -32,14 +32,39 @@ public enum JobdEvent: String, Sendable, CaseIterable {
     case runKill = "run.kill"
     case runWait = "run.wait"
 
-    /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits.
-    /// The catalog entries in `systemd/jobd.catalog` use the same ids.
+    /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
+    /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
+    /// the next unused id; an id is never reused. The catalog entries in `systemd/jobd.catalog` use
+    /// the same ids, and a test checks that no two kinds share one.
     public var messageID: String {
-        // A fixed prefix for jobd, and one byte per kind: stable across releases as long as cases
-        // are only appended.
-        let index = Self.allCases.firstIndex(of: self)!
-        let suffix = String(index + 1, radix: 16)
-        return "6a0bd7e51c2f4d1e9b3a7c5d8e2f10" + String(repeating: "0", count: 2 - suffix.count) + suffix
+        switch self {
+        case .daemonStart: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1001"
+        case .daemonReady: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1002"
+        case .daemonStop: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1003"
+        case .reloadStart: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1004"
+        case .reloadDone: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1005"
+        case .reloadFailed: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1006"
+        case .configError: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1007"
+        case .generationLoad: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1008"
+        case .generationRetire: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1009"
+        case .ownerInit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f100a"
+        case .ownerDeinit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f100b"
+        case .ownerRetain: "6a0bd7e51c2f4d1e9b3a7c5d8e2f100c"
+        case .ownerLeak: "6a0bd7e51c2f4d1e9b3a7c5d8e2f100d"
+        case .ownerLateDeinit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f100e"
+        case .timerSchedule: "6a0bd7e51c2f4d1e9b3a7c5d8e2f100f"
+        case .timerFire: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1010"
+        case .timerInvalidate: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1011"
+        case .runStart: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1012"
+        case .runExit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1013"
+        case .runSkip: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1014"
+        case .runTimeout: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1015"
+        case .runOutput: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1016"
+        case .daemonExit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1017"
+        case .runStop: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1018"
+        case .runKill: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1019"
+        case .runWait: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101a"
+        }
     }
 }
 

@@ -36,6 +36,15 @@ extension ProcessWideTests {
             }
         }
 
+        /// Message ids are written out per kind; two kinds sharing one would share a catalog entry.
+        @Test func messageIDsAreDistinctAndWellFormed() {
+            let ids = JobdEvent.allCases.map(\.messageID)
+            #expect(Set(ids).count == ids.count)
+            for id in ids {
+                #expect(id.count == 32 && id.allSatisfy { $0.isHexDigit && !$0.isUppercase }, "\(id)")
+            }
+        }
+
         /// journalctl itself accepts the file: `--update-catalog` into a private root, then every id is
         /// listed with its subject. Nothing of the host's catalog database changes.
         @Test func journalctlCompilesTheCatalog() throws {
