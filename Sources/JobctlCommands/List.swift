@@ -1,45 +1,62 @@
 import ArgumentParser
+import JobdConfig
 import JobdControl
 
 extension Jobctl {
     /// `jobctl list`: every job with its next and last elapse, like `systemctl list-timers`.
     public struct List: ParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "List jobs by their next elapse, like systemctl list-timers.")
+            abstract: "List jobs by their next elapse, like systemctl list-timers.",
+            discussion: """
+                RESULT is the last run's result (success, exit-code, signal, core-dump, timeout, \
+                start-failed, stopped), failures in red on a terminal; a job file with errors is \
+                listed with RESULT "bad-setting" and its first error. Exits 0, 2 when no daemon runs.
+                """)
 
         @OptionGroup var runtime: RuntimeOptions
 
         @Flag(help: "Print JSON for scripts.")
         var json = false
 
+        @Flag(help: "List only jobs whose last run failed (and job files with errors).")
+        var failed = false
+
         public init() {}
 
         public func run() throws {
-            let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .list))
-            let jobs = response.jobs ?? []
+            let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .list), json: json)
+            var jobs = response.jobs ?? []
+            if failed {
+                jobs = jobs.filter { $0.disabledByErrors || $0.lastResult.flatMap(RunResult.init(rawValue:))?.isFailure == true }
+            }
             if json {
                 Jobctl.printJSON(jobs)
                 return
             }
             let now = TimeFormat.nowUSec()
-            let rows = [["NEXT", "LEFT", "LAST", "PASSED", "JOB", "TRIGGER"]] + jobs.map { job in
+            let rows = [["NEXT", "LEFT", "LAST", "PASSED", "RESULT", "JOB", "TRIGGER"]] + jobs.map { job in
                 [
                     TimeFormat.wallClock(job.nextElapseUSec), TimeFormat.relative(job.nextElapseUSec, now: now),
                     TimeFormat.wallClock(job.lastTriggerUSec), TimeFormat.relative(job.lastTriggerUSec, now: now),
-                    job.name, job.triggers.joined(separator: " "),
+                    job.disabledByErrors ? "bad-setting" : job.lastResult ?? "-",
+                    job.name,
+                    job.errors?.first.map { $0.split(separator: "\n").first.map(String.init) ?? $0 } ?? job.triggers.joined(separator: " "),
                 ]
             }
-            printTable(rows)
+            printTable(rows, colour: 4)
             print("\n\(jobs.count) job(s) listed.")
         }
     }
 
-    static func printTable(_ rows: [[String]]) {
+    /// Prints `rows` in aligned columns; the cells of column `colour` (below the header) are
+    /// results, coloured as ``Color/result(_:on:)`` does.
+    static func printTable(_ rows: [[String]], colour: Int? = nil) {
         guard let columns = rows.first?.count else { return }
         let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        for row in rows {
+        for (number, row) in rows.enumerated() {
             let cells = row.enumerated().map { index, cell in
-                index == columns - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
+                let padding = index == columns - 1 ? "" : String(repeating: " ", count: widths[index] - cell.count)
+                return (index == colour && number > 0 ? Color.result(cell, on: .standardOutput) : cell) + padding
             }
             print(cells.joined(separator: " "))
         }

@@ -10,9 +10,10 @@ extension Jobctl {
         public static let configuration = CommandConfiguration(
             abstract: "Reload jobd's configuration and wait for the outcome.",
             discussion: """
-                Exits 0 when the new configuration was accepted, 1 when it was rejected (the running \
-                jobs carry on unchanged; the errors are printed as FILE:LINE: error: ...), and 2 when \
-                no daemon runs.
+                Exits 0 when every file loaded, 1 when any file had errors (printed as FILE:LINE: \
+                error: ...): the valid changes apply, while a job file with errors keeps its job's \
+                previous definition, a new one adds nothing, and a jobd.conf with errors keeps the \
+                previous settings; 2 when no daemon runs.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions
@@ -43,18 +44,26 @@ extension Jobctl {
                 print("jobctl: jobd did not report the reload's outcome\(result?.message.map { ": \($0)" } ?? "")", to: &standardError)
                 throw ExitCode(ExitStatus.failure)
             }
+            func names(_ list: [String]) -> String { list.isEmpty ? "" : " (\(list.joined(separator: ", ")))" }
+            let summary = "generation \(report.generation): \(report.added.count) added\(names(report.added)), "
+                + "\(report.changed.count) changed\(names(report.changed)), "
+                + "\(report.removed.count) removed\(names(report.removed)), \(report.kept.count) kept"
             if report.accepted {
-                func names(_ list: [String]) -> String { list.isEmpty ? "" : " (\(list.joined(separator: ", ")))" }
-                print("jobd reloaded: generation \(report.generation): \(report.added.count) added\(names(report.added)), "
-                      + "\(report.changed.count) changed\(names(report.changed)), "
-                      + "\(report.removed.count) removed\(names(report.removed)), \(report.kept.count) kept")
-            } else {
-                var standardError = StandardError()
-                for error in report.errors { print(error, to: &standardError) }
+                print("jobd reloaded: " + summary)
+                return
+            }
+            var standardError = StandardError()
+            for error in report.errors { print(error, to: &standardError) }
+            if report.added.isEmpty && report.changed.isEmpty && report.removed.isEmpty && report.kept.isEmpty {
                 print("jobctl: reload rejected: \(report.errors.count) error(s); generation \(report.generation) keeps running",
                       to: &standardError)
-                throw ExitCode(ExitStatus.failure)
+            } else {
+                // Each job file counts on its own: the valid changes apply, a broken file keeps its job's previous definition.
+                print("jobd reloaded with errors: " + summary, to: &standardError)
+                print("jobctl: reload incomplete: \(report.errors.count) error(s); the files with errors keep their previous "
+                      + "definition (a new one adds nothing)", to: &standardError)
             }
+            throw ExitCode(ExitStatus.failure)
         }
 
         private func readPid() throws -> Int32 {

@@ -27,6 +27,8 @@ extension Jobctl {
     enum ExitStatus {
         static let failure: Int32 = 1
         static let noDaemon: Int32 = 2
+        /// `jobctl status JOB`: the job's last run failed (as `systemctl status` exits 3 for a unit not running).
+        static let lastRunFailed: Int32 = 3
     }
 
     /// Prints `error` on stderr and returns the exit code that goes with it.
@@ -46,19 +48,31 @@ extension Jobctl {
     }
 
     /// Sends `request` and returns the first response, turning an `error` response into exit 1.
-    static func ask(_ runtime: RuntimeOptions, _ request: ControlRequest) throws -> (ControlClient, ControlResponse) {
-        let client = try runtime.connect()
+    /// With `json`, an error is also printed on stdout as `{"error": …, "exitStatus": …}`, so that a
+    /// script reading JSON gets JSON.
+    static func ask(_ runtime: RuntimeOptions, _ request: ControlRequest, json: Bool = false) throws -> (ControlClient, ControlResponse) {
         do {
+            let client = try runtime.connect()
             let response = try client.exchange(request)
             if response.type == .error {
+                let message = response.message ?? "jobd reported an error"
                 var standardError = StandardError()
-                print("jobctl: \(response.message ?? "jobd reported an error")", to: &standardError)
+                print("jobctl: \(message)", to: &standardError)
+                if json { printJSON(JSONError(error: message, exitStatus: ExitStatus.failure)) }
                 throw ExitCode(ExitStatus.failure)
             }
             return (client, response)
         } catch let error as ControlError {
-            throw fail(error)
+            let code = fail(error)
+            if json { printJSON(JSONError(error: error.message, exitStatus: code.rawValue)) }
+            throw code
         }
+    }
+
+    /// An error, for `--json`.
+    struct JSONError: Encodable {
+        var error: String
+        var exitStatus: Int32
     }
 
     static func printJSON<T: Encodable>(_ value: T) {

@@ -1,11 +1,21 @@
 import ArgumentParser
+import Foundation
+import JobdConfig
 import JobdControl
 
 extension Jobctl {
     /// `jobctl status [JOB]`: the daemon, or one job.
     public struct Status: ParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "Show the daemon's status, or one job's.")
+            abstract: "Show the daemon's status, or one job's.",
+            discussion: """
+                For a job: its file, command, triggers, next elapse, last run and its result \
+                (success, exit-code, signal, core-dump, timeout, start-failed, stopped), the runs in \
+                flight with their pid, a pending retry, and the last 10 lines of the last run's \
+                output from the journal. Exits 0, or 3 when the job's last run failed (as systemctl \
+                status does, so a monitoring check can call it), 1 when there is no such job, 2 when \
+                no daemon runs. With --json, errors come as {"error": ..., "exitStatus": ...}.
+                """)
 
         @OptionGroup var runtime: RuntimeOptions
 
@@ -18,13 +28,17 @@ extension Jobctl {
         public init() {}
 
         public func run() throws {
-            let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .status, job: job))
+            let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .status, job: job), json: json)
             let now = TimeFormat.nowUSec()
             if let daemon = response.daemon {
                 if json { return Jobctl.printJSON(daemon) }
                 print("jobd (pid \(daemon.pid)), instance \(daemon.instance)")
                 print("     Since: \(TimeFormat.wallClock(daemon.startedRealtimeUSec)); \(TimeFormat.relative(daemon.startedRealtimeUSec, now: now))")
                 print("Generation: \(daemon.generation), \(daemon.jobs) job(s)")
+                if let broken = daemon.brokenFiles {
+                    print("    Broken: \(broken.count) file(s) with errors")
+                    for error in broken { print("  \(error)") }
+                }
                 print("    Owners: \(daemon.liveOwners) live, \(daemon.retiredOwnersAlive) retired but alive, \(daemon.leakedOwners) leaked")
                 print("    Timers: \(daemon.liveTimers) live, \(daemon.armedTimers) armed")
                 print("   Running: \(daemon.runningJobs)")
@@ -36,19 +50,53 @@ extension Jobctl {
                     print("Last reload: none")
                 }
             } else if let job = response.jobStatus {
-                if json { return Jobctl.printJSON(job) }
-                print("\(job.name)\(job.description.map { " - \($0)" } ?? "")")
-                print("      File: \(job.file)")
-                print("   Command: \(job.command)")
-                print("  Triggers: \(job.triggers.joined(separator: " "))")
-                print("      Next: \(TimeFormat.wallClock(job.nextElapseUSec)); \(TimeFormat.relative(job.nextElapseUSec, now: now))")
-                print("  Last run: \(TimeFormat.wallClock(job.lastStartUSec)); \(TimeFormat.relative(job.lastStartUSec, now: now))")
-                if let start = job.lastStartUSec, let finish = job.lastFinishUSec, finish >= start {
-                    print("  Duration: \(TimeFormat.relative(finish, now: start).replacingOccurrences(of: " left", with: ""))")
+                if json { Jobctl.printJSON(job) } else { show(job, now: now) }
+                if job.lastResult.flatMap(RunResult.init(rawValue:))?.isFailure == true {
+                    throw ExitCode(ExitStatus.lastRunFailed)
                 }
-                print("   Outcome: \(job.lastOutcome ?? "n/a")")
-                print("   Running: \(job.running > 0 ? "yes (\(job.running))" : "no")")
-                print("     Owner: \(job.owner) (generation \(job.generation))")
+            }
+        }
+
+        private func show(_ job: JobStatus, now: Int64) {
+            print("\(job.name)\(job.description.map { " - \($0)" } ?? "")")
+            print("      File: \(job.file)")
+            if let errors = job.errors {
+                print("    Errors: \(job.owner == 0 ? "the job is not loaded" : "the job runs its previous definition")")
+                for error in errors { print("  \(error)") }
+                if job.owner == 0 { return }
+            }
+            print("   Command: \(job.command)")
+            print("  Triggers: \(job.triggers.isEmpty ? "none (started by jobctl run, OnFailure= or OnSuccess=)" : job.triggers.joined(separator: " "))")
+            print("      Next: \(TimeFormat.wallClock(job.nextElapseUSec)); \(TimeFormat.relative(job.nextElapseUSec, now: now))")
+            print("  Last run: \(TimeFormat.wallClock(job.lastStartUSec)); \(TimeFormat.relative(job.lastStartUSec, now: now))"
+                  + (job.lastStartCause.map { $0 == "timer" ? "" : " (\($0))" } ?? ""))
+            if let duration = job.lastDurationUSec {
+                print("  Duration: \(TimeSpan(microseconds: duration))")
+            }
+            if let result = job.lastResult {
+                let status = job.lastExitStatus.map { ", status \($0)" } ?? ""
+                print("    Result: \(Color.result(result, on: .standardOutput))\(status)\(job.lastOutcome.map { " (\($0))" } ?? "")")
+            } else {
+                print("    Result: n/a")
+            }
+            if let runs = job.runs {
+                for run in runs {
+                    print("   Running: run \(run.runID) since \(TimeFormat.wallClock(run.startedUSec)), pid \(run.pid.map(String.init) ?? "starting")"
+                          + (run.cause == "timer" ? "" : " (\(run.cause))"))
+                }
+            } else {
+                print("   Running: no")
+            }
+            if let retry = job.retryUSec {
+                print("     Retry: at \(TimeFormat.wallClock(retry)); \(TimeFormat.relative(retry, now: now))")
+            }
+            if let lastRun = job.lastRunID {
+                print("    Run ID: \(lastRun)")
+                let lines = OutputTail.lines(job: job.name, runID: lastRun, count: 10)
+                if !lines.isEmpty {
+                    print("")
+                    for line in lines { print(line) }
+                }
             }
         }
     }

@@ -32,6 +32,12 @@ public struct JobDefinition: Sendable, Hashable {
     public var stopTimeout: TimeSpan = JobDefinition.defaultStopTimeout
     /// `Overlap=`: what a trigger does while a run of the job is still going.
     public var overlap: OverlapPolicy = .skip
+    /// `Restart=` and its companions: whether and when a failed run is tried again.
+    public var restart = RestartPolicy()
+    /// `OnFailure=`: jobs started when a run fails and no retry is left.
+    public var onFailure: [String] = []
+    /// `OnSuccess=`: jobs started when a run succeeds.
+    public var onSuccess: [String] = []
 
     /// `TimeoutStopSec=`'s default: 10 s, jobd's grace for a run it stops.
     public static let defaultStopTimeout = TimeSpan.seconds(10)

@@ -39,37 +39,48 @@ public struct JobDirectory: Sendable {
     /// whole load, and every error found is reported.
     public func load() -> Result<[JobDefinition], ConfigErrors> {
         let names: [String]
-        switch FileSystem.directoryEntries(path) {
-        case .failure(let error):
-            return .failure(ConfigErrors([ConfigError(
-                file: path, line: nil,
-                message: "cannot read the configuration directory: \(error.message)",
-                hint: "pass the directory that holds jobs.d/ with --config-dir")]))
-        case .success:
-            switch FileSystem.directoryEntries(jobsPath) {
-            case .success(let entries): names = entries
-            case .failure(let error) where error.errno == ENOENT: names = []
-            case .failure(let error):
-                return .failure(ConfigErrors([ConfigError(
-                    file: jobsPath, line: nil, message: "cannot read the jobs directory: \(error.message)")]))
-            }
+        switch jobFileNames() {
+        case .failure(let error): return .failure(ConfigErrors([error]))
+        case .success(let found): names = found
         }
         var definitions: [JobDefinition] = []
         var errors: [ConfigError] = []
-        for entry in names.sorted() where entry.hasSuffix(".job") && !entry.hasPrefix(".") {
-            let filePath = jobsPath + "/" + entry
-            let name = String(entry.dropLast(4))
-            switch FileSystem.readTextFile(filePath) {
-            case .failure(let error):
-                errors.append(ConfigError(file: filePath, line: nil, message: error.message))
-            case .success(let text):
-                switch JobFileReader.read(name: name, path: filePath, text: text) {
-                case .success(let definition): definitions.append(definition)
-                case .failure(let fileErrors): errors += fileErrors.errors
-                }
+        for entry in names {
+            switch readJob(name: String(entry.dropLast(4)), path: jobsPath + "/" + entry) {
+            case .success(let definition): definitions.append(definition)
+            case .failure(let fileErrors): errors += fileErrors.errors
             }
         }
         return errors.isEmpty ? .success(definitions) : .failure(ConfigErrors(errors))
+    }
+
+    /// The job files' names (`*.job`, not hidden) in name order; an error when the configuration
+    /// directory or `jobs.d` cannot be read (a missing `jobs.d` means no jobs).
+    func jobFileNames() -> Result<[String], ConfigError> {
+        switch FileSystem.directoryEntries(path) {
+        case .failure(let error):
+            return .failure(ConfigError(
+                file: path, line: nil,
+                message: "cannot read the configuration directory: \(error.message)",
+                hint: "pass the directory that holds jobs.d/ with --config-dir"))
+        case .success:
+            switch FileSystem.directoryEntries(jobsPath) {
+            case .success(let entries): return .success(entries.sorted().filter { $0.hasSuffix(".job") && !$0.hasPrefix(".") })
+            case .failure(let error) where error.errno == ENOENT: return .success([])
+            case .failure(let error):
+                return .failure(ConfigError(file: jobsPath, line: nil, message: "cannot read the jobs directory: \(error.message)"))
+            }
+        }
+    }
+
+    /// Reads and checks one job file.
+    func readJob(name: String, path filePath: String) -> Result<JobDefinition, ConfigErrors> {
+        switch FileSystem.readTextFile(filePath) {
+        case .failure(let error):
+            return .failure(ConfigErrors([ConfigError(file: filePath, line: nil, message: error.message)]))
+        case .success(let text):
+            return JobFileReader.read(name: name, path: filePath, text: text)
+        }
     }
 }
 

@@ -50,8 +50,10 @@ public enum JobFileReader {
         var runtimeMax = TimeSpan.infinity
         var stopTimeout = JobDefinition.defaultStopTimeout
         var overlap = OverlapPolicy.skip
-        // A trigger or command whose value was wrong is not also reported as missing.
-        var triggerValueFailed = false
+        var restart = RestartPolicy()
+        var onFailure: [String] = []
+        var onSuccess: [String] = []
+        // A command whose value was wrong is not also reported as missing.
         var commandValueFailed = false
 
         for assignment in file.assignments where assignment.section == JobKey.section {
@@ -81,7 +83,6 @@ public enum JobFileReader {
                     }
                     triggers.append((trigger, line))
                 } catch {
-                    triggerValueFailed = true
                     errors.append(ConfigError(
                         file: path, line: line, message: "\(key.rawValue)=: \(error)",
                         hint: "write a time span such as 90s, 5min 30s, 1h or 250ms"))
@@ -95,7 +96,6 @@ public enum JobFileReader {
                     let trigger: Trigger = key == .onCalendar ? .calendar(try CalendarSpec.parse(value)) : .cron(try CronSpec.parse(value))
                     triggers.append((trigger, line))
                 } catch {
-                    triggerValueFailed = true
                     errors.append(ConfigError(
                         file: path, line: line, message: "\(key.rawValue)=: \(error)",
                         hint: key == .onCalendar
@@ -139,6 +139,48 @@ public enum JobFileReader {
                     continue
                 }
                 overlap = policy
+            case .restart:
+                guard let condition = value.isEmpty ? RestartPolicy.Condition.no : RestartPolicy.Condition(rawValue: value) else {
+                    let hint = value == "always" || value == "on-success" || value == "on-watchdog"
+                        ? "a job runs again by its triggers; Restart= only retries a failed run: write on-failure, on-abnormal, on-abort or no"
+                        : "write one of " + RestartPolicy.Condition.allCases.map(\.rawValue).joined(separator: ", ")
+                    error(line, "Restart=: '\(value)' is not a restart condition", hint: hint)
+                    continue
+                }
+                restart.condition = condition
+            case .restartSec, .restartMaxDelaySec:
+                do {
+                    if key == .restartSec {
+                        restart.delay = try value.isEmpty ? RestartPolicy().delay : TimeSpan.parse(value)
+                    } else {
+                        restart.maxDelay = try value.isEmpty ? .infinity : TimeSpan.parse(value)
+                    }
+                } catch {
+                    errors.append(ConfigError(
+                        file: path, line: line, message: "\(key.rawValue)=: \(error)",
+                        hint: "write a time span such as 30s, 5min or 1h"))
+                }
+            case .restartSteps, .restartLimit:
+                let defaultValue = key == .restartSteps ? 0 : RestartPolicy.defaultLimit
+                guard let number = value.isEmpty ? defaultValue : UInt64(value), number <= 10_000 else {
+                    error(line, "\(key.rawValue)=: '\(value)' is not a number from 0 to 10000",
+                          hint: key == .restartLimit ? "write how many times a failed run is retried, such as 3" : "write a number of steps, such as 5")
+                    continue
+                }
+                if key == .restartSteps { restart.steps = number } else { restart.limit = number }
+            case .onFailure, .onSuccess:
+                var names = key == .onFailure ? onFailure : onSuccess
+                if value.isEmpty { names.removeAll() }
+                for word in value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) {
+                    let job = word.hasSuffix(".job") ? String(word.dropLast(4)) : word
+                    guard isValidJobName(job) else {
+                        error(line, "\(key.rawValue)=: '\(word)' is not a job name",
+                              hint: "name jobs by their file name without .job, such as notify-failure")
+                        continue
+                    }
+                    if !names.contains(job) { names.append(job) }
+                }
+                if key == .onFailure { onFailure = names } else { onSuccess = names }
             case .execStart:
                 if value.isEmpty {
                     commands.removeAll()
@@ -193,10 +235,8 @@ public enum JobFileReader {
                 error(commands[1].line, "ExecStart= is given \(commands.count) times; jobd runs one command per job",
                       hint: "run a script, or an empty 'ExecStart=' first to reset the list")
             }
-            if triggers.isEmpty, !triggerValueFailed {
-                error(sectionLine, "the job has no trigger, so it would never run",
-                      hint: "add OnCalendar=, Cron=, OnStartupSec=, OnUnitActiveSec= or OnUnitInactiveSec=")
-            }
+            // A job without a trigger is valid: it runs when another job's OnFailure= or OnSuccess=
+            // starts it, or on `jobctl run`.
         }
         // As systemd, but at load rather than at the first start: a job whose account does not
         // exist is a configuration error, never a run that fails every time.
@@ -224,6 +264,9 @@ public enum JobFileReader {
         definition.runtimeMax = runtimeMax
         definition.stopTimeout = stopTimeout
         definition.overlap = overlap
+        definition.restart = restart
+        definition.onFailure = onFailure
+        definition.onSuccess = onSuccess
         return .success(definition)
     }
 

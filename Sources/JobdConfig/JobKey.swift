@@ -18,6 +18,13 @@ enum JobKey: String, CaseIterable {
     case runtimeMaxSec = "RuntimeMaxSec"
     case timeoutStopSec = "TimeoutStopSec"
     case overlap = "Overlap"
+    case restart = "Restart"
+    case restartSec = "RestartSec"
+    case restartSteps = "RestartSteps"
+    case restartMaxDelaySec = "RestartMaxDelaySec"
+    case restartLimit = "RestartLimit"
+    case onFailure = "OnFailure"
+    case onSuccess = "OnSuccess"
 
     static let section = "Job"
 

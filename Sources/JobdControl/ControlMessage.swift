@@ -106,6 +106,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var retiredOwnersAlive: Int
     /// Retired owners reported as leaked (`owner.leak`) and still alive.
     public var leakedOwners: Int
+    /// Job files (and `jobd.conf`) with errors, as `FILE:LINE: error: …`, first error of each.
+    public var brokenFiles: [String]?
 
     public init(
         pid: Int32, instance: String, generation: UInt64, startedRealtimeUSec: Int64, jobs: Int, liveOwners: Int,
@@ -143,6 +145,39 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var running: Int
     public var owner: UInt64
     public var generation: UInt64
+    /// The last run's result in systemd's words (`success`, `exit-code`, `timeout`, …).
+    public var lastResult: String?
+    /// The last run's `EXIT_STATUS=`: a number, or a signal's name.
+    public var lastExitStatus: String?
+    public var lastDurationUSec: UInt64?
+    /// The last run's `JOBD_RUN_ID=`, and why it started (`timer`, `manual`, `retry`, `on-failure`, `on-success`).
+    public var lastRunID: String?
+    public var lastStartCause: String?
+    /// Runs in flight.
+    public var runs: [RunInFlight]?
+    /// When a failed run will be retried.
+    public var retryUSec: Int64?
+    /// The job file has errors: its errors; the job runs its previous definition (when `owner` is
+    /// not 0) or not at all.
+    public var errors: [String]?
+    public var disabledByErrors: Bool { errors?.isEmpty == false }
+
+    /// A run in flight.
+    public struct RunInFlight: Codable, Sendable, Equatable {
+        public var runID: UInt64
+        public var invocationID: String
+        public var pid: Int32?
+        public var startedUSec: Int64
+        public var cause: String
+
+        public init(runID: UInt64, invocationID: String, pid: Int32?, startedUSec: Int64, cause: String) {
+            self.runID = runID
+            self.invocationID = invocationID
+            self.pid = pid
+            self.startedUSec = startedUSec
+            self.cause = cause
+        }
+    }
 
     public init(
         name: String, file: String, description: String?, command: String, triggers: [String],
@@ -175,6 +210,9 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// The exit status, or for a run killed by a signal 128 plus the signal's number, as a shell reports it.
     public var shellStatus: Int32?
     public var succeeded: Bool?
+    /// How the run ended, in systemd's words.
+    public var result: String?
+    public var invocationID: String?
 
     public init(
         job: String, runID: UInt64? = nil, skipReason: String? = nil, exitCode: String? = nil,

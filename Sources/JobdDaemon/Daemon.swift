@@ -62,17 +62,17 @@ public struct Daemon {
         let signals = await UnixSignalsSequence(trapping: trapped)
         let notifier = ServiceNotifier(logger: logger)
 
-        let configuration: Configuration
-        switch JobDirectory(path: options.configDirectory).loadConfiguration() {
-        case .success(let loaded):
-            configuration = loaded
-        case .failure(let errors):
-            MainLoop.logConfigErrors(errors, logger: logger)
-            let reason = "jobd cannot start: \(errors.errors.count) configuration error(s); first: \(errors.errors[0])"
+        // Each job file on its own: a broken file disables its job only, and a broken jobd.conf
+        // means the default settings. Only a configuration that cannot be read at all stops jobd.
+        let configuration = JobDirectory(path: options.configDirectory).read()
+        if let fatal = configuration.fatal {
+            MainLoop.logConfigErrors([fatal], logger: logger)
+            let reason = "jobd cannot start: \(fatal)"
             notifier.send(.status(reason))
             logger.event(.daemonExit, level: .error, reason, [:])
             return 1
         }
+        let settings = configuration.settings ?? DaemonSettings()
         let watchdogInterval: Duration?
         do {
             watchdogInterval = try Watchdog.interval()
@@ -99,26 +99,26 @@ public struct Daemon {
             continuation.yield(.due(due))
         }
         queue.onWallClockSet { continuation.yield(.wallClockSet) }
-        let leakDetector = LeakDetector(grace: configuration.daemon.leakGrace.duration, queue: queue, logger: logger) {
+        let leakDetector = LeakDetector(grace: settings.leakGrace.duration, queue: queue, logger: logger) {
             continuation.yield(.leakCheck)
         }
         scheduler.leakDetector = leakDetector
         // TZ in the environment wins over /etc/localtime; only without it is the file watched.
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let loop = MainLoop(
-            options: options, settings: configuration.daemon, logger: logger, scheduler: scheduler,
+            options: options, settings: settings, logger: logger, scheduler: scheduler,
             runner: JobRunner(logger: logger, environment: options.environment),
             notifier: notifier, continuation: continuation, stallSeconds: stall)
         // The control socket before READY=1: once systemd says jobd started, jobctl must work.
         let control = RuntimeFiles(directory: options.runtimeDirectory, logger: logger) { request, reply in
             continuation.yield(.control(request, reply))
         }
-        loop.start(configuration.jobs)
         let watchdog = watchdogInterval.map { interval in
             WatchdogPinger(queue: queue, interval: interval) { continuation.yield(.watchdogTick) }
         }
 
         await withDiscardingTaskGroup { group in
+            loop.start(configuration, group: &group)
             group.addTask {
                 for await signal in signals { continuation.yield(.signal(signal)) }
             }
@@ -127,9 +127,11 @@ public struct Daemon {
             }
             group.cancelAll()
         }
-        withExtendedLifetime((watchdog, zoneWatch)) {}
+        withExtendedLifetime((watchdog, zoneWatch, loop)) {}
         control.remove()
-        logger.event(.daemonExit, "jobd stopped: \(queue.statistics.liveTimers - (watchdog == nil ? 0 : 1)) job timer(s) live, "
+        // jobd's own timers (the retry timer, the leak check's, the watchdog's) are not jobs'.
+        let ownTimers = 2 + (watchdog == nil ? 0 : 1)
+        logger.event(.daemonExit, "jobd stopped: \(queue.statistics.liveTimers - ownTimers) job timer(s) live, "
                      + "\(scheduler.liveOwners) owner(s) in the generation", [:])
         return 0
     }

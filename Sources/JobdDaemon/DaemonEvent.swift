@@ -8,6 +8,8 @@ import UnixSignals
 enum DaemonEvent: Sendable {
     case due(DueJob)
     case runFinished(RunOutcome)
+    /// A failed run's retry is due (`Restart=`).
+    case retriesDue
     case signal(UnixSignal)
     /// Time to ping the service manager's watchdog.
     case watchdogTick

@@ -24,7 +24,8 @@ extension MainLoop {
                 reply.finish(with: ControlResponse(type: .status, daemon: daemonStatus))
             }
         case .list:
-            let jobs = scheduler.generation.owners.keys.compactMap(jobStatus).sorted {
+            let names = Set(scheduler.generation.owners.keys).union(broken.keys)
+            let jobs = names.compactMap(jobStatus).sorted {
                 ($0.nextElapseUSec ?? .max, $0.name) < ($1.nextElapseUSec ?? .max, $1.name)
             }
             reply.finish(with: ControlResponse(type: .list, jobs: jobs))
@@ -33,22 +34,23 @@ extension MainLoop {
                 reply.finish(with: .error("run needs a job"))
                 return
             }
-            guard let decision = scheduler.manualRun(job: name) else {
-                reply.finish(with: .error("no such job: \(name)"))
+            guard admission.definition(of: name) != nil else {
+                let why = broken[name].map { ": its file has errors (\($0.errors[0].description))" } ?? ""
+                reply.finish(with: .error("no such job: \(name)\(why)"))
                 return
             }
-            switch act(on: decision, job: name, fields: [JobdField.job: name], group: &group) {
-            case nil:
-                let reason = if case .skip(let reason) = decision { reason } else { "not started" }
-                reply.finish(with: ControlResponse(type: .runSkipped, run: RunReport(job: name, skipReason: reason)))
-            case let (runID, started)?:
-                reply.send(ControlResponse(type: started ? .runStarted : .runQueued, run: RunReport(job: name, runID: runID)))
-                if request.wait == true {
-                    runWaiters[runID] = reply
-                } else {
-                    reply.finish()
-                }
+            let (run, actions) = admission.manualRun(job: name, now: .now())
+            let started = actions.contains(.start(run))
+            let queued = actions.contains { if case .wait(let waiting, _) = $0 { waiting == run } else { false } }
+            let skipped = actions.lazy.compactMap { if case .skip(let skip, let reason) = $0, skip == run { reason } else { nil } }.first
+            if request.wait == true, started || queued { runWaiters[run.runID] = reply }
+            perform(actions, group: &group)
+            if let skipped {
+                reply.finish(with: ControlResponse(type: .runSkipped, run: RunReport(job: name, skipReason: skipped)))
+                return
             }
+            reply.send(ControlResponse(type: started ? .runStarted : .runQueued, run: RunReport(job: name, runID: run.runID)))
+            if request.wait != true { reply.finish() }
         case .watchReload:
             reply.send(ControlResponse(type: .reloadSubscribed, reload: lastReload ?? ReloadReport(
                 sequence: reloadSequence, accepted: true, generation: scheduler.generation.number)))
@@ -57,26 +59,46 @@ extension MainLoop {
     }
 
     var daemonStatus: DaemonStatus {
-        DaemonStatus(
+        var status = DaemonStatus(
             pid: getpid(), instance: options.instance, generation: scheduler.generation.number,
             startedRealtimeUSec: startedRealtimeUSec, jobs: scheduler.generation.owners.count,
             liveOwners: JobOwner.liveCount, liveTimers: scheduler.queue.statistics.liveTimers,
-            armedTimers: scheduler.queue.armedCount, runningJobs: running, lastReload: lastReload,
+            armedTimers: scheduler.queue.armedCount, runningJobs: admission.running, lastReload: lastReload,
             retiredOwnersAlive: scheduler.leakDetector?.retiredAlive ?? 0, leakedOwners: scheduler.leakDetector?.leaked ?? 0)
+        let brokenFiles = settingsErrors.prefix(1).map(\.description) + broken.values.sorted { $0.name < $1.name }.map { $0.errors[0].description }
+        status.brokenFiles = brokenFiles.isEmpty ? nil : brokenFiles
+        return status
     }
 
     func jobStatus(_ name: String) -> JobStatus? {
-        guard let owner = scheduler.generation.owners[name] else { return nil }
+        let owner = scheduler.generation.owners[name]
+        let broken = self.broken[name]
+        guard owner != nil || broken != nil else { return nil }
         let history = scheduler.histories[name] ?? JobHistory()
-        let definition = owner.definition
-        return JobStatus(
-            name: name, file: definition.path, description: definition.description,
-            command: definition.command.text, triggers: definition.triggers.map(\.description),
-            nextElapseUSec: owner.timer.deadline.map(WallClock.usec(of:)),
+        let definition = owner?.definition
+        var status = JobStatus(
+            name: name, file: definition?.path ?? broken?.path ?? "", description: definition?.description,
+            command: definition?.command.text ?? "", triggers: definition?.triggers.map(\.description) ?? [],
+            nextElapseUSec: owner?.timer.deadline.map(WallClock.usec(of:)),
             lastTriggerUSec: history.lastTrigger.map(WallClock.usec(of:)),
             lastStartUSec: history.lastStart.map(WallClock.usec(of:)),
             lastFinishUSec: history.lastFinish.map(WallClock.usec(of:)),
-            lastOutcome: history.lastOutcome, running: history.running, owner: owner.id,
-            generation: owner.generation)
+            lastOutcome: history.lastRun?.outcome, running: admission.runsInFlight(of: name).count,
+            owner: owner?.id ?? 0, generation: owner?.generation ?? 0)
+        status.lastResult = history.lastRun?.result.rawValue
+        status.lastExitStatus = history.lastRun?.exitStatus
+        status.lastDurationUSec = history.lastRun?.duration.microseconds
+        status.lastRunID = history.lastRun?.invocationID
+        status.lastStartCause = history.lastStartCause
+        let runs = admission.runsInFlight(of: name).map { run in
+            JobStatus.RunInFlight(
+                runID: run.request.runID, invocationID: run.request.invocationID,
+                pid: runner.registry.pid(of: run.request.runID), startedUSec: WallClock.usec(of: run.startedAt),
+                cause: run.request.cause.rawValue)
+        }
+        status.runs = runs.isEmpty ? nil : runs
+        status.retryUSec = admission.pendingRetry(of: name).map { WallClock.usec(of: $0.at) }
+        status.errors = broken?.errors.map(\.description)
+        return status
     }
 }

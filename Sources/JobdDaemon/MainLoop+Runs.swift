@@ -5,91 +5,97 @@ import JobdRunner
 import JobdScheduler
 import JobdTimers
 
-/// A run that was decided on but has not started: it waits for a free slot (`MaxConcurrentRuns=`)
-/// or for its job's run in flight to end (`Overlap=queue` or `replace`).
-struct WaitingRun {
-    var runID: UInt64
-    var definition: JobDefinition
-    /// When it fell due: waiting runs start in this order.
-    var dueAt: MonotonicInstant
-}
-
 extension MainLoop {
-    /// Acts on what the scheduler decided for a job that fell due (or that `jobctl run` asked for).
-    /// Returns the run's id and whether it started at once; `nil` when nothing was started.
-    func act(on decision: Scheduler.DueDecision, job: String, fields: [String: String],
-             group: inout DiscardingTaskGroup) -> (runID: UInt64, started: Bool)? {
-        let now = MonotonicInstant.now()
-        switch decision {
-        case .run(let definition):
-            let runID = JobRunner.makeRunID()
-            return (runID, admit(WaitingRun(runID: runID, definition: definition, dueAt: now), group: &group))
-        case .skip(let reason):
-            logger.event(.runSkip, level: .notice, "\(job) fell due but was not run: \(reason)",
-                         fields.merging([JobdField.reason: reason]) { $1 })
-            return nil
-        case .wait(let stopRunning):
-            let runID = JobRunner.makeRunID()
-            overlapWaiting[job] = (runID, now)
-            logger.event(.runWait, "run \(runID) of \(job) waits for the run in flight to end"
-                         + (stopRunning ? ", which is being stopped (Overlap=replace)" : " (Overlap=queue)"),
-                         fields.merging([JobdField.run: String(runID), JobdField.reason: "overlap"]) { $1 })
-            if stopRunning { runner.registry.stop(job: job, reason: .replaced) }
-            return (runID, false)
-        }
-    }
-
-    /// Starts `run` if a slot is free; otherwise it waits, in the order runs fell due.
-    /// Returns whether it started now.
-    @discardableResult
-    func admit(_ run: WaitingRun, group: inout DiscardingTaskGroup) -> Bool {
-        let position = slotWaiting.firstIndex { $0.dueAt > run.dueAt } ?? slotWaiting.endIndex
-        slotWaiting.insert(run, at: position)
-        startWaitingRuns(group: &group)
-        guard slotWaiting.contains(where: { $0.runID == run.runID }) else { return true }
-        logger.event(.runWait, "run \(run.runID) of \(run.definition.name) waits for a free slot "
-                     + "(MaxConcurrentRuns=\(settings.maxConcurrentRuns ?? 0), \(running) running)", [
-            JobdField.job: run.definition.name, JobdField.run: String(run.runID), JobdField.reason: "max-concurrent-runs",
-        ])
-        notifier.send(.status(status))
-        return false
-    }
-
-    /// Starts waiting runs while slots are free, and says so in `STATUS=` if it started any.
-    func startWaitingRuns(group: inout DiscardingTaskGroup) {
-        let before = running
-        while !slotWaiting.isEmpty, settings.maxConcurrentRuns.map({ running < $0 }) ?? true {
-            let run = slotWaiting.removeFirst()
-            running += 1
-            let runner = self.runner
-            let continuation = self.continuation
-            group.addTask {
-                let outcome = await runner.run(run.definition, runID: run.runID)
-                continuation.yield(.runFinished(outcome))
+    /// Performs what the run admission decided, in order, then arms the retry timer for the next
+    /// pending retry.
+    func perform(_ actions: [RunAdmission.Action], group: inout DiscardingTaskGroup) {
+        for action in actions {
+            switch action {
+            case .start(let request):
+                start(request, group: &group)
+            case .skip(let request, let reason):
+                logger.event(.runSkip, level: .notice, "\(request.job) was not run (\(request.cause.rawValue)): \(reason)",
+                             fields(of: request).merging([JobdField.reason: reason]) { $1 })
+                answer(request, skipped: reason)
+            case .wait(let request, .overlap(let replacing)):
+                logger.event(.runWait, "run \(request.runID) of \(request.job) waits for the run in flight to end"
+                             + (replacing ? ", which is being stopped (Overlap=replace)" : " (Overlap=queue)"),
+                             fields(of: request).merging([JobdField.reason: "overlap"]) { $1 })
+            case .wait(let request, .slot):
+                logger.event(.runWait, "run \(request.runID) of \(request.job) waits for a free slot "
+                             + "(MaxConcurrentRuns=\(admission.maxConcurrentRuns ?? 0), \(admission.running) running)",
+                             fields(of: request).merging([JobdField.reason: "max-concurrent-runs"]) { $1 })
+                notifier.send(.status(status))
+            case .stop(let job, let reason):
+                runner.registry.stop(job: job, reason: reason)
+            case .stopAll(let reason):
+                runner.registry.stopAll(reason: reason)
+            case .drop(let request, let reason):
+                logger.event(.runSkip, level: .notice, "run \(request.runID) of \(request.job) will not start: \(reason)",
+                             fields(of: request).merging([JobdField.reason: reason]) { $1 })
+                answer(request, skipped: reason)
+            case .retry(let request, _, let delay):
+                let limit = admission.definition(of: request.job)?.restart.limit ?? request.attempt
+                logger.event(.runRetry, level: .notice,
+                             "\(request.job) failed; retry \(request.attempt) of \(limit) in \(delay) as run \(request.runID)",
+                             fields(of: request).merging([JobdField.attempt: "\(request.attempt)/\(limit)"]) { $1 })
+            case .cancelRetry(let request, let reason):
+                logger.event(.runSkip, level: .notice, "retry \(request.attempt) of \(request.job) cancelled: \(reason)",
+                             fields(of: request).merging([JobdField.reason: reason]) { $1 })
             }
         }
-        if running > before { notifier.send(.status(status)) }
+        if !stopping, !actions.isEmpty { retryTimer.arm(at: admission.nextRetry) }
     }
 
-    /// A run ended: answer who waited for it, let the scheduler record it, and start what waited
-    /// for it (the job's next run, or any run waiting for a slot).
-    func runEnded(_ outcome: RunOutcome, group: inout DiscardingTaskGroup) {
-        running -= 1
-        runWaiters.removeValue(forKey: outcome.runID)?.finish(with: ControlResponse(type: .runFinished, run: RunReport(
-            job: outcome.job, runID: outcome.runID, exitCode: outcome.termination.exitCode,
-            exitStatus: outcome.termination.exitStatus, shellStatus: outcome.termination.shellStatus,
-            succeeded: outcome.succeeded)))
-        let next = scheduler.runFinished(job: outcome.job, outcome: outcome.termination.description, now: outcome.finished)
-        if stopping { return }
-        if let next {
-            let waiting = overlapWaiting.removeValue(forKey: outcome.job)
-            admit(WaitingRun(runID: waiting?.runID ?? JobRunner.makeRunID(), definition: next,
-                             dueAt: waiting?.dueAt ?? outcome.finished), group: &group)
-        } else if scheduler.histories[outcome.job]?.queued != true, let dropped = overlapWaiting.removeValue(forKey: outcome.job) {
-            // The job was removed by a reload while its next run waited.
-            runWaiters.removeValue(forKey: dropped.runID)?.finish(with: ControlResponse(
-                type: .runSkipped, run: RunReport(job: outcome.job, skipReason: "job-removed")))
+    /// The journal fields of a run that was asked for.
+    func fields(of request: RunRequest) -> [String: String] {
+        var fields = [JobdField.job: request.job, JobdField.run: String(request.runID), JobdField.runID: request.invocationID]
+        if let by = request.triggeredBy {
+            fields[JobdField.triggeredBy] = by.job
+            fields[JobdField.triggeredByRunID] = by.invocationID
         }
-        startWaitingRuns(group: &group)
+        return fields
+    }
+
+    private func start(_ request: RunRequest, group: inout DiscardingTaskGroup) {
+        guard let definition = admission.definition(of: request.job) else { return }
+        scheduler.runStarted(job: request.job, cause: request.cause.rawValue)
+        let runner = self.runner
+        let continuation = self.continuation
+        let context = request.triggeredBy?.environment ?? [:]
+        var extra = fields(of: request)
+        extra[JobdField.reason] = nil
+        if request.cause != .timer { extra[JobdField.cause] = request.cause.rawValue }
+        group.addTask {
+            let outcome = await runner.run(definition, runID: request.runID, invocationID: request.invocationID,
+                                           context: context, fields: extra)
+            continuation.yield(.runFinished(outcome))
+        }
+    }
+
+    /// A client waiting for this run hears that it will not run.
+    private func answer(_ request: RunRequest, skipped reason: String) {
+        runWaiters.removeValue(forKey: request.runID)?.finish(with: ControlResponse(
+            type: .runSkipped, run: RunReport(job: request.job, runID: request.runID, skipReason: reason)))
+    }
+
+    /// A run ended: answer who waited for it, record it for the schedule, and let the admission
+    /// decide what follows (a retry, `OnFailure=`/`OnSuccess=` jobs, what waited for it).
+    func runEnded(_ outcome: RunOutcome, group: inout DiscardingTaskGroup) {
+        let termination = outcome.termination
+        var report = RunReport(
+            job: outcome.job, runID: outcome.runID, exitCode: termination.exitCode, exitStatus: termination.exitStatus,
+            shellStatus: termination.shellStatus, succeeded: outcome.succeeded)
+        report.result = outcome.result.rawValue
+        report.invocationID = outcome.invocationID
+        runWaiters.removeValue(forKey: outcome.runID)?.finish(with: ControlResponse(type: .runFinished, run: report))
+        let duration = TimeSpan(microseconds: UInt64(max(0, outcome.finished.duration(since: outcome.started).nanosecondsSaturated / 1_000)))
+        let actions = admission.runEnded(RunEnd(
+            runID: outcome.runID, job: outcome.job, result: outcome.result, exitCode: termination.exitCode,
+            exitStatus: termination.exitStatus), now: outcome.finished)
+        scheduler.runFinished(job: outcome.job, record: JobHistory.LastRun(
+            result: outcome.result, exitCode: termination.exitCode, exitStatus: termination.exitStatus,
+            outcome: termination.description, duration: duration, invocationID: outcome.invocationID), now: outcome.finished)
+        perform(actions, group: &group)
     }
 }

@@ -11,8 +11,14 @@ import Logging
 import SystemdKit
 import UnixSignals
 
-/// The main loop's state and its handling of each event. It runs on one task: nothing here is
-/// shared with another thread except through the event stream and the run registry.
+/// The executor around jobd's decisions: it turns events (fires, runs that ended, signals, control
+/// requests) into calls on the scheduler (owners and timers) and the run admission (every run's
+/// state), and performs what they decide. It runs on one task: nothing here is shared with another
+/// thread except through the event stream and the run registry.
+///
+/// It keeps no run state of its own: runs in flight, waiting runs and pending retries live in
+/// ``RunAdmission``, processes in the runner's ``RunRegistry``. What it keeps is the configuration
+/// it applied, the outcome of reloads, and the clients waiting for an answer.
 final class MainLoop {
     /// Fault injection for testing the watchdog: with this variable set to a number of seconds,
     /// SIGUSR2 blocks the main loop for that long, as a hung filesystem or a bug would.
@@ -27,16 +33,15 @@ final class MainLoop {
     private let stallSeconds: Double?
     let startedRealtimeUSec = WallClock.nowUSec()
 
-    /// Runs started and not yet ended.
-    var running = 0
-    var stopping = false
-    /// `jobd.conf`'s settings, as the last accepted configuration had them.
+    /// Every run's state and every decision about runs.
+    var admission: RunAdmission
+    /// Wakes the loop when the next retry is due.
+    let retryTimer: DeadlineTimer
+    /// `jobd.conf`'s settings, as the last configuration without errors in it had them.
     var settings: DaemonSettings
-    /// Runs waiting for a free slot under `MaxConcurrentRuns=`, in the order they fell due.
-    var slotWaiting: [WaitingRun] = []
-    /// Per job, the run waiting for the job's run in flight to end (`Overlap=queue` or `replace`).
-    var overlapWaiting: [String: (runID: UInt64, dueAt: MonotonicInstant)] = [:]
-    private var lastReloadProblem: String?
+    /// Job files with errors (and `jobd.conf`'s errors), as the last load found them.
+    var broken: [String: JobdConfiguration.BrokenJob] = [:]
+    var settingsErrors: [ConfigError] = []
     /// Reloads finished so far, and the last one's outcome.
     var reloadSequence: UInt64 = 0
     var lastReload: ReloadReport?
@@ -57,16 +62,33 @@ final class MainLoop {
         self.notifier = notifier
         self.continuation = continuation
         self.stallSeconds = stallSeconds
+        self.admission = RunAdmission(maxConcurrentRuns: settings.maxConcurrentRuns)
+        self.retryTimer = DeadlineTimer(queue: scheduler.queue, label: "retry") { continuation.yield(.retriesDue) }
     }
 
+    var stopping: Bool { admission.isStopping }
+
     /// Loads the first generation and tells systemd that jobd is ready.
-    func start(_ definitions: [JobDefinition]) {
-        let summary = scheduler.load(definitions)
-        logger.event(.daemonReady, "jobd ready: \(definitions.count) job(s), generation \(summary.generation)", [
+    func start(_ configuration: JobdConfiguration, group: inout DiscardingTaskGroup) {
+        scheduler.isRunning = { [unowned self] job in self.admission.isActive(job) }
+        record(configuration)
+        let summary = scheduler.load(configuration.jobs)
+        perform(admission.configure(configuration.jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
+        Self.logConfigErrors(configuration.errors, logger: logger)
+        var message = "jobd ready: \(configuration.jobs.count) job(s), generation \(summary.generation)"
+        if let brokenSummary = configuration.brokenSummary { message += "; \(brokenSummary) not loaded" }
+        logger.event(.daemonReady, level: configuration.errors.isEmpty ? .info : .warning, message, [
             JobdField.generation: String(summary.generation),
             JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
         ])
         notifier.send(.ready, .status(status))
+    }
+
+    /// Keeps what a load found wrong, for `STATUS=`, `jobctl list` and `status`.
+    private func record(_ configuration: JobdConfiguration) {
+        broken = Dictionary(configuration.broken.map { ($0.name, $0) }) { $1 }
+        settingsErrors = configuration.settingsErrors
+        if let settings = configuration.settings { self.settings = settings }
     }
 
     /// Handles one event; returns `false` when the loop should end.
@@ -77,11 +99,13 @@ final class MainLoop {
         case .runFinished(let outcome):
             runEnded(outcome, group: &group)
             if stopping {
-                if running == 0 { return false }
-                notifier.send(.status("stopping: waiting for \(running) run(s)"))
+                if admission.running == 0 { return false }
+                notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
             } else {
                 notifier.send(.status(status))
             }
+        case .retriesDue:
+            perform(admission.retriesDue(now: .now()), group: &group)
         case .watchdogTick:
             notifier.send(.watchdog)
         case .signal(let signal) where signal == .sighup:
@@ -94,7 +118,7 @@ final class MainLoop {
         case .signal(let signal):
             return beginStop(on: signal, group: &group)
         case .leakCheck:
-            scheduler.leakDetector?.check(now: .now()) { [scheduler] job in (scheduler.histories[job]?.running ?? 0) > 0 }
+            scheduler.leakDetector?.check(now: .now()) { [admission] job in !admission.runsInFlight(of: job).isEmpty }
             notifier.send(.status(status))
         case .wallClockSet:
             scheduler.wallClockWasSet()
@@ -106,16 +130,21 @@ final class MainLoop {
         return true
     }
 
-    /// What `STATUS=` says while jobd runs.
+    /// What `STATUS=` says while jobd runs, in plain words.
     var status: String {
-        let queue = scheduler.queue
-        var text = "Generation \(scheduler.generation.number): \(scheduler.generation.owners.count) job(s), "
-            + "\(JobOwner.liveCount) owner(s), \(queue.armedCount) timer(s) armed, \(running) running"
-        if !slotWaiting.isEmpty { text += ", \(slotWaiting.count) waiting for a slot" }
-        if let detector = scheduler.leakDetector, detector.retiredAlive > 0 {
-            text += "; \(detector.retiredAlive) retired owner(s) alive, \(detector.leaked) leaked"
+        var text = "\(scheduler.generation.owners.count) job(s), \(admission.running) running"
+        if admission.waitingForSlot > 0 { text += ", \(admission.waitingForSlot) waiting for a slot" }
+        let failed = scheduler.histories.values.count { $0.lastRun?.result.isFailure == true }
+        if failed > 0 { text += ", \(failed) failed" }
+        let brokenFiles = broken.count + (settingsErrors.isEmpty ? 0 : 1)
+        if brokenFiles > 0 {
+            let names = (broken.values.map { String($0.path.split(separator: "/").last ?? "") }.sorted()
+                + (settingsErrors.isEmpty ? [] : ["jobd.conf"]))
+            text += "; \(brokenFiles) broken file(s): " + names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", …" : "")
         }
-        if let lastReloadProblem { text += "; last reload rejected: \(lastReloadProblem)" }
+        if let detector = scheduler.leakDetector, detector.leaked > 0 {
+            text += "; \(detector.leaked) leaked owner(s)"
+        }
         return text
     }
 
@@ -124,41 +153,60 @@ final class MainLoop {
             JobdField.job: due.job, JobdField.owner: String(due.ownerID),
             JobdField.generation: String(due.generation), JobdField.timer: String(due.timerID),
         ]
-        logger.event(.timerFire, "timer \(due.timerID) of \(due.job) fired", fields)
+        logger.event(.timerFire, level: .debug, "timer \(due.timerID) of \(due.job) fired", fields)
         guard !stopping else { return }
-        _ = act(on: scheduler.jobDue(due), job: due.job, fields: fields, group: &group)
+        guard scheduler.jobDue(due) else {
+            logger.event(.runSkip, level: .notice, "\(due.job) fell due but was not run: owner-retired",
+                         fields.merging([JobdField.reason: "owner-retired"]) { $1 })
+            return
+        }
+        perform(admission.due(job: due.job, now: .now()), group: &group)
     }
 
-    /// Reads the configuration again; all or nothing. A configuration with any error leaves the
-    /// running generation untouched, and says why in `STATUS=` and the journal.
+    /// Reads the configuration again. Each job file on its own: a broken file keeps its job's
+    /// previous definition (a new broken file adds nothing; a deleted file removes its job), the
+    /// valid changes apply, and the errors are in the journal, `STATUS=` and `jobctl reload`'s
+    /// output. A broken `jobd.conf` keeps the settings jobd has.
     private func reload(group: inout DiscardingTaskGroup) {
         notifier.send(.reloading)
         logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
-        switch JobDirectory(path: options.configDirectory).loadConfiguration() {
-        case .success(let configuration):
-            let summary = scheduler.load(configuration.jobs)
-            apply(configuration.daemon, group: &group)
-            lastReloadProblem = nil
-            logger.event(.reloadDone, "reload done: \(summary)", [
-                JobdField.generation: String(summary.generation),
-                JobdField.leakGraceUSec: String(configuration.daemon.leakGrace.microseconds),
-            ])
-            reloadSequence += 1
-            lastReload = ReloadReport(
-                sequence: reloadSequence, accepted: true, generation: summary.generation, added: summary.added,
-                changed: summary.changed, removed: summary.removed, kept: summary.kept,
-                finishedRealtimeUSec: WallClock.nowUSec())
-        case .failure(let errors):
-            reloadSequence += 1
+        let configuration = JobDirectory(path: options.configDirectory).read()
+        let errors = configuration.errors
+        reloadSequence += 1
+        if let fatal = configuration.fatal {
+            Self.logConfigErrors([fatal], logger: logger)
             lastReload = ReloadReport(
                 sequence: reloadSequence, accepted: false, generation: scheduler.generation.number,
-                errors: errors.errors.map(\.description), finishedRealtimeUSec: WallClock.nowUSec())
-            Self.logConfigErrors(errors, logger: logger)
-            lastReloadProblem = "\(errors.errors.count) error(s); first: \(errors.errors[0].location): \(errors.errors[0].message)"
+                errors: [fatal.description], finishedRealtimeUSec: WallClock.nowUSec())
             logger.event(.reloadFailed, level: .error,
-                         "reload rejected, generation \(scheduler.generation.number) keeps running: "
-                         + "\(errors.errors.count) configuration error(s)",
-                         [JobdField.generation: String(scheduler.generation.number)])
+                         "reload rejected, generation \(scheduler.generation.number) keeps running: \(fatal.message)",
+                         [JobdField.generation: String(scheduler.generation.number), JobdField.reason: fatal.message])
+        } else {
+            // A broken file keeps the definition its job has now, if it has one.
+            let kept = configuration.broken.compactMap { scheduler.generation.owners[$0.name]?.definition }
+            let jobs = (configuration.jobs + kept).sorted { $0.name < $1.name }
+            record(configuration)
+            let summary = scheduler.load(jobs)
+            perform(admission.configure(jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
+            scheduler.leakDetector?.grace = settings.leakGrace.duration
+            Self.logConfigErrors(errors, logger: logger)
+            lastReload = ReloadReport(
+                sequence: reloadSequence, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
+                changed: summary.changed, removed: summary.removed, kept: summary.kept,
+                errors: errors.map(\.description), finishedRealtimeUSec: WallClock.nowUSec())
+            let fields = [
+                JobdField.generation: String(summary.generation),
+                JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
+            ]
+            if errors.isEmpty {
+                logger.event(.reloadDone, "reload done: \(summary)", fields)
+            } else {
+                // Applied, but not all of it: a failed `systemctl reload`, as a rejected one is.
+                let reason = "\(errors.count) configuration error(s) in \(configuration.brokenSummary ?? "the configuration")"
+                logger.event(.reloadFailed, level: .error,
+                             "reload incomplete: \(reason), which keep their previous state; \(summary)",
+                             fields.merging([JobdField.reason: reason]) { $1 })
+            }
         }
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of
         // the threads that made them; give what is free back rather than keep it resident.
@@ -169,36 +217,27 @@ final class MainLoop {
         reloadWatchers.removeAll()
     }
 
-    /// Makes `settings` jobd's own; a raised `MaxConcurrentRuns=` starts waiting runs at once.
-    private func apply(_ settings: DaemonSettings, group: inout DiscardingTaskGroup) {
-        self.settings = settings
-        scheduler.leakDetector?.grace = settings.leakGrace.duration
-        startWaitingRuns(group: &group)
-    }
-
     /// Shutdown: STOPPING=1, every timer invalidated and every owner released, runs that have not
     /// started dropped, then every running job is stopped: SIGTERM, and SIGKILL after its
     /// `TimeoutStopSec=`. Returns `false` when nothing is left to wait for.
     private func beginStop(on signal: UnixSignal, group: inout DiscardingTaskGroup) -> Bool {
         guard !stopping else { return true }
-        stopping = true
         notifier.send(.stopping, .status("stopping"))
-        logger.event(.daemonStop, "jobd stopping on \(signal): \(running) run(s) in flight", [:])
+        logger.event(.daemonStop, "jobd stopping on \(signal): \(admission.running) run(s) in flight", [:])
+        retryTimer.timer.invalidate(reason: .shutdown)
+        perform(admission.shutdown(), group: &group)
         scheduler.shutdown()
         for waiter in reloadWatchers + Array(runWaiters.values) { waiter.finish(with: .error("jobd is stopping")) }
         reloadWatchers.removeAll()
         runWaiters.removeAll()
-        slotWaiting.removeAll()
-        overlapWaiting.removeAll()
-        guard running > 0 else { return false }
-        runner.registry.stopAll(reason: .shutdown)
-        notifier.send(.status("stopping: waiting for \(running) run(s)"))
+        guard admission.running > 0 else { return false }
+        notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
         return true
     }
 
-    static func logConfigErrors(_ errors: ConfigErrors, logger: Logger) {
-        for error in errors.errors {
-            var fields = [JobdField.file: error.file]
+    static func logConfigErrors(_ errors: [ConfigError], logger: Logger) {
+        for error in errors {
+            var fields = [JobdField.file: error.file, JobdField.reason: error.message]
             if let line = error.line { fields[JobdField.line] = String(line) }
             logger.event(.configError, level: .error, error.description, fields)
         }

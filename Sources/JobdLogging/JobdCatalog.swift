@@ -16,13 +16,16 @@ public enum JobdCatalog {
         case .daemonStart:
             Entry(subject: "jobd is starting", body: """
                 jobd, the job scheduler daemon, has started and is reading its job files.
-                Nothing runs until it reports that it is ready (daemon.ready). If that message does
-                not follow, look for config.error entries: journalctl -t jobd -p warning
+                Nothing runs until it reports that it is ready (daemon.ready). A job file with
+                errors disables only its own job: look for config.error entries with
+                journalctl -u jobd -p err
                 """)
         case .daemonReady:
             Entry(subject: "jobd is ready and scheduling jobs", body: """
                 jobd has loaded its job files, scheduled their timers and notified the service
-                manager (READY=1). Jobs now run on schedule; their timers are logged as timer.schedule.
+                manager (READY=1). Jobs now run on schedule. Job files with errors, if any, are named
+                in the message and in config.error entries before it; their jobs do not run until
+                the file is fixed and jobd reloaded (systemctl reload jobd).
                 """)
         case .daemonStop:
             Entry(subject: "jobd is stopping", body: """
@@ -32,10 +35,10 @@ public enum JobdCatalog {
                 """)
         case .daemonExit:
             Entry(subject: "jobd has stopped", body: """
-                jobd finished shutting down and is about to exit. Every timer was invalidated and every
-                job owner released before this message; the message says how many timers were still
-                alive, which is 0 unless something leaked. An owner.deinit entry precedes this one for
-                every owner of the last generation.
+                jobd finished shutting down and is about to exit. Every job timer was invalidated and
+                every job owner released before this message; the message says how many job timers
+                were still alive, which is 0 unless something leaked (jobd's own timers are not
+                counted). jobctl audit checks the whole run of jobd for leaks.
                 """)
         case .reloadStart:
             Entry(subject: "jobd is reloading its job files", body: """
@@ -44,49 +47,54 @@ public enum JobdCatalog {
                 """)
         case .reloadDone:
             Entry(subject: "jobd reloaded its job files", body: """
-                The new job files loaded without errors and are now in effect as generation
-                @JOBD_GENERATION@. Jobs that were removed will not be scheduled again.
+                Every job file loaded without errors; the configuration is now in effect as
+                generation @JOBD_GENERATION@. Jobs that were removed will not be scheduled again;
+                jobs whose file did not change keep their schedule.
                 """)
         case .reloadFailed:
-            Entry(subject: "jobd could not reload its job files", body: """
-                Reading the job files failed, so jobd kept the previous generation: nothing changed.
-                The reason: @JOBD_REASON@
-                Fix the file named in the config.error entries just before this one, then reload
-                again with: systemctl reload jobd
+            Entry(subject: "jobd could not reload all of its configuration", body: """
+                A reload found errors: @JOBD_REASON@
+                Each job file counts on its own. The valid changes are in effect (generation
+                @JOBD_GENERATION@); a job file with errors keeps its job's previous definition, a
+                new file with errors adds nothing, and a jobd.conf with errors keeps the previous
+                settings. When the configuration directory could not be read at all, nothing changed.
+                The config.error entries just before this one name each file and line. Fix them, then
+                reload again with: systemctl reload jobd
                 """)
         case .configError:
             Entry(subject: "A job file has an error", body: """
                 @CONFIG_FILE@, line @CONFIG_LINE@: @JOBD_REASON@
-                The job defined in that file is not loaded (or keeps its previous definition on a
-                reload). Correct the line, then reload jobd: systemctl reload jobd
+                Only the job defined in that file is affected: at start it does not run; at a
+                reload it keeps its previous definition. An error in jobd.conf keeps the previous
+                settings (the defaults at start). Check a file with jobctl check, correct it, then
+                reload jobd: systemctl reload jobd
                 """)
         case .generationLoad:
             Entry(subject: "jobd loaded a new generation of job definitions", body: """
                 Generation @JOBD_GENERATION@ of the job definitions is now active. Every start-up
-                and every successful reload makes a new generation.
+                and every reload makes a new generation. Logged at debug priority, for jobctl audit.
                 """)
         case .generationRetire:
-            Entry(subject: "jobd retired an old generation of job definitions", body: """
-                Generation @JOBD_GENERATION@ has no scheduled timers or running jobs left and was
-                released. If this never follows a reload, something still holds on to it (see
-                owner.retain and owner.leak).
+            Entry(subject: "jobd retired its last generation of job definitions", body: """
+                jobd is stopping: generation @JOBD_GENERATION@, the last one, was retired and its
+                owners released. (At a reload, owners of changed and removed jobs are released one
+                by one: owner.deinit.) Logged at debug priority, for jobctl audit.
                 """)
         case .ownerInit:
             Entry(subject: "A job owner was created", body: """
                 Owner @JOBD_OWNER@ of job @JOB@ was created for generation @JOBD_GENERATION@. Its
-                timers live as long as it does. This is debugging information.
+                timer lives as long as it does. Logged at debug priority, for jobctl audit.
                 """)
         case .ownerDeinit:
             Entry(subject: "A job owner was released", body: """
-                Owner @JOBD_OWNER@ of job @JOB@ was released; its timers stopped with it. This is
-                debugging information.
+                Owner @JOBD_OWNER@ of job @JOB@ was released; its timer stopped with it. Logged at
+                debug priority, for jobctl audit.
                 """)
         case .ownerRetain:
-            Entry(subject: "A job owner is kept alive after its generation ended", body: """
-                Owner @JOBD_OWNER@ of job @JOB@ is still referenced after its generation was retired,
-                because of: @JOBD_REASON@
-                It is released when that finishes (for instance a run in progress). If it is not,
-                an owner.leak follows.
+            Entry(subject: "A job owner was carried into a new generation", body: """
+                Job @JOB@ did not change at a reload, so its owner @JOBD_OWNER@ and its schedule carry
+                over into generation @JOBD_GENERATION@. This is normal; it is logged at debug
+                priority so that jobctl audit can follow every owner.
                 """)
         case .ownerLeak:
             Entry(subject: "A job owner was not released", body: """
@@ -103,60 +111,81 @@ public enum JobdCatalog {
         case .timerSchedule:
             Entry(subject: "A job timer was scheduled", body: """
                 Timer @JOBD_TIMER@ of job @JOB@ will fire next at the time in the message; a
-                timer.fire entry follows when it does.
+                timer.fire entry follows when it does. Logged at trace level only, which jobd does
+                not send to the journal by default.
                 """)
         case .timerFire:
             Entry(subject: "A job timer fired", body: """
-                Timer @JOBD_TIMER@ of job @JOB@ fired; a run.start or run.skip follows.
+                Timer @JOBD_TIMER@ of job @JOB@ fired; a run.start, run.wait or run.skip follows.
+                Logged at debug priority, for jobctl audit.
                 """)
         case .timerInvalidate:
             Entry(subject: "A job timer was cancelled", body: """
                 Timer @JOBD_TIMER@ of job @JOB@ was cancelled, because the job was removed or
-                changed by a reload, or its owner was released.
+                changed by a reload, its owner was released, or jobd is stopping. Logged at debug
+                priority, for jobctl audit.
                 """)
         case .runStart:
             Entry(subject: "A job run started", body: """
-                Run @JOBD_RUN@ of job @JOB@ started as process @JOBD_PID@. Its output is logged as
-                run.output entries; follow it with: journalctl -f JOBD_RUN=@JOBD_RUN@
+                Run @JOBD_RUN_ID@ of job @JOB@ started as process @JOBD_PID@. Its output is logged
+                under the job's name: journalctl -t @JOB@, or for this run alone
+                jobctl logs @JOB@ --run @JOBD_RUN_ID@ (journalctl JOBD_RUN_ID=@JOBD_RUN_ID@).
                 """)
         case .runExit:
             Entry(subject: "A job run finished", body: """
-                Run @JOBD_RUN@ of job @JOB@ ended: @EXIT_CODE@, status @EXIT_STATUS@, after
-                @JOBD_DURATION_USEC@ microseconds. A status other than 0 (or a signal) means the job
-                failed: read its output with journalctl JOBD_RUN=@JOBD_RUN@
+                Run @JOBD_RUN_ID@ of job @JOB@ ended: @JOBD_RESULT@ (@EXIT_CODE@, status
+                @EXIT_STATUS@) after @JOBD_DURATION_USEC@ microseconds. Any result but success or
+                stopped is a failure: read the run's output with journalctl JOBD_RUN_ID=@JOBD_RUN_ID@
+                A failed run is retried if the job has Restart=, and starts the jobs in its
+                OnFailure= once no retry is left; a successful one starts those in its OnSuccess=.
                 """)
         case .runSkip:
             Entry(subject: "A job run was skipped", body: """
-                Job @JOB@ was due but did not run: @JOBD_REASON@
-                Usually the previous run is still going. If runs are skipped often, make the job
-                faster or its schedule less frequent.
+                Job @JOB@ was due but did not run, or a waiting run or retry of it was dropped:
+                @JOBD_REASON@
+                "overlap": the previous run is still going (see Overlap=); "trigger-cycle": an
+                OnFailure=/OnSuccess= chain came back to a job already on it; "job-removed": a reload
+                removed the job. If runs are skipped often, make the job faster or its schedule less
+                frequent.
                 """)
         case .runTimeout:
             Entry(subject: "A job run timed out", body: """
-                Run @JOBD_RUN@ of job @JOB@ ran longer than its RuntimeMaxSec= and is being stopped:
-                SIGTERM to its process group, then SIGKILL after its TimeoutStopSec=. Check its
-                output (journalctl JOBD_RUN=@JOBD_RUN@) for where it hung, or raise RuntimeMaxSec=.
+                Run @JOBD_RUN_ID@ of job @JOB@ ran longer than its RuntimeMaxSec= and is being
+                stopped: SIGTERM to its process group, then SIGKILL after its TimeoutStopSec=. Its
+                result is "timeout". Check its output (journalctl JOBD_RUN_ID=@JOBD_RUN_ID@) for where
+                it hung, or raise RuntimeMaxSec=.
                 """)
         case .runOutput:
             Entry(subject: "Output of a job run", body: """
-                A line that run @JOBD_RUN@ of job @JOB@ wrote to its standard output or error.
+                A line that run @JOBD_RUN_ID@ of job @JOB@ wrote to its standard output (priority
+                info) or standard error (priority err), logged under the job's name.
                 """)
         case .runStop:
             Entry(subject: "A job run is being stopped", body: """
-                jobd sent SIGTERM to the process group of run @JOBD_RUN@ of job @JOB@: @JOBD_REASON@
-                ("replaced": a new run of the job takes its place, Overlap=replace; "shutdown": jobd
-                is stopping). If it has not exited by the job's TimeoutStopSec=, it gets SIGKILL.
+                jobd sent SIGTERM to the process group of run @JOBD_RUN_ID@ of job @JOB@:
+                @JOBD_REASON@ ("replaced": a new run of the job takes its place, Overlap=replace;
+                "requested": jobctl stop; "shutdown": jobd is stopping). If it has not exited by the
+                job's TimeoutStopSec=, it gets SIGKILL. Its result is "stopped", not a failure.
                 """)
         case .runKill:
             Entry(subject: "A job run was killed", body: """
-                Run @JOBD_RUN@ of job @JOB@ did not exit within its TimeoutStopSec= after SIGTERM,
-                so jobd sent SIGKILL to its process group. A job that needs longer to stop cleanly
-                can be given a longer TimeoutStopSec=; one that ignores SIGTERM should be fixed.
+                Run @JOBD_RUN_ID@ of job @JOB@ did not exit within its TimeoutStopSec= after
+                SIGTERM, so jobd sent SIGKILL to its process group. A job that needs longer to stop
+                cleanly can be given a longer TimeoutStopSec=; one that ignores SIGTERM should be fixed.
                 """)
         case .runWait:
-            Entry(subject: "A job run waits for a free slot", body: """
-                Job @JOB@ fell due, but MaxConcurrentRuns= in jobd.conf allows no more runs at
-                once. Run @JOBD_RUN@ starts as soon as another run ends, in the order runs fell due.
+            Entry(subject: "A job run waits", body: """
+                Run @JOBD_RUN_ID@ of job @JOB@ was asked for but waits: @JOBD_REASON@
+                "max-concurrent-runs": MaxConcurrentRuns= in jobd.conf allows no more runs at once,
+                and it starts as soon as another run ends, in the order runs fell due; "overlap": the
+                job's run in flight must end first (Overlap=queue or replace).
+                """)
+        case .runRetry:
+            Entry(subject: "A failed job run will be retried", body: """
+                Job @JOB@ failed and its Restart= asks for another try: retry @JOBD_ATTEMPT@ starts
+                as run @JOBD_RUN_ID@ after the delay in the message (RestartSec=, growing with
+                RestartSteps= up to RestartMaxDelaySec=). Once RestartLimit= retries have failed,
+                the jobs in the job's OnFailure= are started.
                 """)
         }
     }

@@ -31,6 +31,7 @@ public enum JobdEvent: String, Sendable, CaseIterable {
     case runStop = "run.stop"
     case runKill = "run.kill"
     case runWait = "run.wait"
+    case runRetry = "run.retry"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -64,6 +65,7 @@ public enum JobdEvent: String, Sendable, CaseIterable {
         case .runStop: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1018"
         case .runKill: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1019"
         case .runWait: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101a"
+        case .runRetry: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101b"
         }
     }
 }
@@ -78,6 +80,17 @@ public enum JobdField {
     public static let owner = "JOBD_OWNER"
     public static let timer = "JOBD_TIMER"
     public static let run = "JOBD_RUN"
+    /// Every entry of a run: 128 random bits in hex, unique across restarts and machines (as systemd's `INVOCATION_ID`).
+    public static let runID = "JOBD_RUN_ID"
+    /// On `run.exit`: how the run ended, in systemd's words (`success`, `exit-code`, `timeout`, …).
+    public static let result = "JOBD_RESULT"
+    /// On `run.retry`: which retry this is, and how many the job allows.
+    public static let attempt = "JOBD_ATTEMPT"
+    /// On runs another job's outcome started: that job, and its run's `JOBD_RUN_ID`.
+    public static let triggeredBy = "JOBD_TRIGGERED_BY"
+    public static let triggeredByRunID = "JOBD_TRIGGERED_BY_RUN_ID"
+    /// On runs not started by a trigger: why (`manual`, `retry`, `on-failure`, `on-success`).
+    public static let cause = "JOBD_CAUSE"
     public static let reason = "JOBD_REASON"
     public static let exitCode = "EXIT_CODE"
     public static let exitStatus = "EXIT_STATUS"

@@ -70,11 +70,16 @@ public struct JournalLogHandler: LogHandler {
             // The names used here are literals that satisfy the journal's rules.
             JournalField(try! JournalFieldName(name), value)
         }
+        // A job's output is the job's own line: it goes under the job's name and the command's pid,
+        // so that `journalctl -t backup` selects it and `journalctl -u jobd` reads `backup[4242]: …`.
+        let isOutput = record.metadata[JobdField.event] == JobdEvent.runOutput.rawValue
+        let job = isOutput ? record.metadata[JobdField.job] : nil
         var fields = [
             field("MESSAGE", record.message),
             field("PRIORITY", String(LogRecord.priority(record.level))),
-            field("SYSLOG_IDENTIFIER", identifier),
+            field("SYSLOG_IDENTIFIER", job ?? identifier),
         ]
+        if job != nil, let pid = record.metadata[JobdField.pid] { fields.append(field("SYSLOG_PID", pid)) }
         if let kind = record.metadata[JobdField.event].flatMap(JobdEvent.init(rawValue:)) {
             fields.append(field("MESSAGE_ID", kind.messageID))
         }

@@ -39,6 +39,7 @@ extension JobRunner {
         let message = switch reason {
         case .runtimeExceeded: "run \(runID) of \(definition.name) ran longer than RuntimeMaxSec=\(runtimeMax)"
         case .replaced: "run \(runID) of \(definition.name) is replaced by a new run (Overlap=replace)"
+        case .requested: "run \(runID) of \(definition.name) is stopped on request (jobctl stop)"
         case .shutdown: "run \(runID) of \(definition.name) is stopped: jobd is stopping"
         }
         logger.event(reason == .runtimeExceeded ? .runTimeout : .runStop, level: reason == .shutdown ? .notice : .warning,

@@ -24,7 +24,6 @@ import SystemPackage
 public struct JobRunner: Sendable {
     /// The `PATH` a job gets unless its `Environment=` sets one: systemd's default for services.
     public static let defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-    private static let nextRunID = Atomic<UInt64>(1)
 
     let logger: Logger
     private let inheritedLanguage: String?
@@ -37,16 +36,13 @@ public struct JobRunner: Sendable {
         self.registry = registry
     }
 
-    /// A new run id, unique in this process.
-    public static func makeRunID() -> UInt64 {
-        nextRunID.wrappingAdd(1, ordering: .relaxed).oldValue
-    }
-
     /// The environment a run of `definition` gets, as systemd composes a service's: a default
     /// `PATH`, `LANG` from jobd's, `USER`, `LOGNAME`, `HOME` and `SHELL` of its `User=`, then its
-    /// `Environment=`, then its `EnvironmentFile=`s (later ones win), and `JOBD_JOB`, `JOBD_RUN`.
+    /// `Environment=`, then its `EnvironmentFile=`s (later ones win), then `context` (what a run
+    /// started by another job's outcome is told), and `JOBD_JOB`, `JOBD_RUN`, `JOBD_RUN_ID`.
     public func environment(
-        for definition: JobDefinition, account: Account? = nil, files: [EnvironmentVariable] = [], runID: UInt64
+        for definition: JobDefinition, account: Account? = nil, files: [EnvironmentVariable] = [], runID: UInt64,
+        invocationID: String = "", context: [String: String] = [:]
     ) -> [String: String] {
         var environment = ["PATH": Self.defaultPath]
         if let inheritedLanguage { environment["LANG"] = inheritedLanguage }
@@ -57,20 +53,28 @@ public struct JobRunner: Sendable {
             if let shell = account.shell { environment["SHELL"] = shell }
         }
         for variable in definition.environment + files { environment[variable.name] = variable.value }
+        environment.merge(context) { $1 }
         environment["JOBD_JOB"] = definition.name
         environment["JOBD_RUN"] = String(runID)
+        if !invocationID.isEmpty { environment["JOBD_RUN_ID"] = invocationID }
         return environment
     }
 
-    /// Runs `definition`'s command to completion.
-    public func run(_ definition: JobDefinition, runID: UInt64) async -> RunOutcome {
+    /// Runs `definition`'s command to completion. `context` is added to its environment; `fields`
+    /// to each of its journal entries.
+    public func run(
+        _ definition: JobDefinition, runID: UInt64, invocationID: String,
+        context: [String: String] = [:], fields extraFields: [String: String] = [:]
+    ) async -> RunOutcome {
         let started = MonotonicInstant.now()
-        var fields = [JobdField.job: definition.name, JobdField.run: String(runID)]
+        var fields = extraFields.merging([
+            JobdField.job: definition.name, JobdField.run: String(runID), JobdField.runID: invocationID,
+        ]) { $1 }
         let stopRequests = registry.add(runID: runID, job: definition.name)
         let stopReason = StopRecord()
         var termination: RunTermination
         var pid: pid_t?
-        switch prepare(definition, runID: runID) {
+        switch prepare(definition, runID: runID, invocationID: invocationID, context: context) {
         case .failure(let reason):
             termination = .failedToStart(reason.description)
         case .success(let configuration):
@@ -90,22 +94,20 @@ public struct JobRunner: Sendable {
         // Only now is the process reaped; until then a stop must still be able to signal it.
         registry.remove(runID: runID)
         let finished = MonotonicInstant.now()
-        let succeeded: Bool = switch termination {
-        case .exited(let status): status == 0 || definition.command.ignoresFailure
-        case .killed, .dumped, .failedToStart: false
-        }
         let reason = stopReason.reason
+        let result = RunOutcome.result(of: termination, stopReason: reason, ignoresFailure: definition.command.ignoresFailure)
         fields[JobdField.exitCode] = termination.exitCode
         fields[JobdField.exitStatus] = termination.exitStatus
         let elapsed = TimeSpan(microseconds: UInt64(max(0, finished.duration(since: started).nanosecondsSaturated / 1_000)))
         fields[JobdField.durationUSec] = String(elapsed.microseconds)
+        fields[JobdField.result] = result.rawValue
         if let reason { fields[JobdField.reason] = reason.rawValue }
         if let pid { fields[JobdField.pid] = String(pid) }
-        logger.event(.runExit, level: succeeded ? .info : .warning,
-                     "run \(runID) of \(definition.name) \(termination) after \(elapsed)"
+        logger.event(.runExit, level: result.isFailure ? .warning : .info,
+                     "run \(runID) of \(definition.name) \(termination) after \(elapsed): \(result.rawValue)"
                         + (reason.map { " (stopped: \($0.rawValue))" } ?? ""), fields)
-        return RunOutcome(runID: runID, job: definition.name, pid: pid, termination: termination,
-                          started: started, finished: finished, succeeded: succeeded, stopReason: reason)
+        return RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, pid: pid, termination: termination,
+                          started: started, finished: finished, result: result, stopReason: reason)
     }
 
     /// The first reason jobd gave for stopping a run, if any.
@@ -129,7 +131,9 @@ public struct JobRunner: Sendable {
         var description: String
     }
 
-    private func prepare(_ definition: JobDefinition, runID: UInt64) -> Result<SpawnConfiguration, PreparationError> {
+    private func prepare(
+        _ definition: JobDefinition, runID: UInt64, invocationID: String, context: [String: String]
+    ) -> Result<SpawnConfiguration, PreparationError> {
         let account: Account?
         do {
             account = try Account.resolve(user: definition.user, group: definition.group)
@@ -148,7 +152,8 @@ public struct JobRunner: Sendable {
                 }
             }
         }
-        let environment = environment(for: definition, account: account, files: files, runID: runID)
+        let environment = environment(
+            for: definition, account: account, files: files, runID: runID, invocationID: invocationID, context: context)
         // As systemd: `/` unless the job names a directory; an optional one that is missing also means `/`.
         var workingDirectory = FilePath("/")
         if let directory = definition.workingDirectory, !directory.optional || Self.isDirectory(directory.path) {
@@ -187,8 +192,11 @@ public struct JobRunner: Sendable {
                 let standardError = execution.standardError
                 let runner = self
                 await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await runner.forward(standardOutput, level: .info, fields: fields) }
-                    group.addTask { await runner.forward(standardError, level: .error, fields: fields) }
+                    // Output carries the job's name and the command's pid, so that `journalctl -t JOB`
+                    // finds it and it reads `backup[4242]: …`.
+                    let outputFields = fields.merging([JobdField.pid: String(pid)]) { $1 }
+                    group.addTask { await runner.forward(standardOutput, level: .info, fields: outputFields) }
+                    group.addTask { await runner.forward(standardError, level: .error, fields: outputFields) }
                 }
             }
             let pid = pidBox.withLock { $0 }

@@ -1,4 +1,5 @@
 import Glibc
+import JobdConfig
 import JobdTimers
 
 #if canImport(System)
@@ -60,15 +61,37 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
 /// A finished run.
 public struct RunOutcome: Sendable {
     public var runID: UInt64
+    /// `JOBD_RUN_ID=`: unique across restarts and machines.
+    public var invocationID: String
     public var job: String
     public var pid: Int32?
     public var termination: RunTermination
     public var started: MonotonicInstant
     public var finished: MonotonicInstant
-    /// Whether the run counts as a success (`-` before the command ignores a failing status).
-    public var succeeded: Bool
+    /// How it ended, in systemd's words (`JOBD_RESULT=`).
+    public var result: RunResult
     /// Why jobd stopped the run, if it did.
     public var stopReason: StopReason?
+
+    /// Whether the run counts as a success (`-` before the command ignores a failing status).
+    public var succeeded: Bool { result == .success }
+
+    /// The result of a run that ended as `termination`: a run jobd stopped at `RuntimeMaxSec=` timed
+    /// out, one it stopped for another reason was stopped, whatever its exit status.
+    public static func result(of termination: RunTermination, stopReason: StopReason?, ignoresFailure: Bool) -> RunResult {
+        if case .failedToStart = termination { return .startFailed }
+        switch stopReason {
+        case .runtimeExceeded?: return .timeout
+        case .replaced?, .requested?, .shutdown?: return .stopped
+        case nil: break
+        }
+        switch termination {
+        case .exited(let status): return status == 0 || ignoresFailure ? .success : .exitCode
+        case .killed: return .signal
+        case .dumped: return .coreDump
+        case .failedToStart: return .startFailed
+        }
+    }
 }
 
 extension RunTermination {

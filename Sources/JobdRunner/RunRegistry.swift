@@ -1,16 +1,6 @@
 import Glibc
+import JobdConfig
 import Synchronization
-
-/// Why jobd stops a run before it ends by itself: the `JOBD_REASON=` of its `run.timeout`,
-/// `run.kill` and `run.exit` entries.
-public enum StopReason: String, Sendable {
-    /// It ran longer than its `RuntimeMaxSec=`.
-    case runtimeExceeded = "runtime-max"
-    /// A trigger of its job, with `Overlap=replace`, asked for a new run in its place.
-    case replaced
-    /// jobd is stopping.
-    case shutdown
-}
 
 /// The runs in flight and their process groups, so that jobd can stop any run it started. Each
 /// run is its own session, so its process group id is its pid, and signalling the group reaches
@@ -39,6 +29,9 @@ public final class RunRegistry: Sendable {
 
     /// Runs in flight that have a process.
     public var count: Int { state.withLock { $0.runs.values.count { $0.pid != nil } } }
+
+    /// The process of a run in flight, once it has one.
+    public func pid(of runID: UInt64) -> Int32? { state.withLock { $0.runs[runID]?.pid } }
 
     /// Adds a run about to start; returns the stop requests its watcher waits on.
     func add(runID: UInt64, job: String) -> AsyncStream<StopReason> {

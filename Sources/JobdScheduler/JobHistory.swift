@@ -9,16 +9,35 @@ public struct JobHistory: Sendable, Equatable {
     public var lastTrigger: MonotonicInstant?
     /// The same, on the wall clock: calendar triggers count from it (and `Persistent=` stores it).
     public var lastTriggerRealtime: RealtimeInstant?
-    /// When its last run started.
+    /// When its last run started, on both clocks, and why (`RunRequest.Cause`'s raw value).
     public var lastStart: MonotonicInstant?
+    public var lastStartRealtime: RealtimeInstant?
+    public var lastStartCause: String?
     /// When its last run finished.
     public var lastFinish: MonotonicInstant?
     /// How the last finished run ended.
-    public var lastOutcome: String?
-    /// Runs in flight (also those waiting for a free slot under `MaxConcurrentRuns=`).
-    public var running: Int = 0
-    /// Whether a run waits for the runs in flight to end (`Overlap=queue` or `replace`).
-    public var queued = false
+    public var lastRun: LastRun?
+
+    /// The outcome of a finished run, as `jobctl list` and `status` show it.
+    public struct LastRun: Sendable, Equatable {
+        public var result: RunResult
+        /// `EXIT_CODE=` and `EXIT_STATUS=` as systemd writes them.
+        public var exitCode: String
+        public var exitStatus: String
+        /// In words: "exited with status 1", "killed by SIGTERM".
+        public var outcome: String
+        public var duration: TimeSpan
+        public var invocationID: String
+
+        public init(result: RunResult, exitCode: String, exitStatus: String, outcome: String, duration: TimeSpan, invocationID: String) {
+            self.result = result
+            self.exitCode = exitCode
+            self.exitStatus = exitStatus
+            self.outcome = outcome
+            self.duration = duration
+            self.invocationID = invocationID
+        }
+    }
 
     public init() {}
 }
@@ -66,8 +85,10 @@ public enum NextElapse {
         }
     }
 
+    /// The next elapse; `running` says whether a run of the job is in flight (`OnUnitInactiveSec=` waits for it).
     public static func next(
-        triggers: [Trigger], daemonStart: MonotonicInstant, history: JobHistory, wallClock: WallClock? = nil
+        triggers: [Trigger], daemonStart: MonotonicInstant, history: JobHistory, running: Bool = false,
+        wallClock: WallClock? = nil
     ) -> MonotonicInstant? {
         var earliest: MonotonicInstant?
         func consider(_ candidate: MonotonicInstant) {
@@ -83,7 +104,7 @@ public enum NextElapse {
                 let base = [history.lastStart, history.lastTrigger].compactMap { $0 }.max() ?? daemonStart
                 consider(base + span.duration)
             case .unitInactive(let span):
-                guard history.running == 0 else { continue }
+                guard !running else { continue }
                 let base = [history.lastFinish, history.lastTrigger].compactMap { $0 }.max() ?? daemonStart
                 consider(base + span.duration)
             case .calendar, .cron(.schedule):

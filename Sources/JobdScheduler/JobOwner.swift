@@ -46,13 +46,13 @@ public final class JobOwner: TimerTarget {
         timer = queue.makeTimer(label: definition.name, tag: id)
         timer.bind(to: self)
         Self.live.add(1, ordering: .relaxed)
-        logger.event(.ownerInit, "owner \(id) of \(definition.name) created in generation \(generation)", fields)
+        logger.event(.ownerInit, level: .debug, "owner \(id) of \(definition.name) created in generation \(generation)", fields)
     }
 
     deinit {
         Self.live.subtract(1, ordering: .relaxed)
         timer.invalidate(reason: .ownerDeinit)
-        logger.event(.ownerDeinit, "owner \(id) of \(definition.name) released", fields)
+        logger.event(.ownerDeinit, level: .debug, "owner \(id) of \(definition.name) released", fields)
     }
 
     public var name: String { definition.name }

@@ -23,14 +23,14 @@ public final class LeakDetector {
     public var grace: Duration
     private let logger: Logger
     private var watched: [Watched] = []
-    private let check: CheckTimer?
+    private let check: DeadlineTimer?
 
     /// `onCheckDue` is called on the timing thread when a check is due; the main loop should then
     /// call ``check(now:isRunning:)``.
     public init(grace: Duration, queue: TimerQueue?, logger: Logger, onCheckDue: @escaping @Sendable () -> Void) {
         self.grace = grace
         self.logger = logger
-        check = queue.map { CheckTimer(queue: $0, onDue: onCheckDue) }
+        check = queue.map { DeadlineTimer(queue: $0, label: "leak-check", onDue: onCheckDue) }
     }
 
     /// Retired owners still alive: leaked, or not yet past their grace.
@@ -88,22 +88,6 @@ public final class LeakDetector {
         let pending = watched.filter { !$0.reported }.map { $0.retiredAt + grace }.min()
         let leakedAgain = watched.contains { $0.reported } ? MonotonicInstant.now() + grace : nil
         let next = [pending, leakedAgain].compactMap { $0 }.min()
-        check.timer.schedule(at: next ?? .now(), repeating: nil)
-        if next == nil { check.timer.cancel() }
-    }
-
-    private final class CheckTimer: TimerTarget {
-        let timer: WeakTimer
-        private let onDue: @Sendable () -> Void
-
-        init(queue: TimerQueue, onDue: @escaping @Sendable () -> Void) {
-            self.onDue = onDue
-            timer = queue.makeTimer(label: "leak-check")
-            timer.bind(to: self)
-        }
-
-        deinit { timer.invalidate(reason: .ownerDeinit) }
-
-        func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) { onDue() }
+        check.arm(at: next)
     }
 }

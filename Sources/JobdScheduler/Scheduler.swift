@@ -40,17 +40,6 @@ public final class Scheduler {
         }
     }
 
-    /// What to do with a job that fell due.
-    public enum DueDecision: Equatable {
-        case run(JobDefinition)
-        /// Not run; the reason is logged as `run.skip`.
-        case skip(reason: String)
-        /// `Overlap=queue` or `replace`: a run starts once the job's runs in flight have ended
-        /// (``runFinished(job:outcome:now:)`` returns it then); with `stopRunning` (replace), they
-        /// are to be stopped.
-        case wait(stopRunning: Bool)
-    }
-
     /// The wall clock, as calendar triggers need it: the system's, or a test's.
     public struct Clocks: Sendable {
         public var monotonic: @Sendable () -> MonotonicInstant
@@ -87,6 +76,9 @@ public final class Scheduler {
     /// a test that plants a leak by holding on to one).
     public var ownerCreated: ((JobOwner) -> Void)?
     public private(set) var histories: [String: JobHistory] = [:]
+    /// Whether a run of the job is in flight (or waits for a slot): `OnUnitInactiveSec=` waits for
+    /// it to end. The run admission answers; the scheduler keeps no run state of its own.
+    public var isRunning: (String) -> Bool = { _ in false }
 
     public init(
         queue: TimerQueue, daemonStart: MonotonicInstant, logger: Logger,
@@ -116,7 +108,8 @@ public final class Scheduler {
             monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
             daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name))
         guard var deadline = NextElapse.next(
-            triggers: definition.triggers, daemonStart: daemonStart, history: history, wallClock: wallClock) else {
+            triggers: definition.triggers, daemonStart: daemonStart, history: history,
+            running: isRunning(definition.name), wallClock: wallClock) else {
             owner.arm(at: nil)
             return
         }
@@ -166,7 +159,7 @@ public final class Scheduler {
             if let owner = previous[definition.name], owner.definition == definition {
                 owners[definition.name] = owner
                 summary.kept.append(definition.name)
-                logger.event(.ownerRetain, "owner \(owner.id) of \(owner.name) carried into generation \(number)",
+                logger.event(.ownerRetain, level: .debug, "owner \(owner.id) of \(owner.name) carried into generation \(number)",
                              owner.fields.merging([JobdField.generation: String(number)]) { $1 })
                 continue
             }
@@ -186,25 +179,23 @@ public final class Scheduler {
             arm(owner, history: history)
         }
         summary.removed = previous.keys.filter { owners[$0] == nil }.sorted()
-        for name in summary.removed where histories[name]?.running == 0 {
+        for name in summary.removed where !isRunning(name) {
             histories[name] = nil
         }
         // The old generation, and with it every owner not carried over, is released here; the
         // detector keeps only weak references to see that they really go.
         leakDetector?.retire(previous.values.filter { owners[$0.name] !== $0 }, now: now)
         generation = Generation(number: number, owners: owners)
-        logger.event(.generationLoad, "generation \(number) loaded: \(summary)", [
+        logger.event(.generationLoad, level: .debug, "generation \(number) loaded: \(summary)", [
             JobdField.generation: String(number),
         ])
         return summary
     }
 
-    /// Decides what to do with a fall-due, records the trigger, and re-arms the job's timer.
-    public func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> DueDecision {
-        guard let owner = generation.owners[due.job], owner.id == due.ownerID else {
-            // A fire of an owner that is no longer current (it was delivered as a reload let it go).
-            return .skip(reason: "owner-retired")
-        }
+    /// Records that the job fell due, and re-arms its timer. Returns `false` for a fire of an owner
+    /// that is no longer current (delivered as a reload let it go): nothing is to run then.
+    public func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> Bool {
+        guard let owner = generation.owners[due.job], owner.id == due.ownerID else { return false }
         var history = histories[due.job] ?? JobHistory()
         history.lastTrigger = now
         history.lastTriggerRealtime = clocks.realtime()
@@ -212,71 +203,36 @@ public final class Scheduler {
         if owner.definition.persistent, let stamp = history.lastTriggerRealtime {
             store?.recordTrigger(of: due.job, at: stamp)
         }
-        let decision = Self.decide(owner.definition, history: &history, now: now)
         histories[due.job] = history
         arm(owner, history: history)
-        return decision
+        return true
     }
 
-    /// A trigger's or a manual run's fate under the job's `Overlap=`; a run in flight started
-    /// under an earlier generation counts, since histories outlive owners.
-    private static func decide(_ definition: JobDefinition, history: inout JobHistory, now: MonotonicInstant) -> DueDecision {
-        if history.running > 0 {
-            switch definition.overlap {
-            case .skip:
-                return .skip(reason: "overlap")
-            case .queue, .replace:
-                guard !history.queued else { return .skip(reason: "already-queued") }
-                history.queued = true
-                return .wait(stopRunning: definition.overlap == .replace)
-            case .parallel:
-                break
-            }
-        }
+    /// Records that a run of the job started (by a trigger, by hand, as a retry or on another job's
+    /// outcome): `OnUnitActiveSec=` counts from it, as from `systemctl start` for a timer.
+    public func runStarted(job: String, cause: String, now: MonotonicInstant = .now()) {
+        var history = histories[job] ?? JobHistory()
         history.lastStart = now
-        history.running += 1
-        return .run(definition)
-    }
-
-    /// A run asked for by hand (`jobctl run`): the same overlap rule as a trigger, and it counts as
-    /// the job's last start (as `systemctl start` counts for a timer's `OnUnitActiveSec=`).
-    public func manualRun(job: String, now: MonotonicInstant = .now()) -> DueDecision? {
-        guard let owner = generation.owners[job] else { return nil }
-        var history = histories[job] ?? JobHistory()
-        let decision = Self.decide(owner.definition, history: &history, now: now)
+        history.lastStartRealtime = clocks.realtime()
+        history.lastStartCause = cause
         histories[job] = history
-        arm(owner, history: history)
-        return decision
+        if let owner = generation.owners[job] { arm(owner, history: history) }
     }
 
-    /// Records that a run of `job` ended, and re-arms the job (its `OnUnitInactiveSec=` counts from
-    /// now). Returns the definition of a run to start now: the one that waited for this one
-    /// (`Overlap=queue` or `replace`), under the job's current definition. A waiting run of a job
-    /// that a reload removed is dropped.
-    @discardableResult
-    public func runFinished(job: String, outcome: String, now: MonotonicInstant = .now()) -> JobDefinition? {
+    /// Records that a run of the job ended, and re-arms the job (its `OnUnitInactiveSec=` counts
+    /// from now). The history of a job that a reload removed goes with its last run.
+    public func runFinished(job: String, record: JobHistory.LastRun, now: MonotonicInstant = .now()) {
         var history = histories[job] ?? JobHistory()
-        history.running = max(0, history.running - 1)
         history.lastFinish = now
-        history.lastOutcome = outcome
-        var next: JobDefinition?
-        if history.running == 0, history.queued {
-            history.queued = false
-            if let owner = generation.owners[job] {
-                next = owner.definition
-                history.lastStart = now
-                history.running = 1
-            }
-        }
+        history.lastRun = record
         if let owner = generation.owners[job] {
             histories[job] = history
             arm(owner, history: history)
-        } else if history.running > 0 {
+        } else if isRunning(job) {
             histories[job] = history
         } else {
             histories[job] = nil
         }
-        return next
     }
 
     /// Invalidates every timer with `shutdown`, then lets every owner go; their deinits log it.
@@ -284,7 +240,7 @@ public final class Scheduler {
         for owner in generation.owners.values.sorted(by: { $0.id < $1.id }) {
             owner.retire(reason: .shutdown)
         }
-        logger.event(.generationRetire, "generation \(generation.number) retired at shutdown", [
+        logger.event(.generationRetire, level: .debug, "generation \(generation.number) retired at shutdown", [
             JobdField.generation: String(generation.number),
         ])
         // No local may hold an owner past this point, or the check below would see it alive.

@@ -13,14 +13,14 @@ public struct TimerEventLog: TimerObserver {
 
     public func timerScheduled(_ timer: WeakTimer, deadline: MonotonicInstant) {
         let left = deadline.duration(since: .now())
-        logger.event(.timerSchedule, level: .debug, "timer \(timer.id) of \(timer.label) armed, due in \(left)", [
+        logger.event(.timerSchedule, level: .trace, "timer \(timer.id) of \(timer.label) armed, due in \(left)", [
             JobdField.job: timer.label, JobdField.timer: String(timer.id), JobdField.owner: String(timer.tag),
             "JOBD_NEXT_MONOTONIC_USEC": String(deadline.microseconds),
         ])
     }
 
     public func timerInvalidated(_ timer: WeakTimer, reason: InvalidationReason) {
-        logger.event(.timerInvalidate, "timer \(timer.id) of \(timer.label) invalidated: \(reason)", [
+        logger.event(.timerInvalidate, level: .debug, "timer \(timer.id) of \(timer.label) invalidated: \(reason)", [
             JobdField.job: timer.label, JobdField.timer: String(timer.id), JobdField.owner: String(timer.tag),
             JobdField.reason: reason.rawValue,
         ])

@@ -26,7 +26,9 @@ struct JobdCommand: AsyncParsableCommand {
     var stateDirectory: String?
 
     func run() async throws {
-        JobdLoggingSystem.bootstrap(identifier: "jobd", level: .info)
+        // Debug: the owner and timer bookkeeping that `jobctl audit` reads is logged at debug priority,
+        // stored by journald but out of `journalctl -p info`. `timer.schedule` is trace, never sent.
+        JobdLoggingSystem.bootstrap(identifier: "jobd", level: .debug)
         let environment = ProcessInfo.processInfo.environment
         var logger = Logger(label: "jobd")
         // New at every start, so that the journal's events group by the jobd run that wrote them.

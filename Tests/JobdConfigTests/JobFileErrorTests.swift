@@ -76,15 +76,12 @@ import Testing
         #expect(error.hint?.contains("ExecStart=/") == true)
     }
 
-    @Test func jobWithoutATriggerIsAnError() throws {
-        let error = try #require(errors("[Job]\nDescription=never runs\nExecStart=/bin/true\n").first)
-        #expect(error.line == 1)
-        #expect(error.message == "the job has no trigger, so it would never run")
-    }
-
-    @Test func emptyAssignmentResetsTheTriggersSoNoneRemains() throws {
-        let error = try #require(errors("[Job]\nExecStart=/bin/true\nOnStartupSec=5\nOnStartupSec=\n").first)
-        #expect(error.message == "the job has no trigger, so it would never run")
+    /// A job with no trigger runs only when another job's `OnFailure=`/`OnSuccess=` or `jobctl run`
+    /// starts it: a notifier is such a job.
+    @Test func jobWithoutATriggerIsValid() throws {
+        let definition = try JobFileReader.read(
+            name: "notify", path: "/etc/jobd/jobs.d/notify.job", text: "[Job]\nExecStart=/bin/true\nOnStartupSec=5\nOnStartupSec=\n").get()
+        #expect(definition.triggers.isEmpty)
     }
 
     @Test func missingJobSection() throws {

@@ -35,16 +35,30 @@ import Testing
         }
     }
 
-    @Test func brokenConfigurationAtStartIsReportedWithFileAndLineAndExitsNonZero() throws {
+    /// A broken job file disables its own job only: jobd starts, says which file and line, and
+    /// schedules the rest.
+    @Test func brokenJobFileAtStartIsReportedWithFileAndLineAndTheRestRuns() throws {
         let config = try TemporaryConfiguration(jobs: [
-            "good": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n",
+            "good": "[Job]\nOnStartupSec=0\nExecStart=/bin/true\n",
             "bad": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\nOnCalender=daily\n",
         ])
         let daemon = try DaemonProcess(arguments: ["--config-dir", config.path])
-        #expect(try daemon.waitForExit() == 1)
+        let ready = try daemon.waitForEvent("daemon.ready")
+        #expect(LogLine(daemon.lines[ready]).message.hasSuffix("1 broken file(s): bad.job not loaded"))
         let errors = daemon.events("config.error")
         #expect(errors.count == 1)
         #expect(errors.first?.message.hasPrefix("\(config.path)/jobs.d/bad.job:4: error: unknown key 'OnCalender='") == true)
+        try daemon.waitForEvent("run.exit", fields: ["JOB": "good"])
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
+    /// What truly prevents scheduling still stops jobd, with exit 1: a configuration directory that
+    /// cannot be read.
+    @Test func anUnreadableConfigurationDirectoryExitsNonZero() throws {
+        let daemon = try DaemonProcess(arguments: ["--config-dir", "/nonexistent/jobd-config"])
+        #expect(try daemon.waitForExit() == 1)
+        #expect(daemon.events("config.error").first?.message.hasPrefix("/nonexistent/jobd-config: error: cannot read the configuration directory") == true)
     }
 
     @Test func missingExecutableIsAFailedRunAndSchedulingGoesOn() throws {

@@ -28,7 +28,7 @@ import Testing
         try config.remove(job: "gone")
         daemon.signal(SIGHUP)
         try journal.waitFor(event: "reload.done")
-        try config.write(job: "broken", "[Job]\nExecStart=/bin/true\n")
+        try config.write(job: "broken", "[Job]\nExecStart=/bin/true\nOnCalender=daily\n")
         daemon.signal(SIGHUP)
         try journal.waitFor(event: "reload.failed")
         try journal.waitFor(event: "run.exit", fields: ["JOB": "keep"])
@@ -75,12 +75,32 @@ import Testing
         // Runs, with systemd's exit fields; the rejected reload and its reason.
         let exits = events("run.exit")
         #expect(exits.contains { $0["JOB"] == "keep" && $0["EXIT_CODE"] == "exited" && $0["EXIT_STATUS"] == "0" })
-        #expect(events("run.output").contains { $0["MESSAGE"] == "tick" && $0["PRIORITY"] == "6" })
+        // A job's output is under the job's own name, with its run's fields: `journalctl -t keep`.
+        let output = try journalctlJSON(directory: run.journalDirectory, matches: ["-t", "keep"])
+        #expect(output.contains { $0["MESSAGE"] == "tick" && $0["PRIORITY"] == "6" && $0["JOBD_EVENT"] == "run.output" })
+        let unlike = output.filter { !($0["JOB"] == "keep" && $0["JOBD_RUN_ID"]?.count == 32 && $0["SYSLOG_PID"] != nil) }
+        #expect(unlike.isEmpty, "\(unlike)")
+        #expect(!entries.contains { $0["JOBD_EVENT"] == "run.output" }, "no job output under jobd's own name")
+        let runIDs = Set(exits.compactMap { $0["JOBD_RUN_ID"] })
+        #expect(runIDs.count == exits.count, "every run has its own JOBD_RUN_ID")
+        #expect(exits.contains { $0["JOBD_RESULT"] == "success" })
+        #expect(exits.allSatisfy { ["success", "stopped"].contains($0["JOBD_RESULT"]) }, "a run in flight at the stop is stopped")
+
+        // `journalctl -p info` shows runs, reloads and errors, never the owner and timer bookkeeping,
+        // which is stored at debug priority for the audit.
+        let important = try journalctlJSON(directory: run.journalDirectory, matches: ["-p", "info", "SYSLOG_IDENTIFIER=jobd"])
+        let bookkeeping = important.compactMap { $0["JOBD_EVENT"] }.filter {
+            $0.hasPrefix("owner.") || $0.hasPrefix("timer.") || $0.hasPrefix("generation.")
+        }
+        #expect(bookkeeping.isEmpty, "\(Set(bookkeeping))")
+        #expect(important.contains { $0["JOBD_EVENT"] == "run.exit" } && important.contains { $0["JOBD_EVENT"] == "reload.done" })
+        let audit = try DaemonProcess(product: "jobctl", arguments: ["audit", "--directory", run.journalDirectory])
+        #expect(try audit.waitForExit() == 0, "jobctl audit over the same journal: \(audit.lines.joined(separator: "\n"))")
         let failed = try #require(events("reload.failed").first)
         #expect(failed["PRIORITY"] == "3")
         let configError = try #require(events("config.error").first)
         #expect(configError["CONFIG_FILE"]?.hasSuffix("/jobs.d/broken.job") == true)
-        #expect(configError["CONFIG_LINE"] == "1")
+        #expect(configError["CONFIG_LINE"] == "3")
         #expect(events("run.exit").last { $0["JOB"] == "keep" }.map { entries.firstIndex(of: $0)! }
             ?? 0 > entries.firstIndex(of: failed)!, "the job kept running after the rejected reload")
 

@@ -18,7 +18,8 @@ import Testing
 
     func run(plant: Bool) -> (InMemoryLogHandler, Guarded<[JobOwner]>, LeakDetector, Scheduler) {
         let log = InMemoryLogHandler()
-        let logger = Logger(label: "test") { _ in log }
+        var logger = Logger(label: "test") { _ in log }
+        logger.logLevel = .debug  // as jobd logs: owner bookkeeping is at debug priority
         let scheduler = Scheduler(queue: .manual(), daemonStart: start, logger: logger) { _ in }
         let detector = LeakDetector(grace: .seconds(5), queue: nil, logger: logger) {}
         scheduler.leakDetector = detector

@@ -40,9 +40,7 @@ import Testing
         var history = JobHistory()
         history.lastTrigger = at(10)
         history.lastStart = at(10)
-        history.running = 1
-        #expect(NextElapse.next(triggers: [.unitInactive(.seconds(30))], daemonStart: start, history: history) == nil)
-        history.running = 0
+        #expect(NextElapse.next(triggers: [.unitInactive(.seconds(30))], daemonStart: start, history: history, running: true) == nil)
         history.lastFinish = at(100)
         #expect(NextElapse.next(triggers: [.unitInactive(.seconds(30))], daemonStart: start, history: history) == at(130))
     }

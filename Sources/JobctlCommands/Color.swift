@@ -1,0 +1,22 @@
+import Foundation
+import Glibc
+import JobdConfig
+
+/// Colour for a terminal, as systemctl uses it: a failed result in red, a success in green. Never
+/// when the output is not a terminal, or when `NO_COLOR` is set (no-color.org) or `TERM=dumb`.
+enum Color {
+    enum Stream { case standardOutput }
+
+    static func enabled(on stream: Stream) -> Bool {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["NO_COLOR"].map(\.isEmpty) ?? true, environment["TERM"] != "dumb" else { return false }
+        return isatty(STDOUT_FILENO) == 1
+    }
+
+    /// `result` (a `JOBD_RESULT=` value), in red when it is a failure and colour is on.
+    static func result(_ result: String, on stream: Stream) -> String {
+        guard enabled(on: stream), let known = RunResult(rawValue: result) else { return result }
+        if known.isFailure { return "\u{1B}[0;1;31m\(result)\u{1B}[0m" }
+        return known == .success ? "\u{1B}[0;32m\(result)\u{1B}[0m" : result
+    }
+}

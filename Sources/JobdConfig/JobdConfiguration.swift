@@ -1,0 +1,70 @@
+import Glibc
+
+/// A configuration directory as jobd reads it at start and at each reload: every job file that is
+/// valid, every one that is not (a broken file disables its own job only), and `jobd.conf`'s
+/// settings unless that file is broken too.
+public struct JobdConfiguration: Sendable {
+    /// A job file with errors; its job does not run (or keeps its previous definition on a reload).
+    public struct BrokenJob: Sendable, Equatable {
+        public var name: String
+        public var path: String
+        public var errors: [ConfigError]
+    }
+
+    /// `jobd.conf`'s settings; `nil` when the file has errors (jobd then keeps the settings it has).
+    public var settings: DaemonSettings?
+    public var settingsErrors: [ConfigError] = []
+    /// Every valid job, in file name order.
+    public var jobs: [JobDefinition] = []
+    /// Every job file with errors, in file name order.
+    public var broken: [BrokenJob] = []
+    /// An error that keeps jobd from reading the configuration at all (the directory cannot be read).
+    public var fatal: ConfigError?
+
+    /// Every error found, `jobd.conf`'s first.
+    public var errors: [ConfigError] {
+        (fatal.map { [$0] } ?? []) + settingsErrors + broken.flatMap(\.errors)
+    }
+
+    /// What `STATUS=` and `jobctl list` say of the broken files: "2 broken job file(s): a.job, b.job".
+    public var brokenSummary: String? {
+        let files = broken.map { String($0.path.split(separator: "/").last ?? Substring($0.path)) }
+            + (settingsErrors.isEmpty ? [] : ["jobd.conf"])
+        guard !files.isEmpty else { return nil }
+        let shown = files.prefix(5).joined(separator: ", ") + (files.count > 5 ? ", …" : "")
+        return "\(files.count) broken file(s): \(shown)"
+    }
+}
+
+extension JobDirectory {
+    /// Reads `jobd.conf` and every job file, each on its own: an error in one file disables that
+    /// file's job (or `jobd.conf`'s settings) only, and every error found is reported.
+    public func read() -> JobdConfiguration {
+        var configuration = JobdConfiguration()
+        switch FileSystem.readTextFile(settingsPath) {
+        case .success(let text):
+            switch DaemonSettings.read(path: settingsPath, text: text) {
+            case .success(let read): configuration.settings = read
+            case .failure(let failure): configuration.settingsErrors = failure.errors
+            }
+        case .failure(let error) where error.errno == ENOENT:
+            configuration.settings = DaemonSettings()
+        case .failure(let error):
+            configuration.settingsErrors = [ConfigError(file: settingsPath, line: nil, message: error.message)]
+        }
+        switch jobFileNames() {
+        case .failure(let error):
+            configuration.fatal = error
+        case .success(let names):
+            for entry in names {
+                let filePath = jobsPath + "/" + entry
+                let name = String(entry.dropLast(4))
+                switch readJob(name: name, path: filePath) {
+                case .success(let definition): configuration.jobs.append(definition)
+                case .failure(let errors): configuration.broken.append(.init(name: name, path: filePath, errors: errors.errors))
+                }
+            }
+        }
+        return configuration
+    }
+}

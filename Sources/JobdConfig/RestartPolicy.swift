@@ -1,0 +1,54 @@
+import Glibc
+
+/// `Restart=`, `RestartSec=`, `RestartSteps=`, `RestartMaxDelaySec=` and `RestartLimit=`: whether a
+/// failed run is tried again, how often, and after how long. The names and the growth of the delay
+/// are systemd's (systemd.service(5), `RestartSteps=` as in systemd 254); `RestartLimit=` is jobd's
+/// bound on the retries of one failed run, since a job, unlike a service, must not retry for ever.
+public struct RestartPolicy: Sendable, Hashable {
+    /// Which results are retried.
+    public enum Condition: String, Sendable, Hashable, CaseIterable {
+        /// Never (the default).
+        case no
+        /// Every failed result: `exit-code`, `signal`, `core-dump`, `timeout`, `start-failed`.
+        case onFailure = "on-failure"
+        /// A run that did not exit by itself: `signal`, `core-dump`, `timeout`.
+        case onAbnormal = "on-abnormal"
+        /// A run killed by a signal: `signal`, `core-dump`.
+        case onAbort = "on-abort"
+
+        public func retries(_ result: RunResult) -> Bool {
+            switch self {
+            case .no: false
+            case .onFailure: result.isFailure
+            case .onAbnormal: [.signal, .coreDump, .timeout].contains(result)
+            case .onAbort: [.signal, .coreDump].contains(result)
+            }
+        }
+    }
+
+    public var condition: Condition = .no
+    /// `RestartSec=`: the delay before the first retry; systemd's default, 100 ms.
+    public var delay: TimeSpan = TimeSpan(microseconds: 100_000)
+    /// `RestartSteps=`: in how many retries the delay grows from `RestartSec=` to `RestartMaxDelaySec=`.
+    public var steps: UInt64 = 0
+    /// `RestartMaxDelaySec=`: the longest delay; infinity (the default) means the delay does not grow.
+    public var maxDelay: TimeSpan = .infinity
+    /// `RestartLimit=`: at most this many retries after a failed run; 3 by default.
+    public var limit: UInt64 = 3
+
+    public static let defaultLimit: UInt64 = 3
+
+    public init() {}
+
+    /// The delay before retry number `retry` (1 for the first): `RestartSec=` for the first, then
+    /// growing exponentially so that the `RestartSteps=`-th retry after the first waits
+    /// `RestartMaxDelaySec=`, never longer, as systemd computes it.
+    public func delay(beforeRetry retry: UInt64) -> TimeSpan {
+        let done = retry > 0 ? retry - 1 : 0
+        guard steps > 0, !maxDelay.isInfinite, maxDelay > delay, done > 0 else { return delay }
+        guard done < steps else { return maxDelay }
+        let base = Double(max(delay.microseconds, 1))
+        let grown = base * pow(Double(maxDelay.microseconds) / base, Double(done) / Double(steps))
+        return TimeSpan(microseconds: min(maxDelay.microseconds, UInt64(grown.rounded())))
+    }
+}

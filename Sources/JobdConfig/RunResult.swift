@@ -1,0 +1,26 @@
+/// How a run ended, in systemd's vocabulary for a service's `Result=` (`JOBD_RESULT=` on `run.exit`).
+public enum RunResult: String, Sendable, Hashable, CaseIterable {
+    /// The command exited with status 0 (or any status, with `-` before it).
+    case success
+    /// The command exited with a status other than 0.
+    case exitCode = "exit-code"
+    /// A signal killed the command.
+    case signal
+    /// A signal killed the command and it dumped core.
+    case coreDump = "core-dump"
+    /// The run outlived its `RuntimeMaxSec=` and jobd stopped it.
+    case timeout
+    /// The command could not be started (no such program, a missing `EnvironmentFile=`, an account
+    /// that no longer exists, …).
+    case startFailed = "start-failed"
+    /// jobd stopped the run on purpose: `Overlap=replace`, `jobctl stop`, or jobd's own stop. Not a failure.
+    case stopped
+
+    /// Whether the run counts as failed: for `jobctl status`'s exit status, `Restart=on-failure` and `OnFailure=`.
+    public var isFailure: Bool {
+        switch self {
+        case .success, .stopped: false
+        case .exitCode, .signal, .coreDump, .timeout, .startFailed: true
+        }
+    }
+}

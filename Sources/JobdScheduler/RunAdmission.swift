@@ -1,0 +1,281 @@
+import JobdConfig
+import JobdTimers
+
+/// Every decision about runs, and the only record of them: which runs are in flight, which wait
+/// (for their job's run in flight under `Overlap=queue`/`replace`, or for a slot under
+/// `MaxConcurrentRuns=`), which failed runs wait to be retried (`Restart=`), and which jobs a run's
+/// outcome starts (`OnFailure=`, `OnSuccess=`).
+///
+/// A pure state machine: each event (a trigger fell due, `jobctl run`, a run ended, a retry is due, a
+/// reload, a stop, shutdown) returns the actions to perform, in order. It reads no clock (the
+/// caller passes the time), starts no process and logs nothing; the daemon's main loop performs
+/// its actions, and tests drive it with tables.
+public struct RunAdmission: Sendable {
+    /// What the caller is to do.
+    public enum Action: Sendable, Hashable {
+        /// Start the run now (it is in flight from now on).
+        case start(RunRequest)
+        /// The run is not started: logged as `run.skip` with the reason.
+        case skip(RunRequest, reason: String)
+        /// The run waits: logged as `run.wait`.
+        case wait(RunRequest, reason: WaitReason)
+        /// Stop every run in flight of the job.
+        case stop(job: String, reason: StopReason)
+        /// Stop every run in flight, and any that starts from now on.
+        case stopAll(StopReason)
+        /// A run that waited will never start (its job was removed, stopped, or jobd is stopping).
+        case drop(RunRequest, reason: String)
+        /// A failed run will be retried at `at`, `delay` after it ended: logged as `run.retry`.
+        case retry(RunRequest, at: MonotonicInstant, delay: TimeSpan)
+        /// A pending retry will not happen.
+        case cancelRetry(RunRequest, reason: String)
+    }
+
+    public enum WaitReason: Sendable, Hashable {
+        /// For the job's run in flight to end (`Overlap=queue`); with `replacing`, it is being stopped (`Overlap=replace`).
+        case overlap(replacing: Bool)
+        /// For a free slot under `MaxConcurrentRuns=`.
+        case slot
+    }
+
+    /// How long a chain of `OnFailure=`/`OnSuccess=` may grow: the first job and at most 7 started by it in turn.
+    public static let maxChain = 8
+
+    private struct JobRuns: Sendable {
+        var inFlight: [UInt64: RunInFlight] = [:]
+        /// The run waiting for the runs in flight to end.
+        var queued: RunRequest?
+        /// The retry of a failed run, and when it is due.
+        var retry: (request: RunRequest, at: MonotonicInstant)?
+
+        var isIdle: Bool { inFlight.isEmpty && queued == nil && retry == nil }
+    }
+
+    private var definitions: [String: JobDefinition] = [:]
+    public private(set) var maxConcurrentRuns: Int?
+    private var jobs: [String: JobRuns] = [:]
+    /// Runs waiting for a slot, in the order they were asked for.
+    private var slotWaiting: [RunRequest] = []
+    private var nextRunID: UInt64 = 1
+    private let makeInvocationID: @Sendable () -> String
+    public private(set) var isStopping = false
+
+    /// `invocationIDs` makes each run's `JOBD_RUN_ID`: random by default, predictable in tests.
+    public init(maxConcurrentRuns: Int? = nil, invocationIDs: @escaping @Sendable () -> String = RunRequest.randomInvocationID) {
+        self.maxConcurrentRuns = maxConcurrentRuns
+        self.makeInvocationID = invocationIDs
+    }
+
+    // MARK: Queries
+
+    /// Runs in flight.
+    public var running: Int { jobs.values.reduce(0) { $0 + $1.inFlight.count } }
+    /// Runs waiting for a free slot.
+    public var waitingForSlot: Int { slotWaiting.count }
+    /// The job's definition, as the last reload gave it.
+    public func definition(of job: String) -> JobDefinition? { definitions[job] }
+    /// A run in flight, and when it started.
+    public struct RunInFlight: Sendable, Hashable {
+        public var request: RunRequest
+        public var startedAt: MonotonicInstant
+    }
+
+    /// The job's runs in flight, oldest first.
+    public func runsInFlight(of job: String) -> [RunInFlight] {
+        (jobs[job]?.inFlight.values).map { $0.sorted { $0.request.runID < $1.request.runID } } ?? []
+    }
+    /// Whether a run of the job is in flight or waits for a slot: `Overlap=` and `OnUnitInactiveSec=` ask this.
+    public func isActive(_ job: String) -> Bool {
+        !(jobs[job]?.inFlight.isEmpty ?? true) || slotWaiting.contains { $0.job == job }
+    }
+    public func queuedRun(of job: String) -> RunRequest? { jobs[job]?.queued }
+    public func pendingRetry(of job: String) -> (request: RunRequest, at: MonotonicInstant)? { jobs[job]?.retry }
+    /// The earliest pending retry: the caller wakes up then and calls ``retriesDue(now:)``.
+    public var nextRetry: MonotonicInstant? { jobs.values.compactMap { $0.retry?.at }.min() }
+
+    // MARK: Events
+
+    /// The job's configuration and `MaxConcurrentRuns=`, at start and after each reload. A waiting
+    /// run or retry of a job that is gone is dropped; a raised limit starts waiting runs at once.
+    public mutating func configure(_ definitions: [JobDefinition], maxConcurrentRuns: Int?, now: MonotonicInstant) -> [Action] {
+        self.definitions = Dictionary(definitions.map { ($0.name, $0) }) { $1 }
+        self.maxConcurrentRuns = maxConcurrentRuns
+        var actions: [Action] = []
+        for (job, runs) in jobs where self.definitions[job] == nil {
+            actions += forget(job, runs: runs, reason: "job-removed")
+        }
+        let removed = slotWaiting.filter { self.definitions[$0.job] == nil }
+        slotWaiting.removeAll { self.definitions[$0.job] == nil }
+        actions += removed.map { .drop($0, reason: "job-removed") }
+        return actions + startWaitingRuns(now: now)
+    }
+
+    /// One of the job's triggers fell due.
+    public mutating func due(job: String, now: MonotonicInstant) -> [Action] {
+        ask(makeRequest(job: job, cause: .timer, now: now), now: now)
+    }
+
+    /// `jobctl run`: the request (to follow it by its id) and the actions.
+    public mutating func manualRun(job: String, now: MonotonicInstant) -> (request: RunRequest, actions: [Action]) {
+        let request = makeRequest(job: job, cause: .manual, now: now)
+        return (request, ask(request, now: now))
+    }
+
+    /// A run ended: retry it, or start the jobs its outcome names, then whatever waited for it.
+    public mutating func runEnded(_ end: RunEnd, now: MonotonicInstant) -> [Action] {
+        guard let request = jobs[end.job]?.inFlight.removeValue(forKey: end.runID)?.request else { return [] }
+        defer { if jobs[end.job]?.isIdle == true { jobs[end.job] = nil } }
+        guard !isStopping else { return [] }
+        var actions: [Action] = []
+        let definition = definitions[end.job]
+        let queuedStarts = jobs[end.job]?.queued != nil && jobs[end.job]?.inFlight.isEmpty == true
+        let retries = definition.map { $0.restart.condition.retries(end.result) && request.attempt < $0.restart.limit } ?? false
+        if let definition, retries, !queuedStarts {
+            let attempt = request.attempt + 1
+            let delay = definition.restart.delay(beforeRetry: attempt)
+            let at = now + delay.duration
+            let retry = RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: end.job, cause: .retry,
+                                   attempt: attempt, triggeredBy: request.triggeredBy, dueAt: at)
+            if let superseded = jobs[end.job]?.retry {
+                actions.append(.cancelRetry(superseded.request, reason: "superseded"))
+            }
+            jobs[end.job, default: JobRuns()].retry = (retry, at)
+            actions.append(.retry(retry, at: at, delay: delay))
+        } else if let definition, !retries {
+            // A failure is final once no retry is left (a queued run that starts now takes a retry's place).
+            let targets = end.result.isFailure ? definition.onFailure : end.result == .success ? definition.onSuccess : []
+            let cause: RunRequest.Cause = end.result.isFailure ? .onFailure : .onSuccess
+            let chain = (request.triggeredBy?.chain ?? []) + [end.job]
+            for target in targets {
+                let started = makeRequest(job: target, cause: cause, now: now, triggeredBy: TriggeringRun(
+                    job: end.job, invocationID: request.invocationID, result: end.result, exitCode: end.exitCode,
+                    exitStatus: end.exitStatus, chain: chain))
+                if chain.contains(target) {
+                    actions.append(.skip(started, reason: "trigger-cycle"))
+                } else if chain.count >= Self.maxChain {
+                    actions.append(.skip(started, reason: "trigger-chain-too-long"))
+                } else {
+                    actions += ask(started, now: now)
+                }
+            }
+        }
+        if queuedStarts, let queued = jobs[end.job]?.queued {
+            jobs[end.job]?.queued = nil
+            actions += admit(queued, now: now)
+        }
+        return actions + startWaitingRuns(now: now)
+    }
+
+    /// Starts (or lets wait, under `Overlap=`) every retry that is due.
+    public mutating func retriesDue(now: MonotonicInstant) -> [Action] {
+        var actions: [Action] = []
+        for (job, runs) in jobs.sorted(by: { $0.key < $1.key }) {
+            guard let retry = runs.retry, retry.at <= now else { continue }
+            jobs[job]?.retry = nil
+            if jobs[job]?.isIdle == true { jobs[job] = nil }
+            actions += ask(retry.request, now: now)
+        }
+        return actions
+    }
+
+    /// `jobctl stop`: the job's runs in flight are stopped; its waiting run and pending retry dropped.
+    public mutating func stop(job: String) -> [Action] {
+        var actions: [Action] = []
+        if let runs = jobs[job] {
+            if !runs.inFlight.isEmpty { actions.append(.stop(job: job, reason: .requested)) }
+            actions += forget(job, runs: runs, reason: "stopped")
+        }
+        let waiting = slotWaiting.filter { $0.job == job }
+        slotWaiting.removeAll { $0.job == job }
+        return actions + waiting.map { .drop($0, reason: "stopped") }
+    }
+
+    /// jobd is stopping: nothing starts any more, and every run in flight is stopped.
+    public mutating func shutdown() -> [Action] {
+        guard !isStopping else { return [] }
+        isStopping = true
+        var actions: [Action] = []
+        for (job, runs) in jobs.sorted(by: { $0.key < $1.key }) {
+            actions += forget(job, runs: runs, reason: "stopping")
+        }
+        actions += slotWaiting.map { .drop($0, reason: "stopping") }
+        slotWaiting.removeAll()
+        if running > 0 { actions.append(.stopAll(.shutdown)) }
+        return actions
+    }
+
+    // MARK: Decisions
+
+    private mutating func takeRunID() -> UInt64 {
+        defer { nextRunID += 1 }
+        return nextRunID
+    }
+
+    private mutating func makeRequest(
+        job: String, cause: RunRequest.Cause, now: MonotonicInstant, triggeredBy: TriggeringRun? = nil
+    ) -> RunRequest {
+        RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: job, cause: cause, triggeredBy: triggeredBy, dueAt: now)
+    }
+
+    /// A run is asked for: `Overlap=` decides whether it starts, waits or is skipped.
+    private mutating func ask(_ request: RunRequest, now: MonotonicInstant) -> [Action] {
+        guard !isStopping else { return [.skip(request, reason: "stopping")] }
+        guard let definition = definitions[request.job] else { return [.skip(request, reason: "no-such-job")] }
+        var actions: [Action] = []
+        if request.cause != .retry, let pending = jobs[request.job]?.retry {
+            // A new run takes the place of the retry that was still to come.
+            jobs[request.job]?.retry = nil
+            actions.append(.cancelRetry(pending.request, reason: "superseded"))
+        }
+        if isActive(request.job) {
+            switch definition.overlap {
+            case .skip:
+                return actions + [.skip(request, reason: "overlap")]
+            case .queue, .replace:
+                guard jobs[request.job]?.queued == nil else { return actions + [.skip(request, reason: "already-queued")] }
+                jobs[request.job, default: JobRuns()].queued = request
+                let replacing = definition.overlap == .replace
+                actions.append(.wait(request, reason: .overlap(replacing: replacing)))
+                if replacing, !(jobs[request.job]?.inFlight.isEmpty ?? true) {
+                    actions.append(.stop(job: request.job, reason: .replaced))
+                }
+                return actions
+            case .parallel:
+                break
+            }
+        }
+        return actions + admit(request, now: now)
+    }
+
+    /// Starts the run if a slot is free; otherwise it waits for one, in the order runs were asked for.
+    private mutating func admit(_ request: RunRequest, now: MonotonicInstant) -> [Action] {
+        if maxConcurrentRuns.map({ running < $0 }) ?? true, slotWaiting.isEmpty {
+            jobs[request.job, default: JobRuns()].inFlight[request.runID] = RunInFlight(request: request, startedAt: now)
+            return [.start(request)]
+        }
+        let position = slotWaiting.firstIndex { $0.dueAt > request.dueAt } ?? slotWaiting.endIndex
+        slotWaiting.insert(request, at: position)
+        return [.wait(request, reason: .slot)] + startWaitingRuns(now: now)
+    }
+
+    private mutating func startWaitingRuns(now: MonotonicInstant) -> [Action] {
+        var actions: [Action] = []
+        while !slotWaiting.isEmpty, maxConcurrentRuns.map({ running < $0 }) ?? true {
+            let request = slotWaiting.removeFirst()
+            jobs[request.job, default: JobRuns()].inFlight[request.runID] = RunInFlight(request: request, startedAt: now)
+            actions.append(.start(request))
+        }
+        return actions
+    }
+
+    /// Drops the job's waiting run and pending retry; its runs in flight stay until they end.
+    private mutating func forget(_ job: String, runs: JobRuns, reason: String) -> [Action] {
+        var actions: [Action] = []
+        if let queued = runs.queued { actions.append(.drop(queued, reason: reason)) }
+        if let retry = runs.retry { actions.append(.cancelRetry(retry.request, reason: reason)) }
+        jobs[job]?.queued = nil
+        jobs[job]?.retry = nil
+        if jobs[job]?.isIdle == true { jobs[job] = nil }
+        return actions
+    }
+}

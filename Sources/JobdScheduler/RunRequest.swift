@@ -1,0 +1,106 @@
+import JobdConfig
+import JobdTimers
+
+/// A run that was asked for: by a trigger, by hand, as a retry, or by another job's `OnFailure=` or
+/// `OnSuccess=`. It keeps its id from the moment it is asked for, whether it starts at once, waits,
+/// or is skipped, so that whoever asked (`jobctl run --wait`) can follow it.
+public struct RunRequest: Sendable, Hashable {
+    /// Why the run was asked for.
+    public enum Cause: String, Sendable, Hashable {
+        /// One of the job's triggers fell due.
+        case timer
+        /// `jobctl run`.
+        case manual
+        /// `Restart=`: a failed run is tried again.
+        case retry
+        /// Another job's `OnFailure=`.
+        case onFailure = "on-failure"
+        /// Another job's `OnSuccess=`.
+        case onSuccess = "on-success"
+    }
+
+    /// The run id: unique within this jobd, `JOBD_RUN=`.
+    public var runID: UInt64
+    /// `JOBD_RUN_ID=`: unique across restarts and machines, as systemd's `INVOCATION_ID=`.
+    public var invocationID: String
+    public var job: String
+    public var cause: Cause
+    /// 0 for a first run; n for the n-th retry of a failed one.
+    public var attempt: UInt64
+    /// For a run that another job's outcome started (and its retries): that outcome.
+    public var triggeredBy: TriggeringRun?
+    /// When it was asked for; runs waiting for a slot start in this order.
+    public var dueAt: MonotonicInstant
+
+    public init(
+        runID: UInt64, invocationID: String, job: String, cause: Cause, attempt: UInt64 = 0,
+        triggeredBy: TriggeringRun? = nil, dueAt: MonotonicInstant
+    ) {
+        self.runID = runID
+        self.invocationID = invocationID
+        self.job = job
+        self.cause = cause
+        self.attempt = attempt
+        self.triggeredBy = triggeredBy
+        self.dueAt = dueAt
+    }
+}
+
+extension RunRequest {
+    /// 128 random bits as 32 lowercase hex digits, as systemd's `INVOCATION_ID=`.
+    @Sendable public static func randomInvocationID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return [generator.next(), generator.next()].map { (word: UInt64) in
+            let hex = String(word, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+}
+
+/// The run whose outcome started another job through `OnFailure=` or `OnSuccess=`: what the started
+/// job finds in its environment.
+public struct TriggeringRun: Sendable, Hashable {
+    public var job: String
+    /// Its `JOBD_RUN_ID=`.
+    public var invocationID: String
+    public var result: RunResult
+    public var exitCode: String
+    public var exitStatus: String
+    /// Every job of the chain that led here, the first one first, this one last: a job already on
+    /// it is not started again, so that a notifier that fails cannot notify itself for ever.
+    public var chain: [String]
+
+    public init(job: String, invocationID: String, result: RunResult, exitCode: String, exitStatus: String, chain: [String]) {
+        self.job = job
+        self.invocationID = invocationID
+        self.result = result
+        self.exitCode = exitCode
+        self.exitStatus = exitStatus
+        self.chain = chain
+    }
+
+    /// The variables a started job gets.
+    public var environment: [String: String] {
+        [
+            "JOBD_TRIGGERED_BY": job, "JOBD_TRIGGERED_BY_RUN_ID": invocationID, "JOBD_RESULT": result.rawValue,
+            "EXIT_CODE": exitCode, "EXIT_STATUS": exitStatus,
+        ]
+    }
+}
+
+/// How a run ended, as the run admission needs to know it.
+public struct RunEnd: Sendable, Hashable {
+    public var runID: UInt64
+    public var job: String
+    public var result: RunResult
+    public var exitCode: String
+    public var exitStatus: String
+
+    public init(runID: UInt64, job: String, result: RunResult, exitCode: String, exitStatus: String) {
+        self.runID = runID
+        self.job = job
+        self.result = result
+        self.exitCode = exitCode
+        self.exitStatus = exitStatus
+    }
+}

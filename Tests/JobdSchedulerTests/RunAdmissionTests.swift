@@ -1,0 +1,263 @@
+import JobdConfig
+import JobdScheduler
+import JobdTestKit
+import JobdTimers
+import Testing
+
+/// The run admission on its own: every decision about runs, driven by events at fixed instants,
+/// without processes or clocks.
+@Suite struct RunAdmissionTests {
+    static let t0 = MonotonicInstant(nanoseconds: 1_000_000_000_000)
+    static func at(_ seconds: Int64) -> MonotonicInstant { t0 + .seconds(seconds) }
+
+    static func job(_ name: String, _ overlap: OverlapPolicy = .skip, _ configure: (inout JobDefinition) -> Void = { _ in }) -> JobDefinition {
+        var definition = JobDefinition(
+            name: name, path: "/etc/jobd/jobs.d/\(name).job", triggers: [.unitActive(.seconds(60))],
+            command: try! ExecCommand.parse("/bin/true"))
+        definition.overlap = overlap
+        configure(&definition)
+        return definition
+    }
+
+    static func admission(_ jobs: [JobDefinition], max: Int? = nil) -> RunAdmission {
+        let counter = Counter()
+        var admission = RunAdmission(maxConcurrentRuns: max) { counter.next() }
+        #expect(admission.configure(jobs, maxConcurrentRuns: max, now: t0).isEmpty)
+        return admission
+    }
+
+    /// Predictable invocation ids: "id1", "id2", …
+    final class Counter: Sendable {
+        private let value = Guarded(0)
+        func next() -> String { value.withLock { $0 += 1; return "id\($0)" } }
+    }
+
+    static func started(_ actions: [RunAdmission.Action]) -> [RunRequest] {
+        actions.compactMap { if case .start(let request) = $0 { request } else { nil } }
+    }
+
+    static func end(_ request: RunRequest, _ result: RunResult = .success) -> RunEnd {
+        RunEnd(runID: request.runID, job: request.job, result: result, exitCode: result == .success ? "exited" : "exited",
+               exitStatus: result == .success ? "0" : "1")
+    }
+
+    // MARK: The table: Overlap= × MaxConcurrentRuns= × a reload × what the operator does
+
+    enum ReloadKind: CaseIterable { case keeps, changes, removes }
+    enum Operation: CaseIterable { case stop, manualRun, manualRunWaiting }
+
+    static let table: [(OverlapPolicy, Int?, ReloadKind, Operation)] = OverlapPolicy.allCases.flatMap { overlap in
+        [1, 2, nil].flatMap { max in
+            ReloadKind.allCases.flatMap { reload in Operation.allCases.map { (overlap, max, reload, $0) } }
+        }
+    }
+
+    /// A run of `a` is in flight (started before a reload), the reload keeps, changes or removes
+    /// `a`, then the operator stops it or asks for another run (following it as `--wait` does).
+    /// What must hold: the decision follows `Overlap=` and the slots, the run in flight counts
+    /// across the reload, a waiting run starts when the slot or the job's run frees up (never for a
+    /// removed job), no more than `MaxConcurrentRuns=` runs are ever in flight, and a followed run
+    /// always gets an answer.
+    @Test(arguments: table)
+    func overlapSlotsReloadAndOperations(_ overlap: OverlapPolicy, _ max: Int?, _ reload: ReloadKind, _ operation: Operation) throws {
+        var admission = Self.admission([Self.job("a", overlap), Self.job("other")], max: max)
+        var all: [RunAdmission.Action] = []
+        func apply(_ actions: [RunAdmission.Action]) -> [RunAdmission.Action] {
+            all += actions
+            #expect(admission.running <= (max ?? .max), "never more than MaxConcurrentRuns= in flight")
+            return actions
+        }
+        let first = try #require(Self.started(apply(admission.due(job: "a", now: Self.at(1)))).first)
+        #expect(first.cause == .timer && first.attempt == 0)
+
+        var jobs = [Self.job("other")]
+        switch reload {
+        case .keeps: jobs.append(Self.job("a", overlap))
+        case .changes: jobs.append(Self.job("a", overlap) { $0.description = "changed" })
+        case .removes: break
+        }
+        #expect(apply(admission.configure(jobs, maxConcurrentRuns: max, now: Self.at(2))).isEmpty)
+        #expect(admission.isActive("a"), "a run from before the reload still counts")
+
+        switch operation {
+        case .stop:
+            #expect(apply(admission.stop(job: "a")) == [.stop(job: "a", reason: .requested)])
+            #expect(Self.started(apply(admission.runEnded(Self.end(first, .stopped), now: Self.at(3)))).isEmpty)
+            #expect(admission.running == 0 && !admission.isActive("a"))
+        case .manualRun, .manualRunWaiting:
+            let (manual, actions) = admission.manualRun(job: "a", now: Self.at(3))
+            _ = apply(actions)
+            let expected: [RunAdmission.Action] = switch (reload, overlap) {
+            case (.removes, _): [.skip(manual, reason: "no-such-job")]
+            case (_, .skip): [.skip(manual, reason: "overlap")]
+            case (_, .queue): [.wait(manual, reason: .overlap(replacing: false))]
+            case (_, .replace): [.wait(manual, reason: .overlap(replacing: true)), .stop(job: "a", reason: .replaced)]
+            case (_, .parallel): max == 1 ? [.wait(manual, reason: .slot)] : [.start(manual)]
+            }
+            #expect(actions == expected)
+            let ended = apply(admission.runEnded(Self.end(first, overlap == .replace ? .stopped : .success), now: Self.at(4)))
+            let waited = expected.contains { if case .wait = $0 { true } else { false } }
+            #expect(Self.started(ended) == (waited ? [manual] : []), "a waiting run starts once the run in flight ended")
+            if operation == .manualRunWaiting {
+                // Whoever follows the run hears of it: it started (and ends below), or was skipped.
+                let answered = all.contains { action in
+                    switch action {
+                    case .start(let run), .skip(let run, _), .drop(let run, _): run == manual
+                    default: false
+                    }
+                }
+                #expect(answered)
+            }
+            for run in admission.runsInFlight(of: "a") { _ = apply(admission.runEnded(Self.end(run.request), now: Self.at(5))) }
+            #expect(admission.running == 0)
+        }
+    }
+
+    // MARK: Slots
+
+    @Test func runsWaitForASlotInTheOrderTheyFellDueAndARaisedLimitStartsThem() throws {
+        var admission = Self.admission(["a", "b", "c"].map { Self.job($0) }, max: 1)
+        let a = try #require(Self.started(admission.due(job: "a", now: Self.at(1))).first)
+        let waitC = admission.due(job: "c", now: Self.at(2))
+        let waitB = admission.due(job: "b", now: Self.at(3))
+        #expect(Self.started(waitC + waitB).isEmpty && admission.waitingForSlot == 2)
+        #expect(Self.started(admission.runEnded(Self.end(a), now: Self.at(4))).map(\.job) == ["c"])
+        let raised = admission.configure(["a", "b", "c"].map { Self.job($0) }, maxConcurrentRuns: nil, now: Self.at(5))
+        #expect(Self.started(raised).map(\.job) == ["b"])
+    }
+
+    @Test func aRemovedJobsWaitingRunsAreDropped() throws {
+        var admission = Self.admission([Self.job("a"), Self.job("b")], max: 1)
+        _ = admission.due(job: "a", now: Self.at(1))
+        let waiting = try #require(admission.due(job: "b", now: Self.at(2)).compactMap { if case .wait(let run, _) = $0 { run } else { nil } }.first)
+        #expect(admission.configure([Self.job("a")], maxConcurrentRuns: 1, now: Self.at(3)) == [.drop(waiting, reason: "job-removed")])
+    }
+
+    // MARK: Retries
+
+    static func failing(_ name: String = "backup", limit: UInt64 = 2, onFailure: [String] = []) -> JobDefinition {
+        job(name) {
+            $0.restart.condition = .onFailure
+            $0.restart.delay = .seconds(2)
+            $0.restart.steps = 2
+            $0.restart.maxDelay = .seconds(8)
+            $0.restart.limit = limit
+            $0.onFailure = onFailure
+        }
+    }
+
+    @Test func aFailedRunIsRetriedWithGrowingDelaysThenItsOnFailureJobStarts() throws {
+        var admission = Self.admission([Self.failing(onFailure: ["notify"]), Self.job("notify")])
+        var run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
+        var now = Self.at(1)
+        var delays: [TimeSpan] = []
+        for attempt in 1...2 {
+            let actions = admission.runEnded(Self.end(run, .exitCode), now: now)
+            guard case .retry(let retry, let due, let delay)? = actions.first else { Issue.record("no retry: \(actions)"); return }
+            #expect(retry.attempt == UInt64(attempt) && retry.cause == .retry)
+            #expect(admission.nextRetry == due)
+            delays.append(delay)
+            #expect(admission.retriesDue(now: MonotonicInstant(nanoseconds: due.nanoseconds - 1_000_000)).isEmpty, "not before its time")
+            run = try #require(Self.started(admission.retriesDue(now: due)).first)
+            #expect(run.runID == retry.runID)
+            now = due + .seconds(1)
+        }
+        #expect(delays == [.seconds(2), .seconds(4)])
+        let final = admission.runEnded(Self.end(run, .exitCode), now: now)
+        let notify = try #require(Self.started(final).first)
+        #expect(notify.job == "notify" && notify.cause == .onFailure)
+        let by = try #require(notify.triggeredBy)
+        #expect(by.job == "backup" && by.result == .exitCode && by.exitStatus == "1" && by.invocationID == run.invocationID)
+        #expect(by.environment["JOBD_TRIGGERED_BY"] == "backup" && by.environment["JOBD_RESULT"] == "exit-code")
+        #expect(admission.nextRetry == nil)
+    }
+
+    @Test func aSuccessStartsOnSuccessJobsAndEndsTheRetries() throws {
+        var backup = Self.failing()
+        backup.onSuccess = ["report"]
+        var admission = Self.admission([backup, Self.job("report")])
+        let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
+        let actions = admission.runEnded(Self.end(run, .success), now: Self.at(1))
+        #expect(Self.started(actions).map(\.job) == ["report"])
+        #expect(Self.started(actions).first?.cause == .onSuccess)
+    }
+
+    @Test func aTriggerSupersedesAPendingRetry() throws {
+        var admission = Self.admission([Self.failing()])
+        let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
+        guard case .retry(let retry, _, _)? = admission.runEnded(Self.end(run, .signal), now: Self.at(1)).first else {
+            Issue.record("no retry"); return
+        }
+        let actions = admission.due(job: "backup", now: Self.at(2))
+        #expect(actions.first == .cancelRetry(retry, reason: "superseded"))
+        #expect(Self.started(actions).first?.attempt == 0)
+        #expect(admission.nextRetry == nil)
+    }
+
+    @Test func stopAndRemovalCancelPendingRetries() throws {
+        var admission = Self.admission([Self.failing()])
+        var run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
+        guard case .retry(let retry, _, _)? = admission.runEnded(Self.end(run, .timeout), now: Self.at(1)).first else {
+            Issue.record("no retry"); return
+        }
+        #expect(admission.stop(job: "backup") == [.cancelRetry(retry, reason: "stopped")])
+        run = try #require(Self.started(admission.due(job: "backup", now: Self.at(2))).first)
+        guard case .retry(let second, _, _)? = admission.runEnded(Self.end(run, .startFailed), now: Self.at(3)).first else {
+            Issue.record("no retry"); return
+        }
+        #expect(admission.configure([], maxConcurrentRuns: nil, now: Self.at(4)) == [.cancelRetry(second, reason: "job-removed")])
+    }
+
+    @Test func aStoppedRunIsNeitherRetriedNorAFailure() throws {
+        var admission = Self.admission([Self.failing(onFailure: ["notify"]), Self.job("notify")])
+        let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
+        #expect(admission.runEnded(Self.end(run, .stopped), now: Self.at(1)).isEmpty)
+    }
+
+    // MARK: OnFailure= chains
+
+    @Test func aNotifierThatFailsAndNotifiesItselfIsNotStartedAgain() throws {
+        let notifier = Self.job("notify") { $0.onFailure = ["notify"] }
+        var admission = Self.admission([Self.job("backup") { $0.onFailure = ["notify"] }, notifier])
+        let backup = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
+        let notify = try #require(Self.started(admission.runEnded(Self.end(backup, .exitCode), now: Self.at(1))).first)
+        let again = admission.runEnded(Self.end(notify, .exitCode), now: Self.at(2))
+        #expect(again.count == 1)
+        guard case .skip(let skipped, "trigger-cycle")? = again.first else { Issue.record("\(again)"); return }
+        #expect(skipped.triggeredBy?.chain == ["backup", "notify"])
+    }
+
+    @Test func aLongChainStopsAtItsBound() throws {
+        let names = (0..<12).map { "j\($0)" }
+        var admission = Self.admission(names.enumerated().map { index, name in
+            Self.job(name) { if index + 1 < names.count { $0.onFailure = [names[index + 1]] } }
+        })
+        var run = try #require(Self.started(admission.due(job: "j0", now: Self.at(0))).first)
+        var startedJobs = ["j0"]
+        while let next = Self.started(admission.runEnded(Self.end(run, .exitCode), now: Self.at(1))).first {
+            startedJobs.append(next.job)
+            run = next
+        }
+        #expect(startedJobs.count == RunAdmission.maxChain)
+    }
+
+    @Test func anOnFailureJobThatDoesNotExistIsSkippedByName() throws {
+        var admission = Self.admission([Self.job("backup") { $0.onFailure = ["missing"] }])
+        let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
+        let actions = admission.runEnded(Self.end(run, .coreDump), now: Self.at(1))
+        guard case .skip(let skipped, "no-such-job")? = actions.first else { Issue.record("\(actions)"); return }
+        #expect(skipped.job == "missing")
+    }
+
+    // MARK: Shutdown
+
+    @Test func shutdownDropsWhatWaitsAndStopsWhatRuns() throws {
+        var admission = Self.admission([Self.job("a", .queue), Self.job("b")], max: 1)
+        _ = admission.due(job: "a", now: Self.at(1))
+        let queued = admission.due(job: "a", now: Self.at(2))
+        let slot = admission.due(job: "b", now: Self.at(3))
+        guard case .wait(let q, _)? = queued.first, case .wait(let s, _)? = slot.first else { Issue.record("no waits"); return }
+        #expect(admission.shutdown() == [.drop(q, reason: "stopping"), .drop(s, reason: "stopping"), .stopAll(.shutdown)])
+        #expect(admission.due(job: "b", now: Self.at(4)).first.map { if case .skip(_, "stopping") = $0 { true } else { false } } == true)
+    }
+}
