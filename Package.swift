@@ -145,6 +145,11 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "JobctlCommandsTests",
+            dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit"],
+            swiftSettings: swiftSettings
+        ),
         // mallinfo2, which Swift's Glibc module leaves out; imported by jobd-benchmarks alone.
         .systemLibrary(name: "CMallocInfo", path: "Benchmarks/CMallocInfo"),
         // The benchmarks of the README's Performance section (scripts/benchmark), and the soak run.

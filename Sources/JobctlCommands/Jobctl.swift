@@ -10,4 +10,20 @@ public struct Jobctl: AsyncParsableCommand {
         subcommands: [Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Audit.self])
 
     public init() {}
+
+    /// Runs jobctl on the process's arguments. The same as ArgumentParser's `main()`, except that
+    /// `-b`/`--boot` take their value as journalctl does (see ``BootSelector/normalize(_:)``).
+    public static func main() async {
+        let arguments = BootSelector.normalize(Array(CommandLine.arguments.dropFirst()))
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
