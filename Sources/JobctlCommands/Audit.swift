@@ -32,30 +32,14 @@ extension Jobctl {
 
         @OptionGroup var journal: JournalOptions
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Only entries at or after TIME.", valueName: "TIME"))
-        var since: String?
-
-        @Option(parsing: .unconditional, help: ArgumentHelp("Only entries at or before TIME.", valueName: "TIME"))
-        var until: String?
-
-        @Option(name: [.customShort("b"), .long],
-                help: ArgumentHelp("Only entries of one boot: the current one without a value, else an ID or an offset (-1).", valueName: "ID|OFFSET"))
-        var boot: String?
-
         @Flag(help: "Print the report as JSON (schema: JobdAudit's AuditReport.jsonData()).")
         var json = false
 
         public init() {}
 
-        public func validate() throws {
-            if let boot, BootSelector(boot) == nil {
-                throw ValidationError("'\(boot)' is not a boot: expected a boot ID (32 hex digits, as in journalctl --list-boots) or an offset such as -1")
-            }
-        }
-
         public func run() throws {
             let clock = AuditClock(timeZone: .current)
-            let (sinceUSec, untilUSec) = try JournalTime.range(since: since, until: until)
+            let (sinceUSec, untilUSec) = try journal.timeRange()
             let report: AuditReport
             do {
                 report = try audit(since: sinceUSec, until: untilUSec, clock: clock)
@@ -75,7 +59,7 @@ extension Jobctl {
         /// Reads the selected entries into the auditor, and the journal's end for the grace periods.
         private func audit(since: UInt64?, until: UInt64?, clock: AuditClock) throws -> AuditReport {
             let source = try journal.source()
-            let boot = try self.boot.flatMap(BootSelector.init).map { try JournalOptions.bootID($0, in: source) }
+            let boot = try journal.bootID(in: source)
             let reader = try JournalReader(source)
             guard try reader.head() != nil else {
                 throw SystemdError(.journalReadFailed, errno: .ENOENT, context: "no journal entries in \(JournalOptions.describe(source))")
