@@ -33,7 +33,7 @@ extension Jobctl {
                 look at its service's output there), 64 on invalid arguments.
                 """)
 
-        @Argument(help: "The job's name.")
+        @Argument(help: "The job's name.", completion: .custom(Jobctl.completeJobNames))
         var job: String
 
         @Flag(name: .shortAndLong, help: "Show the last entries, then follow new ones as they are logged.")

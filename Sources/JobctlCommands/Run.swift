@@ -16,7 +16,7 @@ extension Jobctl {
 
         @OptionGroup var runtime: RuntimeOptions
 
-        @Argument(help: "The job's name.")
+        @Argument(help: "The job's name.", completion: .custom(Jobctl.completeJobNames))
         var job: String
 
         @Flag(help: "Wait for the run to end and exit with its status.")

@@ -9,7 +9,7 @@ extension Jobctl {
 
         @OptionGroup var runtime: RuntimeOptions
 
-        @Argument(help: "A job's name; without it, the daemon's status.")
+        @Argument(help: "A job's name; without it, the daemon's status.", completion: .custom(Jobctl.completeJobNames))
         var job: String?
 
         @Flag(help: "Print JSON for scripts.")
