@@ -96,7 +96,7 @@ let package = Package(
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit",
+                "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -145,6 +145,8 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // The commit of the build (scripts/version), imported by JobctlCommands alone.
+        .systemLibrary(name: "CBuildInfo"),
         .testTarget(
             name: "JobctlCommandsTests",
             dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit"],

@@ -6,7 +6,7 @@ public struct Jobctl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "jobctl",
         abstract: "Inspect and control jobd.",
-        version: "0.1.0",
+        version: BuildInfo.version,
         subcommands: [Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Audit.self, Logs.self])
 
     public init() {}
