@@ -27,7 +27,7 @@ extension Jobctl {
 
                 Exit status: 0 when no problem was found (clean, incomplete, or pending: a retired \
                 owner whose grace period has not passed yet), 1 on a leak, a late release or an \
-                impossible order of events, 2 when the journal cannot be read.
+                impossible order of events, 2 when the journal cannot be read, 64 on invalid arguments.
                 """)
 
         @OptionGroup var journal: JournalOptions

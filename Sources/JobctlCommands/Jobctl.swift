@@ -6,6 +6,11 @@ public struct Jobctl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "jobctl",
         abstract: "Inspect and control jobd.",
+        discussion: """
+            Each subcommand's --help gives its exit status. Shared by all: 2 when no daemon runs \
+            (for the commands that ask it) or the journal cannot be read (audit, logs), 64 for \
+            invalid arguments.
+            """,
         version: BuildInfo.version,
         subcommands: [Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Audit.self, Logs.self])
 

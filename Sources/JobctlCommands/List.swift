@@ -5,7 +5,12 @@ extension Jobctl {
     /// `jobctl list`: every job with its next and last elapse, like `systemctl list-timers`.
     public struct List: ParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "List jobs by their next elapse, like systemctl list-timers.")
+            abstract: "List jobs by their next elapse, like systemctl list-timers.",
+            discussion: """
+                NEXT and LAST are local times (as TZ says); LEFT and PASSED are rounded as systemctl \
+                list-timers rounds them. Exit status: 0, 1 when jobd refuses the caller, 2 when no \
+                daemon runs.
+                """)
 
         @OptionGroup var runtime: RuntimeOptions
 

@@ -11,7 +11,8 @@ extension Jobctl {
                 going is not started again (exit 75); with queue or replace the run waits for it. \
                 With --wait, \
                 jobctl exits with the run's exit status (128 + the signal for a killed run, 127 for \
-                one that could not start).
+                one that could not start). Exit status otherwise: 0 started or queued, 75 not \
+                started, 1 no such job (or jobd refuses the caller), 2 no daemon.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions

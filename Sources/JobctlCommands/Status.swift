@@ -5,7 +5,11 @@ extension Jobctl {
     /// `jobctl status [JOB]`: the daemon, or one job.
     public struct Status: ParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "Show the daemon's status, or one job's.")
+            abstract: "Show the daemon's status, or one job's.",
+            discussion: """
+                Exit status: 0, 1 when there is no such job (or jobd refuses the caller), 2 when no \
+                daemon runs.
+                """)
 
         @OptionGroup var runtime: RuntimeOptions
 
