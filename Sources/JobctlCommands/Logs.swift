@@ -122,8 +122,10 @@ extension Jobctl {
                     writer.write(formatter.format(entry))
                 }
             } else {
-                try reader.seekHead()
-                while try reader.next() != nil {}
+                // Nothing shown: start after the newest matching entry, if there is one (run.*
+                // entries only are shown, but a job has others).
+                try reader.seekTail()
+                if try reader.previous() == nil { try reader.seekHead() }
             }
             while true {
                 while let entry = try reader.next() {

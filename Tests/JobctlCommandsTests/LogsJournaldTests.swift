@@ -15,23 +15,82 @@ import Testing
 
     @Test(.enabled(if: scenario != nil, "runs only as the child process of the test below"))
     func logsChildScenario() throws {
-        try Scenario().run()
+        switch Self.scenario {
+        case "daemon": try Scenario().run()
+        case "planted-run-ids": try Self.plantRunIDs()
+        default: Issue.record("unknown scenario \(Self.scenario ?? "")")
+        }
+    }
+
+    /// Runs `scenario` in this test binary under a private journald; the caller removes the run's directory.
+    func runScenario(_ scenario: String) throws -> PrivateJournal.Run {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let run = try PrivateJournal.run(
+            executable, arguments: ["--testing-library", "swift-testing", "--filter", "logsChildScenario"],
+            environment: [Self.childVariable: scenario, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+        #expect(run.exitStatus == 0, "the scenario failed:\n\(run.standardOutput)\n\(run.standardError)")
+        let childOutput = run.standardOutput + run.standardError
+        #expect(childOutput.contains("Test logsChildScenario() passed"), "the scenario did not run:\n\(childOutput)")
+        return run
     }
 
     @Test func logsTailFollowAndLastRunAcrossARestart() throws {
         try PrivateJournal.requireAvailable()
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let run = try PrivateJournal.run(
-            executable, arguments: ["--testing-library", "swift-testing", "--filter", "logsChildScenario"],
-            environment: [Self.childVariable: "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+        let run = try runScenario("daemon")
         defer { run.removeDirectory() }
-        #expect(run.exitStatus == 0, "the scenario failed:\n\(run.standardOutput)\n\(run.standardError)")
-        let childOutput = run.standardOutput + run.standardError
-        #expect(childOutput.contains("Test logsChildScenario() passed"), "the scenario did not run:\n\(childOutput)")
         // The journal outlives the namespace: read it from the host as an administrator would.
         let logs = try CapturedProcess.run(
             DaemonProcess.productsDirectory + "/jobctl", ["logs", "chatty", "--directory", run.journalDirectory, "--run", "last"])
         #expect(logs.status == 0 && logs.standardOutput.contains("third-1 line 8"), "\(logs.standardOutput)\(logs.standardError)")
+    }
+
+    static let runID1 = "0123456789abcdef0123456789abcdef"
+    static let runID2 = "fedcba9876543210fedcba9876543210"
+
+    /// Two jobd instances, as jobd will log them once every entry of a run carries JOBD_RUN_ID:
+    /// each has a run 1 of `planted`, with its own id.
+    static func plantRunIDs() throws {
+        let journal = Journal()
+        for (tag, runID) in [("a", runID1), ("b", runID2)] {
+            let instance = try ID128.random()
+            func send(_ event: String, _ message: String, _ fields: [String: String] = [:]) throws {
+                var all = [
+                    try JournalField("MESSAGE", message), try JournalField("SYSLOG_IDENTIFIER", "jobd"),
+                    try JournalField("JOBD_EVENT", event), try JournalField("JOBD_INSTANCE", instance),
+                ]
+                for (name, value) in fields.sorted(by: { $0.key < $1.key }) { all.append(try JournalField(name, value)) }
+                try journal.send(all)
+            }
+            let run = ["JOB": "planted", "JOBD_RUN": "1", "JOBD_RUN_ID": runID]
+            try send("daemon.start", "jobd \(tag) started")
+            try send("run.start", "run 1 of planted started", run)
+            try send("run.output", "\(tag) says hello", run)
+            try send("run.exit", "run 1 of planted exited", run)
+        }
+    }
+
+    /// `--run` by JOBD_RUN_ID where entries carry it: run numbers repeat across instances, ids do not.
+    @Test func runsAreFoundByTheirRunID() throws {
+        try PrivateJournal.requireAvailable()
+        let run = try runScenario("planted-run-ids")
+        defer { run.removeDirectory() }
+        func logs(_ arguments: [String]) throws -> CapturedProcess {
+            try CapturedProcess.run(DaemonProcess.productsDirectory + "/jobctl",
+                                    ["logs", "planted", "--directory", run.journalDirectory] + arguments)
+        }
+        let all = try logs([])
+        #expect(all.standardOutput.contains("a says hello") && all.standardOutput.contains("b says hello"))
+        for (selector, says, not) in [
+            ("last", "b says", "a says"), (Self.runID1, "a says", "b says"), (Self.runID1.uppercased(), "a says", "b says"),
+            (Self.runID2, "b says", "a says"), ("1", "b says", "a says"),
+        ] {
+            let one = try logs(["--run", selector])
+            #expect(one.status == 0 && one.standardOutput.contains(says) && !one.standardOutput.contains(not),
+                    "--run \(selector): \(one.standardOutput)\(one.standardError)")
+            #expect(one.standardOutput.split(separator: "\n").count == 3, "--run \(selector): \(one.standardOutput)")
+        }
+        let unknown = try logs(["--run", String(repeating: "9", count: 32)])
+        #expect(unknown.status == 1 && unknown.standardError.contains("no run"), "\(unknown.standardError)")
     }
 
     /// A journal without any entry of jobd (jobd logged to stderr): said plainly, exit 2.
