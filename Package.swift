@@ -96,7 +96,7 @@ let package = Package(
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit",
+                "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -143,6 +143,13 @@ let package = Package(
             name: "JobdIntegrationTests",
             dependencies: ["JobdTestKit", "SystemdKit", "JobdScheduler", "JobdConfig", "JobdTimers", "JobdLogging",
                            .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // The commit of the build (scripts/version), imported by JobctlCommands alone.
+        .systemLibrary(name: "CBuildInfo"),
+        .testTarget(
+            name: "JobctlCommandsTests",
+            dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit"],
             swiftSettings: swiftSettings
         ),
         // mallinfo2, which Swift's Glibc module leaves out; imported by jobd-benchmarks alone.

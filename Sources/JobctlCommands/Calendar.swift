@@ -12,7 +12,7 @@ extension Jobctl {
             discussion: """
                 Prints what systemd-analyze calendar prints (Original form, Normalized form, Next \
                 elapse, From now, Iter. #N), in the time zone TZ names. With --cron, the expressions \
-                are cron lines as Cron= takes them. Exits 1 if any expression is invalid.
+                are cron lines as Cron= takes them. Exits 0 when every expression is valid, 1 if any is not.
                 """)
 
         @Flag(help: "Read the expressions as cron lines (Cron=), not calendar events (OnCalendar=).")

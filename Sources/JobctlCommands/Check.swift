@@ -1,22 +1,48 @@
 import ArgumentParser
+import Foundation
 import JobdConfig
 
 extension Jobctl {
-    /// `jobctl check`: validates a configuration without a daemon and reports every error.
+    /// `jobctl check`: validates a configuration, or single job files, without a daemon and reports
+    /// every error.
     public struct Check: ParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "Validate a configuration directory and report every error in it.",
-            discussion: "Exits 0 when every job file is valid, 1 when any is not.")
+            abstract: "Validate a configuration directory, or job files, and report every error.",
+            discussion: """
+                Without FILE: the configuration directory's jobd.conf and every jobs.d/*.job, as jobd \
+                loads them. With FILE...: exactly those job files (each named NAME.job, wherever it \
+                is), with the jobd.conf of --config-dir, or, without --config-dir, the jobd.conf (if \
+                there is one) of the directory holding the first file's jobs.d/, or else of the first \
+                file's own directory.
 
-        @Option(name: .customLong("config-dir"), help: "The configuration directory, holding jobs.d/.")
-        var configDirectory = "/etc/jobd"
+                Each error names the file and line. Exit status: 0 when everything is valid, 1 when \
+                anything is not.
+                """)
+
+        @Option(name: .customLong("config-dir"),
+                help: "The configuration directory, holding jobd.conf and jobs.d/ (default: /etc/jobd).")
+        var configDirectory: String?
+
+        @Argument(help: ArgumentHelp("Job files to check instead of the whole directory.", valueName: "FILE"),
+                  completion: .file(extensions: ["job"]))
+        var files: [String] = []
 
         public init() {}
 
         public func run() throws {
-            switch JobDirectory(path: configDirectory).loadConfiguration() {
+            let result: Result<Configuration, ConfigErrors>
+            let checked: String
+            if files.isEmpty {
+                let directory = configDirectory ?? "/etc/jobd"
+                result = JobDirectory(path: directory).loadConfiguration()
+                checked = directory
+            } else {
+                result = JobDirectory(path: configDirectory ?? Self.configDirectory(of: files[0])).loadConfiguration(files: files)
+                checked = files.count == 1 ? files[0] : "\(files.count) files"
+            }
+            switch result {
             case .success(let configuration):
-                print("\(configDirectory): \(configuration.jobs.count) job(s), no errors")
+                print("\(checked): \(configuration.jobs.count) job(s), no errors")
                 for definition in configuration.jobs {
                     let triggers = definition.triggers.map(\.description).joined(separator: " ")
                     print("  \(definition.name): \(triggers)")
@@ -28,6 +54,16 @@ extension Jobctl {
                 print("\(errors.errors.count) error(s) in \(files) file(s)", to: &standardError)
                 throw ExitCode(1)
             }
+        }
+
+        /// `DIR` for a file `DIR/jobs.d/NAME.job`, else the file's own directory.
+        static func configDirectory(of file: String) -> String {
+            let parent = (file as NSString).deletingLastPathComponent
+            if (parent as NSString).lastPathComponent == "jobs.d" {
+                let directory = (parent as NSString).deletingLastPathComponent
+                return directory.isEmpty ? "." : directory
+            }
+            return parent.isEmpty ? "." : parent
         }
     }
 }

@@ -10,7 +10,9 @@ extension Jobctl {
             discussion: """
                 RESULT is the last run's result (success, exit-code, signal, core-dump, timeout, \
                 start-failed, stopped), failures in red on a terminal; a job file with errors is \
-                listed with RESULT "bad-setting" and its first error. Exits 0, 2 when no daemon runs.
+                listed with RESULT "bad-setting" and its first error. NEXT and LAST are local times \
+                (as TZ says); LEFT and PASSED are rounded as systemctl list-timers rounds them. Exit \
+                status: 0, 1 when jobd refuses the caller, 2 when no daemon runs.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions

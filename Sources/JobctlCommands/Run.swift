@@ -11,12 +11,13 @@ extension Jobctl {
                 going is not started again (exit 75); with queue or replace the run waits for it. \
                 With --wait, \
                 jobctl exits with the run's exit status (128 + the signal for a killed run, 127 for \
-                one that could not start).
+                one that could not start). Exit status otherwise: 0 started or queued, 75 not \
+                started, 1 no such job (or jobd refuses the caller), 2 no daemon.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions
 
-        @Argument(help: "The job's name.")
+        @Argument(help: "The job's name.", completion: .custom(Jobctl.completeJobNames))
         var job: String
 
         @Flag(help: "Wait for the run to end and exit with its status.")

@@ -12,14 +12,15 @@ extension Jobctl {
                 For a job: its file, command, triggers, next elapse, last run and its result \
                 (success, exit-code, signal, core-dump, timeout, start-failed, stopped), the runs in \
                 flight with their pid, a pending retry, and the last 10 lines of the last run's \
-                output from the journal. Exits 0, or 3 when the job's last run failed (as systemctl \
-                status does, so a monitoring check can call it), 1 when there is no such job, 2 when \
-                no daemon runs. With --json, errors come as {"error": ..., "exitStatus": ...}.
+                output from the journal. Exit status: 0; 3 when the job's last run failed (as \
+                systemctl status does, so a monitoring check can call it); 1 when there is no such \
+                job (or jobd refuses the caller); 2 when no daemon runs. With --json, errors come as \
+                {"error": ..., "exitStatus": ...}.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions
 
-        @Argument(help: "A job's name; without it, the daemon's status.")
+        @Argument(help: "A job's name; without it, the daemon's status.", completion: .custom(Jobctl.completeJobNames))
         var job: String?
 
         @Flag(help: "Print JSON for scripts.")

@@ -16,23 +16,64 @@ public struct JobDirectory: Sendable {
     /// Reads `jobd.conf` and every job file. All or nothing: any error in any file fails the whole
     /// load, and every error found is reported.
     public func loadConfiguration() -> Result<Configuration, ConfigErrors> {
-        let jobs = load()
-        var settings = DaemonSettings()
+        combine(settings: loadSettings(), jobs: load())
+    }
+
+    /// Reads `jobd.conf` (if there is one) and exactly the job files at `paths`, wherever they are,
+    /// as `jobctl check FILE...` does: the same checks as a load of the whole directory.
+    public func loadConfiguration(files paths: [String]) -> Result<Configuration, ConfigErrors> {
+        var definitions: [JobDefinition] = []
         var errors: [ConfigError] = []
-        if case .failure(let failure) = jobs { errors = failure.errors }
+        for path in paths {
+            let base = path.split(separator: "/").last.map(String.init) ?? path
+            guard base.hasSuffix(".job"), base.count > 4 else {
+                errors.append(ConfigError(
+                    file: path, line: nil, message: "a job file's name must end in .job",
+                    hint: "jobd reads only jobs.d/NAME.job; the job's name is NAME"))
+                continue
+            }
+            switch Self.readJobFile(path, name: String(base.dropLast(4))) {
+            case .success(let definition): definitions.append(definition)
+            case .failure(let fileErrors): errors += fileErrors.errors
+            }
+        }
+        return combine(settings: loadSettings(), jobs: errors.isEmpty ? .success(definitions) : .failure(ConfigErrors(errors)))
+    }
+
+    /// `jobd.conf`'s settings (the defaults when there is none), or its errors.
+    func loadSettings() -> Result<DaemonSettings, ConfigErrors> {
         switch FileSystem.readTextFile(settingsPath) {
         case .success(let text):
-            switch DaemonSettings.read(path: settingsPath, text: text) {
-            case .success(let read): settings = read
-            case .failure(let failure): errors = failure.errors + errors
-            }
+            return DaemonSettings.read(path: settingsPath, text: text)
         case .failure(let error) where error.errno == ENOENT:
-            break
+            return .success(DaemonSettings())
         case .failure(let error):
-            errors.insert(ConfigError(file: settingsPath, line: nil, message: error.message), at: 0)
+            return .failure(ConfigErrors([ConfigError(file: settingsPath, line: nil, message: error.message)]))
         }
-        guard errors.isEmpty, case .success(let definitions) = jobs else { return .failure(ConfigErrors(errors)) }
-        return .success(Configuration(daemon: settings, jobs: definitions))
+    }
+
+    /// Settings and jobs together, or every error of both, the settings' first.
+    private func combine(
+        settings: Result<DaemonSettings, ConfigErrors>, jobs: Result<[JobDefinition], ConfigErrors>
+    ) -> Result<Configuration, ConfigErrors> {
+        switch (settings, jobs) {
+        case (.success(let settings), .success(let definitions)):
+            return .success(Configuration(daemon: settings, jobs: definitions))
+        default:
+            var errors: [ConfigError] = []
+            if case .failure(let failure) = settings { errors += failure.errors }
+            if case .failure(let failure) = jobs { errors += failure.errors }
+            return .failure(ConfigErrors(errors))
+        }
+    }
+
+    static func readJobFile(_ path: String, name: String) -> Result<JobDefinition, ConfigErrors> {
+        switch FileSystem.readTextFile(path) {
+        case .failure(let error):
+            return .failure(ConfigErrors([ConfigError(file: path, line: nil, message: error.message)]))
+        case .success(let text):
+            return JobFileReader.read(name: name, path: path, text: text)
+        }
     }
 
     /// Reads every job file (not `jobd.conf`). All or nothing: any error in any file fails the
@@ -46,7 +87,7 @@ public struct JobDirectory: Sendable {
         var definitions: [JobDefinition] = []
         var errors: [ConfigError] = []
         for entry in names {
-            switch readJob(name: String(entry.dropLast(4)), path: jobsPath + "/" + entry) {
+            switch Self.readJobFile(jobsPath + "/" + entry, name: String(entry.dropLast(4))) {
             case .success(let definition): definitions.append(definition)
             case .failure(let fileErrors): errors += fileErrors.errors
             }
@@ -70,16 +111,6 @@ public struct JobDirectory: Sendable {
             case .failure(let error):
                 return .failure(ConfigError(file: jobsPath, line: nil, message: "cannot read the jobs directory: \(error.message)"))
             }
-        }
-    }
-
-    /// Reads and checks one job file.
-    func readJob(name: String, path filePath: String) -> Result<JobDefinition, ConfigErrors> {
-        switch FileSystem.readTextFile(filePath) {
-        case .failure(let error):
-            return .failure(ConfigErrors([ConfigError(file: filePath, line: nil, message: error.message)]))
-        case .success(let text):
-            return JobFileReader.read(name: name, path: filePath, text: text)
         }
     }
 }

@@ -41,16 +41,9 @@ extension JobDirectory {
     /// file's job (or `jobd.conf`'s settings) only, and every error found is reported.
     public func read() -> JobdConfiguration {
         var configuration = JobdConfiguration()
-        switch FileSystem.readTextFile(settingsPath) {
-        case .success(let text):
-            switch DaemonSettings.read(path: settingsPath, text: text) {
-            case .success(let read): configuration.settings = read
-            case .failure(let failure): configuration.settingsErrors = failure.errors
-            }
-        case .failure(let error) where error.errno == ENOENT:
-            configuration.settings = DaemonSettings()
-        case .failure(let error):
-            configuration.settingsErrors = [ConfigError(file: settingsPath, line: nil, message: error.message)]
+        switch loadSettings() {
+        case .success(let settings): configuration.settings = settings
+        case .failure(let failure): configuration.settingsErrors = failure.errors
         }
         switch jobFileNames() {
         case .failure(let error):
@@ -59,7 +52,7 @@ extension JobDirectory {
             for entry in names {
                 let filePath = jobsPath + "/" + entry
                 let name = String(entry.dropLast(4))
-                switch readJob(name: name, path: filePath) {
+                switch Self.readJobFile(filePath, name: name) {
                 case .success(let definition): configuration.jobs.append(definition)
                 case .failure(let errors): configuration.broken.append(.init(name: name, path: filePath, errors: errors.errors))
                 }

@@ -166,6 +166,35 @@ public final class JournalReader {
         return Head(firstEntry: first, realtimeUSec: min(from, to)...max(from, to))
     }
 
+    /// Every boot with entries in the opened files (matches ignored), oldest first by their first
+    /// entry, as `journalctl --list-boots` orders them.
+    public func boots() throws(SystemdError) -> [JournalBoot] {
+        // A second handle, so this reader's matches and position stay as they were.
+        let other = try JournalReader(source)
+        try SystemdError.check(sd_journal_query_unique(other.journal, "_BOOT_ID"), .journalReadFailed, "sd_journal_query_unique(_BOOT_ID)")
+        var ids: [String] = []
+        var data: UnsafeRawPointer?
+        var length = 0
+        while try SystemdError.check(
+            sd_journal_enumerate_available_unique(other.journal, &data, &length), .journalReadFailed,
+            "sd_journal_enumerate_available_unique"
+        ) > 0 {
+            let value = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+            if value.hasPrefix("_BOOT_ID=") { ids.append(String(value.dropFirst("_BOOT_ID=".count))) }
+        }
+        var boots: [JournalBoot] = []
+        for id in ids {
+            other.flushMatches()
+            try other.addMatch("_BOOT_ID", id)
+            try other.seekHead()
+            guard let first = try other.next() else { continue }
+            try other.seekTail()
+            let last = try other.previous() ?? first
+            boots.append(JournalBoot(id: id, firstRealtimeUSec: first.realtimeUSec, lastRealtimeUSec: last.realtimeUSec))
+        }
+        return boots.sorted { ($0.firstRealtimeUSec, $0.id) < ($1.firstRealtimeUSec, $1.id) }
+    }
+
     private func currentEntry() throws(SystemdError) -> JournalEntry {
         var realtime: UInt64 = 0
         try SystemdError.check(sd_journal_get_realtime_usec(journal, &realtime), .journalReadFailed, "sd_journal_get_realtime_usec")

@@ -143,6 +143,26 @@ import Testing
         #expect(timers["invalidatedByReason"] as? [String: Int] == ["owner-deinit": 1, "shutdown": 1])
     }
 
+    /// Times and boots as journalctl takes them (issue 15): `--since -1h` (the form --help shows),
+    /// `today`, `yesterday`, `-b 0` and `-b -1` (a journal of one boot has no boot before the last).
+    @Test func sinceAndBootAsJournalctlTakesThem() throws {
+        try PrivateJournal.requireAvailable()
+        let run = try runScenario("reload-rotate-stop")
+        defer { run.removeDirectory() }
+        let instance = try instanceID(run)
+        for arguments in [["--since", "-1h"], ["--since", "today"], ["--since=-1h", "--until", "+1h"], ["-b", "0"], ["-b"], ["--boot", "-0"]] {
+            let found = try audit(["--directory", run.journalDirectory] + arguments)
+            #expect(found.status == 0 && found.standardOutput.contains("jobd instance \(instance)"),
+                    "\(arguments): \(found.standardOutput)\(found.standardError)")
+        }
+        let before = try audit(["--directory", run.journalDirectory, "--until", "yesterday"])
+        #expect(before.standardOutput.contains("no jobd entries"), "\(before.standardOutput)")
+        let noEarlierBoot = try audit(["--directory", run.journalDirectory, "-b", "-1"])
+        #expect(noEarlierBoot.status == 2 && noEarlierBoot.standardError.contains("no boot -1"), "\(noEarlierBoot.standardError)")
+        let notATime = try audit(["--directory", run.journalDirectory, "--since", "soon"])
+        #expect(notATime.status == 64 && notATime.standardError.contains("'soon' is not a time"), "\(notATime.standardError)")
+    }
+
     /// The same journal with its head rotated away: only the file written after the rotation.
     @Test func rotatedHeadIsIncompleteNotALeak() throws {
         try PrivateJournal.requireAvailable()

@@ -1,0 +1,55 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// `jobctl check` (the built executable) on a whole directory and on single job files.
+@Suite struct CheckTests {
+    let jobctl = DaemonProcess.productsDirectory + "/jobctl"
+    static let good = "[Job]\nOnUnitActiveSec=1h\nExecStart=/bin/true\n"
+    static let broken = "[Job]\nOnUnitActiveSecs=1h\nExecStart=/bin/true\n"
+
+    func check(_ arguments: [String]) throws -> CapturedProcess {
+        try CapturedProcess.run(jobctl, ["check"] + arguments)
+    }
+
+    @Test func checksOneFileWithTheDirectorysJobdConf() throws {
+        let config = try TemporaryConfiguration(jobs: ["good": Self.good, "broken": Self.broken])
+        let good = config.path + "/jobs.d/good.job"
+        let passed = try check([good])
+        #expect(passed.status == 0, "\(passed.standardError)")
+        #expect(passed.standardOutput.contains("\(good): 1 job(s), no errors") && passed.standardOutput.contains("good:"))
+
+        // The other, broken file of the directory does not count...
+        let broken = try check([config.path + "/jobs.d/broken.job"])
+        #expect(broken.status == 1)
+        #expect(broken.standardError.contains("broken.job:2:"), "\(broken.standardError)")
+        #expect(broken.standardError.contains("did you mean 'OnUnitActiveSec='?"), "\(broken.standardError)")
+        // ...but the directory's jobd.conf does, when there is one.
+        try "[Daemon]\nMaxConcurrentRuns=many\n".write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
+        let withConf = try check([good])
+        #expect(withConf.status == 1 && withConf.standardError.contains("jobd.conf:2:"), "\(withConf.standardError)")
+        let elsewhere = try TemporaryConfiguration()
+        #expect(try check(["--config-dir", elsewhere.path, good]).status == 0)
+    }
+
+    @Test func checksSeveralFilesFromAnywhere() throws {
+        let one = try TemporaryConfiguration(jobs: ["a": Self.good])
+        let two = try TemporaryConfiguration(jobs: ["b": Self.good, "c": Self.broken])
+        let both = try check([one.path + "/jobs.d/a.job", two.path + "/jobs.d/b.job"])
+        #expect(both.status == 0 && both.standardOutput.contains("2 files: 2 job(s), no errors"), "\(both.standardOutput)\(both.standardError)")
+        let mixed = try check([one.path + "/jobs.d/a.job", two.path + "/jobs.d/c.job", two.path + "/missing.job"])
+        #expect(mixed.status == 1)
+        #expect(mixed.standardError.contains("c.job:2:") && mixed.standardError.contains("missing.job"), "\(mixed.standardError)")
+        #expect(mixed.standardError.contains("error(s) in 2 file(s)"), "\(mixed.standardError)")
+        let notAJob = try check([one.path + "/jobs.d"])
+        #expect(notAJob.status == 1 && notAJob.standardError.contains("must end in .job"), "\(notAJob.standardError)")
+    }
+
+    @Test func checksTheWholeDirectoryWithoutFiles() throws {
+        let config = try TemporaryConfiguration(jobs: ["a": Self.good, "b": Self.broken])
+        let result = try check(["--config-dir", config.path])
+        #expect(result.status == 1 && result.standardError.contains("b.job:2:"), "\(result.standardError)")
+        try config.remove(job: "b")
+        #expect(try check(["--config-dir", config.path]).standardOutput.contains("\(config.path): 1 job(s), no errors"))
+    }
+}

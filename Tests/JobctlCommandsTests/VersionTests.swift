@@ -1,0 +1,33 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// `jobctl --version` names the commit of the build: what scripts/version recorded from
+/// `git describe` in `Sources/CBuildInfo/build-info.h` before the build (scripts/setup runs it for
+/// scripts/test, scripts/install and scripts/run).
+@Suite struct VersionTests {
+    let root = DaemonProcess.packageRoot()
+
+    /// The binary says what the header recorded ("unknown" without one).
+    @Test func versionNamesTheRecordedCommit() throws {
+        let jobctl = try CapturedProcess.run(DaemonProcess.productsDirectory + "/jobctl", ["--version"])
+        #expect(jobctl.status == 0)
+        let said = jobctl.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let header = (try? String(contentsOfFile: root + "/Sources/CBuildInfo/build-info.h", encoding: .utf8)) ?? ""
+        let recorded = header.split(separator: "\"").dropFirst().first.map(String.init) ?? "unknown"
+        #expect(said == "0.1.0 (git \(recorded))", "the build did not pick up build-info.h: \(header)")
+    }
+
+    /// scripts/version records what `git describe` says of the checkout now.
+    @Test func scriptRecordsWhatGitDescribes() throws {
+        guard FileManager.default.fileExists(atPath: root + "/.git"),
+              let git = ["/usr/bin/git", "/bin/git"].first(where: FileManager.default.isExecutableFile) else {
+            FileHandle.standardError.write(Data("\n*** SKIPPED: not a git checkout, scripts/version says unknown ***\n".utf8))
+            return
+        }
+        let describe = try CapturedProcess.run(git, ["-C", root, "describe", "--always", "--dirty", "--abbrev=12"])
+        let script = try CapturedProcess.run(root + "/scripts/version", ["--print"])
+        #expect(describe.status == 0 && script.status == 0, "\(describe.standardError)\(script.standardError)")
+        #expect(script.standardOutput == describe.standardOutput && !script.standardOutput.isEmpty)
+    }
+}
