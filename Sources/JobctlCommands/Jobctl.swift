@@ -12,7 +12,10 @@ public struct Jobctl: AsyncParsableCommand {
             invalid arguments.
             """,
         version: BuildInfo.version,
-        subcommands: [Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Audit.self, Logs.self])
+        subcommands: [
+            Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self,
+            Audit.self, Logs.self,
+        ])
 
     public init() {}
 

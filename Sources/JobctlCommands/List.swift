@@ -10,7 +10,8 @@ extension Jobctl {
             discussion: """
                 RESULT is the last run's result (success, exit-code, signal, core-dump, timeout, \
                 start-failed, stopped), failures in red on a terminal; a job file with errors is \
-                listed with RESULT "bad-setting" and its first error. NEXT and LAST are local times \
+                listed with RESULT "bad-setting" and its first error; a disabled job (jobctl disable) has \
+                LEFT "disabled". NEXT and LAST are local times \
                 (as TZ says); LEFT and PASSED are rounded as systemctl list-timers rounds them. Exit \
                 status: 0, 1 when jobd refuses the caller, 2 when no daemon runs.
                 """)
@@ -38,7 +39,8 @@ extension Jobctl {
             let now = TimeFormat.nowUSec()
             let rows = [["NEXT", "LEFT", "LAST", "PASSED", "RESULT", "JOB", "TRIGGER"]] + jobs.map { job in
                 [
-                    TimeFormat.wallClock(job.nextElapseUSec), TimeFormat.relative(job.nextElapseUSec, now: now),
+                    job.disabled == true ? "-" : TimeFormat.wallClock(job.nextElapseUSec),
+                    job.disabled == true ? "disabled" : TimeFormat.relative(job.nextElapseUSec, now: now),
                     TimeFormat.wallClock(job.lastTriggerUSec), TimeFormat.relative(job.lastTriggerUSec, now: now),
                     job.disabledByErrors ? "bad-setting" : job.lastResult ?? "-",
                     job.name,

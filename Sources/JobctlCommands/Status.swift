@@ -68,7 +68,11 @@ extension Jobctl {
             }
             print("   Command: \(job.command)")
             print("  Triggers: \(job.triggers.isEmpty ? "none (started by jobctl run, OnFailure= or OnSuccess=)" : job.triggers.joined(separator: " "))")
+            if job.disabled == true {
+            print("      Next: disabled: its triggers start no runs (jobctl enable \(job.name))")
+        } else {
             print("      Next: \(TimeFormat.wallClock(job.nextElapseUSec)); \(TimeFormat.relative(job.nextElapseUSec, now: now))")
+        }
             print("  Last run: \(TimeFormat.wallClock(job.lastStartUSec)); \(TimeFormat.relative(job.lastStartUSec, now: now))"
                   + (job.lastStartCause.map { $0 == "timer" ? "" : " (\($0))" } ?? ""))
             if let duration = job.lastDurationUSec {

@@ -31,6 +31,13 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case run
         /// Answer `reload-subscribed` at once and `reload-result` when the next reload ends.
         case watchReload = "watch-reload"
+        /// Stop `job`'s runs in flight (and drop its waiting run and pending retry); with `wait`,
+        /// answer again when they have ended.
+        case stop
+        /// Keep `job`'s triggers from starting runs (`jobctl run` still does), across reloads and restarts.
+        case disable
+        /// Undo `disable`.
+        case enable
     }
 
     public var version: Int
@@ -61,6 +68,13 @@ public struct ControlResponse: Codable, Sendable, Equatable {
         case runFinished = "run-finished"
         case reloadSubscribed = "reload-subscribed"
         case reloadResult = "reload-result"
+        /// `stop`: the runs in flight were asked to stop (`message` says how many); with `wait`,
+        /// `stop-finished` follows once they have ended.
+        case stopRequested = "stop-requested"
+        case stopFinished = "stop-finished"
+        /// `disable`, `enable`: done; `jobStatus` is the job's status now.
+        case jobDisabled = "job-disabled"
+        case jobEnabled = "job-enabled"
     }
 
     public var version = ControlProtocol.version
@@ -157,6 +171,8 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var runs: [RunInFlight]?
     /// When a failed run will be retried.
     public var retryUSec: Int64?
+    /// `jobctl disable`: its triggers start no runs.
+    public var disabled: Bool?
     /// The job file has errors: its errors; the job runs its previous definition (when `owner` is
     /// not 0) or not at all.
     public var errors: [String]?

@@ -107,7 +107,7 @@ public struct Daemon {
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let loop = MainLoop(
             options: options, settings: settings, logger: logger, scheduler: scheduler,
-            runner: JobRunner(logger: logger, environment: options.environment),
+            runner: JobRunner(logger: logger, environment: options.environment), state: state,
             notifier: notifier, continuation: continuation, stallSeconds: stall)
         // The control socket before READY=1: once systemd says jobd started, jobctl must work.
         let control = RuntimeFiles(directory: options.runtimeDirectory, logger: logger) { request, reply in

@@ -51,6 +51,31 @@ extension MainLoop {
             }
             reply.send(ControlResponse(type: started ? .runStarted : .runQueued, run: RunReport(job: name, runID: run.runID)))
             if request.wait != true { reply.finish() }
+        case .stop:
+            guard let name = request.job else { return reply.finish(with: .error("stop needs a job")) }
+            let inFlight = admission.runsInFlight(of: name).count
+            guard admission.definition(of: name) != nil || inFlight > 0 else {
+                return reply.finish(with: .error("no such job: \(name)"))
+            }
+            perform(admission.stop(job: name), group: &group)
+            reply.send(ControlResponse(type: .stopRequested, message: inFlight == 0
+                ? "\(name) has no run in flight" : "\(inFlight) run(s) of \(name) asked to stop"))
+            if request.wait == true, inFlight > 0 {
+                stopWaiters[name, default: []].append(reply)
+            } else {
+                reply.finish()
+            }
+        case .disable, .enable:
+            guard let name = request.job else { return reply.finish(with: .error("\(request.command.rawValue) needs a job")) }
+            guard admission.definition(of: name) != nil else { return reply.finish(with: .error("no such job: \(name)")) }
+            let disable = request.command == .disable
+            perform(admission.setDisabled(name, disable), group: &group)
+            state.setDisabled(name, disable)
+            logger.event(disable ? .jobDisable : .jobEnable, level: .notice,
+                         "\(name) \(disable ? "disabled: its triggers start no runs" : "enabled: its triggers start runs again")",
+                         [JobdField.job: name])
+            notifier.send(.status(status))
+            reply.finish(with: ControlResponse(type: disable ? .jobDisabled : .jobEnabled, jobStatus: jobStatus(name)))
         case .watchReload:
             reply.send(ControlResponse(type: .reloadSubscribed, reload: lastReload ?? ReloadReport(
                 sequence: reloadSequence, accepted: true, generation: scheduler.generation.number)))
@@ -99,6 +124,7 @@ extension MainLoop {
         status.runs = runs.isEmpty ? nil : runs
         status.retryUSec = admission.pendingRetry(of: name).map { WallClock.usec(of: $0.at) }
         status.errors = broken?.errors.map(\.description)
+        status.disabled = admission.disabled.contains(name) ? true : nil
         return status
     }
 }

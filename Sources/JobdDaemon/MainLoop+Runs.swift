@@ -97,5 +97,10 @@ extension MainLoop {
             result: outcome.result, exitCode: termination.exitCode, exitStatus: termination.exitStatus,
             outcome: termination.description, duration: duration, invocationID: outcome.invocationID), now: outcome.finished)
         perform(actions, group: &group)
+        if admission.runsInFlight(of: outcome.job).isEmpty, let waiters = stopWaiters.removeValue(forKey: outcome.job) {
+            for waiter in waiters {
+                waiter.finish(with: ControlResponse(type: .stopFinished, message: "every run of \(outcome.job) has ended"))
+            }
+        }
     }
 }

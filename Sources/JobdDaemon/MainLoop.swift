@@ -28,6 +28,7 @@ final class MainLoop {
     let logger: Logger
     let scheduler: Scheduler
     let runner: JobRunner
+    let state: StateDirectory
     let notifier: ServiceNotifier
     let continuation: AsyncStream<DaemonEvent>.Continuation
     private let stallSeconds: Double?
@@ -49,11 +50,15 @@ final class MainLoop {
     var reloadWatchers: [ControlReply] = []
     /// Clients waiting for a run to end, by run id.
     var runWaiters: [UInt64: ControlReply] = [:]
+    /// Clients waiting for a job's runs to end after `jobctl stop --wait`, by job.
+    var stopWaiters: [String: [ControlReply]] = [:]
 
     init(
         options: DaemonOptions, settings: DaemonSettings, logger: Logger, scheduler: Scheduler, runner: JobRunner,
-        notifier: ServiceNotifier, continuation: AsyncStream<DaemonEvent>.Continuation, stallSeconds: Double?
+        state: StateDirectory, notifier: ServiceNotifier, continuation: AsyncStream<DaemonEvent>.Continuation,
+        stallSeconds: Double?
     ) {
+        self.state = state
         self.options = options
         self.settings = settings
         self.logger = logger
@@ -71,6 +76,7 @@ final class MainLoop {
     /// Loads the first generation and tells systemd that jobd is ready.
     func start(_ configuration: JobdConfiguration, group: inout DiscardingTaskGroup) {
         scheduler.isRunning = { [unowned self] job in self.admission.isActive(job) }
+        for job in state.disabledJobs() { _ = admission.setDisabled(job, true) }
         record(configuration)
         let summary = scheduler.load(configuration.jobs)
         perform(admission.configure(configuration.jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
@@ -133,6 +139,8 @@ final class MainLoop {
     /// What `STATUS=` says while jobd runs, in plain words.
     var status: String {
         var text = "\(scheduler.generation.owners.count) job(s), \(admission.running) running"
+        let disabled = admission.disabled.count { scheduler.generation.owners[$0] != nil }
+        if disabled > 0 { text += ", \(disabled) disabled" }
         if admission.waitingForSlot > 0 { text += ", \(admission.waitingForSlot) waiting for a slot" }
         let failed = scheduler.histories.values.count { $0.lastRun?.result.isFailure == true }
         if failed > 0 { text += ", \(failed) failed" }
@@ -227,9 +235,12 @@ final class MainLoop {
         retryTimer.timer.invalidate(reason: .shutdown)
         perform(admission.shutdown(), group: &group)
         scheduler.shutdown()
-        for waiter in reloadWatchers + Array(runWaiters.values) { waiter.finish(with: .error("jobd is stopping")) }
+        for waiter in reloadWatchers + Array(runWaiters.values) + stopWaiters.values.flatMap({ $0 }) {
+            waiter.finish(with: .error("jobd is stopping"))
+        }
         reloadWatchers.removeAll()
         runWaiters.removeAll()
+        stopWaiters.removeAll()
         guard admission.running > 0 else { return false }
         notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
         return true

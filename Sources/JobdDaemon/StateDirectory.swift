@@ -32,6 +32,30 @@ final class StateDirectory: TriggerStore {
         write(path + "/timestamps/" + job, String(instant.microseconds))
     }
 
+    /// Jobs disabled with `jobctl disable`: one empty file per job in `disabled/`.
+    func disabledJobs() -> Set<String> {
+        guard let directory = opendir(path + "/disabled") else { return [] }
+        defer { closedir(directory) }
+        var names: Set<String> = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if !name.hasPrefix("."), !name.hasSuffix(".tmp") { names.insert(name) }
+        }
+        return names
+    }
+
+    /// Records that `job` is disabled, or no longer.
+    func setDisabled(_ job: String, _ disabled: Bool) {
+        if disabled {
+            _ = mkdir(path + "/disabled", 0o755)
+            write(path + "/disabled/" + job, "disabled")
+        } else {
+            _ = unlink(path + "/disabled/" + job)
+        }
+    }
+
     /// Whether this is jobd's first start in boot `bootID`; records the boot either way.
     func isFirstStart(inBoot bootID: String) -> Bool {
         let previous = read(path + "/boot-id")

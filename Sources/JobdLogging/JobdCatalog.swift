@@ -187,6 +187,16 @@ public enum JobdCatalog {
                 RestartSteps= up to RestartMaxDelaySec=). Once RestartLimit= retries have failed,
                 the jobs in the job's OnFailure= are started.
                 """)
+        case .jobDisable:
+            Entry(subject: "A job was disabled", body: """
+                Job @JOB@ was disabled with jobctl disable: its triggers no longer start runs (each
+                is logged as run.skip with JOBD_REASON=disabled), across reloads and restarts of jobd.
+                Runs in flight go on; jobctl run still starts it. Undo it with: jobctl enable @JOB@
+                """)
+        case .jobEnable:
+            Entry(subject: "A job was enabled again", body: """
+                Job @JOB@ was enabled with jobctl enable: its triggers start runs again.
+                """)
         }
     }
 

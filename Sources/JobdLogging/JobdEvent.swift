@@ -32,6 +32,8 @@ public enum JobdEvent: String, Sendable, CaseIterable {
     case runKill = "run.kill"
     case runWait = "run.wait"
     case runRetry = "run.retry"
+    case jobDisable = "job.disable"
+    case jobEnable = "job.enable"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -66,6 +68,8 @@ public enum JobdEvent: String, Sendable, CaseIterable {
         case .runKill: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1019"
         case .runWait: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101a"
         case .runRetry: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101b"
+        case .jobDisable: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101c"
+        case .jobEnable: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101d"
         }
     }
 }

@@ -56,6 +56,8 @@ public struct RunAdmission: Sendable {
     private var jobs: [String: JobRuns] = [:]
     /// Runs waiting for a slot, in the order they were asked for.
     private var slotWaiting: [RunRequest] = []
+    /// Jobs whose triggers start no runs (`jobctl disable`).
+    public private(set) var disabled: Set<String> = []
     private var nextRunID: UInt64 = 1
     private let makeInvocationID: @Sendable () -> String
     public private(set) var isStopping = false
@@ -110,9 +112,25 @@ public struct RunAdmission: Sendable {
         return actions + startWaitingRuns(now: now)
     }
 
-    /// One of the job's triggers fell due.
+    /// One of the job's triggers fell due. A disabled job's trigger is skipped.
     public mutating func due(job: String, now: MonotonicInstant) -> [Action] {
-        ask(makeRequest(job: job, cause: .timer, now: now), now: now)
+        let request = makeRequest(job: job, cause: .timer, now: now)
+        guard !disabled.contains(job) else { return [.skip(request, reason: "disabled")] }
+        return ask(request, now: now)
+    }
+
+    /// `jobctl disable` and `enable`: a disabled job's triggers start nothing, and its pending retry
+    /// is dropped; runs in flight go on, and `jobctl run` or another job's outcome still start it.
+    public mutating func setDisabled(_ job: String, _ isDisabled: Bool) -> [Action] {
+        guard isDisabled else {
+            disabled.remove(job)
+            return []
+        }
+        disabled.insert(job)
+        guard let retry = jobs[job]?.retry else { return [] }
+        jobs[job]?.retry = nil
+        if jobs[job]?.isIdle == true { jobs[job] = nil }
+        return [.cancelRetry(retry.request, reason: "disabled")]
     }
 
     /// `jobctl run`: the request (to follow it by its id) and the actions.

@@ -261,3 +261,19 @@ import Testing
         #expect(admission.due(job: "b", now: Self.at(4)).first.map { if case .skip(_, "stopping") = $0 { true } else { false } } == true)
     }
 }
+
+extension RunAdmissionTests {
+    @Test func aDisabledJobsTriggersAreSkippedButManualRunsStart() throws {
+        var admission = Self.admission([Self.failing()])
+        let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
+        guard case .retry(let retry, _, _)? = admission.runEnded(Self.end(run, .exitCode), now: Self.at(1)).first else {
+            Issue.record("no retry"); return
+        }
+        #expect(admission.setDisabled("backup", true) == [.cancelRetry(retry, reason: "disabled")])
+        let skipped = admission.due(job: "backup", now: Self.at(2))
+        guard case .skip(_, "disabled")? = skipped.first else { Issue.record("\(skipped)"); return }
+        #expect(Self.started(admission.manualRun(job: "backup", now: Self.at(3)).actions).count == 1)
+        #expect(admission.setDisabled("backup", false).isEmpty)
+        #expect(admission.due(job: "backup", now: Self.at(4)).first.map { if case .skip(_, "overlap") = $0 { true } else { false } } == true)
+    }
+}

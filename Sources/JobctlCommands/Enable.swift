@@ -1,0 +1,27 @@
+import ArgumentParser
+import JobdControl
+
+extension Jobctl {
+    /// `jobctl enable JOB`: undo `jobctl disable`.
+    public struct Enable: ParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Let a disabled job's triggers start runs again.",
+            discussion: """
+                Undoes jobctl disable; the job's next trigger starts a run as usual. Exit status: \
+                0 (also for a job that was not disabled), 1 no such job (or jobd refuses the \
+                caller), 2 no daemon.
+                """)
+
+        @OptionGroup var runtime: RuntimeOptions
+
+        @Argument(help: "The job's name.", completion: .custom(Jobctl.completeJobNames))
+        var job: String
+
+        public init() {}
+
+        public func run() throws {
+            _ = try Jobctl.ask(runtime, ControlRequest(command: .enable, job: job))
+            print("\(job) enabled")
+        }
+    }
+}
