@@ -7,7 +7,7 @@ public struct Jobctl: AsyncParsableCommand {
         commandName: "jobctl",
         abstract: "Inspect and control jobd.",
         version: "0.1.0",
-        subcommands: [Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Audit.self])
+        subcommands: [Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Audit.self, Import.self])
 
     public init() {}
 }
