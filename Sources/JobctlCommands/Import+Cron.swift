@@ -26,8 +26,10 @@ extension Jobctl.Import {
                 -3... for repeats: the same crontab gives the same names.
 
                 Not carried over, and reported: MAILTO= (jobd mails nothing; the job file says what \
-                to do), CRON_TZ= (Cron= has no time zone), lines cron or jobd would reject. jobd \
-                writes a job's output to the journal, where cron mailed it.
+                to do), CRON_TZ= (Cron= has no time zone; TZ= is set for the command, as cron does), \
+                % input that ends in a backslash with no newline (the job's gets a newline), lines \
+                cron or jobd would reject. jobd writes a job's output to the journal, where cron \
+                mailed it.
                 """)
 
         @Argument(help: ArgumentHelp("The crontab; - or nothing for standard input.", valueName: "FILE"))
@@ -36,7 +38,7 @@ extension Jobctl.Import {
         @Option(name: .shortAndLong, help: ArgumentHelp("Write the job files into DIR instead of printing them.", valueName: "DIR"))
         var output: String?
 
-        @Option(help: ArgumentHelp("The user a user crontab's jobs run as (default: you).", valueName: "USER"))
+        @Option(help: ArgumentHelp("The user a user crontab's jobs run as (default: you; a system crontab names its own).", valueName: "USER"))
         var user: String?
 
         @Flag(help: "Read FILE as a system crontab, with a user field after the schedule.")

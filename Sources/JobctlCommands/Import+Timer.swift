@@ -9,8 +9,8 @@ extension Jobctl.Import {
         static let configuration = CommandConfiguration(
             abstract: "Convert a systemd timer and its service into a job file.",
             discussion: """
-                SERVICE defaults to the timer's Unit=, or the .service of the same name, beside the \
-                timer. The job is named after the timer.
+                UNIT.service defaults to the timer's Unit=, or the .service of the same name, beside \
+                the timer. The job is named after the timer.
 
                 Carried over from the timer: OnCalendar=, OnBootSec= (as OnStartupSec=, which jobd \
                 counts from its own start, not the boot), OnStartupSec=, OnUnitActiveSec=, \
@@ -22,8 +22,9 @@ extension Jobctl.Import {
                 stops at the first failure, unless its line has the - prefix, as systemd runs them.
 
                 Every other key is reported as not carried over (Condition...=, sandboxing, Nice=, \
-                the + prefix...), and the exit status is then 1; Description=, Documentation=, \
-                Type=oneshot and [Install] are left out silently, as they change nothing under jobd.
+                the + prefix...), and the exit status is then 1. Left out silently, as they change \
+                nothing under jobd: Description= (it becomes the job's), Documentation=, Unit=, \
+                Type=oneshot (or simple, exec), SyslogIdentifier=, WantedBy=.
                 """)
 
         @Argument(help: ArgumentHelp("The .timer file.", valueName: "UNIT.timer"))

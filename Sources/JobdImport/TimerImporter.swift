@@ -22,7 +22,7 @@ public enum TimerImporter {
     /// Keys whose absence changes nothing under jobd: documentation, and what jobd does anyway
     /// (a job file in jobs.d is active; a run is a process jobd waits for).
     static let withoutEffect: Set<String> = [
-        "Unit.Description", "Unit.Documentation", "Timer.Unit", "Install.WantedBy", "Install.Also",
+        "Unit.Description", "Unit.Documentation", "Timer.Unit", "Install.WantedBy",
         "Service.SyslogIdentifier",
     ]
     static let timerKeys: Set<String> = ["OnCalendar", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec",
