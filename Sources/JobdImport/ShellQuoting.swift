@@ -4,16 +4,7 @@ enum ShellQuoting {
     static func word(_ text: String) -> String {
         // `=` is left out: a plain first word with `=` would be a variable assignment.
         if !text.isEmpty, text.unicodeScalars.allSatisfy({ SystemdQuoting.isPlain($0) && $0 != "=" }) { return text }
-        return "'" + text.replacingAll("'", with: "'\\''") + "'"
+        return "'" + text.replacing("'", with: "'\\''") + "'"
     }
 }
 
-extension String {
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var result = ""
-        for character in self {
-            if character == target { result += replacement } else { result.append(character) }
-        }
-        return result
-    }
-}

@@ -81,7 +81,12 @@ public enum TimerImporter {
             case ("Service", "Type") where ["oneshot", "simple", "exec", ""].contains(assignment.value):
                 continue
             case ("Service", let key) where serviceKeys.contains(key):
-                job.set(key, assignment.value)
+                // systemd reads %% as a percent sign in these keys; jobd reads no specifiers there.
+                job.set(key, assignment.value.replacing("%%", with: "%"))
+                if assignment.value.replacing("%%", with: "").contains("%") {
+                    result.serviceReport.add(.notCarriedOver, line: line,
+                                             "\(key)=\(assignment.value): jobd does not expand systemd's specifiers (%n, %h...)")
+                }
             default:
                 if withoutEffect.contains("\(assignment.section).\(assignment.key)") { continue }
                 result.serviceReport.add(.notCarriedOver, line: line, "[\(assignment.section)] \(assignment.key)=\(assignment.value)")

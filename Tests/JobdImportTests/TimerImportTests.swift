@@ -122,6 +122,23 @@ import Testing
         }
     }
 
+    @Test func specifiersAreReportedNotExpanded() throws {
+        let (timer, _) = UnitFile.parse("[Timer]\nOnCalendar=daily\n", path: "t.timer")
+        let (service, _) = UnitFile.parse("[Service]\nWorkingDirectory=%h\nEnvironment=A=100%%\nExecStart=/bin/echo %n\n", path: "t.service")
+        let result = TimerImporter.convert(timer: timer, service: service, name: "t")
+        #expect(result.job == nil)
+        #expect(result.serviceReport.lines(path: "t.service") == [
+            "t.service:2: not carried over: WorkingDirectory=%h: jobd takes an absolute path only",
+            "t.service:4: not carried over: ExecStart=/bin/echo %n: specifiers such as '%n' are not supported by jobd",
+        ])
+        let (literal, _) = UnitFile.parse("[Service]\nEnvironment=DIR=%h\nEnvironment=RATE=100%%\nExecStart=/bin/echo 100%%\n", path: "l.service")
+        let kept = TimerImporter.convert(timer: timer, service: literal, name: "l")
+        #expect(kept.job?.assignments.suffix(3).map(\.value) == ["DIR=%h", "RATE=100%", "/bin/echo 100%%"])
+        #expect(kept.serviceReport.lines(path: "l.service") == [
+            "l.service:2: not carried over: Environment=DIR=%h: jobd does not expand systemd's specifiers (%n, %h...)",
+        ])
+    }
+
     /// Several command lines run in order; the first failure stops them with its status unless its
     /// line has `-`; variables expand from the job's environment as systemd expands them.
     @Test(arguments: [
