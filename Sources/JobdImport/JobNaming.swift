@@ -24,8 +24,8 @@ struct JobNaming {
         return name
     }
 
-    /// The program a command runs, by the first word that is not a wrapper, an option, an
-    /// assignment or a redirection; `run-parts DIR` is named after its directory.
+    /// The program a command runs, by the first word that is not a wrapper, an option or its
+    /// value, an assignment or a redirection; `run-parts DIR` is named after its directory.
     static func base(for command: String) -> String {
         var words: [Substring] = []
         for word in command.split(whereSeparator: { " \t\"'`".contains($0) }) {
@@ -44,7 +44,9 @@ struct JobNaming {
             if skippingPreamble { continue }
             let name = word.split(separator: "/").last ?? word
             if preambles.contains(String(name)) { skippingPreamble = true; continue }
-            if wrappers.contains(String(name)) || word.hasPrefix("-") || word.contains("=") || isRedirection(word) {
+            // A word starting with a digit is an option's value (`nice -n 19`, `timeout 5m`), not a program.
+            if wrappers.contains(String(name)) || word.hasPrefix("-") || word.contains("=") || isRedirection(word)
+                || word.first?.isNumber == true {
                 continue
             }
             if name == "run-parts", let directory = words[(index + 1)...].last(where: { !$0.hasPrefix("-") && $0.contains("/") }) {
