@@ -67,6 +67,8 @@ public enum CrontabImporter {
     private static func reportEnvironment(name: String, value: String, line: Int, into report: inout ImportReport) {
         if !isVariableName(name) {
             report.add(.notCarriedOver, line: line, "'\(name)' cannot be an Environment= name (letters, digits and '_' only)")
+        } else {
+            report.add(.imported, line: line, "\(name)=\"\(value)\" as Environment= of the jobs below")
         }
         switch name {
         case "MAILTO" where !value.isEmpty:
