@@ -96,7 +96,7 @@ let package = Package(
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit",
+                "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -162,6 +162,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/JobdBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+        // crontabs and systemd timers -> job files: pure, no I/O (jobctl import reads and writes).
+        .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdCalendar"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "JobdImportTests",
+            dependencies: ["JobdImport", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdTestKit",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
     ]

@@ -14,7 +14,7 @@ public struct Jobctl: AsyncParsableCommand {
         version: BuildInfo.version,
         subcommands: [
             Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self,
-            Audit.self, Logs.self,
+            Audit.self, Logs.self, Import.self,
         ])
 
     public init() {}

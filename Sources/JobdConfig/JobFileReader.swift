@@ -31,7 +31,8 @@ public enum JobFileReader {
         }
         for section in file.sections where section.name != JobKey.section && !section.name.hasPrefix("X-") {
             let hint = section.name.lowercased() == JobKey.section.lowercased() || KeySpelling.editDistance(section.name, JobKey.section) <= 1
-                ? "did you mean [Job]?" : "a job file has one section, [Job]; sections starting with X- are ignored"
+                ? "did you mean [Job]?"
+                : ForeignSyntax.sectionHint(section.name) ?? "a job file has one section, [Job]; sections starting with X- are ignored"
             error(section.line, "unknown section [\(section.name)]", hint: hint)
         }
         let jobSection = file.sections.first { $0.name == JobKey.section }
@@ -61,7 +62,8 @@ public enum JobFileReader {
             let value = assignment.value
             if assignment.key.hasPrefix("X-") { continue }
             guard let key = JobKey(rawValue: assignment.key) else {
-                let hint = JobKey.suggestion(for: assignment.key).map { "did you mean '\($0.rawValue)='?" }
+                let hint: String = ForeignSyntax.hint(forKey: assignment.key, value: value)
+                    ?? JobKey.suggestion(for: assignment.key).map { "did you mean '\($0.rawValue)='?" }
                     ?? "known keys: " + JobKey.allCases.map { $0.rawValue + "=" }.joined(separator: ", ")
                 error(line, "unknown key '\(assignment.key)=' in [Job]", hint: hint)
                 continue
@@ -98,7 +100,8 @@ public enum JobFileReader {
                 } catch {
                     errors.append(ConfigError(
                         file: path, line: line, message: "\(key.rawValue)=: \(error)",
-                        hint: key == .onCalendar
+                        hint: key == .cron && ForeignSyntax.looksLikeCronLine(Substring(value)) ? "Cron= takes the schedule only; " + ForeignSyntax.cronHint
+                            : key == .onCalendar
                             ? "write a calendar event as systemd.time(7) does, such as daily, Mon..Fri 09:00 or *-*-* 02:30:00; check it with jobctl calendar"
                             : "write five fields (minute hour day-of-month month day-of-week) or @daily, @hourly, @reboot…; check it with jobctl calendar --cron"))
                 }

@@ -74,7 +74,8 @@ public struct UnitFile: Sendable {
             guard let equals = content.firstIndex(of: "=") else {
                 errors.append(ConfigError(
                     file: path, line: logical.line,
-                    message: "expected an assignment 'Key=value', found '\(content)'"))
+                    message: "expected an assignment 'Key=value', found '\(content)'",
+                    hint: ForeignSyntax.looksLikeCronLine(content) ? ForeignSyntax.cronHint : nil))
                 continue
             }
             let key = String(content[..<equals].trimmingWhitespace())
@@ -83,7 +84,7 @@ public struct UnitFile: Sendable {
                 errors.append(ConfigError(
                     file: path, line: logical.line,
                     message: "assignment '\(key)=' is outside any section",
-                    hint: "put it under a section header such as [Job]"))
+                    hint: ForeignSyntax.looksLikeCronLine(content) ? ForeignSyntax.cronHint : "put it under a section header such as [Job]"))
                 continue
             }
             guard !key.isEmpty else {

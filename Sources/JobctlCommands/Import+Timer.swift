@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import JobdConfig
+import JobdImport
+
+extension Jobctl.Import {
+    /// `jobctl import timer`: one job file for a timer and its service.
+    struct Timer: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Convert a systemd timer and its service into a job file.",
+            discussion: """
+                UNIT.service defaults to the timer's Unit=, or the .service of the same name, beside \
+                the timer. The job is named after the timer.
+
+                Carried over from the timer: OnCalendar=, OnBootSec= (as OnStartupSec=, which jobd \
+                counts from its own start, not the boot), OnStartupSec=, OnUnitActiveSec=, \
+                OnUnitInactiveSec=, Persistent=, RandomizedDelaySec=, AccuracySec= (systemd's \
+                default of 1min when the timer sets none). From the service: User=, Group=, \
+                WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, \
+                and the command: one ExecStart= as it is; several command lines (ExecStartPre=, \
+                ExecStart=, ExecStartPost=) joined into one /bin/sh -c that runs them in order and \
+                stops at the first failure, unless its line has the - prefix, as systemd runs them.
+
+                Every other key is reported as not carried over (Condition...=, sandboxing, Nice=, \
+                the + prefix...), and the exit status is then 1. Left out silently, as they change \
+                nothing under jobd: Description= (it becomes the job's), Documentation=, Unit=, \
+                Type=oneshot (or simple, exec), SyslogIdentifier=, WantedBy=.
+                """)
+
+        @Argument(help: ArgumentHelp("The .timer file.", valueName: "UNIT.timer"))
+        var timer: String
+
+        @Argument(help: ArgumentHelp("The .service file it starts.", valueName: "UNIT.service"))
+        var service: String?
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write the job file into DIR instead of printing it.", valueName: "DIR"))
+        var output: String?
+
+        @Flag(help: "Overwrite a job file that exists in DIR.")
+        var force = false
+
+        func run() throws {
+            var standardError = StandardError()
+            let (timerFile, timerErrors) = UnitFile.parse(try ImportFiles.read(timer), path: timer)
+            let directory = timer.contains("/") ? String(timer[..<timer.lastIndex(of: "/")!]) + "/" : ""
+            let unitName = timer.split(separator: "/").last.map(String.init) ?? timer
+            let name = unitName.hasSuffix(".timer") ? String(unitName.dropLast(".timer".count)) : unitName
+            let unit = timerFile.assignments.last { $0.section == "Timer" && $0.key == "Unit" }?.value
+            let servicePath = service ?? directory + (unit ?? name + ".service")
+            let (serviceFile, serviceErrors) = UnitFile.parse(try ImportFiles.read(servicePath), path: servicePath)
+            for error in timerErrors + serviceErrors { print(error, to: &standardError) }
+
+            let result = TimerImporter.convert(timer: timerFile, service: serviceFile, name: name)
+            for line in result.timerReport.lines(path: timer) + result.serviceReport.lines(path: servicePath) {
+                print(line, to: &standardError)
+            }
+            let failed = ImportFiles.emit(result.job.map { [$0] } ?? [], into: output, force: force)
+            if let job = result.job {
+                print("\(timer): imported as \(job.name).job\(output.map { " in \($0)" } ?? "")", to: &standardError)
+            }
+            if result.hasLosses || failed || !(timerErrors + serviceErrors).isEmpty { throw ExitCode(1) }
+        }
+    }
+}

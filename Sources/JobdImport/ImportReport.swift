@@ -1,0 +1,40 @@
+/// What an import did with each line or key of its input: what it wrote, what it carried over
+/// with a difference worth knowing, and what it could not carry over.
+public struct ImportReport: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        /// A job file was written for this line.
+        case imported
+        /// Carried over, with a difference the user should know about.
+        case note
+        /// Not carried over (or not exactly): the import exits 1.
+        case notCarriedOver = "not carried over"
+    }
+
+    public struct Entry: Sendable, Hashable, CustomStringConvertible {
+        /// The 1-based line of the input it is about, if any.
+        public var line: Int?
+        public var kind: Kind
+        public var message: String
+
+        public var description: String { "\(kind.rawValue): \(message)" }
+    }
+
+    public var entries: [Entry] = []
+
+    public init() {}
+
+    /// Whether anything could not be carried over.
+    public var hasLosses: Bool { entries.contains { $0.kind == .notCarriedOver } }
+
+    mutating func add(_ kind: Kind, line: Int?, _ message: String) {
+        entries.append(Entry(line: line, kind: kind, message: message))
+    }
+
+    /// The report as lines `PATH:LINE: KIND: MESSAGE`, in the order of the input.
+    public func lines(path: String) -> [String] {
+        entries.enumerated().sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }.map {
+            let location = $0.element.line.map { "\(path):\($0)" } ?? path
+            return "\(location): \($0.element)"
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// A job file being written: comments first, then `[Job]` and its assignments in order.
+public struct JobFile: Sendable {
+    /// The job's name; the file is `NAME.job`.
+    public var name: String
+    /// Comment lines, without their `# `.
+    public var comments: [String] = []
+    public var assignments: [(key: String, value: String)] = []
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    mutating func comment(_ text: String) {
+        // One comment line per line of text: a newline would end the comment.
+        comments += text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    mutating func set(_ key: String, _ value: String) {
+        assignments.append((key, value))
+    }
+
+    /// The file's contents.
+    public var text: String {
+        var text = comments.map { $0.isEmpty ? "#\n" : "# \($0)\n" }.joined()
+        text += "[Job]\n"
+        for assignment in assignments { text += "\(assignment.key)=\(assignment.value)\n" }
+        return text
+    }
+}

@@ -1,0 +1,105 @@
+public import JobdConfig
+
+/// Converts a systemd `.timer` and the `.service` it starts into one job file, and lists every key
+/// it could not carry over. Pure: the caller reads both files (with jobd's ``UnitFile`` reader).
+///
+/// Carried over: the timer's `OnCalendar=`, `OnBootSec=` (as `OnStartupSec=`), `OnStartupSec=`,
+/// `OnUnitActiveSec=`, `OnUnitInactiveSec=`, `Persistent=`, `RandomizedDelaySec=`, `AccuracySec=`
+/// (systemd's default of 1min when the timer sets none); the service's command lines (see
+/// ``ServiceCommand``), `User=`, `Group=`, `WorkingDirectory=`, `Environment=`,
+/// `EnvironmentFile=`, `RuntimeMaxSec=`, `TimeoutStopSec=`; `Description=`.
+public enum TimerImporter {
+    public struct Result: Sendable {
+        /// `nil` when the service gives no command jobd can run.
+        public var job: JobFile?
+        /// Entries for the timer's lines; ``serviceReport`` for the service's.
+        public var timerReport = ImportReport()
+        public var serviceReport = ImportReport()
+
+        public var hasLosses: Bool { timerReport.hasLosses || serviceReport.hasLosses || job == nil }
+    }
+
+    /// Keys whose absence changes nothing under jobd: documentation, and what jobd does anyway
+    /// (a job file in jobs.d is active; a run is a process jobd waits for).
+    static let withoutEffect: Set<String> = [
+        "Unit.Description", "Unit.Documentation", "Timer.Unit", "Install.WantedBy",
+        "Service.SyslogIdentifier",
+    ]
+    static let timerKeys: Set<String> = ["OnCalendar", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec",
+                                         "Persistent", "RandomizedDelaySec", "AccuracySec"]
+    static let serviceKeys: Set<String> = ["User", "Group", "WorkingDirectory", "Environment", "EnvironmentFile",
+                                           "RuntimeMaxSec", "TimeoutStopSec"]
+
+    /// `name` is the job's name (the timer's name without `.timer`).
+    public static func convert(timer: UnitFile, service: UnitFile, name: String) -> Result {
+        var result = Result()
+        var job = JobFile(name: name)
+        job.comment("Imported by jobctl import timer from \(timer.path) and \(service.path).")
+        if let description = lastValue("Description", in: timer) ?? lastValue("Description", in: service) {
+            job.set("Description", description)
+        }
+        var hasTrigger = false
+        var hasAccuracy = false
+        for assignment in timer.assignments {
+            let line = assignment.line
+            if assignment.section == "Timer", timerKeys.contains(assignment.key) {
+                job.set(assignment.key, assignment.value)
+                hasTrigger = hasTrigger || (assignment.key.hasPrefix("On") && !assignment.value.isEmpty)
+                hasAccuracy = hasAccuracy || assignment.key == "AccuracySec"
+            } else if assignment.section == "Timer", assignment.key == "OnBootSec" {
+                job.set("OnStartupSec", assignment.value)
+                hasTrigger = hasTrigger || !assignment.value.isEmpty
+                job.comment("OnBootSec=\(assignment.value) became OnStartupSec=: systemd counts it from the boot, jobd from")
+                job.comment("its own start (seconds after the boot, and again whenever jobd is restarted).")
+                result.timerReport.add(.note, line: line, "OnBootSec=\(assignment.value) became OnStartupSec=, counted from jobd's start, not the boot")
+            } else if !withoutEffect.contains("\(assignment.section).\(assignment.key)") {
+                result.timerReport.add(.notCarriedOver, line: line, "[\(assignment.section)] \(assignment.key)=\(assignment.value)")
+            }
+        }
+        if !hasAccuracy {
+            job.comment("AccuracySec=1min is systemd's default for timers; jobd's own default is 1ms.")
+            job.set("AccuracySec", "1min")
+        }
+        if !hasTrigger {
+            result.timerReport.add(.notCarriedOver, line: nil,
+                                   "no trigger jobd takes: OnCalendar=, OnBootSec=, OnStartupSec=, OnUnitActiveSec= or OnUnitInactiveSec=")
+        }
+
+        var commandLines: [ServiceCommand.Line] = []
+        for assignment in service.assignments {
+            let line = assignment.line
+            switch (assignment.section, assignment.key) {
+            case ("Service", "ExecStartPre"), ("Service", "ExecStart"), ("Service", "ExecStartPost"):
+                if assignment.value.isEmpty {
+                    commandLines.removeAll { $0.key == assignment.key }
+                } else {
+                    commandLines.append(ServiceCommand.Line(key: assignment.key, value: assignment.value, line: line))
+                }
+            case ("Service", "WorkingDirectory") where !assignment.value.drop(while: { $0 == "-" }).hasPrefix("/"):
+                result.serviceReport.add(.notCarriedOver, line: line,
+                                         "WorkingDirectory=\(assignment.value): jobd takes an absolute path only")
+            case ("Service", "Type") where ["oneshot", "simple", "exec", ""].contains(assignment.value):
+                continue
+            case ("Service", let key) where serviceKeys.contains(key):
+                // systemd reads %% as a percent sign in these keys; jobd reads no specifiers there.
+                job.set(key, assignment.value.replacing("%%", with: "%"))
+                if assignment.value.replacing("%%", with: "").contains("%") {
+                    result.serviceReport.add(.notCarriedOver, line: line,
+                                             "\(key)=\(assignment.value): jobd does not expand systemd's specifiers (%n, %h...)")
+                }
+            default:
+                if withoutEffect.contains("\(assignment.section).\(assignment.key)") { continue }
+                result.serviceReport.add(.notCarriedOver, line: line, "[\(assignment.section)] \(assignment.key)=\(assignment.value)")
+            }
+        }
+        // systemd's runs of the same service never overlap; jobd's default Overlap=skip matches.
+        guard let command = ServiceCommand.execStart(commandLines, report: &result.serviceReport) else { return result }
+        job.set("ExecStart", command)
+        result.job = job
+        return result
+    }
+
+    private static func lastValue(_ key: String, in file: UnitFile) -> String? {
+        file.assignments.last { $0.section == "Unit" && $0.key == key }?.value
+    }
+}
