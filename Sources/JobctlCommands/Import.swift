@@ -11,7 +11,9 @@ extension Jobctl {
                 standard error every line or key and what could not be carried over, checks each \
                 job file as jobctl check does, and exits 1 if anything could not be carried over \
                 or a job file does not pass the check. The files are written either way: read the \
-                report, then copy them into /etc/jobd/jobs.d/ and run systemctl reload jobd.
+                report, then copy them into /etc/jobd/jobs.d/ and run systemctl reload jobd. Exit \
+                status: 0 everything carried over, 1 something was not (or a file fails the check), \
+                64 invalid arguments.
                 """,
             subcommands: [Cron.self, Timer.self])
 
