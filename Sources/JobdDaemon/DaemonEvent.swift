@@ -1,3 +1,4 @@
+import JobdConfig
 import JobdControl
 import JobdRunner
 import JobdScheduler
@@ -10,6 +11,10 @@ enum DaemonEvent: Sendable {
     case runFinished(RunOutcome)
     /// A failed run's retry is due (`Restart=`).
     case retriesDue
+    /// The loader thread has read the configuration for a reload.
+    case configurationRead(JobdConfiguration)
+    /// A reload has been reading the configuration for a while: say so in `STATUS=`.
+    case reloadIsSlow
     case signal(UnixSignal)
     /// Time to ping the service manager's watchdog.
     case watchdogTick

@@ -79,7 +79,7 @@ extension MainLoop {
         case .watchReload:
             reply.send(ControlResponse(type: .reloadSubscribed, reload: lastReload ?? ReloadReport(
                 sequence: reloadSequence, accepted: true, generation: scheduler.generation.number)))
-            reloadWatchers.append(reply)
+            watchReload(reply)
         }
     }
 

@@ -23,6 +23,12 @@ final class MainLoop {
     /// Fault injection for testing the watchdog: with this variable set to a number of seconds,
     /// SIGUSR2 blocks the main loop for that long, as a hung filesystem or a bug would.
     static let stallVariable = "JOBD_FAULT_STALL_SECONDS"
+    /// Fault injection for testing slow reloads: with this variable set to a number of seconds,
+    /// the loader thread waits that long before it reads the configuration at a reload, as a hung
+    /// NFS mount or a slow LDAP server would make it.
+    static let slowLoadVariable = "JOBD_FAULT_SLOW_LOAD_SECONDS"
+    /// How long a reload may read before `STATUS=` says it is taking long.
+    static let slowReloadNotice: Duration = .seconds(5)
 
     let options: DaemonOptions
     let logger: Logger
@@ -46,8 +52,15 @@ final class MainLoop {
     /// Reloads finished so far, and the last one's outcome.
     var reloadSequence: UInt64 = 0
     var lastReload: ReloadReport?
-    /// Clients waiting for the next reload's outcome.
+    /// Clients waiting for a reload's outcome: those that asked before the reading in progress
+    /// began get its outcome; those that asked while it reads get the next one's.
     var reloadWatchers: [ControlReply] = []
+    private var nextReloadWatchers: [ControlReply] = []
+    /// The reload whose configuration the loader thread is reading: since when, and whether
+    /// another SIGHUP came meanwhile (then another reload follows at once).
+    private var reloadInFlight: (since: MonotonicInstant, again: Bool)?
+    /// Wakes the loop when a reload has been reading for ``slowReloadNotice``.
+    private let reloadWatch: DeadlineTimer
     /// Clients waiting for a run to end, by run id.
     var runWaiters: [UInt64: ControlReply] = [:]
     /// Clients waiting for a job's runs to end after `jobctl stop --wait`, by job.
@@ -69,6 +82,7 @@ final class MainLoop {
         self.stallSeconds = stallSeconds
         self.admission = RunAdmission(maxConcurrentRuns: settings.maxConcurrentRuns)
         self.retryTimer = DeadlineTimer(queue: scheduler.queue, label: "retry") { continuation.yield(.retriesDue) }
+        self.reloadWatch = DeadlineTimer(queue: scheduler.queue, label: "reload-watch") { continuation.yield(.reloadIsSlow) }
     }
 
     var stopping: Bool { admission.isStopping }
@@ -115,7 +129,16 @@ final class MainLoop {
         case .watchdogTick:
             notifier.send(.watchdog)
         case .signal(let signal) where signal == .sighup:
-            if !stopping { reload(group: &group) }
+            if !stopping { beginReload() }
+        case .configurationRead(let configuration):
+            if !stopping { finishReload(configuration, group: &group) }
+        case .reloadIsSlow:
+            if let reloadInFlight, !stopping {
+                let seconds = MonotonicInstant.now().duration(since: reloadInFlight.since).components.seconds
+                logger.warning("reload still reading the configuration after \(seconds)s (a hung file system, or slow account look-ups?); jobs run on meanwhile")
+                notifier.send(.status(status))
+                reloadWatch.arm(at: .now() + Self.slowReloadNotice)
+            }
         case .signal(let signal) where signal == .sigusr2:
             if let stallSeconds {
                 logger.warning("fault injection: the main loop stalls for \(stallSeconds)s")
@@ -153,6 +176,10 @@ final class MainLoop {
         if let detector = scheduler.leakDetector, detector.leaked > 0 {
             text += "; \(detector.leaked) leaked owner(s)"
         }
+        if let reloadInFlight {
+            let seconds = MonotonicInstant.now().duration(since: reloadInFlight.since).components.seconds
+            if seconds >= 1 { text += "; reloading for \(seconds)s, still reading the configuration" }
+        }
         return text
     }
 
@@ -171,14 +198,43 @@ final class MainLoop {
         perform(admission.due(job: due.job, now: .now()), group: &group)
     }
 
-    /// Reads the configuration again. Each job file on its own: a broken file keeps its job's
+    /// Starts a reload: the loader thread reads the configuration (file system reads and account
+    /// look-ups may block for long), and the loop goes on scheduling meanwhile. A SIGHUP during a
+    /// reload makes another one follow it.
+    private func beginReload() {
+        if reloadInFlight != nil {
+            reloadInFlight?.again = true
+            return
+        }
+        reloadInFlight = (.now(), false)
+        notifier.send(.reloading)
+        logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
+        reloadWatchers += nextReloadWatchers
+        nextReloadWatchers.removeAll()
+        let directory = JobDirectory(path: options.configDirectory)
+        let slow = options.environment[Self.slowLoadVariable].flatMap(Double.init)
+        let continuation = self.continuation
+        do {
+            try DaemonThread.start {
+                if let slow { usleep(UInt32(min(slow, 600) * 1_000_000)) }
+                continuation.yield(.configurationRead(directory.read()))
+            }
+        } catch {
+            // No thread to be had: read here, as before, rather than not reload at all.
+            logger.warning("reloading on the main loop: \(error)")
+            continuation.yield(.configurationRead(directory.read()))
+        }
+        reloadWatch.arm(at: .now() + Self.slowReloadNotice)
+    }
+
+    /// Applies what the loader read. Each job file on its own: a broken file keeps its job's
     /// previous definition (a new broken file adds nothing; a deleted file removes its job), the
     /// valid changes apply, and the errors are in the journal, `STATUS=` and `jobctl reload`'s
     /// output. A broken `jobd.conf` keeps the settings jobd has.
-    private func reload(group: inout DiscardingTaskGroup) {
-        notifier.send(.reloading)
-        logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
-        let configuration = JobDirectory(path: options.configDirectory).read()
+    private func finishReload(_ configuration: JobdConfiguration, group: inout DiscardingTaskGroup) {
+        let again = reloadInFlight?.again ?? false
+        reloadInFlight = nil
+        reloadWatch.arm(at: nil)
         let errors = configuration.errors
         reloadSequence += 1
         if let fatal = configuration.fatal {
@@ -223,6 +279,12 @@ final class MainLoop {
         let outcome = ControlResponse(type: .reloadResult, reload: lastReload)
         for watcher in reloadWatchers { watcher.finish(with: outcome) }
         reloadWatchers.removeAll()
+        if again { beginReload() }
+    }
+
+    /// A client waits for the outcome of the next reload (`jobctl reload` subscribes, then sends SIGHUP).
+    func watchReload(_ reply: ControlReply) {
+        if reloadInFlight != nil { nextReloadWatchers.append(reply) } else { reloadWatchers.append(reply) }
     }
 
     /// Shutdown: STOPPING=1, every timer invalidated and every owner released, runs that have not
@@ -233,12 +295,14 @@ final class MainLoop {
         notifier.send(.stopping, .status("stopping"))
         logger.event(.daemonStop, "jobd stopping on \(signal): \(admission.running) run(s) in flight", [:])
         retryTimer.timer.invalidate(reason: .shutdown)
+        reloadWatch.timer.invalidate(reason: .shutdown)
         perform(admission.shutdown(), group: &group)
         scheduler.shutdown()
-        for waiter in reloadWatchers + Array(runWaiters.values) + stopWaiters.values.flatMap({ $0 }) {
+        for waiter in reloadWatchers + nextReloadWatchers + Array(runWaiters.values) + stopWaiters.values.flatMap({ $0 }) {
             waiter.finish(with: .error("jobd is stopping"))
         }
         reloadWatchers.removeAll()
+        nextReloadWatchers.removeAll()
         runWaiters.removeAll()
         stopWaiters.removeAll()
         guard admission.running > 0 else { return false }

@@ -15,17 +15,16 @@ final class TimeZoneWatch: Sendable {
             return nil
         }
         self.fd = fd
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(Context(fd: fd, onChange: onChange)).toOpaque()
-        pthread_create(&thread, nil, { raw in
-            let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
-            context.run()
+        let context = Context(fd: fd, onChange: onChange)
+        do {
+            try DaemonThread.start { context.run() }
+        } catch {
+            close(fd)
             return nil
-        }, context)
-        pthread_detach(thread)
+        }
     }
 
-    private final class Context {
+    private final class Context: Sendable {
         let fd: Int32
         let onChange: @Sendable () -> Void
         init(fd: Int32, onChange: @escaping @Sendable () -> Void) {

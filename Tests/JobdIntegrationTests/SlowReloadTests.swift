@@ -1,0 +1,39 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// A reload reads the configuration on a thread of its own: a hung file system or a slow account
+/// look-up never stalls scheduling or the watchdog, and `STATUS=` says what is going on.
+@Suite(.serialized) struct SlowReloadTests {
+    @Test func jobsFireAndWatchdogPingsFlowWhileAReloadHangs() throws {
+        let config = try TemporaryConfiguration(jobs: ["tick": "[Job]\nOnStartupSec=0\nOnUnitActiveSec=200ms\nExecStart=/bin/true\n"])
+        let notify = try NotifyListener()
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") }
+        environment["NOTIFY_SOCKET"] = notify.address
+        environment["WATCHDOG_USEC"] = "400000"
+        // The loader waits 7 s before reading, as a hung NFS mount or LDAP server would make it.
+        environment["JOBD_FAULT_SLOW_LOAD_SECONDS"] = "7"
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
+        let ready = try notify.waitForMessage("READY=1") { $0.assignments["READY"] == "1" }
+
+        try config.write(job: "added", "[Job]\nOnStartupSec=0\nExecStart=/bin/true\n")
+        daemon.signal(SIGHUP)
+        let reloading = try notify.waitForMessage(from: ready + 1, "RELOADING=1") { $0.assignments["RELOADING"] == "1" }
+        let start = try daemon.waitForEvent("reload.start")
+        // While the loader hangs: runs go on, and pings never stop for longer than the interval.
+        var from = start
+        for _ in 0..<10 { from = try daemon.waitForEvent("run.exit", fields: ["JOB": "tick"], from: from + 1, timeout: .seconds(5)) }
+        let slow = try notify.waitForMessage(from: reloading + 1, timeout: .seconds(10), "STATUS= about the slow reload") {
+            $0.assignments["STATUS"]?.contains("still reading the configuration") == true
+        }
+        let done = try notify.waitForMessage(from: slow + 1, timeout: .seconds(15), "READY=1 after the reload") { $0.assignments["READY"] == "1" }
+        let pings = notify.messages[reloading...done].filter { $0.assignments["WATCHDOG"] == "1" }.map(\.arrival)
+        #expect(pings.count >= 10, "pings went on during the reload: \(pings.count)")
+        let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 < 400_000_000 }, "no gap as long as the watchdog interval: \(gaps)")
+        try daemon.waitForEvent("reload.done", from: start)
+        try daemon.waitForEvent("run.exit", fields: ["JOB": "added"])
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+}
