@@ -246,6 +246,8 @@ public final class Scheduler {
         // No local may hold an owner past this point, or the check below would see it alive.
         leakDetector?.retire(Array(generation.owners.values), now: .now())
         generation = Generation(number: generation.number, owners: [:])
+        // Nor may a fire the timing thread was delivering when its timer was invalidated.
+        queue.waitForDeliveries()
         // Nothing is left to wait for at shutdown: an owner alive now is reported at once.
         leakDetector?.check(now: .now() + (leakDetector?.grace ?? .zero))
     }

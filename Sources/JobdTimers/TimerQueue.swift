@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// The one timing source for every ``WeakTimer`` of a process: a heap of armed timers under one
@@ -13,6 +14,8 @@ import Synchronization
 public final class TimerQueue: Sendable {
     struct State {
         var heap = TimerHeap()
+        /// Fires being delivered to their targets right now (each holds its target strongly).
+        var deliveriesInFlight = 0
         var armedNanoseconds: UInt64?
         let driver: TimerfdDriver?
 
@@ -113,6 +116,14 @@ public final class TimerQueue: Sendable {
             timer.deliver(at: now)
         }
         return due.count
+    }
+
+    /// Returns once no fire is being delivered. After a caller has invalidated timers, a delivery
+    /// that had already read its target may still hold it strongly; once this returns, none does,
+    /// so an owner alive now is held by something else. Deliveries are short (a target only hands
+    /// the fire on), so this yields the processor while it waits. Never call it from `timerFired`.
+    public func waitForDeliveries() {
+        while state.withLock({ $0.deliveriesInFlight }) > 0 { sched_yield() }
     }
 
     /// Calls `handler` on the timing thread whenever the wall clock is set or jumps (not on its

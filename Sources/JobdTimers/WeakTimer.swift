@@ -117,26 +117,37 @@ public final class WeakTimer: Sendable, CustomStringConvertible {
 
     /// Called by the queue, without its lock, for a fire it has taken off the heap.
     func deliver(at now: MonotonicInstant) {
-        enum Outcome {
-            case deliver(any TimerTarget)
-            case dropped
-            case targetGone
-        }
-        // One read of the weak target, into a strong local, under the lock that invalidation takes.
-        let outcome: Outcome = queue.locked { _ in
-            guard reason == nil else { return .dropped }
-            guard let target else { return .targetGone }
-            return .deliver(target)
-        }
-        switch outcome {
-        case .deliver(let target):
-            queue.statistics.recordDelivered()
-            target.timerFired(self, at: now)
+        switch deliverToTarget(at: now) {
+        case .delivered:
+            // The target was released when deliverToTarget returned: the delivery is over.
+            queue.locked { $0.deliveriesInFlight -= 1 }
         case .dropped:
             queue.statistics.recordDropped()
         case .targetGone:
             queue.statistics.recordDropped()
             invalidate(reason: .targetGone)
         }
+    }
+
+    private enum DeliveryOutcome {
+        case delivered
+        case dropped
+        case targetGone
+    }
+
+    /// Reads the weak target once, into a strong local, under the lock that invalidation takes,
+    /// and calls it. The strong reference lives in this function's frame only, so it is gone when
+    /// this returns (``TimerQueue/waitForDeliveries()`` relies on that).
+    private func deliverToTarget(at now: MonotonicInstant) -> DeliveryOutcome {
+        let (strong, outcome): ((any TimerTarget)?, DeliveryOutcome) = queue.locked { state in
+            guard reason == nil else { return (nil, .dropped) }
+            guard let target else { return (nil, .targetGone) }
+            state.deliveriesInFlight += 1
+            return (target, .delivered)
+        }
+        guard let strong else { return outcome }
+        queue.statistics.recordDelivered()
+        strong.timerFired(self, at: now)
+        return .delivered
     }
 }
