@@ -34,6 +34,8 @@ public struct JobDefinition: Sendable, Hashable {
     public var overlap: OverlapPolicy = .skip
     /// `Restart=` and its companions: whether and when a failed run is tried again.
     public var restart = RestartPolicy()
+    /// `KillMode=`: whether what a run leaves behind when its main process ends is stopped.
+    public var killMode: KillMode = .controlGroup
     /// `OnFailure=`: jobs started when a run fails and no retry is left.
     public var onFailure: [String] = []
     /// `OnSuccess=`: jobs started when a run succeeds.
@@ -101,6 +103,16 @@ public enum OverlapPolicy: String, Sendable, Hashable, CaseIterable {
     case replace
     /// Another run starts beside the running one.
     case parallel
+}
+
+/// `KillMode=`, in systemd's names: what happens to the processes a run leaves behind when its main
+/// process has ended (and to all of a run's processes when jobd stops it).
+public enum KillMode: String, Sendable, Hashable, CaseIterable {
+    /// Every process the run started is stopped (SIGTERM, SIGKILL after `TimeoutStopSec=`), as
+    /// systemd stops a service's control group. The default.
+    case controlGroup = "control-group"
+    /// Only the main process is the run; processes it leaves behind are counted and left running.
+    case process
 }
 
 /// One `EnvironmentFile=`: an absolute path; with a leading `-`, a missing file is not an error.

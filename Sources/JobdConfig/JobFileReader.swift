@@ -52,6 +52,7 @@ public enum JobFileReader {
         var stopTimeout = JobDefinition.defaultStopTimeout
         var overlap = OverlapPolicy.skip
         var restart = RestartPolicy()
+        var killMode = KillMode.controlGroup
         var onFailure: [String] = []
         var onSuccess: [String] = []
         // A command whose value was wrong is not also reported as missing.
@@ -142,6 +143,13 @@ public enum JobFileReader {
                     continue
                 }
                 overlap = policy
+            case .killMode:
+                guard let mode = value.isEmpty ? .controlGroup : KillMode(rawValue: value) else {
+                    error(line, "KillMode=: '\(value)' is not a kill mode",
+                          hint: "write control-group (the default: a run's leftovers are stopped) or process (they are left running)")
+                    continue
+                }
+                killMode = mode
             case .restart:
                 guard let condition = value.isEmpty ? RestartPolicy.Condition.no : RestartPolicy.Condition(rawValue: value) else {
                     let hint = value == "always" || value == "on-success" || value == "on-watchdog"
@@ -268,6 +276,7 @@ public enum JobFileReader {
         definition.stopTimeout = stopTimeout
         definition.overlap = overlap
         definition.restart = restart
+        definition.killMode = killMode
         definition.onFailure = onFailure
         definition.onSuccess = onSuccess
         return .success(definition)

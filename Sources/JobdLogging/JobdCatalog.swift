@@ -193,6 +193,14 @@ public enum JobdCatalog {
                 is logged as run.skip with JOBD_REASON=disabled), across reloads and restarts of jobd.
                 Runs in flight go on; jobctl run still starts it. Undo it with: jobctl enable @JOB@
                 """)
+        case .runLeftovers:
+            Entry(subject: "A job run left processes behind", body: """
+                The main process of run @JOBD_RUN_ID@ of job @JOB@ ended, but @JOBD_LEFTOVERS@
+                process(es) it started were still running in its process group. Unless the job has
+                KillMode=process, they get SIGTERM, and SIGKILL after the job's TimeoutStopSec=, as
+                systemd stops what is left of a service. A job that means to leave a daemon running
+                should say KillMode=process; one that forgets to wait for its children should wait.
+                """)
         case .jobEnable:
             Entry(subject: "A job was enabled again", body: """
                 Job @JOB@ was enabled with jobctl enable: its triggers start runs again.

@@ -34,6 +34,7 @@ public enum JobdEvent: String, Sendable, CaseIterable {
     case runRetry = "run.retry"
     case jobDisable = "job.disable"
     case jobEnable = "job.enable"
+    case runLeftovers = "run.leftovers"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -70,6 +71,7 @@ public enum JobdEvent: String, Sendable, CaseIterable {
         case .runRetry: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101b"
         case .jobDisable: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101c"
         case .jobEnable: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101d"
+        case .runLeftovers: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101e"
         }
     }
 }
@@ -93,6 +95,8 @@ public enum JobdField {
     /// On runs another job's outcome started: that job, and its run's `JOBD_RUN_ID`.
     public static let triggeredBy = "JOBD_TRIGGERED_BY"
     public static let triggeredByRunID = "JOBD_TRIGGERED_BY_RUN_ID"
+    /// On `run.leftovers` and `run.exit`: processes the run left behind when its main process ended.
+    public static let leftovers = "JOBD_LEFTOVERS"
     /// On runs not started by a trigger: why (`manual`, `retry`, `on-failure`, `on-success`).
     public static let cause = "JOBD_CAUSE"
     public static let reason = "JOBD_REASON"

@@ -52,3 +52,46 @@ extension JobRunner {
         registry.kill(runID: runID)
     }
 }
+
+extension JobRunner {
+    /// The processes a run left in its process group when its main process ended: logged as
+    /// `run.leftovers`, then, unless the job has `KillMode=process`, stopped as systemd stops what
+    /// is left of a service: SIGTERM (and SIGCONT), SIGKILL once `TimeoutStopSec=` has passed.
+    /// Returns how many there were.
+    ///
+    /// The kernel tells nobody when a process group empties, so this looks again every 10 ms up to
+    /// 100 ms apart; a cgroup's `cgroup.events` would say it, where jobd has one to give each run.
+    func stopLeftovers(of definition: JobDefinition, group: pid_t, fields: [String: String]) async -> Int {
+        let count = ProcessGroup.members(of: group)
+        guard count > 0 else { return 0 }
+        let fields = fields.merging([JobdField.leftovers: String(count)]) { $1 }
+        guard definition.killMode == .controlGroup else {
+            logger.event(.runLeftovers, level: .notice, "\(definition.name) left \(count) process(es) running (KillMode=process)", fields)
+            return count
+        }
+        let grace = definition.stopTimeout
+        logger.event(.runLeftovers, level: .warning,
+                     "\(definition.name) left \(count) process(es) behind: SIGTERM to its process group, SIGKILL after TimeoutStopSec=\(grace)",
+                     fields)
+        killpg(group, SIGTERM)
+        killpg(group, SIGCONT)
+        if await Self.waitUntilEmpty(group, for: grace.duration) { return count }
+        logger.event(.runKill, level: .warning,
+                     "\(definition.name)'s leftovers still running \(grace) after SIGTERM: SIGKILL", fields)
+        killpg(group, SIGKILL)
+        _ = await Self.waitUntilEmpty(group, for: .seconds(5))
+        return count
+    }
+
+    /// Whether process group `group` emptied within `limit`.
+    private static func waitUntilEmpty(_ group: pid_t, for limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        var pause = Duration.milliseconds(10)
+        while ProcessGroup.members(of: group) > 0 {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
+            pause = min(pause * 2, .milliseconds(100))
+        }
+        return true
+    }
+}

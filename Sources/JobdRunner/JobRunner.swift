@@ -91,6 +91,10 @@ public struct JobRunner: Sendable {
         if case .failedToStart(let reason) = termination {
             logger.event(.runStart, level: .error, "run \(runID) of \(definition.name) could not start: \(reason)", fields)
         }
+        // What the run left behind in its process group is stopped before the run ends (and
+        // before it leaves the registry, so that a stop of jobd still reaches the group).
+        var leftovers = 0
+        if let pid { leftovers = await stopLeftovers(of: definition, group: pid, fields: fields) }
         // Only now is the process reaped; until then a stop must still be able to signal it.
         registry.remove(runID: runID)
         let finished = MonotonicInstant.now()
@@ -101,6 +105,7 @@ public struct JobRunner: Sendable {
         let elapsed = TimeSpan(microseconds: UInt64(max(0, finished.duration(since: started).nanosecondsSaturated / 1_000)))
         fields[JobdField.durationUSec] = String(elapsed.microseconds)
         fields[JobdField.result] = result.rawValue
+        if leftovers > 0 { fields[JobdField.leftovers] = String(leftovers) }
         if let reason { fields[JobdField.reason] = reason.rawValue }
         if let pid { fields[JobdField.pid] = String(pid) }
         logger.event(.runExit, level: result.isFailure ? .warning : .info,

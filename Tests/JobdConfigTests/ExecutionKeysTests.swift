@@ -107,4 +107,11 @@ import Testing
         #expect(numeric.userName == "root" && numeric.uid == 0 && numeric.gid == 65_534)
         #expect(numeric.supplementaryGroups?.first == 65_534)
     }
+
+    @Test func killModeIsControlGroupOrProcess() throws {
+        #expect(try read("").get().killMode == .controlGroup)
+        #expect(try read("KillMode=process\n").get().killMode == .process)
+        let error = try #require(errors("KillMode=mixed\n").first)
+        #expect(error.message == "KillMode=: 'mixed' is not a kill mode" && error.line == 4)
+    }
 }
