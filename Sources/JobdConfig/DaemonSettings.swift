@@ -6,6 +6,9 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxConcurrentRuns: Int?
     /// `LeakGraceSec=`: how long a retired owner may stay alive before it is reported as a leak.
     public var leakGrace = TimeSpan.seconds(5)
+    /// `MetricsFile=`: where jobd writes its metrics in the Prometheus text format (for
+    /// node_exporter's textfile collector); `nil` (the default) writes none.
+    public var metricsFile: String?
 
     public init(maxConcurrentRuns: Int? = nil, leakGrace: TimeSpan = .seconds(5)) {
         self.maxConcurrentRuns = maxConcurrentRuns
@@ -13,7 +16,7 @@ public struct DaemonSettings: Sendable, Equatable {
     }
 
     static let section = "Daemon"
-    static let keys = ["MaxConcurrentRuns", "LeakGraceSec"]
+    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line.
     public static func read(path: String, text: String) -> Result<DaemonSettings, ConfigErrors> {
@@ -44,6 +47,16 @@ public struct DaemonSettings: Sendable, Equatable {
                 } catch {
                     errors.append(ConfigError(file: path, line: assignment.line, message: "LeakGraceSec=: \(error)",
                                               hint: "write a time span such as 5s or 1min"))
+                }
+            case "MetricsFile":
+                if value.isEmpty {
+                    settings.metricsFile = nil
+                } else if value.hasPrefix("/"), !value.hasSuffix("/") {
+                    settings.metricsFile = value
+                } else {
+                    errors.append(ConfigError(
+                        file: path, line: assignment.line, message: "MetricsFile=: '\(value)' is not an absolute file path",
+                        hint: "write a path such as /var/lib/prometheus/node-exporter/jobd.prom"))
                 }
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }

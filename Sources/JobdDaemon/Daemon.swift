@@ -129,8 +129,8 @@ public struct Daemon {
         }
         withExtendedLifetime((watchdog, zoneWatch, loop)) {}
         control.remove()
-        // jobd's own timers (the retry timer, the reload watch, the leak check's, the watchdog's) are not jobs'.
-        let ownTimers = 3 + (watchdog == nil ? 0 : 1)
+        // jobd's own timers (retries, the reload watch, metrics, the leak check's, the watchdog's) are not jobs'.
+        let ownTimers = 4 + (watchdog == nil ? 0 : 1)
         logger.event(.daemonExit, "jobd stopped: \(queue.statistics.liveTimers - ownTimers) job timer(s) live, "
                      + "\(scheduler.liveOwners) owner(s) in the generation", [:])
         return 0

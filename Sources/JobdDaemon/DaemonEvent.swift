@@ -15,6 +15,8 @@ enum DaemonEvent: Sendable {
     case configurationRead(JobdConfiguration)
     /// A reload has been reading the configuration for a while: say so in `STATUS=`.
     case reloadIsSlow
+    /// Time to write `MetricsFile=`.
+    case writeMetrics
     case signal(UnixSignal)
     /// Time to ping the service manager's watchdog.
     case watchdogTick

@@ -93,9 +93,12 @@ extension MainLoop {
         let actions = admission.runEnded(RunEnd(
             runID: outcome.runID, job: outcome.job, result: outcome.result, exitCode: termination.exitCode,
             exitStatus: termination.exitStatus), now: outcome.finished)
-        scheduler.runFinished(job: outcome.job, record: JobHistory.LastRun(
+        var record = JobHistory.LastRun(
             result: outcome.result, exitCode: termination.exitCode, exitStatus: termination.exitStatus,
-            outcome: termination.description, duration: duration, invocationID: outcome.invocationID), now: outcome.finished)
+            outcome: termination.description, duration: duration, invocationID: outcome.invocationID)
+        record.shellStatus = termination.shellStatus
+        scheduler.runFinished(job: outcome.job, record: record, now: outcome.finished)
+        metricsChanged()
         perform(actions, group: &group)
         if admission.runsInFlight(of: outcome.job).isEmpty, let waiters = stopWaiters.removeValue(forKey: outcome.job) {
             for waiter in waiters {

@@ -61,6 +61,13 @@ final class MainLoop {
     private var reloadInFlight: (since: MonotonicInstant, again: Bool)?
     /// Wakes the loop when a reload has been reading for ``slowReloadNotice``.
     private let reloadWatch: DeadlineTimer
+    /// `MetricsFile=`: written at most once a second after something changed (a run ended, a
+    /// reload), and at the stop.
+    private let metricsTimer: DeadlineTimer
+    private var metricsDirty = false
+    private var metricsWritten: MonotonicInstant?
+    private var metricsFailed = false
+    var reloadsRejected: UInt64 = 0
     /// Clients waiting for a run to end, by run id.
     var runWaiters: [UInt64: ControlReply] = [:]
     /// Clients waiting for a job's runs to end after `jobctl stop --wait`, by job.
@@ -83,6 +90,7 @@ final class MainLoop {
         self.admission = RunAdmission(maxConcurrentRuns: settings.maxConcurrentRuns)
         self.retryTimer = DeadlineTimer(queue: scheduler.queue, label: "retry") { continuation.yield(.retriesDue) }
         self.reloadWatch = DeadlineTimer(queue: scheduler.queue, label: "reload-watch") { continuation.yield(.reloadIsSlow) }
+        self.metricsTimer = DeadlineTimer(queue: scheduler.queue, label: "metrics") { continuation.yield(.writeMetrics) }
     }
 
     var stopping: Bool { admission.isStopping }
@@ -102,6 +110,7 @@ final class MainLoop {
             JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
         ])
         notifier.send(.ready, .status(status))
+        metricsChanged()
     }
 
     /// Keeps what a load found wrong, for `STATUS=`, `jobctl list` and `status`.
@@ -126,6 +135,8 @@ final class MainLoop {
             }
         case .retriesDue:
             perform(admission.retriesDue(now: .now()), group: &group)
+        case .writeMetrics:
+            writeMetrics()
         case .watchdogTick:
             notifier.send(.watchdog)
         case .signal(let signal) where signal == .sighup:
@@ -272,6 +283,8 @@ final class MainLoop {
                              fields.merging([JobdField.reason: reason]) { $1 })
             }
         }
+        if !(lastReload?.accepted ?? true) { reloadsRejected += 1 }
+        metricsChanged()
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of
         // the threads that made them; give what is free back rather than keep it resident.
         malloc_trim(0)
@@ -296,6 +309,8 @@ final class MainLoop {
         logger.event(.daemonStop, "jobd stopping on \(signal): \(admission.running) run(s) in flight", [:])
         retryTimer.timer.invalidate(reason: .shutdown)
         reloadWatch.timer.invalidate(reason: .shutdown)
+        metricsTimer.timer.invalidate(reason: .shutdown)
+        if metricsDirty { writeMetrics() }
         perform(admission.shutdown(), group: &group)
         scheduler.shutdown()
         for waiter in reloadWatchers + nextReloadWatchers + Array(runWaiters.values) + stopWaiters.values.flatMap({ $0 }) {
@@ -308,6 +323,39 @@ final class MainLoop {
         guard admission.running > 0 else { return false }
         notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
         return true
+    }
+
+    /// Something the metrics show changed: write them now, or a second after the last write.
+    func metricsChanged() {
+        guard settings.metricsFile != nil, !metricsDirty else { return }
+        metricsDirty = true
+        let earliest = metricsWritten.map { $0 + .seconds(1) } ?? .now()
+        metricsTimer.arm(at: max(earliest, .now()))
+    }
+
+    private func writeMetrics() {
+        metricsDirty = false
+        guard let path = settings.metricsFile else { return }
+        metricsWritten = .now()
+        let accepted = reloadSequence - reloadsRejected
+        let daemon = MetricsFile.Daemon(
+            generation: scheduler.generation.number, liveOwners: JobOwner.liveCount,
+            leakedOwners: scheduler.leakDetector?.leaked ?? 0, armedTimers: scheduler.queue.armedCount,
+            reloadsAccepted: accepted, reloadsRejected: reloadsRejected, brokenFiles: broken.count + (settingsErrors.isEmpty ? 0 : 1))
+        let jobs = scheduler.generation.owners.values.sorted { $0.name < $1.name }.map { owner in
+            MetricsFile.Job(
+                name: owner.name, history: scheduler.histories[owner.name] ?? JobHistory(),
+                running: admission.runsInFlight(of: owner.name).count, disabled: admission.disabled.contains(owner.name),
+                nextElapse: owner.timer.deadline.map { RealtimeInstant(microseconds: WallClock.usec(of: $0)) })
+        }
+        do {
+            try MetricsFile(path: path).write(MetricsFile.render(daemon: daemon, jobs: jobs))
+            metricsFailed = false
+        } catch {
+            // Said once until a write succeeds again, not at every run.
+            if !metricsFailed { logger.warning("MetricsFile=: \(error)") }
+            metricsFailed = true
+        }
     }
 
     static func logConfigErrors(_ errors: [ConfigError], logger: Logger) {

@@ -17,6 +17,10 @@ public struct JobHistory: Sendable, Equatable {
     public var lastFinish: MonotonicInstant?
     /// How the last finished run ended.
     public var lastRun: LastRun?
+    /// When a run last succeeded, on the wall clock.
+    public var lastSuccessRealtime: RealtimeInstant?
+    /// Runs that ended since jobd started, by result.
+    public var runsByResult: [RunResult: UInt64] = [:]
 
     /// The outcome of a finished run, as `jobctl list` and `status` show it.
     public struct LastRun: Sendable, Equatable {
@@ -28,6 +32,8 @@ public struct JobHistory: Sendable, Equatable {
         public var outcome: String
         public var duration: TimeSpan
         public var invocationID: String
+        /// As a shell reports it: the exit status, or 128 plus the signal's number.
+        public var shellStatus: Int32 = 0
 
         public init(result: RunResult, exitCode: String, exitStatus: String, outcome: String, duration: TimeSpan, invocationID: String) {
             self.result = result

@@ -225,6 +225,8 @@ public final class Scheduler {
         var history = histories[job] ?? JobHistory()
         history.lastFinish = now
         history.lastRun = record
+        history.runsByResult[record.result, default: 0] += 1
+        if record.result == .success { history.lastSuccessRealtime = clocks.realtime() }
         if let owner = generation.owners[job] {
             histories[job] = history
             arm(owner, history: history)
