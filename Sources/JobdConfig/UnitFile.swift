@@ -36,6 +36,13 @@ public struct UnitFile: Sendable {
         let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (index, rawLine) in lines.enumerated() {
             let lineNumber = index + 1
+            // A NUL would cut the value where it becomes a C string (an argument, a variable).
+            if rawLine.contains(0) {
+                errors.append(ConfigError(
+                    file: path, line: lineNumber, message: "the line holds a NUL byte, which no value can hold",
+                    hint: "remove the NUL byte (it is often left by an editor or a binary copied into the file)"))
+                continue
+            }
             var line = Substring(rawLine)
             if line.utf8.last == UInt8(ascii: "\r") { line = Substring(line.utf8.dropLast()) }
             let trimmed = line.trimmingWhitespace()
