@@ -106,7 +106,7 @@ public final class ControlServer: Sendable {
             _ = UnixStream.sendAll(fd, Self.encode(.error(
                 "request too large: at most \(ControlProtocol.maximumRequestBytes) bytes")))
             return
-        case .closed, .failed:
+        case .closed, .failed, .timedOut:
             return  // gone, or silent past the timeout: nothing to answer
         }
         let reply = ControlReply()
