@@ -64,8 +64,8 @@ public final class ControlClient {
             guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) else {
                 throw ControlError(.protocolError, "jobd sent something that is not a response: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
             }
-            if response.type == .error, let message = response.message, message.hasPrefix("permission denied") {
-                throw ControlError(.refused, message)
+            if response.type == .error, response.code == .permissionDenied {
+                throw ControlError(.refused, response.message ?? "jobd refused the request: permission denied")
             }
             return response
         }

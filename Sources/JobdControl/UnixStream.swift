@@ -34,10 +34,22 @@ enum UnixStream {
         return result == 0 ? credentials : nil
     }
 
-    static func setTimeouts(_ fd: Int32, seconds: Int) {
+    /// Bounds each send: a client that does not read its reply is given up on.
+    static func setSendTimeout(_ fd: Int32, seconds: Int) {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads and drops what the peer sends until it closes, `limit` bytes or `deadline`.
+    static func drain(_ fd: Int32, limit: Int, deadline: ContinuousClock.Instant) {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        var total = 0
+        while total < limit, waitReadable(fd, until: deadline) == nil {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return }
+            total += count
+        }
     }
 
     /// Writes all of `bytes`; `false` when the peer is gone or stalls past the send timeout.
