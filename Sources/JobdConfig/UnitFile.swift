@@ -29,7 +29,10 @@ public struct UnitFile: Sendable {
         var file = UnitFile(path: path)
         var errors: [ConfigError] = []
         var section: String?
-        var pending: (text: String, line: Int)?
+        // The logical line being joined, grown in place: one copy per physical line would make
+        // 250,000 continuation lines cost seconds.
+        var logicalText = ""
+        var logicalLine: Int?
 
         // Lines are split on the byte "\n" (faster than by Character, where "\r\n" is one
         // Character); a "\r" before it is dropped.
@@ -47,23 +50,24 @@ public struct UnitFile: Sendable {
             if line.utf8.last == UInt8(ascii: "\r") { line = Substring(line.utf8.dropLast()) }
             let trimmed = line.trimmingWhitespace()
 
-            if pending != nil, trimmed.first == "#" || trimmed.first == ";" {
+            if logicalLine != nil, trimmed.first == "#" || trimmed.first == ";" {
                 continue
             }
-            if var continued = pending {
-                continued.text += " " + trimmed
-                pending = continued
+            if logicalLine != nil {
+                logicalText += " "
+                logicalText += trimmed
             } else {
                 if trimmed.isEmpty || trimmed.first == "#" || trimmed.first == ";" { continue }
-                pending = (String(trimmed), lineNumber)
+                logicalText = String(trimmed)
+                logicalLine = lineNumber
             }
-            guard var logical = pending else { continue }
-            if logical.text.hasSuffix("\\") {
-                logical.text.removeLast()
-                pending = logical
+            if logicalText.hasSuffix("\\") {
+                logicalText.removeLast()
                 if index < lines.count - 1 { continue }
             }
-            pending = nil
+            guard let startLine = logicalLine else { continue }
+            logicalLine = nil
+            let logical = (text: logicalText, line: startLine)
             let content = Substring(logical.text).trimmingWhitespace()
 
             if content.first == "[" {
