@@ -1,4 +1,5 @@
 import Glibc
+import JobdCalendar
 
 /// A configuration directory: `jobs.d/*.job`, one job per file, read in name order.
 public struct JobDirectory: Sendable {
@@ -16,6 +17,8 @@ public struct JobDirectory: Sendable {
     /// Reads `jobd.conf` and every job file. All or nothing: any error in any file fails the whole
     /// load, and every error found is reported.
     public func loadConfiguration() -> Result<Configuration, ConfigErrors> {
+        // Zones named in calendar triggers are read again if their files changed (tzdata upgrade).
+        TimeZoneRules.revalidateCache()
         let jobs = load()
         var settings = DaemonSettings()
         var errors: [ConfigError] = []
