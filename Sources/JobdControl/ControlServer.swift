@@ -38,11 +38,19 @@ public final class ControlServer: Sendable {
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
         let bindErrno = errno
         umask(previousMask)
-        // Each step's own errno: a failed chmod or listen is reported as what it was.
-        for (step, failed) in [("bind", bound != 0 ? bindErrno : 0), ("chmod", chmod(path, 0o600) != 0 ? errno : 0),
-                               ("listen", listen(fd, 64) != 0 ? errno : 0)] where failed != 0 {
+        // Step by step, each with its own errno: a failed chmod or listen is reported as what it was.
+        var failure: (step: String, errno: Int32)?
+        if bound != 0 {
+            failure = ("bind", bindErrno)
+        } else if chmod(path, 0o600) != 0 {
+            failure = ("chmod", errno)
+        } else if listen(fd, 64) != 0 {
+            failure = ("listen", errno)
+        }
+        if let failure {
             close(fd)
-            throw ControlError(.setupFailed, "cannot listen on \(path): \(step): \(UnixStream.describe(failed))", errno: failed)
+            throw ControlError(.setupFailed, "cannot listen on \(path): \(failure.step): \(UnixStream.describe(failure.errno))",
+                               errno: failure.errno)
         }
         var pipeFDs: [Int32] = [0, 0]
         guard pipe2(&pipeFDs, O_CLOEXEC) == 0 else {
