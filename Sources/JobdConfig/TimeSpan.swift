@@ -12,8 +12,10 @@ public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.microseconds = microseconds
     }
 
+    /// `seconds` seconds; beyond what microseconds hold, infinity rather than a trap.
     public static func seconds(_ seconds: UInt64) -> TimeSpan {
-        TimeSpan(microseconds: seconds * 1_000_000)
+        let (microseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? .infinity : TimeSpan(microseconds: microseconds)
     }
 
     public var isInfinite: Bool { microseconds == .max }

@@ -70,6 +70,11 @@ import Testing
         }
     }
 
+    @Test func secondsBeyondMicrosecondsSaturate() {
+        #expect(TimeSpan.seconds(.max).isInfinite)
+        #expect(TimeSpan.seconds(90).microseconds == 90_000_000)
+    }
+
     @Test func theMaximumItselfIsAccepted() throws {
         #expect(try TimeSpan.parse("100y") == TimeSpan.maximum)
         #expect(try TimeSpan.parse("3155760000s") == TimeSpan.maximum)
