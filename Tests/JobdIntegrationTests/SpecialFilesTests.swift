@@ -55,6 +55,16 @@ import Testing
         }
     }
 
+    @Test func aJobFileOverOneMebibyteIsAnError() throws {
+        let config = try TemporaryConfiguration(jobs: [
+            "huge": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n# " + String(repeating: "x", count: 1 << 20) + "\n",
+        ])
+        let check = try DaemonProcess(product: "jobctl", arguments: ["check", "--config-dir", config.path])
+        #expect(try check.waitForExit(timeout: .seconds(10)) == 1)
+        #expect(check.lines.contains { $0.hasPrefix("\(config.path)/jobs.d/huge.job: error: the file is larger than 1048576 bytes") },
+                "\(check.lines)")
+    }
+
     @Test func jobdReportsEachAtStartWithoutHanging() throws {
         let hostile = try Hostile()
         let daemon = try DaemonProcess(arguments: ["--config-dir", hostile.config.path])
