@@ -80,7 +80,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The control socket: its protocol, jobd's server and jobctl's client.
-        .target(name: "JobdControl", swiftSettings: swiftSettings),
+        .target(name: "JobdControl", dependencies: ["CSocket"], swiftSettings: swiftSettings),
         // malloc_trim, which Swift's Glibc module leaves out; imported by JobdDaemon alone.
         .systemLibrary(name: "CMalloc"),
         .target(
@@ -175,5 +175,7 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // accept4, pipe2 and POLLRDHUP, which Swift's Glibc module leaves out; imported by JobdControl alone.
+        .systemLibrary(name: "CSocket"),
     ]
 )

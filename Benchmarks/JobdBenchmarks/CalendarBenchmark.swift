@@ -102,6 +102,13 @@ struct CalendarBenchmark {
                       Format.duration(nanoseconds: (expressionSeconds + elapseSeconds) * 1e9) + " (\(expressionsParsed) parsed)")
         report.target("loading \(jobs) calendar jobs well under 1 s", measured: Format.duration(nanoseconds: total * 1e9),
                       passed: total < 1)
+
+        // Issue 20: continuation lines are joined in place, not copied once per line.
+        let continued = "[Job]\nDescription=start \\\n" + String(repeating: "word \\\n", count: 250_000)
+            + "end\nOnStartupSec=1h\nExecStart=/bin/true\n"
+        let (joinSeconds, joined) = Self.time { JobFileReader.read(name: "continued", path: "/memory", text: continued) }
+        let words = (try? joined.get())?.description?.split(separator: " ").count ?? 0
+        report.figure("a job file of 250,000 continuation lines", Format.duration(nanoseconds: joinSeconds * 1e9) + " (\(words) words)")
     }
 
     /// Computes `chain` successive next elapses of `next`, starting again from `base` when an

@@ -27,6 +27,16 @@ struct DaemonBenchmark {
         report.figure("STATUS=", ready.assignments["STATUS"] ?? "?")
         let rssAfterStart = daemon.probe.residentBytes.rss
         report.figure("VmRSS after start", Format.bytes(Double(rssAfterStart)))
+        // Issue 20: jobctl reads a reply of every job without rescanning what it has received.
+        let list = Process()
+        list.executableURL = URL(fileURLWithPath: LaunchedDaemon.product("jobctl"))
+        list.arguments = ["list", "--json", "--runtime-dir", daemon.runtimeDirectory]
+        list.standardOutput = FileHandle.nullDevice
+        let listStart = MonotonicInstant.now()
+        try list.run()
+        list.waitUntilExit()
+        report.figure("jobctl list --json of \(jobs) jobs", Format.duration(nanoseconds: Double(MonotonicInstant.now().duration(since: listStart).nanosecondsSaturated))
+            + ", exit \(list.terminationStatus)")
 
         var reloadTimes: [Int64] = []
         for reload in 1...reloads {

@@ -13,34 +13,64 @@ extension Jobctl {
                 Exits 0 when every file loaded, 1 when any file had errors (printed as FILE:LINE: \
                 error: ...): the valid changes apply, while a job file with errors keeps its job's \
                 previous definition, a new one adds nothing, and a jobd.conf with errors keeps the \
-                previous settings; 2 when no daemon runs.
+                previous settings; 2 when no daemon runs, the daemon is not --pid, or no outcome came \
+                within --timeout.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions
 
-        @Option(help: "The daemon's pid (default: read from jobd.pid in the runtime directory).")
+        @Option(help: "The pid jobd must have (systemd's $MAINPID): jobctl signals only the jobd that listens on the socket, and refuses if that is not this pid.")
         var pid: Int32?
+
+        @Option(help: "How long to wait for the reload's outcome, in seconds.")
+        var timeout: Int = 90
 
         public init() {}
 
         public func run() throws {
-            let pid = try self.pid ?? readPid()
-            // Subscribe before the signal, so the outcome of this very reload cannot be missed.
-            let (client, subscribed) = try Jobctl.ask(runtime, ControlRequest(command: .watchReload))
-            guard subscribed.type == .reloadSubscribed else { throw ExitCode(ExitStatus.failure) }
-            guard kill(pid, SIGHUP) == 0 else {
-                var standardError = StandardError()
-                print("jobctl: cannot signal jobd (pid \(pid)): \(String(cString: strerror(errno)))", to: &standardError)
-                throw ExitCode(errno == ESRCH ? ExitStatus.noDaemon : ExitStatus.failure)
+            let seconds = max(timeout, 1)
+            let deadline = ContinuousClock.now + .seconds(seconds)
+            var standardError = StandardError()
+            let client = try runtime.connect()
+            // The pid the kernel says listens on the socket: a stale jobd.pid, or a wrong --pid,
+            // never gets another process signalled.
+            guard let daemonPid = client.daemonPid else {
+                print("jobctl: cannot tell which process listens on jobd's socket; nothing signalled", to: &standardError)
+                throw ExitCode(ExitStatus.noDaemon)
             }
-            let result: ControlResponse?
+            if let pid, pid != daemonPid {
+                print("jobctl: the jobd on \(runtime.directory)/\(ControlProtocol.socketName) is pid \(daemonPid), not \(pid); nothing signalled",
+                      to: &standardError)
+                throw ExitCode(ExitStatus.noDaemon)
+            }
+            /// The next response by the deadline; past it, exit 2 saying what did not come.
+            func next(_ what: String) throws -> ControlResponse? {
+                do {
+                    return try client.receive(deadline: deadline)
+                } catch where error.code == .timedOut {
+                    print("jobctl: jobd (pid \(daemonPid)) did not \(what) within \(seconds) s", to: &standardError)
+                    throw ExitCode(ExitStatus.noDaemon)
+                } catch {
+                    throw Jobctl.fail(error)
+                }
+            }
+            // Subscribe before the signal, so the outcome of this very reload cannot be missed.
             do {
-                result = try client.receive()
+                try client.send(ControlRequest(command: .watchReload))
             } catch {
                 throw Jobctl.fail(error)
             }
+            let subscribed = try next("answer")
+            guard let subscribed, subscribed.type == .reloadSubscribed else {
+                print("jobctl: \(subscribed?.message ?? "jobd closed the connection without answering")", to: &standardError)
+                throw ExitCode(ExitStatus.failure)
+            }
+            guard kill(daemonPid, SIGHUP) == 0 else {
+                print("jobctl: cannot signal jobd (pid \(daemonPid)): \(String(cString: strerror(errno)))", to: &standardError)
+                throw ExitCode(errno == ESRCH ? ExitStatus.noDaemon : ExitStatus.failure)
+            }
+            let result = try next("report the reload's outcome")
             guard let result, result.type == .reloadResult, let report = result.reload else {
-                var standardError = StandardError()
                 print("jobctl: jobd did not report the reload's outcome\(result?.message.map { ": \($0)" } ?? "")", to: &standardError)
                 throw ExitCode(ExitStatus.failure)
             }
@@ -52,7 +82,6 @@ extension Jobctl {
                 print("jobd reloaded: " + summary)
                 return
             }
-            var standardError = StandardError()
             for error in report.errors { print(error, to: &standardError) }
             if report.added.isEmpty && report.changed.isEmpty && report.removed.isEmpty && report.kept.isEmpty {
                 print("jobctl: reload rejected: \(report.errors.count) error(s); generation \(report.generation) keeps running",
@@ -64,17 +93,6 @@ extension Jobctl {
                       + "definition (a new one adds nothing)", to: &standardError)
             }
             throw ExitCode(ExitStatus.failure)
-        }
-
-        private func readPid() throws -> Int32 {
-            let path = runtime.directory + "/" + ControlProtocol.pidFileName
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                  let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 else {
-                var standardError = StandardError()
-                print("jobctl: jobd is not running: no pid in \(path)", to: &standardError)
-                throw ExitCode(ExitStatus.noDaemon)
-            }
-            return pid
         }
     }
 }

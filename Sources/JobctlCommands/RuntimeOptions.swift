@@ -44,6 +44,9 @@ extension Jobctl {
         case .protocolError, .setupFailed:
             print("jobctl: \(error.message)", to: &standardError)
             return ExitCode(ExitStatus.failure)
+        case .timedOut:
+            print("jobctl: \(error.message)", to: &standardError)
+            return ExitCode(ExitStatus.noDaemon)
         }
     }
 

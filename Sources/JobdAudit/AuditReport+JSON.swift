@@ -14,6 +14,7 @@ extension AuditReport {
     ///   "exitCode": 0 | 1,                                          // 1 iff verdict is "failed"
     ///   "leakGraceUSec": 5000000,
     ///   "entries": N, "unattributedEntries": N,                     // read; without JOBD_INSTANCE
+    ///   "malformedEntries": N,                                      // jobd entries that could not be read
     ///   "journalEnd": {"realtimeUSec", "monotonicUSec", "bootID"},  // grace periods end here
     ///   "instances": [{
     ///     "instance": "32 hex", "bootID": "32 hex",
@@ -31,6 +32,8 @@ extension AuditReport {
     ///                      "owners": OwnerCounts, "carriedIn": N}],
     ///     "unreleasedOwners": [{"job", "owner", "generation"?, "lastGeneration"?,
     ///                           "state": "running" | "pending" | "leaked", "retiredUSec"?}],
+    ///     "malformedEntries": N,                                    // any makes the verdict incomplete at best
+    ///     "malformedExamples": [{"realtimeUSec", "event", "field", "value"?}],  // the first 5
     ///     "problems": [{"kind": "leak" | "late-release" | "fire-after-deinit" | "timer-not-invalidated",
     ///                   "job"?, "owner"?, "generation"?, "timer"?, "realtimeUSec"?, "detail": "sentence"}]
     ///   }]

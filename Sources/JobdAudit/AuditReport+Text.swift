@@ -16,7 +16,8 @@ extension AuditReport {
             lines.append("no jobd entries (SYSLOG_IDENTIFIER=jobd with JOBD_INSTANCE) in the journal read")
         }
         let problemCount = problems.count
-        lines.append("audit: \(instances.count) instance(s), \(entries) entries, \(problemCount) problem(s); "
+        let unreadable = malformedEntries > 0 ? ", \(malformedEntries) unreadable" : ""
+        lines.append("audit: \(instances.count) instance(s), \(entries) entries\(unreadable), \(problemCount) problem(s); "
             + "verdict: \(verdict.rawValue)")
         return lines.joined(separator: "\n") + "\n"
     }
@@ -66,6 +67,12 @@ extension AuditReport {
             lines.append(line)
         }
         for reason in instance.incompleteReasons { lines.append("  INCOMPLETE: \(reason)") }
+        for entry in instance.malformedExamples {
+            lines.append("  UNREADABLE: \(entry.event) at \(clock.describe(realtimeUSec: entry.realtimeUSec)): \(entry.problem)")
+        }
+        if instance.malformedEntries > instance.malformedExamples.count {
+            lines.append("  UNREADABLE: … and \(instance.malformedEntries - instance.malformedExamples.count) more")
+        }
         for owner in instance.unreleasedOwners where owner.state == .pending {
             lines.append("  PENDING: job \(owner.job) owner \(owner.owner) generation \(owner.generation.map(String.init) ?? "?"): "
                 + "retired, within its grace period at the end of the journal; audit again later")

@@ -18,6 +18,8 @@ public struct AuditReport: Sendable, Hashable, Codable {
     public var journalEnd: JournalInstant?
     /// One report per instance, in the order of their first entries.
     public var instances: [InstanceReport]
+    /// jobd entries that could not be read, over all instances (each instance lists its first few).
+    public var malformedEntries: Int
     /// The worst instance verdict; ``AuditVerdict/clean`` for a journal without jobd entries.
     public var verdict: AuditVerdict
     /// What `jobctl audit` exits with: 1 when ``verdict`` is ``AuditVerdict/failed``, else 0.
@@ -34,6 +36,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
         self.unattributedEntries = unattributedEntries
         self.journalEnd = journalEnd
         self.instances = instances
+        malformedEntries = instances.reduce(0) { $0 + $1.malformedEntries }
         verdict = instances.map(\.verdict).max() ?? .clean
         exitCode = verdict == .failed ? 1 : 0
     }

@@ -59,6 +59,10 @@ extension InstanceLedger {
         if totals.unknownOrigin > 0 {
             reasons.append("\(totals.unknownOrigin) owner(s) appear without their owner.init")
         }
+        if malformedCount > 0 {
+            reasons.append("\(malformedCount) jobd entr\(malformedCount == 1 ? "y" : "ies") could not be read (a field the audit "
+                + "judges by is missing or not a number): what they recorded is unknown")
+        }
         reasons.append(contentsOf: gaps)
         if exited == nil {
             reasons.append("no daemon.exit: jobd is still running, was killed, or the journal was cut (--until)")
@@ -78,7 +82,7 @@ extension InstanceLedger {
             ending: exited == nil ? .cutOff : stopped == nil ? .exited : .stopped,
             complete: reasons.isEmpty, incompleteReasons: reasons, reloads: reloads, failedReloads: failedReloads,
             generations: generationReports, owners: totals, timers: timers, unreleasedOwners: unreleased,
-            problems: problems, verdict: verdict)
+            problems: problems, verdict: verdict, malformedEntries: malformedCount, malformedExamples: malformedExamples)
     }
 
     /// A released owner's late release: after jobd reported it leaked, or after its grace period.

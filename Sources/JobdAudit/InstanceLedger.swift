@@ -35,6 +35,12 @@ struct InstanceLedger {
     /// The longest `LeakGraceSec=` jobd logged in this instance (`JOBD_LEAK_GRACE_USEC`), if any:
     /// owners are judged by it rather than by the audit's default.
     var leakGraceUSec: UInt64?
+    /// Entries with a field the audit judges by missing or unreadable; the first few kept.
+    var malformedCount = 0
+    var malformedExamples: [MalformedEntry] = []
+    static let malformedExamplesKept = 5
+    /// Fields that must be numbers wherever they appear.
+    static let numericFields = [JobdField.owner, JobdField.generation, JobdField.timer, JobdField.leakGraceUSec]
 
     init(id: String, first entry: AuditEntry) {
         self.id = id
@@ -49,6 +55,7 @@ struct InstanceLedger {
         let time = entry.time
         last = time
         guard let name = entry[JobdField.event], let event = JobdEvent(rawValue: name) else { return }
+        checkReadable(entry, event)
         if let grace = entry[JobdField.leakGraceUSec].flatMap({ UInt64($0) }) {
             leakGraceUSec = max(leakGraceUSec ?? 0, grace)
         }
@@ -142,6 +149,25 @@ struct InstanceLedger {
             timers.lateFiresDropped += 1
         default:
             break
+        }
+    }
+
+    /// Counts `entry` as malformed if a numeric field is not a number, or a field its event needs
+    /// is missing; the entry is still folded in as far as it can be read.
+    private mutating func checkReadable(_ entry: AuditEntry, _ event: JobdEvent) {
+        var required: [String] = []
+        switch event {
+        case .ownerInit, .ownerRetain, .ownerDeinit, .ownerLateDeinit, .ownerLeak: required = [JobdField.owner]
+        case .generationLoad: required = [JobdField.generation]
+        default: break
+        }
+        let unreadable = Self.numericFields.first { field in entry[field].map { UInt64($0) == nil } ?? false }
+            ?? required.first { entry[$0] == nil }
+        guard let field = unreadable else { return }
+        malformedCount += 1
+        if malformedExamples.count < Self.malformedExamplesKept {
+            malformedExamples.append(MalformedEntry(
+                realtimeUSec: entry.time.realtimeUSec, event: event.rawValue, field: field, value: entry[field]))
         }
     }
 

@@ -46,14 +46,21 @@ public struct InstanceReport: Sendable, Hashable, Codable {
     public var problems: [AuditProblem]
     /// The instance's verdict.
     public var verdict: AuditVerdict
+    /// Its entries that could not be read; any makes the instance incomplete at best.
+    public var malformedEntries: Int
+    /// The first few of them.
+    public var malformedExamples: [MalformedEntry]
 
     /// Makes a report (the auditor does; tests may).
     public init(
         instance: String, bootID: String, firstEntryUSec: UInt64, lastEntryUSec: UInt64, startedUSec: UInt64?,
         stoppedUSec: UInt64?, exitedUSec: UInt64?, ending: Ending, complete: Bool, incompleteReasons: [String],
         reloads: Int, failedReloads: Int, generations: [GenerationReport], owners: OwnerCounts, timers: TimerCounts,
-        unreleasedOwners: [UnreleasedOwner], problems: [AuditProblem], verdict: AuditVerdict
+        unreleasedOwners: [UnreleasedOwner], problems: [AuditProblem], verdict: AuditVerdict,
+        malformedEntries: Int = 0, malformedExamples: [MalformedEntry] = []
     ) {
+        self.malformedEntries = malformedEntries
+        self.malformedExamples = malformedExamples
         self.instance = instance
         self.bootID = bootID
         self.firstEntryUSec = firstEntryUSec

@@ -68,7 +68,9 @@ struct CalendarComponent: Sendable, Hashable, Comparable {
         if field.isEmpty {
             return "*"
         }
-        if microseconds && field.count == 1 && field[0].start == 0 && field[0].stop < 0 && field[0].repeatInterval == unit {
+        // systemd 252's `chain_is_star`: seconds that include `0/1` anywhere in the list cover every
+        // whole second, and the whole list prints as `*` (`*:4,30:0/1,3,5` is `*:04,30:*`).
+        if microseconds && field.contains(where: { $0.start == 0 && $0.stop < 0 && $0.repeatInterval == unit }) {
             return "*"
         }
         func number(_ value: Int, padded: Bool) -> String {

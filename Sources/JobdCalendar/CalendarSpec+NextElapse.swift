@@ -66,10 +66,18 @@ extension CalendarSpec {
             c.second = 0
             usec = 0
         }
+        // The DST flag each round starts with: the expression's, until a round's normalization went
+        // backwards (a spring-forward gap where DST is negative, Europe/Dublin); from then on the
+        // flag `mktime` settled on, as systemd 252.39 does (its fix for negative DST).
+        var flag: Int? = daylightSaving
         // systemd gives up after this many rounds rather than loop forever.
         for _ in 0..<1000 {
+            let before = c
             _ = clock.normalize(&c)
-            c.isDaylightSaving = daylightSaving
+            if let flag { c.isDaylightSaving = flag }
+            // How far normalization moved the time back, if it did: added back to what this round
+            // finds, which is then tried again.
+            let setBack = before.localSeconds - c.localSeconds
 
             var r = Self.match(year, value: &c.year)
             if r > 0 {
@@ -165,6 +173,13 @@ extension CalendarSpec {
             }
             if r == 0 { continue }
 
+            if setBack > 0 {
+                let isDaylightSaving = c.isDaylightSaving
+                c = BrokenDownTime(localSeconds: c.localSeconds + setBack)
+                c.isDaylightSaving = isDaylightSaving
+                flag = nil
+                continue
+            }
             tm = c
             subsecond = usec
             return .elapse(RealtimeInstant(microseconds: 0))

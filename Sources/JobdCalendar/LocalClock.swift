@@ -68,17 +68,20 @@ struct LocalClock {
         var remainingProbes = 6
         var type = typeIndex(zone, atSeconds: t)
         var found = false
+        var previousIsDaylight = false
         while true {
             let difference = local - (t + zone.typeOffsets[type])
             if difference == 0 {
                 break
             }
             let isDaylight = zone.typeIsDaylightSaving[type]
-            // Oscillating between two instants: `local` is in a gap. glibc settles on the probe
-            // that reads as daylight saving time whatever flag was requested, which moves the
-            // time forwards. (Observed through systemd-analyze in Europe/Berlin, America/New_York
-            // and Australia/Lord_Howe gaps, with `tm_isdst` -1, 0 and 1.)
-            if t == t1 && t != t2 && isDaylight {
+            // Oscillating between two instants: `local` is in a gap. glibc (2.36's mktime) settles
+            // on a probe whose DST flag differs from the one requested; with none requested, on
+            // one that reads as daylight saving time unless only the other one does. Where DST is
+            // negative (Europe/Dublin: winter GMT is the "daylight" time) that can be the earlier
+            // probe, so the time moves backwards.
+            let settles = requested < 0 ? (!previousIsDaylight || isDaylight) : (requested != 0) != isDaylight
+            if t == t1 && t != t2 && settles {
                 found = true
                 break
             }
@@ -89,6 +92,7 @@ struct LocalClock {
             t1 = t2
             t2 = t
             t += difference
+            previousIsDaylight = isDaylight
             type = typeIndex(zone, atSeconds: t)
         }
         if !found, requested >= 0, (requested != 0) != zone.typeIsDaylightSaving[type] {

@@ -28,13 +28,28 @@ public struct TimeZoneRules: Sendable, Hashable {
     /// Loads (or returns the cached) zone named like a tzdata entry, e.g. `Europe/Berlin`.
     ///
     /// An absolute path names a TZif file directly. `UTC` always loads, even without tzdata installed.
+    /// A cached zone is used until ``revalidateCache()``; after it, the file is looked at again
+    /// (once) and read again if it is another file than the one read (a tzdata upgrade).
     public static func load(named name: String) throws(CalendarError) -> TimeZoneRules {
+        let epoch = cacheEpoch.withLock { $0 }
         if let cached = cache.withLock({ $0[name] }) {
-            return cached
+            if cached.epoch == epoch { return cached.rules }
+            if cached.identity == FileIdentity(path: path(of: name)) {
+                cache.withLock { $0[name]?.epoch = epoch }
+                return cached.rules
+            }
         }
+        let identity = FileIdentity(path: path(of: name))
         let rules = try readZone(named: name)
-        cache.withLock { $0[name] = rules }
+        cache.withLock { $0[name] = CachedZone(rules: rules, identity: identity, epoch: epoch) }
         return rules
+    }
+
+    /// Makes the next ``load(named:)`` of each zone check whether its file changed (by device,
+    /// inode, size and modification time) and read it again if so. jobd calls it as it reads its
+    /// configuration, at start and at each reload, so a tzdata upgrade takes effect at a reload.
+    public static func revalidateCache() {
+        cacheEpoch.withLock { $0 += 1 }
     }
 
     /// The zone a process with this environment runs in, with glibc's reading of `TZ`.
@@ -107,7 +122,38 @@ public struct TimeZoneRules: Sendable, Hashable {
 
     // MARK: Loading
 
-    private static let cache = Mutex<[String: TimeZoneRules]>([:])
+    /// A loaded zone and the file it was read from.
+    private struct CachedZone {
+        var rules: TimeZoneRules
+        var identity: FileIdentity?
+        /// The ``cacheEpoch`` at which the file was last looked at.
+        var epoch: UInt64
+    }
+
+    /// Which file a zone was read from: a file replaced by a package upgrade differs in inode, one
+    /// rewritten in place in size or modification time.
+    struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: Int64
+
+        init?(path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+            size = Int64(status.st_size)
+            modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        }
+    }
+
+    private static let cache = Mutex<[String: CachedZone]>([:])
+    private static let cacheEpoch = Mutex<UInt64>(0)
+
+    private static func path(of name: String) -> String {
+        name.hasPrefix("/") ? name : zoneInfoDirectory + "/" + name
+    }
 
     private static func localTime() -> TimeZoneRules {
         let path = "/etc/localtime"

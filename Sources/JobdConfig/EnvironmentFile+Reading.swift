@@ -58,7 +58,14 @@ extension EnvironmentFile {
                     file: path, line: startLine, message: "'\(name)' is not a valid variable name; skipped"))
                 continue
             }
-            contents.variables.append(EnvironmentVariable(name: name, value: value.finish()))
+            let text = value.finish()
+            guard !text.utf8.contains(0) else {
+                // The environment is C strings: a NUL would cut the value without a word.
+                contents.skipped.append(ConfigError(
+                    file: path, line: startLine, message: "the value of '\(name)' holds a NUL byte; skipped"))
+                continue
+            }
+            contents.variables.append(EnvironmentVariable(name: name, value: text))
         }
         return contents
     }

@@ -43,6 +43,13 @@ public struct JobDefinition: Sendable, Hashable {
 
     /// `TimeoutStopSec=`'s default: 10 s, jobd's grace for a run it stops.
     public static let defaultStopTimeout = TimeSpan.seconds(10)
+    /// The shortest `OnUnitActiveSec=`: it counts from the last start, so a shorter span would
+    /// start runs (or log skipped triggers) continuously. 100 ms is systemd's default `RestartSec=`.
+    public static let minimumUnitActive = TimeSpan(microseconds: 100_000)
+    /// The shortest `OnUnitInactiveSec=`: it counts from the end of the last run, which paces it,
+    /// so only 0 (a restart the instant a run ends, however fast it fails) is refused below jobd's
+    /// default accuracy of 1 ms.
+    public static let minimumUnitInactive = TimeSpan(microseconds: 1_000)
 
     public init(
         name: String, path: String, description: String? = nil, triggers: [Trigger],

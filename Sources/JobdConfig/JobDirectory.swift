@@ -1,4 +1,5 @@
 import Glibc
+import JobdCalendar
 
 /// A configuration directory: `jobs.d/*.job`, one job per file, read in name order.
 public struct JobDirectory: Sendable {
@@ -16,7 +17,9 @@ public struct JobDirectory: Sendable {
     /// Reads `jobd.conf` and every job file. All or nothing: any error in any file fails the whole
     /// load, and every error found is reported.
     public func loadConfiguration() -> Result<Configuration, ConfigErrors> {
-        combine(settings: loadSettings(), jobs: load())
+        // Zones named in calendar triggers are read again if their files changed (tzdata upgrade).
+        TimeZoneRules.revalidateCache()
+        return combine(settings: loadSettings(), jobs: load())
     }
 
     /// Reads `jobd.conf` (if there is one) and exactly the job files at `paths`, wherever they are,
@@ -48,7 +51,9 @@ public struct JobDirectory: Sendable {
         case .failure(let error) where error.errno == ENOENT:
             return .success(DaemonSettings())
         case .failure(let error):
-            return .failure(ConfigErrors([ConfigError(file: settingsPath, line: nil, message: error.message)]))
+            return .failure(ConfigErrors([ConfigError(
+                file: settingsPath, line: nil, message: error.message,
+                hint: error.isNotRegular ? "jobd.conf must be a regular file; remove it to use the defaults" : nil)]))
         }
     }
 
@@ -70,7 +75,9 @@ public struct JobDirectory: Sendable {
     static func readJobFile(_ path: String, name: String) -> Result<JobDefinition, ConfigErrors> {
         switch FileSystem.readTextFile(path) {
         case .failure(let error):
-            return .failure(ConfigErrors([ConfigError(file: path, line: nil, message: error.message)]))
+            return .failure(ConfigErrors([ConfigError(
+                file: path, line: nil, message: error.message,
+                hint: error.isNotRegular ? "remove it, or rename it so that its name does not end in .job" : nil)]))
         case .success(let text):
             return JobFileReader.read(name: name, path: path, text: text)
         }
@@ -119,6 +126,8 @@ public struct JobDirectory: Sendable {
 struct FileAccessError: Error {
     var errno: Int32
     var message: String
+    /// The file exists but is a FIFO, socket, device or directory.
+    var isNotRegular = false
 
     init(errno: Int32, _ what: String) {
         self.errno = errno
@@ -128,6 +137,20 @@ struct FileAccessError: Error {
     init(_ message: String) {
         self.errno = 0
         self.message = message
+    }
+
+    /// A file of another type than a regular file, named by `mode`.
+    init(notRegular mode: mode_t) {
+        let kind = switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFDIR: "a directory"
+        default: "not a file"
+        }
+        self.init("it is \(kind), not a regular file; jobd reads configuration only from regular files")
+        isNotRegular = true
     }
 }
 
@@ -148,12 +171,25 @@ enum FileSystem {
 
     /// The file's contents as UTF-8 text, or a message saying why not. Sized by `fstat`, so a
     /// small job file costs one small allocation, not a zeroed 64 KiB buffer.
+    ///
+    /// Only a regular file (or a link to one) is read: its type is known from `lstat`/`stat` before
+    /// it is opened, so a FIFO never blocks and a device is never opened (opening some has effects:
+    /// `/dev/watchdog`). The open is non-blocking and refuses a link where there was none, and
+    /// `fstat` checks that the file opened is the one looked at.
     static func readTextFile(_ path: String, limit: Int = 1 << 20) -> Result<String, FileAccessError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        var looked = stat()
+        guard lstat(path, &looked) == 0 else { return .failure(FileAccessError(errno: errno, "cannot open the file")) }
+        let isLink = looked.st_mode & S_IFMT == S_IFLNK
+        if isLink, stat(path, &looked) != 0 { return .failure(FileAccessError(errno: errno, "cannot open the file the link points to")) }
+        guard looked.st_mode & S_IFMT == S_IFREG else { return .failure(FileAccessError(notRegular: looked.st_mode)) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (isLink ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { return .failure(FileAccessError(errno: errno, "cannot open the file")) }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0 else { return .failure(FileAccessError(errno: errno, "cannot read the file")) }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_dev == looked.st_dev, status.st_ino == looked.st_ino else {
+            return .failure(FileAccessError("the file was replaced while it was opened; try again"))
+        }
         guard status.st_size <= limit else { return .failure(FileAccessError("the file is larger than \(limit) bytes")) }
         // One more byte than the size: a file that grew meanwhile is read on, not cut.
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)

@@ -79,6 +79,13 @@ public enum JobFileReader {
                 }
                 do {
                     let span = try TimeSpan.parse(value)
+                    let least = key == .onUnitActiveSec ? JobDefinition.minimumUnitActive
+                        : key == .onUnitInactiveSec ? JobDefinition.minimumUnitInactive : .zero
+                    guard span >= least else {
+                        error(line, "\(key.rawValue)=\(value) is shorter than \(least), the least jobd accepts: it would start runs continuously",
+                              hint: "write \(key.rawValue)=\(least) or more; for a command that must run continuously, loop inside it")
+                        continue
+                    }
                     let trigger: Trigger = switch key {
                     case .onStartupSec: .startup(span)
                     case .onUnitActiveSec: .unitActive(span)

@@ -1,4 +1,5 @@
 import Glibc
+import JobdCalendar
 
 /// A configuration directory as jobd reads it at start and at each reload: every job file that is
 /// valid, every one that is not (a broken file disables its own job only), and `jobd.conf`'s
@@ -40,6 +41,8 @@ extension JobDirectory {
     /// Reads `jobd.conf` and every job file, each on its own: an error in one file disables that
     /// file's job (or `jobd.conf`'s settings) only, and every error found is reported.
     public func read() -> JobdConfiguration {
+        // Zones named in calendar triggers are read again if their files changed (tzdata upgrade).
+        TimeZoneRules.revalidateCache()
         var configuration = JobdConfiguration()
         switch loadSettings() {
         case .success(let settings): configuration.settings = settings

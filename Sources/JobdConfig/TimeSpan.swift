@@ -12,8 +12,10 @@ public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.microseconds = microseconds
     }
 
+    /// `seconds` seconds; beyond what microseconds hold, infinity rather than a trap.
     public static func seconds(_ seconds: UInt64) -> TimeSpan {
-        TimeSpan(microseconds: seconds * 1_000_000)
+        let (microseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? .infinity : TimeSpan(microseconds: microseconds)
     }
 
     public var isInfinite: Bool { microseconds == .max }
@@ -39,22 +41,34 @@ public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible 
         ("usec", 1), ("us", 1), ("µs", 1), ("μs", 1),
     ]
 
-    /// Parses `text`; the error says what was expected.
+    /// The longest finite span jobd accepts: 100 years. The scheduler counts in nanoseconds of
+    /// `CLOCK_MONOTONIC` (292 years fit in `Int64`); a deadline adds at most an `On*Sec=` span,
+    /// a `RandomizedDelaySec=` draw and `AccuracySec=` rounding to the time since boot, so three
+    /// spans at this bound still fit. systemd takes up to 584,542 years; no schedule needs that.
+    public static let maximum = TimeSpan(microseconds: 100 * 31_557_600_000_000)
+
+    /// Parses `text`; the error says what was expected. A finite span above ``maximum`` is an
+    /// error that names the maximum.
     public static func parse(_ text: String) throws(TimeSpanError) -> TimeSpan {
         let trimmed = Substring(text).trimmingWhitespace()
         if trimmed == "infinity" { return .infinity }
         guard !trimmed.isEmpty else { throw TimeSpanError(text: text, reason: "it is empty") }
+        let tooLarge = TimeSpanError(
+            text: text, reason: "it is longer than \(maximum), the longest span jobd accepts (or write infinity where it is allowed)")
+        func isDigit(_ scalar: Unicode.Scalar?) -> Bool { scalar.map { $0 >= "0" && $0 <= "9" } ?? false }
         var rest = trimmed.unicodeScalars[...]
         var total: UInt64 = 0
         while true {
             while rest.first == " " || rest.first == "\t" { rest = rest.dropFirst() }
             guard !rest.isEmpty else { break }
-            let digits = rest.prefix { $0.properties.numericType == .decimal && $0.isASCII }
+            // systemd reads each number with strtoll, which takes a leading '+': `+3.1s` is 3.1 s.
+            if rest.first == "+", isDigit(rest.dropFirst().first) { rest = rest.dropFirst() }
+            let digits = rest.prefix { isDigit($0) }
             rest = rest.dropFirst(digits.count)
             var fraction = Substring.UnicodeScalarView()
             if rest.first == "." {
                 rest = rest.dropFirst()
-                fraction = rest.prefix { $0.properties.numericType == .decimal && $0.isASCII }
+                fraction = rest.prefix { isDigit($0) }
                 rest = rest.dropFirst(fraction.count)
                 guard !fraction.isEmpty else {
                     throw TimeSpanError(text: text, reason: "a '.' must be followed by digits")
@@ -76,20 +90,26 @@ public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible 
                     text: text,
                     reason: "unknown unit at '\(restText)'; expected us, ms, s, min, h, d, w, M or y")
             }
-            guard let whole = UInt64(String(String.UnicodeScalarView(digits)).isEmpty ? "0" : String(String.UnicodeScalarView(digits))) else {
-                throw TimeSpanError(text: text, reason: "the number is too large")
+            // Every step is checked: a number of any length is an error, never a trap.
+            var whole: UInt64 = 0
+            for digit in digits {
+                let (shifted, overflow1) = whole.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = shifted.addingReportingOverflow(UInt64(digit.value - 48))
+                guard !overflow1, !overflow2 else { throw tooLarge }
+                whole = sum
             }
             let (wholePart, overflow) = whole.multipliedReportingOverflow(by: multiplier)
-            guard !overflow else { throw TimeSpanError(text: text, reason: "the span is too large") }
+            guard !overflow else { throw tooLarge }
             var fractionPart: UInt64 = 0
             var scale = multiplier
             for digit in fraction {
                 scale /= 10
                 guard scale > 0 else { break }
-                fractionPart += UInt64(digit.value - 48) * scale
+                fractionPart += UInt64(digit.value - 48) * scale  // at most multiplier - 1 in all
             }
-            let (sum, overflow2) = total.addingReportingOverflow(wholePart + fractionPart)
-            guard !overflow2, sum != .max else { throw TimeSpanError(text: text, reason: "the span is too large") }
+            let (part, overflow2) = wholePart.addingReportingOverflow(fractionPart)
+            let (sum, overflow3) = total.addingReportingOverflow(part)
+            guard !overflow2, !overflow3, sum <= maximum.microseconds else { throw tooLarge }
             total = sum
         }
         return TimeSpan(microseconds: total)

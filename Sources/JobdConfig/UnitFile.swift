@@ -29,34 +29,45 @@ public struct UnitFile: Sendable {
         var file = UnitFile(path: path)
         var errors: [ConfigError] = []
         var section: String?
-        var pending: (text: String, line: Int)?
+        // The logical line being joined, grown in place: one copy per physical line would make
+        // 250,000 continuation lines cost seconds.
+        var logicalText = ""
+        var logicalLine: Int?
 
         // Lines are split on the byte "\n" (faster than by Character, where "\r\n" is one
         // Character); a "\r" before it is dropped.
         let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (index, rawLine) in lines.enumerated() {
             let lineNumber = index + 1
+            // A NUL would cut the value where it becomes a C string (an argument, a variable).
+            if rawLine.contains(0) {
+                errors.append(ConfigError(
+                    file: path, line: lineNumber, message: "the line holds a NUL byte, which no value can hold",
+                    hint: "remove the NUL byte (it is often left by an editor or a binary copied into the file)"))
+                continue
+            }
             var line = Substring(rawLine)
             if line.utf8.last == UInt8(ascii: "\r") { line = Substring(line.utf8.dropLast()) }
             let trimmed = line.trimmingWhitespace()
 
-            if pending != nil, trimmed.first == "#" || trimmed.first == ";" {
+            if logicalLine != nil, trimmed.first == "#" || trimmed.first == ";" {
                 continue
             }
-            if var continued = pending {
-                continued.text += " " + trimmed
-                pending = continued
+            if logicalLine != nil {
+                logicalText += " "
+                logicalText += trimmed
             } else {
                 if trimmed.isEmpty || trimmed.first == "#" || trimmed.first == ";" { continue }
-                pending = (String(trimmed), lineNumber)
+                logicalText = String(trimmed)
+                logicalLine = lineNumber
             }
-            guard var logical = pending else { continue }
-            if logical.text.hasSuffix("\\") {
-                logical.text.removeLast()
-                pending = logical
+            if logicalText.hasSuffix("\\") {
+                logicalText.removeLast()
                 if index < lines.count - 1 { continue }
             }
-            pending = nil
+            guard let startLine = logicalLine else { continue }
+            logicalLine = nil
+            let logical = (text: logicalText, line: startLine)
             let content = Substring(logical.text).trimmingWhitespace()
 
             if content.first == "[" {

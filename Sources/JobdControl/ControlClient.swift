@@ -41,12 +41,21 @@ public final class ControlClient {
         }
     }
 
-    /// The next response, or `nil` when jobd closed the connection. An `error` response from jobd
-    /// that refuses the caller is thrown as ``ControlError/Code/refused``.
-    public func receive() throws(ControlError) -> ControlResponse? {
-        switch UnixStream.readLine(fd, limit: 64 << 20, buffer: &buffer) {
+    /// The pid of the jobd that listens on the socket this client is connected to, as the kernel
+    /// reports it (`SO_PEERCRED`): not what a pid file or a reply says.
+    public var daemonPid: Int32? {
+        UnixStream.peerCredentials(fd).flatMap { $0.pid > 0 ? $0.pid : nil }
+    }
+
+    /// The next response, or `nil` when jobd closed the connection; by `deadline`, if given, else
+    /// ``ControlError/Code/timedOut``. An `error` response from jobd that refuses the caller is
+    /// thrown as ``ControlError/Code/refused``.
+    public func receive(deadline: ContinuousClock.Instant? = nil) throws(ControlError) -> ControlResponse? {
+        switch UnixStream.readLine(fd, limit: 64 << 20, buffer: &buffer, deadline: deadline) {
         case .closed:
             return nil
+        case .timedOut:
+            throw ControlError(.timedOut, "jobd did not answer in time")
         case .failed(let error):
             throw ControlError(.protocolError, "reading from jobd failed: \(UnixStream.describe(error))", errno: error)
         case .tooLong:
@@ -55,8 +64,8 @@ public final class ControlClient {
             guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) else {
                 throw ControlError(.protocolError, "jobd sent something that is not a response: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
             }
-            if response.type == .error, let message = response.message, message.hasPrefix("permission denied") {
-                throw ControlError(.refused, message)
+            if response.type == .error, response.code == .permissionDenied {
+                throw ControlError(.refused, response.message ?? "jobd refused the request: permission denied")
             }
             return response
         }

@@ -9,6 +9,8 @@ public struct ControlError: Error, Sendable, CustomStringConvertible {
         case protocolError
         /// The socket could not be set up.
         case setupFailed
+        /// jobd did not answer by the deadline.
+        case timedOut
     }
 
     public var code: Code

@@ -80,6 +80,8 @@ public struct ControlResponse: Codable, Sendable, Equatable {
     public var version = ControlProtocol.version
     public var type: Kind
     public var message: String?
+    /// With `error`: what kind of error, for clients to act on (the message is for people).
+    public var code: ControlErrorCode?
     public var daemon: DaemonStatus?
     public var jobStatus: JobStatus?
     public var jobs: [JobStatus]?
@@ -99,9 +101,27 @@ public struct ControlResponse: Codable, Sendable, Equatable {
         self.reload = reload
     }
 
-    public static func error(_ message: String) -> ControlResponse {
-        ControlResponse(type: .error, message: message)
+    public static func error(_ message: String, code: ControlErrorCode? = nil) -> ControlResponse {
+        var response = ControlResponse(type: .error, message: message)
+        response.code = code
+        return response
     }
+}
+
+/// The kind of an `error` response, as its `code` field: a string, so that a client decodes codes
+/// it does not know yet.
+public struct ControlErrorCode: RawRepresentable, Codable, Sendable, Hashable {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The caller is not root or jobd's own user.
+    public static let permissionDenied = ControlErrorCode(rawValue: "permission-denied")
+    /// Every connection slot is taken; try again.
+    public static let busy = ControlErrorCode(rawValue: "busy")
+    /// The request is not one JSON object on one line, or too large.
+    public static let badRequest = ControlErrorCode(rawValue: "bad-request")
+    /// The request's protocol version is not this jobd's.
+    public static let unsupportedVersion = ControlErrorCode(rawValue: "unsupported-version")
 }
 
 /// The daemon as a whole.

@@ -1,3 +1,4 @@
+import CSocket
 import Foundation
 import Glibc
 import Synchronization
@@ -5,18 +6,25 @@ import Synchronization
 /// jobd's end of the control socket.
 ///
 /// The socket file is mode 0600, and every connection's peer credentials are checked as well: only
-/// root and jobd's own user get an answer; anyone else is told so and disconnected. Each
-/// connection has a thread of its own that reads one request (bounded in size and time), hands it
-/// to the daemon, and writes the replies, so a slow, silent or vanished client never blocks the
-/// daemon's main loop.
+/// root and jobd's own user get an answer; anyone else gets a typed refusal (`permission-denied`)
+/// and is disconnected, without ever taking one of the ``maximumConnections`` slots. Each admitted
+/// connection has a thread of its own that reads one request (at most 64 KiB, all of it within 5 s
+/// of the accept), hands it to the daemon, and writes the replies, so a slow, silent or vanished
+/// client never blocks the daemon's main loop. A client that hangs up while it waits frees its
+/// slot at once. So 32 idle clients hold their slots for 5 s at most, and only root or jobd's own
+/// user can hold one at all: `jobctl reload` is never kept out for longer by anyone else.
 public final class ControlServer: Sendable {
     /// At most this many connections at once; more are refused at once.
     public static let maximumConnections = 32
+    /// At most this many refused callers are drained at once (so that they read the refusal, not a
+    /// broken pipe); beyond that a refusal is sent and the connection closed at once.
+    static let maximumRefusing = 4
 
     public let path: String
     private let listenFD: Int32
     private let wakeFDs: (Int32, Int32)
     private let connections = Atomic<Int>(0)
+    private let refusing = Atomic<Int>(0)
     private let handler: @Sendable (ControlRequest, ControlReply) -> Void
 
     /// Binds `path` (replacing a stale socket) and starts accepting.
@@ -30,16 +38,26 @@ public final class ControlServer: Sendable {
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
         let bindErrno = errno
         umask(previousMask)
-        guard bound == 0, chmod(path, 0o600) == 0, listen(fd, 64) == 0 else {
+        // Step by step, each with its own errno: a failed chmod or listen is reported as what it was.
+        var failure: (step: String, errno: Int32)?
+        if bound != 0 {
+            failure = ("bind", bindErrno)
+        } else if chmod(path, 0o600) != 0 {
+            failure = ("chmod", errno)
+        } else if listen(fd, 64) != 0 {
+            failure = ("listen", errno)
+        }
+        if let failure {
             close(fd)
-            throw ControlError(.setupFailed, "cannot listen on \(path): \(UnixStream.describe(bindErrno))", errno: bindErrno)
+            throw ControlError(.setupFailed, "cannot listen on \(path): \(failure.step): \(UnixStream.describe(failure.errno))",
+                               errno: failure.errno)
         }
         var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else {
+        guard pipe2(&pipeFDs, O_CLOEXEC) == 0 else {
+            let pipeErrno = errno
             close(fd)
-            throw ControlError(.setupFailed, "pipe: \(UnixStream.describe(errno))", errno: errno)
+            throw ControlError(.setupFailed, "pipe: \(UnixStream.describe(pipeErrno))", errno: pipeErrno)
         }
-        for pipeFD in pipeFDs { _ = fcntl(pipeFD, F_SETFD, FD_CLOEXEC) }
         listenFD = fd
         wakeFDs = (pipeFDs[0], pipeFDs[1])
         Thread.detachNewThread { [self] in acceptLoop() }
@@ -64,57 +82,89 @@ public final class ControlServer: Sendable {
             let ready = poll(&fds, 2, -1)
             if ready < 0 && errno == EINTR { continue }
             if ready < 0 || fds[1].revents != 0 { return }
-            let client = accept(listenFD, nil, nil)
+            let client = accept4(listenFD, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
             guard client >= 0 else { continue }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            // The request's deadline runs from the accept: 5 s for all of it, not per byte.
+            let deadline = ContinuousClock.now + .seconds(ControlProtocol.requestTimeoutSeconds)
+            guard let peer = UnixStream.peerCredentials(client), peer.uid == 0 || peer.uid == geteuid() else {
+                refuse(client, .error(
+                    "permission denied: only root and jobd's own user may use jobd's control socket", code: .permissionDenied),
+                    deadline: deadline)
+                continue
+            }
             guard connections.add(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
-                _ = UnixStream.sendAll(client, Self.encode(.error("too many connections; try again")))
-                close(client)
                 connections.subtract(1, ordering: .relaxed)
+                refuse(client, .error("too many connections (\(Self.maximumConnections)); try again", code: .busy), deadline: deadline)
                 continue
             }
             Thread.detachNewThread { [self] in
-                serve(client)
+                serve(client, deadline: deadline)
                 close(client)
                 connections.subtract(1, ordering: .relaxed)
             }
         }
     }
 
-    private func serve(_ fd: Int32) {
-        UnixStream.setTimeouts(fd, seconds: ControlProtocol.requestTimeoutSeconds)
-        guard let peer = UnixStream.peerCredentials(fd), peer.uid == 0 || peer.uid == geteuid() else {
-            _ = UnixStream.sendAll(fd, Self.encode(.error(
-                "permission denied: only root and jobd's own user may use jobd's control socket")))
+    /// Sends `response` and closes `fd`, on a thread of its own while few are refusing, after
+    /// reading what the client sends (by its deadline), so that it reads the refusal rather than a
+    /// broken pipe; beyond that, at once.
+    private func refuse(_ fd: Int32, _ response: ControlResponse, deadline: ContinuousClock.Instant) {
+        UnixStream.setSendTimeout(fd, seconds: 1)
+        guard refusing.add(1, ordering: .relaxed).newValue <= Self.maximumRefusing else {
+            refusing.subtract(1, ordering: .relaxed)
+            _ = UnixStream.sendAll(fd, Self.encode(response))
+            close(fd)
             return
+        }
+        Thread.detachNewThread { [self] in
+            Self.answerLast(fd, response, deadline: deadline)
+            close(fd)
+            refusing.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Sends a last (error) response and ends the connection gracefully: the write side first, then
+    /// the rest of what the client sends is read and dropped (by the deadline), so that the close
+    /// that follows never breaks a connection whose client is still writing.
+    private static func answerLast(_ fd: Int32, _ response: ControlResponse, deadline: ContinuousClock.Instant) {
+        guard UnixStream.sendAll(fd, encode(response)) else { return }
+        shutdown(fd, Int32(SHUT_WR))
+        UnixStream.drain(fd, limit: ControlProtocol.maximumRequestBytes * 2, deadline: deadline)
+    }
+
+    private func serve(_ fd: Int32, deadline: ContinuousClock.Instant) {
+        UnixStream.setSendTimeout(fd, seconds: ControlProtocol.requestTimeoutSeconds)
+        func reject(_ message: String, _ code: ControlErrorCode) {
+            Self.answerLast(fd, .error(message, code: code), deadline: deadline)
         }
         var buffer: [UInt8] = []
         let request: ControlRequest
-        switch UnixStream.readLine(fd, limit: ControlProtocol.maximumRequestBytes, buffer: &buffer) {
+        switch UnixStream.readLine(fd, limit: ControlProtocol.maximumRequestBytes, buffer: &buffer, deadline: deadline) {
         case .line(let bytes):
             guard let decoded = try? JSONDecoder().decode(ControlRequest.self, from: Data(bytes)) else {
-                _ = UnixStream.sendAll(fd, Self.encode(.error("malformed request: expected one JSON object per line")))
+                reject("malformed request: expected one JSON object per line", .badRequest)
                 return
             }
             guard decoded.version == ControlProtocol.version else {
-                _ = UnixStream.sendAll(fd, Self.encode(.error(
-                    "unsupported protocol version \(decoded.version); this jobd speaks version \(ControlProtocol.version)")))
+                reject("unsupported protocol version \(decoded.version); this jobd speaks version \(ControlProtocol.version)",
+                       .unsupportedVersion)
                 return
             }
             request = decoded
         case .tooLong:
-            _ = UnixStream.sendAll(fd, Self.encode(.error(
-                "request too large: at most \(ControlProtocol.maximumRequestBytes) bytes")))
+            reject("request too large: at most \(ControlProtocol.maximumRequestBytes) bytes", .badRequest)
             return
-        case .closed, .failed:
-            return  // gone, or silent past the timeout: nothing to answer
+        case .closed, .failed, .timedOut:
+            return  // gone, or not done by the deadline: nothing to answer
         }
         let reply = ControlReply()
         handler(request, reply)
-        // Replies may come much later (a run with --wait): no send timeout while waiting for them.
-        while let response = reply.next() {
-            guard UnixStream.sendAll(fd, Self.encode(response)) else { return }
+        // Replies may come much later (a run with --wait): no deadline while waiting for them, but
+        // a client that hangs up meanwhile ends the wait, and frees its slot, at once.
+        while let response = reply.next(unlessHungUp: fd) {
+            guard UnixStream.sendAll(fd, Self.encode(response)) else { break }
         }
+        reply.abandon()
     }
 
     static func encode(_ response: ControlResponse) -> [UInt8] {
@@ -124,18 +174,27 @@ public final class ControlServer: Sendable {
     }
 }
 
-/// The way back to one client: the daemon sends responses, then finishes. Thread-safe.
+/// The way back to one client: the daemon sends responses, then finishes. Thread-safe. The
+/// serving thread waits for them beside the client's socket (a pipe wakes it), so that it sees a
+/// hang-up at once; after that, responses are dropped.
 public final class ControlReply: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [ControlResponse] = []
     private var finished = false
+    /// Written to whenever there is something new; `-1` once abandoned.
+    private var wake: (read: Int32, write: Int32) = (-1, -1)
 
-    init() {}
+    init() {
+        var fds: [Int32] = [-1, -1]
+        if pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0 { wake = (fds[0], fds[1]) }
+    }
+
+    deinit { closeWake() }
 
     public func send(_ response: ControlResponse) {
         condition.lock()
         if !finished { pending.append(response) }
-        condition.broadcast()
+        signalLocked()
         condition.unlock()
     }
 
@@ -143,7 +202,7 @@ public final class ControlReply: @unchecked Sendable {
     public func finish() {
         condition.lock()
         finished = true
-        condition.broadcast()
+        signalLocked()
         condition.unlock()
     }
 
@@ -153,11 +212,58 @@ public final class ControlReply: @unchecked Sendable {
         finish()
     }
 
-    /// The next response to write, or `nil` when finished and drained.
-    func next() -> ControlResponse? {
+    /// The client is gone (or served): later responses are dropped, and the pipe is closed.
+    func abandon() {
         condition.lock()
-        defer { condition.unlock() }
-        while pending.isEmpty && !finished { condition.wait() }
-        return pending.isEmpty ? nil : pending.removeFirst()
+        finished = true
+        pending.removeAll()
+        closeWake()
+        condition.unlock()
+    }
+
+    /// The next response to write, or `nil` when finished and drained, or when the client on
+    /// `client` hung up first.
+    func next(unlessHungUp client: Int32) -> ControlResponse? {
+        var watched = Int16(JOBD_POLLRDHUP)
+        while true {
+            condition.lock()
+            if !pending.isEmpty {
+                defer { condition.unlock() }
+                return pending.removeFirst()
+            }
+            let wakeFD = wake.read
+            if finished || wakeFD < 0 {
+                // Without a pipe (pipe2 failed): wait on the condition alone, as before.
+                while !finished && pending.isEmpty && wakeFD < 0 { condition.wait() }
+                defer { condition.unlock() }
+                return pending.isEmpty ? nil : pending.removeFirst()
+            }
+            condition.unlock()
+            var fds = [pollfd(fd: client, events: watched, revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 && errno != EINTR { return nil }
+            // Hung up (or broken): POLLHUP and POLLERR come whatever is asked for. A half-close
+            // (POLLRDHUP alone) may still read the answer: stop watching for it.
+            if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { return nil }
+            if fds[0].revents & Int16(JOBD_POLLRDHUP) != 0 { watched = 0 }
+            if fds[1].revents != 0 {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                _ = read(wakeFD, &bytes, bytes.count)
+            }
+        }
+    }
+
+    private func signalLocked() {
+        condition.broadcast()
+        if wake.write >= 0 {
+            var byte: UInt8 = 1
+            _ = write(wake.write, &byte, 1)
+        }
+    }
+
+    private func closeWake() {
+        if wake.read >= 0 { close(wake.read) }
+        if wake.write >= 0 { close(wake.write) }
+        wake = (-1, -1)
     }
 }

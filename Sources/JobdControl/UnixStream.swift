@@ -34,10 +34,22 @@ enum UnixStream {
         return result == 0 ? credentials : nil
     }
 
-    static func setTimeouts(_ fd: Int32, seconds: Int) {
+    /// Bounds each send: a client that does not read its reply is given up on.
+    static func setSendTimeout(_ fd: Int32, seconds: Int) {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads and drops what the peer sends until it closes, `limit` bytes or `deadline`.
+    static func drain(_ fd: Int32, limit: Int, deadline: ContinuousClock.Instant) {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        var total = 0
+        while total < limit, waitReadable(fd, until: deadline) == nil {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return }
+            total += count
+        }
     }
 
     /// Writes all of `bytes`; `false` when the peer is gone or stalls past the send timeout.
@@ -57,24 +69,52 @@ enum UnixStream {
         case line([UInt8])
         case tooLong
         case closed
+        case timedOut
         case failed(Int32)
     }
 
-    /// Reads up to a newline, at most `limit` bytes, with the socket's receive timeout.
-    static func readLine(_ fd: Int32, limit: Int, buffer: inout [UInt8]) -> LineResult {
-        var chunk = [UInt8](repeating: 0, count: 4_096)
+    /// Reads up to a newline, at most `limit` bytes, by `deadline` where there is one (else with
+    /// the socket's receive timeout). Each byte received is looked at once, however long the line:
+    /// a search starts where the last one ended.
+    static func readLine(
+        _ fd: Int32, limit: Int, buffer: inout [UInt8], deadline: ContinuousClock.Instant? = nil
+    ) -> LineResult {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var scanned = 0
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(buffer[..<newline])
                 buffer.removeSubrange(...newline)
                 return .line(line)
             }
+            scanned = buffer.count
             if buffer.count > limit { return .tooLong }
+            if let deadline {
+                switch waitReadable(fd, until: deadline) {
+                case .none: break
+                case .some(ETIMEDOUT): return .timedOut
+                case .some(let error): return .failed(error)
+                }
+            }
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
             if count < 0 { return .failed(errno) }
             if count == 0 { return buffer.isEmpty ? .closed : .line(buffer) }
             buffer += chunk[..<count]
+        }
+    }
+
+    /// Waits until `fd` can be read (or is hung up on) or `deadline` passes: `nil` when readable,
+    /// `ETIMEDOUT` at the deadline, else poll's errno.
+    static func waitReadable(_ fd: Int32, until deadline: ContinuousClock.Instant) -> Int32? {
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return ETIMEDOUT }
+            let milliseconds = Int32(clamping: left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready > 0 { return nil }
+            if ready < 0 && errno != EINTR { return errno }
         }
     }
 

@@ -54,6 +54,8 @@ public struct Daemon {
 
     /// Runs until asked to stop; returns the process's exit status.
     public func run() async -> Int32 {
+        // One jobd per runtime directory: the lock before anything is logged, read or bound.
+        guard case .proceed(let runtimeLock) = RuntimeFiles.lock(directory: options.runtimeDirectory, logger: logger) else { return 1 }
         logger.event(.daemonStart, "jobd starting with configuration \(options.configDirectory)")
         // Signal handlers first: READY=1 promises that a SIGHUP from now on is a reload.
         var trapped: [UnixSignal] = [.sigterm, .sigint, .sighup]
@@ -110,7 +112,7 @@ public struct Daemon {
             runner: JobRunner(logger: logger, environment: options.environment), state: state,
             notifier: notifier, continuation: continuation, stallSeconds: stall)
         // The control socket before READY=1: once systemd says jobd started, jobctl must work.
-        let control = RuntimeFiles(directory: options.runtimeDirectory, logger: logger) { request, reply in
+        let control = RuntimeFiles(lock: runtimeLock, directory: options.runtimeDirectory, logger: logger) { request, reply in
             continuation.yield(.control(request, reply))
         }
         let watchdog = watchdogInterval.map { interval in

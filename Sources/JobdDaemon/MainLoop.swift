@@ -261,6 +261,10 @@ final class MainLoop {
             let kept = configuration.broken.compactMap { scheduler.generation.owners[$0.name]?.definition }
             let jobs = (configuration.jobs + kept).sorted { $0.name < $1.name }
             record(configuration)
+            // The reader looked again at zone files that changed (a tzdata upgrade): so does the
+            // local zone, which calendar triggers without a zone of their own follow.
+            let zone = TimeZoneRules.current(environment: options.environment)
+            if zone != scheduler.zone { scheduler.timeZoneChanged(to: zone) }
             let summary = scheduler.load(jobs)
             perform(admission.configure(jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
             scheduler.leakDetector?.grace = settings.leakGrace.duration

@@ -2,20 +2,40 @@ import Glibc
 import JobdControl
 import Logging
 
-/// What jobd keeps in its runtime directory: `jobd.pid` and the control socket. Without them jobd
-/// still schedules (say, run by hand without access to /run); it says so once.
+/// What jobd keeps in its runtime directory: `jobd.pid` (locked, see ``PidFileLock``) and the
+/// control socket. Without them jobd still schedules (say, run by hand without access to /run);
+/// it says so once.
 final class RuntimeFiles {
-    private let pidFile: String
+    private let lock: PidFileLock?
     private let server: ControlServer?
-    private var wrotePidFile = false
 
-    init(
-        directory: String, logger: Logger,
-        handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void
-    ) {
-        pidFile = directory + "/" + ControlProtocol.pidFileName
-        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            logger.warning("no control socket or pid file: cannot create \(directory): \(String(cString: strerror(errno)))")
+    /// Whether jobd may go on: with the lock on `jobd.pid` (or without one, where none can be
+    /// had), or not at all, because another jobd holds it.
+    enum Admission {
+        case proceed(PidFileLock?)
+        case alreadyRunning
+    }
+
+    /// Takes the lock on `directory/jobd.pid`. When another jobd holds it, prints
+    /// `jobd: already running as pid N (lock PATH)` to stderr, having touched nothing.
+    static func lock(directory: String, logger: Logger) -> Admission {
+        switch PidFileLock.acquire(directory: directory, fileName: ControlProtocol.pidFileName) {
+        case .locked(let lock):
+            return .proceed(lock)
+        case .held(let pid, let path):
+            let line = Array("jobd: already running as pid \(pid.map(String.init) ?? "unknown") (lock \(path))\n".utf8)
+            _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            return .alreadyRunning
+        case .unavailable(let reason):
+            logger.warning("no control socket or pid file: \(reason)")
+            return .proceed(nil)
+        }
+    }
+
+    /// With the lock taken: the control socket, then the pid in the pid file.
+    init(lock: PidFileLock?, directory: String, logger: Logger, handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void) {
+        self.lock = lock
+        guard let lock else {
             server = nil
             return
         }
@@ -25,19 +45,13 @@ final class RuntimeFiles {
             logger.warning("no control socket: \(error)")
             server = nil
         }
-        // Written atomically: a reader never sees half a pid.
-        let temporary = pidFile + ".tmp"
-        let text = "\(getpid())\n"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd >= 0, write(fd, text, text.utf8.count) == text.utf8.count, close(fd) == 0, rename(temporary, pidFile) == 0 {
-            wrotePidFile = true
-        } else {
-            logger.warning("cannot write \(pidFile): \(String(cString: strerror(errno)))")
+        if let failure = lock.writePid() {
+            logger.warning("cannot write \(lock.path): \(String(cString: strerror(failure)))")
         }
     }
 
     func remove() {
         server?.stop()
-        if wrotePidFile { unlink(pidFile) }
+        lock?.release()
     }
 }

@@ -8,16 +8,26 @@ import Synchronization
 /// `timestamps/JOB` holds a `Persistent=` job's last trigger (wall-clock microseconds), and
 /// `boot-id` the boot in which jobd last started, for `Cron=@reboot`. Every write is atomic
 /// (a temporary file renamed over the old one), so a crash never leaves half a stamp.
+///
+/// jobd runs as root: the directories must be its own and writable by no one else (checked once;
+/// otherwise nothing is kept, and jobd says so), temporary files get unpredictable names created
+/// with `O_EXCL` (`mkostemp`), and no file is opened through a link.
 final class StateDirectory: TriggerStore {
     let path: String
     private let logger: Logger
     private let reportedFailure = Mutex(false)
+    /// Why the directory is not used, if it is not.
+    private let unusable: String?
 
     init(path: String, logger: Logger) {
         self.path = path
         self.logger = logger
         _ = mkdir(path, 0o755)
         _ = mkdir(path + "/timestamps", 0o755)
+        unusable = OwnedDirectory.problem(with: path) ?? OwnedDirectory.problem(with: path + "/timestamps")
+        if let unusable {
+            logger.warning("not using the state directory: \(unusable); Persistent= and @reboot will not survive a restart")
+        }
     }
 
     static func defaultPath(environment: [String: String]) -> String {
@@ -64,9 +74,12 @@ final class StateDirectory: TriggerStore {
     }
 
     private func read(_ file: String) -> String? {
-        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard unusable == nil else { return nil }
+        let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         var buffer = [UInt8](repeating: 0, count: 128)
         let count = Glibc.read(fd, &buffer, buffer.count)
         guard count > 0 else { return nil }
@@ -74,13 +87,23 @@ final class StateDirectory: TriggerStore {
     }
 
     private func write(_ file: String, _ text: String) {
-        let temporary = file + ".tmp"
+        guard unusable == nil else { return }
+        // FILE.RANDOM, created with O_EXCL|O_NOFOLLOW as mkostemp would (which Swift's Glibc
+        // does not export): never a name someone could plant a link at in advance.
+        var fd: Int32 = -1
+        var temporary = ""
+        for _ in 0..<8 {
+            temporary = file + "." + String(UInt64.random(in: 1 ... .max), radix: 36)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         let line = text + "\n"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         let ok = fd >= 0 && Glibc.write(fd, line, line.utf8.count) == line.utf8.count && fsync(fd) == 0
+        let failure = errno
         if fd >= 0 { close(fd) }
         if ok && rename(temporary, file) == 0 { return }
-        let error = String(cString: strerror(errno))
+        let error = String(cString: strerror(ok ? errno : failure))
+        if fd >= 0 { unlink(temporary) }
         let firstFailure = reportedFailure.withLock { reported in
             defer { reported = true }
             return !reported

@@ -114,10 +114,11 @@ public final class Scheduler {
             return
         }
         if definition.randomizedDelay > .zero, !definition.randomizedDelay.isInfinite {
-            deadline = deadline + .microseconds(Int64(UInt64.random(in: 0...definition.randomizedDelay.microseconds)))
+            deadline = deadline + .microseconds(Int64(clamping: UInt64.random(in: 0...definition.randomizedDelay.microseconds)))
         }
-        let accuracy = definition.accuracy.isInfinite ? 0 : definition.accuracy.microseconds * 1_000
-        if accuracy > 1 {
+        // Checked: spans are bounded when read (TimeSpan.maximum), but a definition built in code is not.
+        let (accuracy, tooLarge) = definition.accuracy.isInfinite ? (0, false) : definition.accuracy.microseconds.multipliedReportingOverflow(by: 1_000)
+        if accuracy > 1, !tooLarge {
             let (rounded, overflow) = deadline.nanoseconds.addingReportingOverflow(accuracy - 1)
             if !overflow { deadline = MonotonicInstant(nanoseconds: rounded / accuracy * accuracy) }
         }

@@ -31,7 +31,12 @@ final class TimerfdDriver: Sendable {
         self.timerFD = timerFD
         self.wakeFD = wakeFD
         self.clockFD = clockFD
-        armClockWatch()
+        if let error = armClockWatch() {
+            close(timerFD)
+            close(wakeFD)
+            close(clockFD)
+            throw TimerError(operation: "timerfd_settime(CLOCK_REALTIME, TFD_TIMER_CANCEL_ON_SET)", errno: error)
+        }
     }
 
     deinit {
@@ -40,11 +45,26 @@ final class TimerfdDriver: Sendable {
         close(clockFD)
     }
 
+    /// When the wall-clock watch is armed: `TIME_T_MAX`, as systemd arms it (the kernel clamps it to
+    /// the year 2262), so that it is cancelled by a clock set and never expires. `Int32.max` expired
+    /// in 2038, after which calendar jobs silently stopped following clock changes.
+    static let clockWatchSeconds = Int.max
+
     /// Arms the wall-clock watch: an absolute time far away, cancelled by the kernel on a clock set.
-    private func armClockWatch() {
+    /// Returns the errno where the kernel refused.
+    private func armClockWatch() -> Int32? {
         var spec = itimerspec()
-        spec.it_value.tv_sec = Int(Int32.max)
-        _ = timerfd_settime(clockFD, Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET), &spec, nil)
+        spec.it_value.tv_sec = Self.clockWatchSeconds
+        let result = timerfd_settime(clockFD, Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET), &spec, nil)
+        return result == 0 ? nil : errno
+    }
+
+    /// How long until the wall-clock watch would expire, as the kernel reports it; `nil` when it is
+    /// not armed. For tests: the watch must outlast any real clock.
+    func clockWatchRemaining() -> Duration? {
+        var spec = itimerspec()
+        guard timerfd_gettime(clockFD, &spec) == 0, spec.it_value.tv_sec > 0 || spec.it_value.tv_nsec > 0 else { return nil }
+        return .seconds(spec.it_value.tv_sec) + .nanoseconds(spec.it_value.tv_nsec)
     }
 
     /// Arms the kernel timer for an absolute `CLOCK_MONOTONIC` time, or disarms it for `nil`.
@@ -107,9 +127,13 @@ final class TimerfdDriver: Sendable {
             }
             if fds[1].revents != 0 { return }
             if fds[2].revents != 0 {
+                // Cancelled (the clock was set) or, should it ever happen, expired: either way the
+                // watch must be armed again and schedules computed again. If it cannot be armed,
+                // stop watching rather than spin on a readable fd.
                 var expirations: UInt64 = 0
-                if read(clockFD, &expirations, 8) < 0 && errno == ECANCELED {
-                    armClockWatch()
+                let count = read(clockFD, &expirations, 8)
+                if count == 8 || (count < 0 && errno == ECANCELED) {
+                    if armClockWatch() != nil { fds[2].fd = -1 }
                     onClockSet()
                 }
             }

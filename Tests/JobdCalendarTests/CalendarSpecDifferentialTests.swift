@@ -7,7 +7,11 @@ import Testing
 /// (systemd 252): the same verdict (accepted or rejected), the same normalized form, and the same
 /// five next elapses, in several time zones and around their DST changes.
 @Suite struct CalendarSpecDifferentialTests {
-    static let zones = ["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"]
+    static let zones = [
+        "UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata",
+        // Negative DST: winter GMT is the "daylight" time (issue 20).
+        "Europe/Dublin", "Africa/Casablanca",
+    ]
 
     /// Base times: just before, at and after each 2026 offset change, and a few ordinary instants.
     static func baseTimes(in zone: TimeZoneRules, random: inout ExpressionGenerator.Random) -> [Int64] {

@@ -13,6 +13,10 @@ import Testing
         ("2us", 2), ("1.25s", 1_250_000), ("1 day 2 hours", 93_600_000_000), ("0", 0),
         ("infinity", .max), ("5mins", nil), ("", nil), ("1.5.5s", nil), ("1e3", nil), ("5S", nil),
         ("5.", nil), ("9999999999999999999h", nil), ("soon", nil), ("5 parsecs", nil),
+        // strtoll's sign, as systemd reads it: a '+' right before a number, in any component.
+        ("+3.1s", 3_100_000), ("+3s", 3_000_000), ("3s +1s", 4_000_000), ("3s+1s", 4_000_000),
+        ("+ 3s", nil), ("++3s", nil), ("+.5s", nil), ("+infinity", nil), ("-3s", nil), ("3s -1s", nil),
+        ("100y", 3_155_760_000_000_000),
     ]
 
     @Test func matchesSystemdsTable() {
@@ -49,6 +53,32 @@ import Testing
                 .flatMap { UInt64($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
             #expect(microseconds == expected, "systemd-analyze timespan '\(text)' said: \(output)")
         }
+    }
+
+    /// Spans systemd takes but jobd's scheduler could not represent in nanoseconds: an error that
+    /// names the maximum, never a trap (a huge whole part with a fraction trapped in `parse`).
+    @Test(arguments: [
+        "1000y", "100y 1us", "101y", "99999999999999999.5s", "18446744073709551615us", "18446744073709551616",
+        "584542y", "3155760000.000001s", "99999999999999999999999999999999.9h", "100y 100y",
+    ])
+    func spansAboveTheMaximumAreErrorsNamingIt(text: String) {
+        #expect(throws: TimeSpanError.self) { try TimeSpan.parse(text) }
+        do {
+            _ = try TimeSpan.parse(text)
+        } catch {
+            #expect(error.reason.contains("longer than 100y"), "\(error)")
+        }
+    }
+
+    @Test func secondsBeyondMicrosecondsSaturate() {
+        #expect(TimeSpan.seconds(.max).isInfinite)
+        #expect(TimeSpan.seconds(90).microseconds == 90_000_000)
+    }
+
+    @Test func theMaximumItselfIsAccepted() throws {
+        #expect(try TimeSpan.parse("100y") == TimeSpan.maximum)
+        #expect(try TimeSpan.parse("3155760000s") == TimeSpan.maximum)
+        #expect(try TimeSpan.parse("infinity").isInfinite)
     }
 
     @Test func printsAsSystemdDoes() throws {

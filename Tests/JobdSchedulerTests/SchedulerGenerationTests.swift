@@ -108,3 +108,27 @@ import Testing
         #expect(queue.statistics.liveTimers == 0)
     }
 }
+
+/// Spans at the top of what a definition can hold (built in code, so not bounded by the parser):
+/// arming saturates instead of trapping.
+@Suite struct SchedulerArithmeticTests {
+    @Test func hugeAccuracyAndRandomizedDelayDoNotTrap() throws {
+        let start = MonotonicInstant(nanoseconds: 50_000_000_000)
+        let queue = TimerQueue.manual(observer: RecordingTimerObserver())
+        let scheduler = Scheduler(queue: queue, daemonStart: start, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { _ in }
+        var jobs: [JobDefinition] = []
+        for (index, span) in [TimeSpan(microseconds: .max - 1), TimeSpan(microseconds: UInt64(Int64.max)), TimeSpan.maximum].enumerated() {
+            var job = JobDefinition(
+                name: "j\(index)", path: "/j\(index).job", triggers: [.unitActive(.seconds(60))],
+                command: try ExecCommand.parse("/bin/true"))
+            job.accuracy = span
+            job.randomizedDelay = span
+            jobs.append(job)
+        }
+        scheduler.load(jobs, now: start)
+        for job in jobs {
+            let deadline = try #require(scheduler.generation.owners[job.name]?.timer.deadline)
+            #expect(deadline >= start + .seconds(60))
+        }
+    }
+}

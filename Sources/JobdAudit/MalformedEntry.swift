@@ -1,0 +1,26 @@
+/// A jobd entry the audit could not read: a field it judges by is missing or not a number. Such an
+/// entry may have recorded an owner's creation or release, so an instance that has one is never
+/// called clean.
+public struct MalformedEntry: Sendable, Hashable, Codable {
+    /// When the entry was received, in microseconds since the epoch.
+    public var realtimeUSec: UInt64
+    /// Its `JOBD_EVENT`.
+    public var event: String
+    /// The field that could not be read.
+    public var field: String
+    /// Its value, cut to 64 characters; absent when the field is missing.
+    public var value: String?
+
+    /// Makes a finding.
+    public init(realtimeUSec: UInt64, event: String, field: String, value: String?) {
+        self.realtimeUSec = realtimeUSec
+        self.event = event
+        self.field = field
+        self.value = value.map { $0.count > 64 ? String($0.prefix(64)) + "…" : $0 }
+    }
+
+    /// What is wrong, for people: `JOBD_OWNER='x1' is not a number`.
+    public var problem: String {
+        value.map { "\(field)='\($0)' is not a number" } ?? "\(field) is missing"
+    }
+}
