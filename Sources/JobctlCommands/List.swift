@@ -12,7 +12,9 @@ extension Jobctl {
                 start-failed, stopped), failures in red on a terminal; a job file with errors is \
                 listed with RESULT "bad-setting" and its first error; a disabled job (jobctl disable) has \
                 LEFT "disabled". NEXT and LAST are local times \
-                (as TZ says); LEFT and PASSED are rounded as systemctl list-timers rounds them. Exit \
+                (as TZ says); LAST is the last start, whatever started it (a trigger, or as marked after \
+                PASSED: manual for jobctl run, retry, on-failure, on-success); LEFT and PASSED are \
+                rounded as systemctl list-timers rounds them. Exit \
                 status: 0, 1 when jobd refuses the caller, 2 when no daemon runs.
                 """)
 
@@ -41,7 +43,9 @@ extension Jobctl {
                 [
                     job.disabled == true ? "-" : TimeFormat.wallClock(job.nextElapseUSec),
                     job.disabled == true ? "disabled" : TimeFormat.relative(job.nextElapseUSec, now: now),
-                    TimeFormat.wallClock(job.lastTriggerUSec), TimeFormat.relative(job.lastTriggerUSec, now: now),
+                    TimeFormat.wallClock(job.lastStartUSec),
+                    TimeFormat.relative(job.lastStartUSec, now: now)
+                        + (job.lastStartCause.map { $0 == "timer" ? "" : " (\($0))" } ?? ""),
                     job.disabledByErrors ? "bad-setting" : job.lastResult ?? "-",
                     job.name,
                     job.errors?.first.map { $0.split(separator: "\n").first.map(String.init) ?? $0 } ?? job.triggers.joined(separator: " "),

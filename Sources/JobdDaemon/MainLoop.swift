@@ -68,6 +68,9 @@ final class MainLoop {
     private var metricsWritten: MonotonicInstant?
     private var metricsFailed = false
     var reloadsRejected: UInt64 = 0
+    /// The job that falls due next, for `STATUS=`: looked for among every owner at most once a
+    /// second, since `STATUS=` goes out at every run's end.
+    private var nextJob: (job: String, at: MonotonicInstant, found: MonotonicInstant)?
     /// Clients waiting for a run to end, by run id.
     var runWaiters: [UInt64: ControlReply] = [:]
     /// Clients waiting for a job's runs to end after `jobctl stop --wait`, by job.
@@ -190,6 +193,10 @@ final class MainLoop {
         if let reloadInFlight {
             let seconds = MonotonicInstant.now().duration(since: reloadInFlight.since).components.seconds
             if seconds >= 1 { text += "; reloading for \(seconds)s, still reading the configuration" }
+        }
+        if let next = nextDueJob() {
+            let left = max(0, next.at.duration(since: .now()).components.seconds)
+            text += "; next: \(next.job) in \(TimeSpan.seconds(UInt64(left)))"
         }
         return text
     }
@@ -327,6 +334,22 @@ final class MainLoop {
         guard admission.running > 0 else { return false }
         notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
         return true
+    }
+
+    /// The enabled job that falls due next, at most a second old.
+    private func nextDueJob() -> (job: String, at: MonotonicInstant)? {
+        let now = MonotonicInstant.now()
+        if let nextJob, now < nextJob.found + .seconds(1), nextJob.at >= now,
+           scheduler.generation.owners[nextJob.job]?.timer.deadline == nextJob.at {
+            return (nextJob.job, nextJob.at)
+        }
+        var earliest: (job: String, at: MonotonicInstant)?
+        for owner in scheduler.generation.owners.values where !admission.disabled.contains(owner.name) {
+            guard let deadline = owner.timer.deadline else { continue }
+            if earliest.map({ deadline < $0.at }) ?? true { earliest = (owner.name, deadline) }
+        }
+        nextJob = earliest.map { ($0.job, $0.at, now) }
+        return earliest
     }
 
     /// Something the metrics show changed: write them now, or a second after the last write.

@@ -22,6 +22,8 @@ import Testing
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") }
             environment["NOTIFY_SOCKET"] = notify.address
             process = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: environment)
+            // jobctl needs the socket, which is there once jobd is ready.
+            try process.waitForEvent("daemon.ready")
         }
 
         func jobctl(_ arguments: [String]) throws -> (Int32, String) {
