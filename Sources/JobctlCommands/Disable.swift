@@ -12,7 +12,7 @@ extension Jobctl {
                 jobctl stop). jobctl run still starts it, as another job's OnFailure= or OnSuccess= \
                 does. The state is kept in jobd's state directory, so it survives reloads and \
                 restarts; jobctl list and status show it. Undo it with jobctl enable. Exit status: \
-                0, 1 no such job (or jobd refuses the caller), 2 no daemon.
+                0, 1 no such job, 2 no daemon, 4 jobd refuses the caller.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions

@@ -8,8 +8,8 @@ extension Jobctl {
             abstract: "Let a disabled job's triggers start runs again.",
             discussion: """
                 Undoes jobctl disable; the job's next trigger starts a run as usual. Exit status: \
-                0 (also for a job that was not disabled), 1 no such job (or jobd refuses the \
-                caller), 2 no daemon.
+                0 (also for a job that was not disabled), 1 no such job, 2 no daemon, 4 jobd \
+                refuses the caller.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions

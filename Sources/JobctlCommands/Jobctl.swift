@@ -8,8 +8,9 @@ public struct Jobctl: AsyncParsableCommand {
         abstract: "Inspect and control jobd.",
         discussion: """
             Each subcommand's --help gives its exit status. Shared by all: 2 when no daemon runs \
-            (for the commands that ask it) or the journal cannot be read (audit, logs), 64 for \
-            invalid arguments.
+            (for the commands that ask it) or the journal cannot be read (audit, logs), 4 when \
+            jobd refuses the caller (root may do everything; members of group jobd may list and \
+            look), 64 for invalid arguments.
             """,
         version: BuildInfo.version,
         subcommands: [

@@ -15,7 +15,7 @@ extension Jobctl {
                 (as TZ says); LAST is the last start, whatever started it (a trigger, or as marked after \
                 PASSED: manual for jobctl run, retry, on-failure, on-success); LEFT and PASSED are \
                 rounded as systemctl list-timers rounds them. Exit \
-                status: 0, 1 when jobd refuses the caller, 2 when no daemon runs.
+                status: 0, 2 when no daemon runs, 4 when jobd refuses the caller.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions

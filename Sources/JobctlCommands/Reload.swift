@@ -14,7 +14,7 @@ extension Jobctl {
                 error: ...): the valid changes apply, while a job file with errors keeps its job's \
                 previous definition, a new one adds nothing, and a jobd.conf with errors keeps the \
                 previous settings; 2 when no daemon runs, the daemon is not --pid, or no outcome came \
-                within --timeout.
+                within --timeout; 4 when jobd refuses the caller (reload needs root).
                 """)
 
         @OptionGroup var runtime: RuntimeOptions

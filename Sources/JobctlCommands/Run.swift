@@ -12,7 +12,7 @@ extension Jobctl {
                 With --wait, \
                 jobctl exits with the run's exit status (128 + the signal for a killed run, 127 for \
                 one that could not start). Exit status otherwise: 0 started or queued, 75 not \
-                started, 1 no such job (or jobd refuses the caller), 2 no daemon.
+                started, 1 no such job, 2 no daemon, 4 jobd refuses the caller.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions

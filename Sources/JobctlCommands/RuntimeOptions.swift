@@ -12,7 +12,7 @@ struct RuntimeOptions: ParsableArguments {
         runtimeDirectory ?? ControlProtocol.defaultRuntimeDirectory(environment: ProcessInfo.processInfo.environment)
     }
 
-    /// Connects, or exits 2 saying that no daemon answers (or 1 when it refuses the caller).
+    /// Connects, or exits 2 saying that no daemon answers (or 4 when it refuses the caller).
     func connect() throws -> ControlClient {
         do {
             return try ControlClient(runtimeDirectory: directory)
@@ -29,6 +29,8 @@ extension Jobctl {
         static let noDaemon: Int32 = 2
         /// `jobctl status JOB`: the job's last run failed (as `systemctl status` exits 3 for a unit not running).
         static let lastRunFailed: Int32 = 3
+        /// jobd refused the caller (as systemctl exits 4 for insufficient privileges).
+        static let permissionDenied: Int32 = 4
     }
 
     /// Prints `error` on stderr and returns the exit code that goes with it.
@@ -40,7 +42,13 @@ extension Jobctl {
             return ExitCode(ExitStatus.noDaemon)
         case .refused:
             print("jobctl: \(error.message)", to: &standardError)
-            return ExitCode(ExitStatus.failure)
+            if error.message.hasPrefix("cannot connect") {
+                // The socket's mode kept us out before jobd could say why.
+                print("jobctl: jobd answers root and its own user, and members of group \(ControlAccess.readersGroupName) may "
+                      + "list and look at jobs: ask for your account to be added (adduser $USER \(ControlAccess.readersGroupName))",
+                      to: &standardError)
+            }
+            return ExitCode(ExitStatus.permissionDenied)
         case .protocolError, .setupFailed:
             print("jobctl: \(error.message)", to: &standardError)
             return ExitCode(ExitStatus.failure)

@@ -14,7 +14,7 @@ extension Jobctl {
                 flight with their pid, a pending retry, and the last 10 lines of the last run's \
                 output from the journal. Exit status: 0; 3 when the job's last run failed (as \
                 systemctl status does, so a monitoring check can call it); 1 when there is no such \
-                job (or jobd refuses the caller); 2 when no daemon runs. With --json, errors come as \
+                job; 2 when no daemon runs; 4 when jobd refuses the caller. With --json, errors come as \
                 {"error": ..., "exitStatus": ...}.
                 """)
 

@@ -13,7 +13,7 @@ extension Jobctl {
                 run waiting to start and a pending retry of the job are dropped. The job stays \
                 scheduled: its next trigger starts it again (see jobctl disable). With --wait, \
                 jobctl returns once every run has ended. Exit status: 0 (also when no run was in \
-                flight), 1 no such job (or jobd refuses the caller), 2 no daemon.
+                flight), 1 no such job, 2 no daemon, 4 jobd refuses the caller.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions

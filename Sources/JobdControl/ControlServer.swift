@@ -5,8 +5,9 @@ import Synchronization
 
 /// jobd's end of the control socket.
 ///
-/// The socket file is mode 0600, and every connection's peer credentials are checked as well: only
-/// root and jobd's own user get an answer; anyone else gets a typed refusal (`permission-denied`)
+/// The socket file is mode 0600 (0660 and group `jobd` where that group exists), and every
+/// connection's peer credentials are checked as well (``ControlAccess``): root and jobd's own user
+/// may do everything, members of group `jobd` may list and look; anyone else gets a typed refusal (`permission-denied`)
 /// and is disconnected, without ever taking one of the ``maximumConnections`` slots. Each admitted
 /// connection has a thread of its own that reads one request (at most 64 KiB, all of it within 5 s
 /// of the accept), hands it to the daemon, and writes the replies, so a slow, silent or vanished
@@ -26,11 +27,17 @@ public final class ControlServer: Sendable {
     private let connections = Atomic<Int>(0)
     private let refusing = Atomic<Int>(0)
     private let handler: @Sendable (ControlRequest, ControlReply) -> Void
+    private let access: ControlAccess
 
-    /// Binds `path` (replacing a stale socket) and starts accepting.
-    public init(path: String, handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void) throws(ControlError) {
+    /// Binds `path` (replacing a stale socket) and starts accepting. With a readers' group in
+    /// `access`, the socket is mode 0660 and belongs to that group, so that its members can connect.
+    public init(
+        path: String, access: ControlAccess = ControlAccess(ownUID: geteuid(), readers: nil),
+        handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void
+    ) throws(ControlError) {
         self.path = path
         self.handler = handler
+        self.access = access
         let fd = try UnixStream.makeSocket()
         unlink(path)
         var (address, length) = try UnixStream.address(path)
@@ -42,7 +49,9 @@ public final class ControlServer: Sendable {
         var failure: (step: String, errno: Int32)?
         if bound != 0 {
             failure = ("bind", bindErrno)
-        } else if chmod(path, 0o600) != 0 {
+        } else if let readers = access.readers, chown(path, uid_t.max, readers.gid) != 0 {
+            failure = ("chown", errno)
+        } else if chmod(path, access.readers == nil ? 0o600 : 0o660) != 0 {
             failure = ("chmod", errno)
         } else if listen(fd, 64) != 0 {
             failure = ("listen", errno)
@@ -86,10 +95,11 @@ public final class ControlServer: Sendable {
             guard client >= 0 else { continue }
             // The request's deadline runs from the accept: 5 s for all of it, not per byte.
             let deadline = ContinuousClock.now + .seconds(ControlProtocol.requestTimeoutSeconds)
-            guard let peer = UnixStream.peerCredentials(client), peer.uid == 0 || peer.uid == geteuid() else {
-                refuse(client, .error(
-                    "permission denied: only root and jobd's own user may use jobd's control socket", code: .permissionDenied),
-                    deadline: deadline)
+            let level = UnixStream.peerCredentials(client).map {
+                access.level(uid: $0.uid, gid: $0.gid, groups: UnixStream.peerGroups(client))
+            } ?? .none
+            guard level != .none else {
+                refuse(client, .error(access.refusal, code: .permissionDenied), deadline: deadline)
                 continue
             }
             guard connections.add(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
@@ -98,7 +108,7 @@ public final class ControlServer: Sendable {
                 continue
             }
             Thread.detachNewThread { [self] in
-                serve(client, deadline: deadline)
+                serve(client, level: level, deadline: deadline)
                 close(client)
                 connections.subtract(1, ordering: .relaxed)
             }
@@ -132,7 +142,7 @@ public final class ControlServer: Sendable {
         UnixStream.drain(fd, limit: ControlProtocol.maximumRequestBytes * 2, deadline: deadline)
     }
 
-    private func serve(_ fd: Int32, deadline: ContinuousClock.Instant) {
+    private func serve(_ fd: Int32, level: ControlAccess.Level, deadline: ContinuousClock.Instant) {
         UnixStream.setSendTimeout(fd, seconds: ControlProtocol.requestTimeoutSeconds)
         func reject(_ message: String, _ code: ControlErrorCode) {
             Self.answerLast(fd, .error(message, code: code), deadline: deadline)
@@ -148,6 +158,11 @@ public final class ControlServer: Sendable {
             guard decoded.version == ControlProtocol.version else {
                 reject("unsupported protocol version \(decoded.version); this jobd speaks version \(ControlProtocol.version)",
                        .unsupportedVersion)
+                return
+            }
+            guard level == .full || ControlAccess.isReadOnly(decoded.command) else {
+                reject(ControlAccess.readOnlyRefusal(decoded.command, group: access.readers?.name ?? ControlAccess.readersGroupName),
+                       .permissionDenied)
                 return
             }
             request = decoded

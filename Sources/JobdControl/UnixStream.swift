@@ -34,6 +34,20 @@ enum UnixStream {
         return result == 0 ? credentials : nil
     }
 
+    /// The peer's supplementary groups (`SO_PEERGROUPS`, Linux 4.13); none where they cannot be had.
+    static func peerGroups(_ fd: Int32) -> [gid_t] {
+        let peerGroups: Int32 = 59  // SO_PEERGROUPS, which Swift's Glibc module does not name
+        var groups = [gid_t](repeating: 0, count: 64)
+        var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+        var result = groups.withUnsafeMutableBytes { getsockopt(fd, SOL_SOCKET, peerGroups, $0.baseAddress, &length) }
+        if result != 0 && errno == ERANGE {
+            groups = [gid_t](repeating: 0, count: Int(length) / MemoryLayout<gid_t>.size)
+            result = groups.withUnsafeMutableBytes { getsockopt(fd, SOL_SOCKET, peerGroups, $0.baseAddress, &length) }
+        }
+        guard result == 0 else { return [] }
+        return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
+    }
+
     /// Bounds each send: a client that does not read its reply is given up on.
     static func setSendTimeout(_ fd: Int32, seconds: Int) {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)

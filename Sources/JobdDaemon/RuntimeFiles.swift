@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import JobdControl
 import Logging
@@ -40,7 +41,11 @@ final class RuntimeFiles {
             return
         }
         do {
-            server = try ControlServer(path: directory + "/" + ControlProtocol.socketName, handler: handler)
+            // Members of the readers' group may list and look (`JOBD_READERS_GROUP` names another
+            // group than `jobd`: for tests, which must not add groups to the machine).
+            let readersName = ProcessInfo.processInfo.environment["JOBD_READERS_GROUP"] ?? ControlAccess.readersGroupName
+            let access = ControlAccess(ownUID: geteuid(), readers: ControlAccess.readersGroup(named: readersName))
+            server = try ControlServer(path: directory + "/" + ControlProtocol.socketName, access: access, handler: handler)
         } catch {
             logger.warning("no control socket: \(error)")
             server = nil

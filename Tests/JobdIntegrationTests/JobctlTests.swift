@@ -104,14 +104,50 @@ import Testing
         let setup = try Setup(jobs: ["hourly": Self.hourly])
         // The socket's mode already keeps other users out...
         let (byMode, byModeOutput) = try setup.jobctl(["status"], as: Self.nobody)
-        #expect(byMode == 1, "\(byModeOutput)")
-        #expect(byModeOutput.contains("Permission denied"))
+        #expect(byMode == 4, "exit 4, as systemctl for insufficient privileges: \(byModeOutput)")
+        #expect(byModeOutput.contains("Permission denied") && byModeOutput.contains("adduser $USER jobd"))
         // ...and where the mode would let them in, the peer-credential check still refuses them.
         chmod(setup.runtime + "/jobd.sock", 0o666)
         let (byCredentials, byCredentialsOutput) = try setup.jobctl(["status"], as: Self.nobody)
-        #expect(byCredentials == 1)
-        #expect(byCredentialsOutput.contains("permission denied: only root and jobd's own user"))
+        #expect(byCredentials == 4)
+        #expect(byCredentialsOutput.contains("permission denied: "))
         #expect(try setup.jobctl(["status"]).0 == 0, "root is still served")
+    }
+
+    /// Members of the readers' group (`jobd`; here `nogroup`, through the test seam, since a test
+    /// must not add groups to the machine) may list and look, and nothing else.
+    @Test func membersOfTheReadersGroupMayLookButNotTouch() throws {
+        let config = try TemporaryConfiguration(jobs: ["hourly": Self.hourly])
+        let runtime = config.path + "/run"
+        var environment = ProcessInfo.processInfo.environment
+        environment["JOBD_READERS_GROUP"] = "nogroup"
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: environment)
+        defer {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.waitForExit()
+        }
+        try daemon.waitForEvent("daemon.ready")
+        // The test's directories must be open to the reader, as /run/jobd is.
+        chmod(config.path, 0o755)
+        func jobctl(_ arguments: [String], as user: (uid: UInt32, gid: UInt32)) throws -> (Int32, String) {
+            let command = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", DaemonProcess.productsDirectory + "/jobctl"]
+                + arguments + ["--runtime-dir", runtime]
+            let process = try DaemonProcess(absolutePath: "/usr/bin/setpriv", arguments: command)
+            return (try process.waitForExit(), process.lines.joined(separator: "\n"))
+        }
+        let reader = Self.nobody  // nogroup is its group
+        #expect(try jobctl(["list"], as: reader).0 == 0)
+        let (status, statusOutput) = try jobctl(["status", "hourly"], as: reader)
+        #expect(status == 0 && statusOutput.contains("OnStartupSec=1h"), "\(statusOutput)")
+        for command in [["run", "hourly"], ["stop", "hourly"], ["disable", "hourly"], ["reload"]] {
+            let (refused, output) = try jobctl(command, as: reader)
+            #expect(refused == 4, "\(command): \(output)")
+            #expect(output.contains("needs root") || output.contains("permission denied"), "\(command): \(output)")
+        }
+        #expect(!daemon.events("run.start").contains { $0.field("JOB") == "hourly" }, "the refused run did not start")
+        // Outside the group (gid 100, users): refused, with the hint.
+        let (outsider, outsiderOutput) = try jobctl(["list"], as: (uid: 65_534, gid: 100))
+        #expect(outsider == 4 && outsiderOutput.contains("adduser $USER"), "\(outsiderOutput)")
     }
 
     @Test func abusiveClientsLeaveTheDaemonServing() throws {
