@@ -44,13 +44,20 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var command: Command
     public var job: String?
     public var wait: Bool?
+    /// With `run` and `wait`: the run's output too, as `run-output` lines (the default when `wait`).
+    public var output: Bool?
 
-    public init(command: Command, job: String? = nil, wait: Bool? = nil) {
+    public init(command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil) {
         self.version = ControlProtocol.version
         self.command = command
         self.job = job
         self.wait = wait
+        self.output = output
     }
+
+    /// Whether the reply streams a run's output: a client that reads slowly then holds its
+    /// connection for the whole run, and loses lines rather than slow jobd down.
+    public var streamsOutput: Bool { command == .run && wait == true && output != false }
 }
 
 /// One response line. `type` says which of the optional parts are present.
@@ -66,6 +73,10 @@ public struct ControlResponse: Codable, Sendable, Equatable {
         case runQueued = "run-queued"
         case runSkipped = "run-skipped"
         case runFinished = "run-finished"
+        /// With `run`, `wait` and `output`: one line the run wrote (`line`; `stream` is `stdout` or `stderr`).
+        case runOutput = "run-output"
+        /// A client that did not keep up lost `lost` lines of output here.
+        case runOutputLost = "run-output-lost"
         case reloadSubscribed = "reload-subscribed"
         case reloadResult = "reload-result"
         /// `stop`: the runs in flight were asked to stop (`message` says how many); with `wait`,
@@ -87,6 +98,11 @@ public struct ControlResponse: Codable, Sendable, Equatable {
     public var jobs: [JobStatus]?
     public var run: RunReport?
     public var reload: ReloadReport?
+    /// `run-output`: the line, and which stream it came from.
+    public var line: String?
+    public var stream: String?
+    /// `run-output-lost`: how many lines were dropped.
+    public var lost: Int?
 
     public init(
         type: Kind, message: String? = nil, daemon: DaemonStatus? = nil, jobStatus: JobStatus? = nil,

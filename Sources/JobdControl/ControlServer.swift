@@ -173,6 +173,9 @@ public final class ControlServer: Sendable {
             return  // gone, or not done by the deadline: nothing to answer
         }
         let reply = ControlReply()
+        // A run's output comes at the job's pace: a client may read it slowly (a terminal that
+        // scrolls back) without being cut off; jobd meanwhile queues a bounded number of lines.
+        if request.streamsOutput { UnixStream.setSendTimeout(fd, seconds: 0) }
         handler(request, reply)
         // Replies may come much later (a run with --wait): no deadline while waiting for them, but
         // a client that hangs up meanwhile ends the wait, and frees its slot, at once.
@@ -193,9 +196,15 @@ public final class ControlServer: Sendable {
 /// serving thread waits for them beside the client's socket (a pipe wakes it), so that it sees a
 /// hang-up at once; after that, responses are dropped.
 public final class ControlReply: @unchecked Sendable {
+    /// At most this many output lines wait for a client; more are dropped and counted, and the
+    /// client hears how many (`run-output-lost`) once it has caught up.
+    public static let outputQueueLimit = 1_024
+
     private let condition = NSCondition()
     private var pending: [ControlResponse] = []
     private var finished = false
+    private var queuedOutput = 0
+    private var lostOutput = 0
     /// Written to whenever there is something new; `-1` once abandoned.
     private var wake: (read: Int32, write: Int32) = (-1, -1)
 
@@ -211,6 +220,37 @@ public final class ControlReply: @unchecked Sendable {
         if !finished { pending.append(response) }
         signalLocked()
         condition.unlock()
+    }
+
+    /// One line of a run's output: queued if fewer than ``outputQueueLimit`` wait, else counted as lost.
+    public func sendOutput(_ line: String, standardOutput: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !finished else { return }
+        guard queuedOutput < Self.outputQueueLimit else {
+            lostOutput += 1
+            return
+        }
+        var response = ControlResponse(type: .runOutput)
+        response.line = line
+        response.stream = standardOutput ? "stdout" : "stderr"
+        pending.append(response)
+        queuedOutput += 1
+        signalLocked()
+    }
+
+    /// The next pending response (with the lock held): a note of lost lines first, once the
+    /// queue has half emptied, or before the last response.
+    private func takeLocked() -> ControlResponse {
+        if lostOutput > 0, queuedOutput <= Self.outputQueueLimit / 2 || pending.count == 1 {
+            var note = ControlResponse(type: .runOutputLost)
+            note.lost = lostOutput
+            lostOutput = 0
+            return note
+        }
+        let response = pending.removeFirst()
+        if response.type == .runOutput { queuedOutput -= 1 }
+        return response
     }
 
     /// No more responses; the connection closes once they are written.
@@ -244,14 +284,14 @@ public final class ControlReply: @unchecked Sendable {
             condition.lock()
             if !pending.isEmpty {
                 defer { condition.unlock() }
-                return pending.removeFirst()
+                return takeLocked()
             }
             let wakeFD = wake.read
             if finished || wakeFD < 0 {
                 // Without a pipe (pipe2 failed): wait on the condition alone, as before.
                 while !finished && pending.isEmpty && wakeFD < 0 { condition.wait() }
                 defer { condition.unlock() }
-                return pending.isEmpty ? nil : pending.removeFirst()
+                return pending.isEmpty ? nil : takeLocked()
             }
             condition.unlock()
             var fds = [pollfd(fd: client, events: watched, revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]

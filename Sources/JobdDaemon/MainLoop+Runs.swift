@@ -75,6 +75,7 @@ extension MainLoop {
 
     /// A client waiting for this run hears that it will not run.
     private func answer(_ request: RunRequest, skipped reason: String) {
+        runner.outputTaps.remove(runID: request.runID)
         runWaiters.removeValue(forKey: request.runID)?.finish(with: ControlResponse(
             type: .runSkipped, run: RunReport(job: request.job, runID: request.runID, skipReason: reason)))
     }
@@ -88,6 +89,7 @@ extension MainLoop {
             shellStatus: termination.shellStatus, succeeded: outcome.succeeded)
         report.result = outcome.result.rawValue
         report.invocationID = outcome.invocationID
+        runner.outputTaps.remove(runID: outcome.runID)
         runWaiters.removeValue(forKey: outcome.runID)?.finish(with: ControlResponse(type: .runFinished, run: report))
         let duration = TimeSpan(microseconds: UInt64(max(0, outcome.finished.duration(since: outcome.started).nanosecondsSaturated / 1_000)))
         let actions = admission.runEnded(RunEnd(

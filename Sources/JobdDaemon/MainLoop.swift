@@ -329,6 +329,7 @@ final class MainLoop {
         }
         reloadWatchers.removeAll()
         nextReloadWatchers.removeAll()
+        for runID in runWaiters.keys { runner.outputTaps.remove(runID: runID) }
         runWaiters.removeAll()
         stopWaiters.removeAll()
         guard admission.running > 0 else { return false }

@@ -29,6 +29,8 @@ public struct JobRunner: Sendable {
     private let inheritedLanguage: String?
     /// Every run this runner has in flight.
     public let registry: RunRegistry
+    /// Who follows which run's output (`jobctl run --wait`).
+    public let outputTaps = RunOutputTaps()
 
     public init(logger: Logger, environment: [String: String], registry: RunRegistry = RunRegistry()) {
         self.logger = logger
@@ -200,8 +202,8 @@ public struct JobRunner: Sendable {
                     // Output carries the job's name and the command's pid, so that `journalctl -t JOB`
                     // finds it and it reads `backup[4242]: …`.
                     let outputFields = fields.merging([JobdField.pid: String(pid)]) { $1 }
-                    group.addTask { await runner.forward(standardOutput, level: .info, fields: outputFields) }
-                    group.addTask { await runner.forward(standardError, level: .error, fields: outputFields) }
+                    group.addTask { await runner.forward(standardOutput, runID: runID, level: .info, fields: outputFields) }
+                    group.addTask { await runner.forward(standardError, runID: runID, level: .error, fields: outputFields) }
                 }
             }
             let pid = pidBox.withLock { $0 }
@@ -217,9 +219,13 @@ public struct JobRunner: Sendable {
     /// Each line a run writes becomes its own `run.output` entry: priority 6 for stdout (info), 3
     /// for stderr (error), with the job and run. The pipe is read only as fast as lines are
     /// logged, so a job that writes without end cannot grow jobd's memory.
-    private func forward(_ output: SubprocessOutputSequence, level: Logger.Level, fields: [String: String]) async {
+    private func forward(_ output: SubprocessOutputSequence, runID: UInt64, level: Logger.Level, fields: [String: String]) async {
         var splitter = OutputLineSplitter()
-        let emit = { (line: String) in logger.event(.runOutput, level: level, line, fields) }
+        let taps = outputTaps
+        let emit = { (line: String) in
+            logger.event(.runOutput, level: level, line, fields)
+            taps.deliver(runID: runID, line: line, standardOutput: level == .info)
+        }
         do {
             for try await buffer in output {
                 buffer.withUnsafeBytes { splitter.append($0, emit: emit) }

@@ -169,7 +169,10 @@ import Testing
         #expect(lines.filter { $0.level == "error" }.map(\.message) == (1...200).map { "err \($0)" })
     }
 
-    @Test func aJobThatWritesOneGigabyteLeavesJobdsMemoryBounded() throws {
+    /// A job writes 1 GiB while a client that asked to follow its output (`jobctl run --wait`)
+    /// reads nothing for 10 s: jobd's memory stays bounded, the other jobs stay on time, and the
+    /// client, once it reads, is told how many lines it lost.
+    @Test func aJobThatWritesOneGigabyteToASilentFollowerLeavesJobdsMemoryBounded() throws {
         let count = Guarded(0)
         // The test keeps jobd's events but only counts the job's lines.
         let setup = try Setup(jobs: [:]) { line in
@@ -181,16 +184,32 @@ import Testing
         try "yes \"$(head -c 4000 /dev/zero | tr '\\0' x)\" | head -c 1073741824\n"
             .write(toFile: script, atomically: true, encoding: .utf8)
         try setup.config.write(job: "big", "[Job]\nOnStartupSec=1h\nExecStart=/bin/sh \(script)\n")
+        try setup.config.write(job: "tick", "[Job]\nOnStartupSec=0\nOnUnitActiveSec=200ms\nExecStart=/bin/true\n")
         #expect(try setup.jobctl(["reload"]).0 == 0)
-        // A bound, not a target: the debug build logs a line per 4,001 bytes.
-        #expect(try setup.jobctl(["run", "big", "--wait"], timeout: .seconds(600)).0 == 0)
-        // 1 GiB in lines of 4,001 bytes: 268,368 whole lines and one partial line; none lost.
-        #expect(count.withLock { $0 } == 268_369)
+        let follower = try RawClient(setup.runtime + "/jobd.sock")
+        follower.send(Array(#"{"version":1,"command":"run","job":"big","wait":true,"output":true}"#.utf8) + [10])
+        // The follower reads nothing for 10 s (the scenario itself, not a wait for something).
+        let silenceStarted = setup.daemon.lines.count
+        usleep(10_000_000)
+        let ticks = setup.daemon.lines[silenceStarted...].filter { LogLine($0).matches(event: "run.exit", fields: ["JOB": "tick"]) }
+        #expect(ticks.count >= 25, "tick ran every 200 ms while the follower was silent: \(ticks.count) runs in 10 s")
         let status = try String(contentsOfFile: "/proc/\(setup.daemon.pid)/status", encoding: .utf8)
         let peak = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
         let kilobytes = try #require(Int(peak.split(separator: " ", omittingEmptySubsequences: true)[1]))
-        print("jobd's peak RSS after a job wrote 1 GiB: \(kilobytes) kB")
+        print("jobd's peak RSS while a job wrote 1 GiB to a silent follower: \(kilobytes) kB")
         #expect(kilobytes < 64 * 1_024, "jobd's peak RSS \(kilobytes) kB")
+        // Now the follower reads: what was queued, how many lines it lost, and the end of the run.
+        let replies = follower.readAll(timeout: 600).split(separator: "\n")
+        let lost = replies.compactMap { line -> Int? in
+            guard line.contains(#""type":"run-output-lost""#), let range = line.range(of: #""lost":"#) else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }.reduce(0, +)
+        let shown = replies.count { $0.contains(#""type":"run-output""#) }
+        #expect(replies.last?.contains(#""type":"run-finished""#) == true)
+        // 1 GiB in lines of 4,001 bytes: 268,368 whole lines and one partial line, in the journal
+        // all of them, and at the follower each either shown or counted as lost.
+        #expect(count.withLock { $0 } == 268_369)
+        #expect(lost > 0 && shown + lost == 268_369, "shown \(shown), lost \(lost)")
     }
 
     @Test func userNobodyRunsAsNobody() throws {

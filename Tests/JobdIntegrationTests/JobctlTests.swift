@@ -216,7 +216,9 @@ final class RawClient {
     }
 
     /// Everything until the daemon closes the connection.
-    func readAll() -> String {
+    func readAll(timeout seconds: Int = 10) -> String {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
