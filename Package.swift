@@ -164,5 +164,11 @@ let package = Package(
             path: "Benchmarks/JobdBenchmarks",
             swiftSettings: swiftSettings
         ),
+        // The manual pages (docs/man) against the code: every key, every jobctl command and option.
+        .testTarget(
+            name: "ManPageTests",
+            dependencies: ["JobdConfig", "JobctlCommands", "JobdTestKit"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
