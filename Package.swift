@@ -177,5 +177,11 @@ let package = Package(
         ),
         // accept4, pipe2 and POLLRDHUP, which Swift's Glibc module leaves out; imported by JobdControl alone.
         .systemLibrary(name: "CSocket"),
+        // The manual pages (docs/man) against the code: every key, every jobctl command and option.
+        .testTarget(
+            name: "ManPageTests",
+            dependencies: ["JobdConfig", "JobctlCommands", "JobdTestKit"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -4,9 +4,18 @@ import Testing
 
 /// The built jobd, started as a real process on a real configuration.
 @Suite(.serialized) struct DaemonLifecycleTests {
+    /// What scripts/run runs: every example job and the commented jobd.conf, all valid.
     @Test func exampleConfigurationRunsAJobWithinTenSeconds() throws {
-        let daemon = try DaemonProcess(arguments: ["--config-dir", DaemonProcess.packageRoot() + "/etc/jobd"])
+        let examples = DaemonProcess.packageRoot() + "/etc/jobd/examples"
+        let files = try FileManager.default.contentsOfDirectory(atPath: examples).filter { $0.hasSuffix(".job") }
+        let config = try TemporaryConfiguration(jobs: Dictionary(uniqueKeysWithValues: try files.map {
+            (String($0.dropLast(4)), try String(contentsOfFile: examples + "/" + $0, encoding: .utf8))
+        }))
+        try FileManager.default.copyItem(atPath: DaemonProcess.packageRoot() + "/etc/jobd/jobd.conf", toPath: config.path + "/jobd.conf")
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path])
         try daemon.waitForEvent("daemon.ready")
+        #expect(!files.isEmpty)
+        #expect(daemon.events("config.error").isEmpty)
         try daemon.waitForEvent("run.exit", fields: ["EXIT_CODE": "exited", "EXIT_STATUS": "0"], timeout: .seconds(10))
         daemon.signal(SIGTERM)
         #expect(try daemon.waitForExit() == 0)

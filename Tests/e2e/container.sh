@@ -3,7 +3,8 @@
 # Needs: CACHE_DIR, KEEP_TREE, note(); sets WORK, TREE, TREE_MOUNTED, NSPAWN_PID, LEADER.
 
 DEBIAN_SUITE=bookworm
-DEBIAN_INCLUDE=systemd,systemd-sysv,dbus
+# man-db and bash-completion: the package test runs man and bash completion as an administrator would.
+DEBIAN_INCLUDE=systemd,systemd-sysv,dbus,man-db,bash-completion
 CONTAINER_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 MACHINE_NAME=jobd-e2e
 
