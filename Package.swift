@@ -48,9 +48,11 @@ let package = Package(
         // timerfd and eventfd, which Swift's Glibc module leaves out; imported by JobdTimers alone.
         .systemLibrary(name: "CTimerfd"),
         // The weak-target timer core: no dependencies beyond the standard library and Linux.
-        .target(name: "JobdTimers", dependencies: ["CTimerfd"], swiftSettings: swiftSettings),
+        .target(name: "JobdTimers", dependencies: ["CTimerfd", "JobdLocks"], swiftSettings: swiftSettings),
+        // jobd's one lock and locked box: pthread-based, so that the thread sanitizer sees them.
+        .target(name: "JobdLocks", swiftSettings: swiftSettings),
         // Calendar arithmetic: OnCalendar= and Cron=, pure, no I/O beyond reading tzdata.
-        .target(name: "JobdCalendar", swiftSettings: swiftSettings),
+        .target(name: "JobdCalendar", dependencies: ["JobdLocks"], swiftSettings: swiftSettings),
         // Job files -> job definitions.
         .target(name: "JobdConfig", dependencies: ["JobdCalendar"], swiftSettings: swiftSettings),
         // Definitions -> owners and timers, generations, scheduling decisions.
@@ -66,7 +68,7 @@ let package = Package(
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdConfig", "JobdLogging", "JobdTimers",
+                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -76,7 +78,7 @@ let package = Package(
         // Structured events -> the journal (or readable lines on stderr).
         .target(
             name: "JobdLogging",
-            dependencies: ["SystemdKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SystemdKit", "JobdLocks", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         // The control socket: its protocol, jobd's server and jobctl's client.
@@ -87,6 +89,7 @@ let package = Package(
             name: "JobdDaemon",
             dependencies: [
                 "CMalloc", "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
+                "JobdLocks",
                 "JobdControl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -118,7 +121,7 @@ let package = Package(
         // Test doubles shared by more than one test target.
         .target(
             name: "JobdTestKit",
-            dependencies: ["CPidfd", "JobdTimers", "SystemdKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CPidfd", "JobdTimers", "JobdLocks", "SystemdKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "JobdTimersTests", dependencies: ["JobdTimers", "JobdTestKit"], swiftSettings: swiftSettings),

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import JobdLocks
 
 /// The rules of one time zone, read from a TZif file (RFC 8536) or a POSIX TZ string.
 ///
@@ -148,8 +148,8 @@ public struct TimeZoneRules: Sendable, Hashable {
         }
     }
 
-    private static let cache = Mutex<[String: CachedZone]>([:])
-    private static let cacheEpoch = Mutex<UInt64>(0)
+    private static let cache = LockedBox<[String: CachedZone]>([:])
+    private static let cacheEpoch = LockedBox<UInt64>(0)
 
     private static func path(of name: String) -> String {
         name.hasPrefix("/") ? name : zoneInfoDirectory + "/" + name

@@ -2,7 +2,7 @@ import Glibc
 import JobdCalendar
 import JobdScheduler
 import Logging
-import Synchronization
+import JobdLocks
 
 /// jobd's state directory (`--state-dir`, default `$STATE_DIRECTORY` or `/var/lib/jobd`):
 /// `timestamps/JOB` holds a `Persistent=` job's last trigger (wall-clock microseconds), and
@@ -15,7 +15,7 @@ import Synchronization
 final class StateDirectory: TriggerStore {
     let path: String
     private let logger: Logger
-    private let reportedFailure = Mutex(false)
+    private let reportedFailure = LockedBox(false)
     /// Why the directory is not used, if it is not.
     private let unusable: String?
 

@@ -1,7 +1,7 @@
 import Glibc
 import Logging
-import Synchronization
 import SystemdKit
+import JobdLocks
 
 /// Sets up swift-log for a jobd process: the journal when jobd runs under systemd or a journald is
 /// reachable, readable stderr lines otherwise.
@@ -9,7 +9,7 @@ public enum JobdLoggingSystem {
     /// The variable that overrides the choice: `journal`, `stderr` or `auto` (the default).
     public static let overrideVariable = "JOBD_LOG_TARGET"
 
-    private static let chosen = Mutex<LogTarget?>(nil)
+    private static let chosen = LockedBox<LogTarget?>(nil)
 
     /// Chooses a target with ``chooseTarget(environment:stderrIdentity:journalReachable:)`` from the
     /// process environment and bootstraps swift-log with it, at level `level`.

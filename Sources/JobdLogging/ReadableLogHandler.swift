@@ -1,6 +1,6 @@
 import Glibc
 import Logging
-import Synchronization
+import JobdLocks
 
 /// Writes each log record as one readable line on stderr, for people and for `grep`:
 ///
@@ -68,7 +68,7 @@ public struct ReadableLogHandler: LogHandler {
     /// Writes `text` to file descriptor 2 in one `write` per call, under a lock, so that lines from
     /// different threads never interleave.
     public static let standardError: @Sendable (String) -> Void = { text in
-        stderrLock.withLock { _ in
+        stderrLock.withLock {
             var bytes = Array(text.utf8)[...]
             while !bytes.isEmpty {
                 let written = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
@@ -80,7 +80,7 @@ public struct ReadableLogHandler: LogHandler {
         }
     }
 
-    private static let stderrLock = Mutex(())
+    private static let stderrLock = Lock()
     /// The bytes ``escaped(_:quote:)`` rewrites: control characters, and with `quote` `"` and `\`.
     private static let specials = String((1..<0x20).map { Character(Unicode.Scalar(UInt8($0))) }) + "\u{7F}"
     private static let quotedSpecials = specials + "\"\\"

@@ -3,13 +3,13 @@ import JobdLogging
 import JobdTimers
 import Logging
 import Subprocess
-import Synchronization
 import Glibc
 
 #if canImport(System)
 import System
 #else
 import SystemPackage
+import JobdLocks
 #endif
 
 /// Starts a job's command and waits for it, logging `run.start` (with the PID) and `run.exit`
@@ -119,7 +119,7 @@ public struct JobRunner: Sendable {
 
     /// The first reason jobd gave for stopping a run, if any.
     private final class StopRecord: Sendable {
-        private let state = Mutex<StopReason?>(nil)
+        private let state = LockedBox<StopReason?>(nil)
         var reason: StopReason? { state.withLock { $0 } }
         func record(_ reason: StopReason) { state.withLock { $0 = $0 ?? reason } }
     }
@@ -183,7 +183,7 @@ public struct JobRunner: Sendable {
         let environment = Dictionary(uniqueKeysWithValues: configuration.environment.map {
             (Environment.Key(rawValue: $0.key)!, $0.value)
         })
-        let pidBox = Mutex<pid_t?>(nil)
+        let pidBox = LockedBox<pid_t?>(nil)
         do {
             let result = try await Subprocess.run(
                 executable, arguments: Arguments(Array(argv.dropFirst())), environment: .custom(environment),

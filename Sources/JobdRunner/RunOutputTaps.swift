@@ -1,4 +1,4 @@
-import Synchronization
+import JobdLocks
 
 /// Who follows a run's output as it is logged (`jobctl run --wait`), by run id. The runner hands
 /// each line to the run's tap, if it has one, right after logging it; a tap must not block (the
@@ -7,7 +7,7 @@ public final class RunOutputTaps: Sendable {
     /// Called with each line and whether it came from standard output (else standard error).
     public typealias Tap = @Sendable (_ line: String, _ standardOutput: Bool) -> Void
 
-    private let taps = Mutex<[UInt64: Tap]>([:])
+    private let taps = LockedBox<[UInt64: Tap]>([:])
 
     public init() {}
 

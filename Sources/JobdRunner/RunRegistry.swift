@@ -1,6 +1,6 @@
 import Glibc
 import JobdConfig
-import Synchronization
+import JobdLocks
 
 /// The runs in flight and their process groups, so that jobd can stop any run it started. Each
 /// run is its own session, so its process group id is its pid, and signalling the group reaches
@@ -23,7 +23,7 @@ public final class RunRegistry: Sendable {
         var stopAll: StopReason?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedBox(State())
 
     public init() {}
 

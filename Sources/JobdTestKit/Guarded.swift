@@ -1,18 +1,17 @@
-import Foundation
+import JobdLocks
 
-/// A value behind an `NSLock`, for test doubles that run under the thread sanitizer, which cannot
-/// see `Synchronization.Mutex` on Linux.
-public final class Guarded<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+/// A value behind jobd's lock, for test doubles (which run under the thread sanitizer too):
+/// shared across threads only where the value may be (`Sendable`).
+public final class Guarded<Value> {
+    private let box: LockedBox<Value>
 
     public init(_ value: Value) {
-        self.value = value
+        box = LockedBox(value)
     }
 
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try box.withLock(body)
     }
 }
+
+extension Guarded: @unchecked Sendable where Value: Sendable {}

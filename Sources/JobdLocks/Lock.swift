@@ -1,0 +1,30 @@
+import Glibc
+
+/// jobd's one lock: a pthread mutex.
+///
+/// Not `Synchronization.Mutex`: on Linux that is built on raw futexes, which the thread sanitizer
+/// cannot see, so every access under it would be reported as a race and a real race would drown
+/// in the noise. jobd is tested under the thread sanitizer, so everything locks with this.
+package final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    package init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let result = pthread_mutex_init(mutex, nil)
+        precondition(result == 0, "pthread_mutex_init failed: \(result)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the lock held. No callback of anyone else's may run inside.
+    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
