@@ -59,6 +59,10 @@ extension InstanceLedger {
         if totals.unknownOrigin > 0 {
             reasons.append("\(totals.unknownOrigin) owner(s) appear without their owner.init")
         }
+        if unreadableRetains > 0 {
+            reasons.append("\(unreadableRetains) owner.retain entr\(unreadableRetains == 1 ? "y has" : "ies have") an unreadable "
+                + "JOBD_OWNERS: the owners kept by that reload are unknown")
+        }
         reasons.append(contentsOf: gaps)
         if exited == nil {
             reasons.append("no daemon.exit: jobd is still running, was killed, or the journal was cut (--until)")
