@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "JobdSchedulerTests",
             dependencies: [
-                "JobdScheduler", "JobdConfig", "JobdTimers", "JobdTestKit",
+                "JobdScheduler", "JobdConfig", "JobdLogging", "JobdTimers", "JobdTestKit",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -142,7 +142,7 @@ let package = Package(
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdAuditTests",
-            dependencies: ["JobdAudit", "JobdTestKit", "SystemdKit"],
+            dependencies: ["JobdAudit", "JobdLogging", "JobdTestKit", "SystemdKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

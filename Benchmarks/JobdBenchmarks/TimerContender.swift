@@ -25,8 +25,7 @@ final class WeakTimerContender: TimerContender {
             self.index = index
             self.recorder = recorder
             timer = queue.makeTimer(label: "bench", tag: UInt64(index))
-            timer.bind(to: self)
-            timer.schedule(at: recorder.deadlines[index])
+            timer.bind(to: self, andScheduleAt: recorder.deadlines[index])
         }
 
         deinit { timer.invalidate(reason: .ownerDeinit) }

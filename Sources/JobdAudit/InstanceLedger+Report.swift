@@ -63,6 +63,10 @@ extension InstanceLedger {
             reasons.append("\(malformedCount) jobd entr\(malformedCount == 1 ? "y" : "ies") could not be read (a field the audit "
                 + "judges by is missing or not a number): what they recorded is unknown")
         }
+        if unreadableRetains > 0 {
+            reasons.append("\(unreadableRetains) owner.retain entr\(unreadableRetains == 1 ? "y has" : "ies have") an unreadable "
+                + "JOBD_OWNERS: the owners kept by that reload are unknown")
+        }
         reasons.append(contentsOf: gaps)
         if exited == nil {
             reasons.append("no daemon.exit: jobd is still running, was killed, or the journal was cut (--until)")

@@ -41,6 +41,9 @@ struct InstanceLedger {
     static let malformedExamplesKept = 5
     /// Fields that must be numbers wherever they appear.
     static let numericFields = [JobdField.owner, JobdField.generation, JobdField.timer, JobdField.leakGraceUSec]
+    /// Compact `owner.retain` entries whose `JOBD_OWNERS` did not parse (or disagreed with
+    /// `JOBD_OWNER_COUNT`): the owners they kept are unknown, so the instance is incomplete.
+    var unreadableRetains = 0
 
     init(id: String, first entry: AuditEntry) {
         self.id = id
@@ -96,12 +99,23 @@ struct InstanceLedger {
             }
             if let generation { _ = self[generation: generation] }
         case .ownerRetain:
-            guard let ownerID else { return }
-            update(ownerID, entry) { owner in
-                owner.carriedOver = true
-                if let generation { owner.lastGeneration = max(owner.lastGeneration ?? 0, generation) }
+            // One entry per owner (jobd before compact retains), or one for all a reload kept.
+            let kept: [UInt64]
+            if let ownerID {
+                kept = [ownerID]
+            } else if let text = entry[JobdField.owners] {
+                guard let ranges = OwnerIDRanges(text), (entry[JobdField.ownerCount].flatMap { Int($0) } ?? ranges.count) == ranges.count else {
+                    unreadableRetains += 1
+                    return
+                }
+                kept = Array(ranges.ids)
+            } else {
+                return
             }
-            if let generation { self[generation: generation].carriedIn += 1 }
+            for id in kept {
+                retain(id, into: generation, entry)
+            }
+            if let generation { self[generation: generation].carriedIn += kept.count }
         case .ownerDeinit:
             guard let ownerID else { return }
             update(ownerID, entry) { owner in
@@ -157,7 +171,9 @@ struct InstanceLedger {
     private mutating func checkReadable(_ entry: AuditEntry, _ event: JobdEvent) {
         var required: [String] = []
         switch event {
-        case .ownerInit, .ownerRetain, .ownerDeinit, .ownerLateDeinit, .ownerLeak: required = [JobdField.owner]
+        case .ownerInit, .ownerDeinit, .ownerLateDeinit, .ownerLeak: required = [JobdField.owner]
+        // One owner (JOBD_OWNER), or all a reload kept (JOBD_OWNERS, read and checked on its own).
+        case .ownerRetain: required = entry[JobdField.owners] == nil ? [JobdField.owner] : []
         case .generationLoad: required = [JobdField.generation]
         default: break
         }
@@ -185,13 +201,22 @@ struct InstanceLedger {
         }
     }
 
+    private mutating func retain(_ id: UInt64, into generation: UInt64?, _ entry: AuditEntry) {
+        update(id, entry) { owner in
+            owner.carriedOver = true
+            if let generation { owner.lastGeneration = max(owner.lastGeneration ?? 0, generation) }
+        }
+    }
+
+    /// `entry`'s job and timer describe owner `id` unless the entry names several owners.
     private mutating func update(_ id: UInt64, _ entry: AuditEntry, _ change: (inout OwnerRecord) -> Void) {
+        let single = entry[JobdField.owners] == nil
         if owners[id] == nil {
-            owners[id] = OwnerRecord(id: id, job: entry[JobdField.job] ?? "?")
+            owners[id] = OwnerRecord(id: id, job: single ? entry[JobdField.job] ?? "?" : "?")
             ownerOrder.append(id)
         }
-        if let job = entry[JobdField.job] { owners[id]!.job = job }
-        if let timer = entry[JobdField.timer].flatMap({ UInt64($0) }) { owners[id]!.timer = timer }
+        if single, let job = entry[JobdField.job] { owners[id]!.job = job }
+        if single, let timer = entry[JobdField.timer].flatMap({ UInt64($0) }) { owners[id]!.timer = timer }
         change(&owners[id]!)
         if owners[id]!.released == nil && owners[id]!.retired == nil {
             unretired.insert(id)

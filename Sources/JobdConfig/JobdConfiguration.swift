@@ -41,6 +41,19 @@ extension JobDirectory {
     /// Reads `jobd.conf` and every job file, each on its own: an error in one file disables that
     /// file's job (or `jobd.conf`'s settings) only, and every error found is reported.
     public func read() -> JobdConfiguration {
+        read { path, name in Self.readJobFile(path, name: name) }
+    }
+
+    /// As ``read()``, but reuses from `cache` the definition of every job file unchanged since the
+    /// read that filled it, reads and parses only the others, and leaves this read's in `cache`
+    /// for the next: what a reload does (see ``JobFileCache`` for what counts as unchanged).
+    public func read(using cache: inout JobFileCache) -> JobdConfiguration {
+        cache.beginRead()
+        defer { cache.endRead() }
+        return read { path, name in cache.definition(at: path) { Self.readJobFile(path, name: name) } }
+    }
+
+    private func read(jobFile: (_ path: String, _ name: String) -> Result<JobDefinition, ConfigErrors>) -> JobdConfiguration {
         // Zones named in calendar triggers are read again if their files changed (tzdata upgrade).
         TimeZoneRules.revalidateCache()
         var configuration = JobdConfiguration()
@@ -55,7 +68,7 @@ extension JobDirectory {
             for entry in names {
                 let filePath = jobsPath + "/" + entry
                 let name = String(entry.dropLast(4))
-                switch Self.readJobFile(filePath, name: name) {
+                switch jobFile(filePath, name) {
                 case .success(let definition): configuration.jobs.append(definition)
                 case .failure(let errors): configuration.broken.append(.init(name: name, path: filePath, errors: errors.errors))
                 }

@@ -66,7 +66,8 @@ public struct Daemon {
 
         // Each job file on its own: a broken file disables its job only, and a broken jobd.conf
         // means the default settings. Only a configuration that cannot be read at all stops jobd.
-        let configuration = JobDirectory(path: options.configDirectory).read()
+        var jobFiles = JobFileCache()
+        let configuration = JobDirectory(path: options.configDirectory).read(using: &jobFiles)
         if let fatal = configuration.fatal {
             MainLoop.logConfigErrors([fatal], logger: logger)
             let reason = "jobd cannot start: \(fatal)"
@@ -120,7 +121,7 @@ public struct Daemon {
         }
 
         await withDiscardingTaskGroup { group in
-            loop.start(configuration, group: &group)
+            loop.start(configuration, jobFiles: jobFiles, group: &group)
             group.addTask {
                 for await signal in signals { continuation.yield(.signal(signal)) }
             }

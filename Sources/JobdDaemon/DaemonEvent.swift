@@ -12,7 +12,7 @@ enum DaemonEvent: Sendable {
     /// A failed run's retry is due (`Restart=`).
     case retriesDue
     /// The loader thread has read the configuration for a reload.
-    case configurationRead(JobdConfiguration)
+    case configurationRead(JobdConfiguration, JobFileCache)
     /// A reload has been reading the configuration for a while: say so in `STATUS=`.
     case reloadIsSlow
     /// Time to write `MetricsFile=`.

@@ -49,6 +49,9 @@ final class MainLoop {
     /// Job files with errors (and `jobd.conf`'s errors), as the last load found them.
     var broken: [String: JobdConfiguration.BrokenJob] = [:]
     var settingsErrors: [ConfigError] = []
+    /// What the last read found in each job file, so that a reload reads and parses only the
+    /// files that changed. It travels with the loader thread while a reload reads.
+    var jobFiles = JobFileCache()
     /// Reloads finished so far, and the last one's outcome.
     var reloadSequence: UInt64 = 0
     var lastReload: ReloadReport?
@@ -99,7 +102,8 @@ final class MainLoop {
     var stopping: Bool { admission.isStopping }
 
     /// Loads the first generation and tells systemd that jobd is ready.
-    func start(_ configuration: JobdConfiguration, group: inout DiscardingTaskGroup) {
+    func start(_ configuration: JobdConfiguration, jobFiles: JobFileCache, group: inout DiscardingTaskGroup) {
+        self.jobFiles = jobFiles
         scheduler.isRunning = { [unowned self] job in self.admission.isActive(job) }
         for job in state.disabledJobs() { _ = admission.setDisabled(job, true) }
         record(configuration)
@@ -144,7 +148,8 @@ final class MainLoop {
             notifier.send(.watchdog)
         case .signal(let signal) where signal == .sighup:
             if !stopping { beginReload() }
-        case .configurationRead(let configuration):
+        case .configurationRead(let configuration, let cache):
+            jobFiles = cache
             if !stopping { finishReload(configuration, group: &group) }
         case .reloadIsSlow:
             if let reloadInFlight, !stopping {
@@ -232,15 +237,20 @@ final class MainLoop {
         let directory = JobDirectory(path: options.configDirectory)
         let slow = options.environment[Self.slowLoadVariable].flatMap(Double.init)
         let continuation = self.continuation
+        let cache = jobFiles
         do {
             try DaemonThread.start {
                 if let slow { usleep(UInt32(min(slow, 600) * 1_000_000)) }
-                continuation.yield(.configurationRead(directory.read()))
+                var cache = cache
+                let configuration = directory.read(using: &cache)
+                continuation.yield(.configurationRead(configuration, cache))
             }
         } catch {
             // No thread to be had: read here, as before, rather than not reload at all.
             logger.warning("reloading on the main loop: \(error)")
-            continuation.yield(.configurationRead(directory.read()))
+            var cache = cache
+            let configuration = directory.read(using: &cache)
+            continuation.yield(.configurationRead(configuration, cache))
         }
         reloadWatch.arm(at: .now() + Self.slowReloadNotice)
     }

@@ -91,10 +91,14 @@ public enum JobdCatalog {
                 debug priority, for jobctl audit.
                 """)
         case .ownerRetain:
-            Entry(subject: "A job owner was carried into a new generation", body: """
-                Job @JOB@ did not change at a reload, so its owner @JOBD_OWNER@ and its schedule carry
-                over into generation @JOBD_GENERATION@. This is normal; it is logged at debug
-                priority so that jobctl audit can follow every owner.
+            Entry(subject: "Job owners were carried into a new generation", body: """
+                A reload kept @JOBD_OWNER_COUNT@ job(s) that did not change: their owners (named in
+                the JOBD_OWNERS field as ranges of owner ids, such as 1-4999,5001-10000) and their
+                schedules carry over into generation @JOBD_GENERATION@. One entry names every owner
+                a reload kept (one per 1,000 ranges when the ids are scattered), so the journal grows
+                with what changed, not with the number of jobs. This is normal; it is logged at debug
+                priority so that jobctl audit can follow every owner. (Older versions logged one
+                entry per owner, with JOB and JOBD_OWNER; jobctl audit reads both.)
                 """)
         case .ownerLeak:
             Entry(subject: "A job owner was not released", body: """

@@ -84,6 +84,10 @@ public enum JobdField {
     public static let instance = "JOBD_INSTANCE"
     public static let generation = "JOBD_GENERATION"
     public static let owner = "JOBD_OWNER"
+    /// On a compact `owner.retain`: every owner a reload kept, as id ranges (``OwnerIDRanges``).
+    public static let owners = "JOBD_OWNERS"
+    /// On a compact `owner.retain`: how many owners `JOBD_OWNERS` names.
+    public static let ownerCount = "JOBD_OWNER_COUNT"
     public static let timer = "JOBD_TIMER"
     public static let run = "JOBD_RUN"
     /// Every entry of a run: 128 random bits in hex, unique across restarts and machines (as systemd's `INVOCATION_ID`).

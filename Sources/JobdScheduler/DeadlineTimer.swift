@@ -17,11 +17,7 @@ public final class DeadlineTimer: TimerTarget {
 
     /// Arms the timer for `deadline`, or leaves it unarmed when there is none.
     public func arm(at deadline: MonotonicInstant?) {
-        if let deadline {
-            timer.schedule(at: deadline, repeating: nil)
-        } else {
-            timer.cancel()
-        }
+        timer.bind(to: self, andScheduleAt: deadline)
     }
 
     public func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) { onDue() }

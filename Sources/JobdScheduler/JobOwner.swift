@@ -43,8 +43,8 @@ public final class JobOwner: TimerTarget {
         self.generation = generation
         self.logger = logger
         self.onDue = onDue
+        // Bound at its first arm, which the scheduler makes right away: one lock for both.
         timer = queue.makeTimer(label: definition.name, tag: id)
-        timer.bind(to: self)
         Self.live.add(1, ordering: .relaxed)
         logger.event(.ownerInit, level: .debug, "owner \(id) of \(definition.name) created in generation \(generation)", fields)
     }
@@ -65,13 +65,10 @@ public final class JobOwner: TimerTarget {
         ]
     }
 
-    /// Arms the timer for `deadline`, or disarms it for `nil` (the job has nothing due).
+    /// Arms the timer for `deadline`, or disarms it for `nil` (the job has nothing due), with this
+    /// owner as its target.
     public func arm(at deadline: MonotonicInstant?) {
-        if let deadline {
-            timer.schedule(at: deadline)
-        } else {
-            timer.cancel()
-        }
+        timer.bind(to: self, andScheduleAt: deadline)
     }
 
     /// Invalidates the timer at a known point of the lifecycle (shutdown), before the owner is let go:

@@ -156,12 +156,12 @@ public final class Scheduler {
         var summary = ReloadSummary(generation: number)
         var owners: [String: JobOwner] = [:]
         let previous = generation.owners
+        var keptIDs: [UInt64] = []
         for definition in definitions {
             if let owner = previous[definition.name], owner.definition == definition {
                 owners[definition.name] = owner
                 summary.kept.append(definition.name)
-                logger.event(.ownerRetain, level: .debug, "owner \(owner.id) of \(owner.name) carried into generation \(number)",
-                             owner.fields.merging([JobdField.generation: String(number)]) { $1 })
+                keptIDs.append(owner.id)
                 continue
             }
             if previous[definition.name] != nil {
@@ -179,6 +179,7 @@ public final class Scheduler {
             }
             arm(owner, history: history)
         }
+        logRetained(OwnerIDRanges(keptIDs), into: number)
         summary.removed = previous.keys.filter { owners[$0] == nil }.sorted()
         for name in summary.removed where !isRunning(name) {
             histories[name] = nil
@@ -191,6 +192,22 @@ public final class Scheduler {
             JobdField.generation: String(number),
         ])
         return summary
+    }
+
+    /// Most ranges one `owner.retain` names: a bound on one entry's size however scattered the ids.
+    static let maxRetainedRangesPerEntry = 1_000
+
+    /// One `owner.retain` for every owner carried into generation `number` (more only when the ids
+    /// are scattered into more than ``maxRetainedRangesPerEntry`` ranges): the journal grows with
+    /// what a reload changed, not with the number of jobs, and stays under journald's rate limit.
+    private func logRetained(_ kept: OwnerIDRanges, into number: UInt64) {
+        for piece in kept.chunked(maxRanges: Self.maxRetainedRangesPerEntry) {
+            let count = piece.count
+            logger.event(.ownerRetain, level: .debug, "\(count) owner(s) of unchanged jobs carried into generation \(number)", [
+                JobdField.generation: String(number), JobdField.owners: piece.description,
+                JobdField.ownerCount: String(count),
+            ])
+        }
     }
 
     /// Records that the job fell due, and re-arms its timer. Returns `false` for a fire of an owner

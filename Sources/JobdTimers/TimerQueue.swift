@@ -18,9 +18,21 @@ public final class TimerQueue: Sendable {
         var deliveriesInFlight = 0
         var armedNanoseconds: UInt64?
         let driver: TimerfdDriver?
+        /// The period of every armed repeating timer, by timer id: few timers repeat (jobd's
+        /// watchdog), so the period is kept here rather than in every timer.
+        var periods: [UInt64: UInt64] = [:]
 
-        /// Inserts or moves `timer`, and re-arms the kernel timer if the earliest deadline changed.
-        mutating func enqueue(_ timer: WeakTimer) {
+        /// Sets `timer`'s deadline and period, inserts or moves it, and re-arms the kernel timer if
+        /// the earliest deadline changed.
+        mutating func enqueue(_ timer: WeakTimer, at deadline: MonotonicInstant, repeating interval: Duration?) {
+            timer.deadlineNanoseconds = deadline.nanoseconds
+            if let interval {
+                periods[timer.id] = UInt64(clamping: max(interval.nanosecondsSaturated, 1))
+                timer.isRepeating = true
+            } else if timer.isRepeating {
+                periods[timer.id] = nil
+                timer.isRepeating = false
+            }
             heap.upsert(timer)
             rearm()
         }
@@ -28,6 +40,10 @@ public final class TimerQueue: Sendable {
         mutating func dequeue(_ timer: WeakTimer) {
             guard timer.heapIndex >= 0 else { return }
             heap.remove(timer)
+            if timer.isRepeating {
+                periods[timer.id] = nil
+                timer.isRepeating = false
+            }
             rearm()
         }
 
@@ -75,7 +91,8 @@ public final class TimerQueue: Sendable {
         state.withLock { $0.driver?.stop() }
     }
 
-    /// A new, valid, unarmed timer with no target yet: ``WeakTimer/bind(to:)`` gives it one.
+    /// A new, valid, unarmed timer with no target yet: ``WeakTimer/bind(to:andScheduleAt:repeating:)``
+    /// (or ``WeakTimer/bind(to:)``) gives it one.
     public func makeTimer(label: String, tag: UInt64 = 0) -> WeakTimer {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         statistics.recordTimerCreated()
@@ -98,9 +115,8 @@ public final class TimerQueue: Sendable {
         let due: [WeakTimer] = state.withLock { state in
             var due: [WeakTimer] = []
             while let first = state.heap.first, first.deadlineNanoseconds <= now.nanoseconds {
-                if first.intervalNanoseconds > 0 {
+                if first.isRepeating, let interval = state.periods[first.id] {
                     // Keep the phase; skip periods that were missed entirely rather than firing a burst.
-                    let interval = first.intervalNanoseconds
                     let behind = (now.nanoseconds - first.deadlineNanoseconds) / interval + 1
                     first.deadlineNanoseconds += behind * interval
                     state.heap.upsert(first)

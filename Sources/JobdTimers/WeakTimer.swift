@@ -9,8 +9,7 @@
 ///     let timer: WeakTimer
 ///     init(queue: TimerQueue) {
 ///         timer = queue.makeTimer(label: "owner")
-///         timer.bind(to: self)
-///         timer.schedule(after: .seconds(5), repeating: .seconds(5))
+///         timer.bind(to: self, andScheduleAt: .now() + .seconds(5), repeating: .seconds(5))
 ///     }
 ///     deinit { timer.invalidate(reason: .ownerDeinit) }
 ///     func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) { /* short work */ }
@@ -26,21 +25,29 @@
 ///
 /// Every method is thread-safe. Invalidation is idempotent: the first reason wins and is reported
 /// to the queue's ``TimerObserver`` exactly once.
+///
+/// Kept small, as there is one per job: 78 bytes of fields (a 96-byte allocation). The target is
+/// one weak word, cast back to ``TimerTarget`` only when the timer fires; a repeating timer's
+/// period lives in its queue, only while the timer is armed. The weak reference costs the target a
+/// side table (about 48 bytes, once per object however many weak references it has): the price of
+/// a timer that cannot keep its owner alive.
 public final class WeakTimer: Sendable, CustomStringConvertible {
     /// Unique within the process, increasing in creation order.
     public let id: UInt64
-    /// What the timer is for, for logs (a job's name, say).
+    /// What the timer is for, for logs (a job's name, say): shared with the creator's string, not copied.
     public let label: String
     /// A number the creator chooses, for logs (jobd puts its owner's id here).
     public let tag: UInt64
     let queue: TimerQueue
 
     // All mutable state below is guarded by `queue`'s lock; nothing reads or writes it without it.
-    nonisolated(unsafe) weak var target: (any TimerTarget)?
+    /// Always a ``TimerTarget``: one word, where a weak `any TimerTarget` takes two.
+    nonisolated(unsafe) weak var target: AnyObject?
     nonisolated(unsafe) var deadlineNanoseconds: UInt64 = 0
-    nonisolated(unsafe) var intervalNanoseconds: UInt64 = 0
     nonisolated(unsafe) var heapIndex: Int32 = -1
     nonisolated(unsafe) var reason: InvalidationReason?
+    /// Armed with a period, kept in the queue's state (``TimerQueue/State/periods``).
+    nonisolated(unsafe) var isRepeating = false
 
     init(id: UInt64, label: String, tag: UInt64, queue: TimerQueue) {
         self.id = id
@@ -58,15 +65,34 @@ public final class WeakTimer: Sendable, CustomStringConvertible {
         queue.locked { _ in self.target = target }
     }
 
+    /// Binds `target` and arms the timer for `deadline` (or disarms it for `nil`), under one lock:
+    /// what an owner does each time it (re-)arms its timer. Returns `false`, and does nothing, when
+    /// the timer was invalidated.
+    @discardableResult
+    public func bind(
+        to target: any TimerTarget, andScheduleAt deadline: MonotonicInstant?, repeating interval: Duration? = nil
+    ) -> Bool {
+        let scheduled = queue.locked { state in
+            guard reason == nil else { return false }
+            self.target = target
+            if let deadline {
+                state.enqueue(self, at: deadline, repeating: interval)
+            } else {
+                state.dequeue(self)
+            }
+            return true
+        }
+        if scheduled, let deadline { queue.observer?.timerScheduled(self, deadline: deadline) }
+        return scheduled
+    }
+
     /// Arms the timer for `deadline` (re-arming it if it was armed), optionally repeating every
     /// `interval` after that. Returns `false`, and does nothing, when the timer was invalidated.
     @discardableResult
     public func schedule(at deadline: MonotonicInstant, repeating interval: Duration? = nil) -> Bool {
         let scheduled = queue.locked { state in
             guard reason == nil else { return false }
-            deadlineNanoseconds = deadline.nanoseconds
-            intervalNanoseconds = interval.map { UInt64(clamping: max($0.nanosecondsSaturated, 1)) } ?? 0
-            state.enqueue(self)
+            state.enqueue(self, at: deadline, repeating: interval)
             return true
         }
         if scheduled { queue.observer?.timerScheduled(self, deadline: deadline) }
@@ -141,7 +167,8 @@ public final class WeakTimer: Sendable, CustomStringConvertible {
     private func deliverToTarget(at now: MonotonicInstant) -> DeliveryOutcome {
         let (strong, outcome): ((any TimerTarget)?, DeliveryOutcome) = queue.locked { state in
             guard reason == nil else { return (nil, .dropped) }
-            guard let target else { return (nil, .targetGone) }
+            // Only `bind` sets the target, always with a TimerTarget: the cast cannot fail.
+            guard let target = target.map({ $0 as! any TimerTarget }) else { return (nil, .targetGone) }
             state.deliveriesInFlight += 1
             return (target, .delivered)
         }

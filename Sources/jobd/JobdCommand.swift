@@ -6,8 +6,17 @@ import JobdLogging
 import Logging
 import SystemdKit
 
-/// jobd: the job scheduler daemon. Thin: parse the arguments, set up logging, run the daemon.
+/// jobd's entry point: bounds the malloc arenas while only the main thread has allocated (one
+/// arena keeps RSS steady across reloads), then runs the command.
 @main
+enum JobdMain {
+    static func main() async {
+        MallocArenas.bound()
+        await JobdCommand.main()
+    }
+}
+
+/// jobd: the job scheduler daemon. Thin: parse the arguments, set up logging, run the daemon.
 struct JobdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jobd",
@@ -26,6 +35,8 @@ struct JobdCommand: AsyncParsableCommand {
     var stateDirectory: String?
 
     func run() async throws {
+        // Bounded already (JobdMain); again, to know whether glibc took it.
+        let arenasBounded = MallocArenas.bound()
         // Debug: the owner and timer bookkeeping that `jobctl audit` reads is logged at debug priority,
         // stored by journald but out of `journalctl -p info`. `timer.schedule` is trace, never sent.
         JobdLoggingSystem.bootstrap(identifier: "jobd", level: .debug)
@@ -34,6 +45,7 @@ struct JobdCommand: AsyncParsableCommand {
         // New at every start, so that the journal's events group by the jobd run that wrote them.
         let instance = (try? ID128.random()) ?? String(UInt64.random(in: .min ... .max), radix: 16)
         logger[metadataKey: JobdField.instance] = .string(instance)
+        if !arenasBounded { logger.warning("glibc refused M_ARENA_MAX=\(MallocArenas.jobdLimit): malloc arenas are not bounded") }
         let daemon = Daemon(
             options: DaemonOptions(
                 configDirectory: configDirectory,

@@ -75,7 +75,7 @@ import Testing
         try send("generation.load", ["JOBD_GENERATION": "1"])
         try send("daemon.ready", ["JOBD_GENERATION": "1"])
         try send("reload.start")
-        try send("owner.retain", owner("keep", 1, 2))
+        try send("owner.retain", ["JOBD_OWNERS": "1", "JOBD_OWNER_COUNT": "1", "JOBD_GENERATION": "2"])
         try send("generation.load", ["JOBD_GENERATION": "2"])
         try send("reload.done", ["JOBD_GENERATION": "2"])
         try send("owner.leak", owner("leaky", 2, 1).merging(["JOBD_REASON": "planted by a test"]) { $1 })

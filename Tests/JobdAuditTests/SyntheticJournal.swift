@@ -39,6 +39,12 @@ struct SyntheticJournal {
         event("owner.retain", ["JOB": job, "JOBD_OWNER": "\(owner)", "JOBD_GENERATION": "\(generation)", "JOBD_TIMER": Self.timer(owner)])
     }
 
+    /// Owners carried into generation `into` as jobd logs them now: one entry naming them all as id
+    /// ranges (`JOBD_OWNERS=1-3,5`).
+    mutating func ownersRetain(_ ranges: String, count: Int, into generation: Int) {
+        event("owner.retain", ["JOBD_OWNERS": ranges, "JOBD_OWNER_COUNT": "\(count)", "JOBD_GENERATION": "\(generation)"])
+    }
+
     /// A deinit as jobd logs it: the timer's invalidation (unless already invalidated), then the deinit.
     mutating func ownerDeinit(_ job: String, owner: Int, generation: Int, invalidate: Bool = true) {
         if invalidate { timerInvalidate(job, owner: owner, reason: "owner-deinit") }

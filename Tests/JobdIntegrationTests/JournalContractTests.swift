@@ -61,6 +61,12 @@ import Testing
         let reloadDone = try #require(order.firstIndex { $0.0 == "reload.done" })
         #expect(reloadStart < goneReleased && goneReleased < reloadDone, "the removed job's owner is released by the reload itself")
 
+        // Each reload (the rejected one too) logs one owner.retain for all it kept, as id ranges.
+        let keepOwner = try #require(initialized.first { $0["JOB"] == "keep" }?["JOBD_OWNER"])
+        let retains = events("owner.retain")
+        #expect(retains.count == 2 && retains.allSatisfy { $0["JOBD_OWNERS"] == keepOwner && $0["JOBD_OWNER_COUNT"] == "1" },
+                "\(retains)")
+
         // Every timer.invalidate has a reason, and every timer that was armed was invalidated.
         let invalidations = events("timer.invalidate")
         let reasons: Set<String> = ["owner-deinit", "target-gone", "reschedule", "shutdown"]

@@ -1,5 +1,6 @@
 import InMemoryLogging
 import JobdConfig
+import JobdLogging
 import JobdScheduler
 import JobdTestKit
 import JobdTimers
@@ -57,7 +58,10 @@ import Testing
         #expect(events("owner.deinit", job: "change").count == 1)
         #expect(events("owner.deinit", job: "remove").count == 1)
         #expect(events("owner.deinit", job: "keep").isEmpty)
-        #expect(events("owner.retain", job: "keep").count == 1)
+        let retains = events("owner.retain")
+        #expect(retains.count == 1)
+        #expect(retains.first?.metadata["JOBD_OWNERS"] == .string("\(kept.id)"))
+        #expect(retains.first?.metadata["JOBD_GENERATION"] == .string("2"))
         #expect(scheduler.generation.owners["change"]?.timer.deadline == start + .seconds(120))
         #expect(queue.armedCount == 3)
         #expect(queue.statistics.liveTimers == 3)
@@ -97,6 +101,36 @@ import Testing
         #expect(fires.count == 1, "the timer is re-armed by the scheduler, not by itself")
         #expect(scheduler.jobDue(fires[0], now: start + .seconds(1)))
         #expect(scheduler.generation.owners["j"]?.timer.deadline == start + .seconds(2))
+    }
+
+    /// The journal grows with what a reload changed: one owner.retain names every kept owner as
+    /// id ranges; only changed, added and removed jobs get entries of their own.
+    @Test func aReloadLogsOneRetainForEverythingItKept() throws {
+        scheduler.load((0..<1_000).map { job("job\($0)", every: 60) }, now: start)
+        let ids = (0..<1_000).map { scheduler.generation.owners["job\($0)"]!.id }
+        log.clear()
+
+        // Change job 10 and 500, remove 999, add one.
+        let changed = (0..<999).map { job("job\($0)", every: $0 == 10 || $0 == 500 ? 120 : 60) } + [job("new", every: 5)]
+        scheduler.load(changed, now: start + .seconds(1))
+
+        let retains = events("owner.retain")
+        #expect(retains.count == 1)
+        let ranges = try #require(retains.first?.metadata["JOBD_OWNERS"].map { "\($0)" })
+        // Owner ids are process-wide and other tests make owners meanwhile: compare with the ranges
+        // of the kept ids (in jobd alone they are 3 ranges here).
+        let keptIDs = ids.enumerated().filter { ![10, 500, 999].contains($0.offset) }.map(\.element)
+        #expect(ranges == OwnerIDRanges(keptIDs).description)
+        #expect(retains.first?.metadata["JOBD_OWNER_COUNT"] == .string("997"))
+        #expect(events("owner.init").count == 3)
+        #expect(events("owner.deinit").count == 3)
+        #expect(log.entries.count == 3 + 3 + 1 + 1, "inits, deinits, the retain, generation.load: nothing per kept job")
+    }
+
+    @Test func aReloadThatKeepsNothingLogsNoRetain() {
+        scheduler.load([job("a", every: 60)], now: start)
+        scheduler.load([job("a", every: 120)], now: start + .seconds(1))
+        #expect(events("owner.retain").isEmpty)
     }
 
     @Test func shutdownInvalidatesEveryTimerThenReleasesEveryOwner() {

@@ -1,0 +1,115 @@
+import Glibc
+import JobdTestKit
+import Testing
+
+@testable import JobdConfig
+
+/// A reload reads and parses only the job files that changed, and never misses a change.
+@Suite struct JobFileCacheTests {
+    static let job = "[Job]\nOnUnitActiveSec=1h\nExecStart=/bin/true\n"
+    static let other = "[Job]\nOnUnitActiveSec=2h\nExecStart=/bin/true\n"
+
+    /// A cache whose clock reads `now()` seconds after the newest file time the test made.
+    final class Clock: @unchecked Sendable {
+        var nanoseconds: Int64 = JobFileCache.realtimeNanoseconds()
+        func advance(seconds: Int64) { nanoseconds += seconds * 1_000_000_000 }
+    }
+
+    func cache(_ clock: Clock) -> JobFileCache {
+        var cache = JobFileCache()
+        cache.now = { clock.nanoseconds }
+        return cache
+    }
+
+    func definitions(_ configuration: JobdConfiguration) -> [String: JobDefinition] {
+        Dictionary(uniqueKeysWithValues: configuration.jobs.map { ($0.name, $0) })
+    }
+
+    @Test func unchangedFilesAreReusedAndChangedOnesReadAgain() throws {
+        let config = try TemporaryConfiguration(jobs: ["a": Self.job, "b": Self.job, "c": Self.job])
+        let clock = Clock()
+        clock.advance(seconds: 10)
+        var cache = cache(clock)
+        let directory = JobDirectory(path: config.path)
+
+        let first = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed) == (0, 3))
+        let second = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed) == (3, 0))
+        #expect(definitions(second) == definitions(first))
+        #expect(definitions(second) == definitions(directory.read()), "the same definitions as a read without a cache")
+
+        try config.write(job: "b", Self.other)
+        try config.remove(job: "c")
+        try config.write(job: "d", Self.job)
+        clock.advance(seconds: 10)
+        let third = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed) == (1, 2))
+        #expect(definitions(third) == definitions(directory.read()))
+        #expect(cache.count == 3, "the deleted file is forgotten")
+    }
+
+    /// A file written within the timestamp granularity of the read is read again at the next
+    /// reload, however its times look: a write just after the read may have left them as they were.
+    @Test func aFileYoungerThanTheRacyWindowIsNotKept() throws {
+        let config = try TemporaryConfiguration(jobs: ["a": Self.job])
+        let clock = Clock()
+        var cache = cache(clock)
+        let directory = JobDirectory(path: config.path)
+        _ = directory.read(using: &cache)
+        _ = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed) == (0, 1), "written within the window: read again")
+
+        clock.advance(seconds: 4)
+        _ = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed) == (0, 1), "older now: read once more, and kept")
+        _ = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed) == (1, 0))
+    }
+
+    /// The same size, and the modification time set back as it was: the change time still differs.
+    @Test func aRewriteWithTheSameSizeAndModificationTimeIsSeen() throws {
+        let config = try TemporaryConfiguration(jobs: ["a": Self.job])
+        let path = config.path + "/jobs.d/a.job"
+        var before = stat()
+        #expect(stat(path, &before) == 0)
+        let clock = Clock()
+        clock.advance(seconds: 10)
+        var cache = cache(clock)
+        let directory = JobDirectory(path: config.path)
+        _ = directory.read(using: &cache)
+
+        // In place: the same inode, the same size, then the same modification time as before.
+        let fd = open(path, O_WRONLY | O_TRUNC)
+        #expect(fd >= 0)
+        let written = Array(Self.other.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        #expect(written == Self.other.utf8.count)
+        var times = [before.st_atim, before.st_mtim]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        var after = stat()
+        #expect(stat(path, &after) == 0)
+        #expect(after.st_ino == before.st_ino && after.st_size == before.st_size)
+        #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+
+        let read = directory.read(using: &cache)
+        #expect(cache.parsed == 1)
+        #expect(read.jobs.first?.triggers == definitions(directory.read())["a"]?.triggers)
+        #expect(read.jobs.first?.triggers == [.unitActive(.seconds(7_200))])
+    }
+
+    @Test func brokenFilesAndFilesWithAccountsAreReadEveryTime() throws {
+        let config = try TemporaryConfiguration(jobs: [
+            "broken": "[Job]\nOnCalender=daily\nExecStart=/bin/true\n",
+            "root": "[Job]\nOnUnitActiveSec=1h\nUser=root\nExecStart=/bin/true\n",
+        ])
+        let clock = Clock()
+        clock.advance(seconds: 10)
+        var cache = cache(clock)
+        let directory = JobDirectory(path: config.path)
+        _ = directory.read(using: &cache)
+        let second = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed) == (0, 2))
+        #expect(second.broken.map(\.name) == ["broken"] && second.jobs.map(\.name) == ["root"])
+    }
+}
