@@ -1,4 +1,5 @@
 import Foundation
+import JobdLogging
 import JobdTestKit
 import SystemdKit
 import Testing
@@ -91,6 +92,21 @@ import Testing
         #expect(runIDs.count == exits.count, "every run has its own JOBD_RUN_ID")
         #expect(exits.contains { $0["JOBD_RESULT"] == "success" })
         #expect(exits.allSatisfy { ["success", "stopped"].contains($0["JOBD_RESULT"]) }, "a run in flight at the stop is stopped")
+
+        // The catalog tells the truth about these entries: every field an entry's catalog text
+        // shows (`@FIELD@`, which journalctl -x fills in) is a field that entries of that kind carry.
+        var fieldsByKind: [String: Set<String>] = [:]
+        for entry in entries + output {
+            guard let kind = entry["JOBD_EVENT"] else { continue }
+            fieldsByKind[kind, default: []].formUnion(entry.keys)
+        }
+        #expect(fieldsByKind.count >= 12, "the scenario logs most kinds: \(fieldsByKind.keys.sorted())")
+        for (kind, fields) in fieldsByKind {
+            let event = try #require(JobdEvent(rawValue: kind), "\(kind) is a known kind")
+            let body = JobdCatalog.entry(for: event).body
+            let referenced = Set(body.matches(of: #/@([A-Z0-9_]+)@/#).map { String($0.output.1) })
+            #expect(referenced.isSubset(of: fields), "\(kind)'s catalog text shows \(referenced.subtracting(fields).sorted()), which its entries lack")
+        }
 
         // `journalctl -p info` shows runs, reloads and errors, never the owner and timer bookkeeping,
         // which is stored at debug priority for the audit.
