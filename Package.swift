@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // `swift package generate-documentation --target JobdTimers`: the library's DocC catalog.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // The Prometheus text format of MetricsFile=.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],

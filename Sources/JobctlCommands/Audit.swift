@@ -6,8 +6,8 @@ import SystemdKit
 extension Jobctl {
     /// `jobctl audit`: reads jobd's events from the journal and proves that every job owner was
     /// released, or names the ones that were not. The analysis is `JobdAudit`'s; this reads the journal.
-    public struct Audit: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Audit: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Audit jobd's journal: prove that every job owner was released.",
             discussion: """
                 Reads the entries with SYSLOG_IDENTIFIER=jobd, groups them by JOBD_INSTANCE and \
@@ -35,9 +35,9 @@ extension Jobctl {
         @Flag(help: "Print the report as JSON (schema: JobdAudit's AuditReport.jsonData()).")
         var json = false
 
-        public init() {}
+        package init() {}
 
-        public func run() throws {
+        package func run() throws {
             let clock = AuditClock(timeZone: .current)
             let (sinceUSec, untilUSec) = try journal.timeRange()
             let report: AuditReport

@@ -6,8 +6,8 @@ import JobdCalendar
 extension Jobctl {
     /// `jobctl calendar`: what `systemd-analyze calendar` prints, line for line, for jobd's
     /// `OnCalendar=`, and with `--cron` the same for `Cron=`.
-    public struct Calendar: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Calendar: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Normalize calendar expressions and show when they elapse next.",
             discussion: """
                 Prints what systemd-analyze calendar prints (Original form, Normalized form, Next \
@@ -28,9 +28,9 @@ extension Jobctl {
         @Argument(help: "The expressions.")
         var expressions: [String]
 
-        public init() {}
+        package init() {}
 
-        public func run() throws {
+        package func run() throws {
             let zone = TimeZoneRules.current(environment: ProcessInfo.processInfo.environment)
             var now = timespec()
             clock_gettime(CLOCK_REALTIME, &now)

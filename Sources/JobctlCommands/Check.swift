@@ -5,8 +5,8 @@ import JobdConfig
 extension Jobctl {
     /// `jobctl check`: validates a configuration, or single job files, without a daemon and reports
     /// every error.
-    public struct Check: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Check: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Validate a configuration directory, or job files, and report every error.",
             discussion: """
                 Without FILE: the configuration directory's jobd.conf and every jobs.d/*.job, as jobd \
@@ -27,9 +27,9 @@ extension Jobctl {
                   completion: .file(extensions: ["job"]))
         var files: [String] = []
 
-        public init() {}
+        package init() {}
 
-        public func run() throws {
+        package func run() throws {
             let result: Result<Configuration, ConfigErrors>
             let checked: String
             if files.isEmpty {

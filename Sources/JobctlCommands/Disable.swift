@@ -3,8 +3,8 @@ import JobdControl
 
 extension Jobctl {
     /// `jobctl disable JOB`: the job's triggers start no runs, across reloads and restarts.
-    public struct Disable: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Disable: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Keep a job's triggers from starting runs.",
             discussion: """
                 Each trigger of a disabled job is logged as run.skip with JOBD_REASON=disabled \
@@ -20,9 +20,9 @@ extension Jobctl {
         @Argument(help: "The job's name.", completion: .custom(Jobctl.completeJobNames))
         var job: String
 
-        public init() {}
+        package init() {}
 
-        public func run() throws {
+        package func run() throws {
             _ = try Jobctl.ask(runtime, ControlRequest(command: .disable, job: job))
             print("\(job) disabled: its triggers start no runs until jobctl enable \(job)")
         }

@@ -3,8 +3,8 @@ import JobdControl
 
 extension Jobctl {
     /// `jobctl enable JOB`: undo `jobctl disable`.
-    public struct Enable: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Enable: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Let a disabled job's triggers start runs again.",
             discussion: """
                 Undoes jobctl disable; the job's next trigger starts a run as usual. Exit status: \
@@ -17,9 +17,9 @@ extension Jobctl {
         @Argument(help: "The job's name.", completion: .custom(Jobctl.completeJobNames))
         var job: String
 
-        public init() {}
+        package init() {}
 
-        public func run() throws {
+        package func run() throws {
             _ = try Jobctl.ask(runtime, ControlRequest(command: .enable, job: job))
             print("\(job) enabled")
         }

@@ -3,8 +3,8 @@ import ArgumentParser
 extension Jobctl {
     /// `jobctl import`: turns crontabs and systemd timers into job files. The conversion is
     /// `JobdImport`'s; these commands read, write and report.
-    public struct Import: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Import: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Convert crontabs and systemd timers into job files.",
             discussion: """
                 Each subcommand writes job files into --output DIR (or prints them), reports on \
@@ -17,6 +17,6 @@ extension Jobctl {
                 """,
             subcommands: [Cron.self, Timer.self])
 
-        public init() {}
+        package init() {}
     }
 }

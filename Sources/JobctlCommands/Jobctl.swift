@@ -2,8 +2,8 @@ import ArgumentParser
 
 /// jobctl: the operator's tool for jobd. Each subcommand is its own type in this module; the
 /// `jobctl` executable only runs this.
-public struct Jobctl: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct Jobctl: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "jobctl",
         abstract: "Inspect and control jobd.",
         discussion: """
@@ -18,11 +18,11 @@ public struct Jobctl: AsyncParsableCommand {
             Audit.self, Logs.self, Import.self,
         ])
 
-    public init() {}
+    package init() {}
 
     /// Runs jobctl on the process's arguments. The same as ArgumentParser's `main()`, except that
     /// `-b`/`--boot` take their value as journalctl does (see ``BootSelector/normalize(_:)``).
-    public static func main() async {
+    package static func main() async {
         let arguments = BootSelector.normalize(Array(CommandLine.arguments.dropFirst()))
         do {
             var command = try parseAsRoot(arguments)

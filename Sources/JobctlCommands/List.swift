@@ -4,8 +4,8 @@ import JobdControl
 
 extension Jobctl {
     /// `jobctl list`: every job with its next and last elapse, like `systemctl list-timers`.
-    public struct List: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct List: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "List jobs by their next elapse, like systemctl list-timers.",
             discussion: """
                 RESULT is the last run's result (success, exit-code, signal, core-dump, timeout, \
@@ -26,9 +26,9 @@ extension Jobctl {
         @Flag(help: "List only jobs whose last run failed (and job files with errors).")
         var failed = false
 
-        public init() {}
+        package init() {}
 
-        public func run() throws {
+        package func run() throws {
             let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .list), json: json)
             var jobs = response.jobs ?? []
             if failed {

@@ -4,8 +4,8 @@ import SystemdKit
 
 extension Jobctl {
     /// `jobctl logs JOB`: a job's runs and their output, read from the journal with `sd_journal`.
-    public struct Logs: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Logs: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Show a job's runs and output from the journal.",
             discussion: """
                 Shows the journal entries jobd logged for JOB's runs (JOBD_EVENT=run.start, \
@@ -52,9 +52,9 @@ extension Jobctl {
 
         @OptionGroup var journal: JournalOptions
 
-        public init() {}
+        package init() {}
 
-        public func validate() throws {
+        package func validate() throws {
             if let lines, lines < 0 { throw ValidationError("-n wants a number of entries, 0 or more") }
             if let selectedRun, RunSelector(selectedRun) == nil {
                 throw ValidationError("'\(selectedRun)' is not a run: expected last, a JOBD_RUN_ID (32 hex digits), INSTANCE:RUN or a run number")
@@ -64,7 +64,7 @@ extension Jobctl {
         static let noJournal: Int32 = 2
         static let noSuchRun: Int32 = 1
 
-        public func run() throws {
+        package func run() throws {
             let (since, until) = try journal.timeRange()
             let source: JournalReader.Source
             let reader: JournalReader

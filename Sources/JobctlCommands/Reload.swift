@@ -6,8 +6,8 @@ import JobdControl
 extension Jobctl {
     /// `jobctl reload`: SIGHUP to the daemon, then wait for that reload's outcome. It is the unit's
     /// `ExecReload=`, so a rejected reload is a failed `systemctl reload`.
-    public struct Reload: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Reload: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Reload jobd's configuration and wait for the outcome.",
             discussion: """
                 Exits 0 when every file loaded, 1 when any file had errors (printed as FILE:LINE: \
@@ -25,9 +25,9 @@ extension Jobctl {
         @Option(help: "How long to wait for the reload's outcome, in seconds.")
         var timeout: Int = 90
 
-        public init() {}
+        package init() {}
 
-        public func run() throws {
+        package func run() throws {
             let seconds = max(timeout, 1)
             let deadline = ContinuousClock.now + .seconds(seconds)
             var standardError = StandardError()

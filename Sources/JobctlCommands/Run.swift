@@ -3,8 +3,8 @@ import JobdControl
 
 extension Jobctl {
     /// `jobctl run JOB [--wait]`: start a run now, under the job's overlap rule.
-    public struct Run: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Run: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Start a run of a job now.",
             discussion: """
                 The job's Overlap= applies: with skip (the default) a job whose previous run is still \
@@ -29,9 +29,9 @@ extension Jobctl {
         @Flag(help: "With --wait: do not show the run's output, only when it started and how it ended.")
         var quiet = false
 
-        public init() {}
+        package init() {}
 
-        public func run() throws {
+        package func run() throws {
             let streaming = wait && !quiet
             let (client, started) = try Jobctl.ask(runtime, ControlRequest(command: .run, job: job, wait: wait, output: wait ? streaming : nil))
             if started.type == .runSkipped {

@@ -5,8 +5,8 @@ import JobdControl
 
 extension Jobctl {
     /// `jobctl status [JOB]`: the daemon, or one job.
-    public struct Status: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Status: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Show the daemon's status, or one job's.",
             discussion: """
                 For a job: its file, command, triggers, next elapse, last run and its result \
@@ -26,9 +26,9 @@ extension Jobctl {
         @Flag(help: "Print JSON for scripts.")
         var json = false
 
-        public init() {}
+        package init() {}
 
-        public func run() throws {
+        package func run() throws {
             let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .status, job: job), json: json)
             let now = TimeFormat.nowUSec()
             if let daemon = response.daemon {

@@ -3,8 +3,8 @@ import JobdControl
 
 extension Jobctl {
     /// `jobctl stop JOB [--wait]`: stop the job's runs in flight, as `RuntimeMaxSec=` stops a run.
-    public struct Stop: ParsableCommand {
-        public static let configuration = CommandConfiguration(
+    package struct Stop: ParsableCommand {
+        package static let configuration = CommandConfiguration(
             abstract: "Stop a job's runs in flight.",
             discussion: """
                 Each run of JOB in flight gets SIGTERM (and SIGCONT) on its process group, and \
@@ -24,9 +24,9 @@ extension Jobctl {
         @Flag(help: "Wait until the job's runs have ended.")
         var wait = false
 
-        public init() {}
+        package init() {}
 
-        public func run() throws {
+        package func run() throws {
             let (client, requested) = try Jobctl.ask(runtime, ControlRequest(command: .stop, job: job, wait: wait))
             print(requested.message ?? "stopping \(job)")
             guard wait, requested.message?.hasSuffix("asked to stop") == true else { return }

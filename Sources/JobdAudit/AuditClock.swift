@@ -2,12 +2,12 @@ import Foundation
 
 /// Writes and reads the times of an audit in one time zone: `YYYY-MM-DD HH:MM:SS` as journalctl
 /// shows them, so that an audit's findings can be looked up with `journalctl --since`.
-public struct AuditClock: Sendable, Hashable {
+package struct AuditClock: Sendable, Hashable {
     /// The time zone times are written and read in.
-    public let timeZone: TimeZone
+    package let timeZone: TimeZone
 
     /// A clock for `timeZone` (UTC by default, so output does not depend on the machine).
-    public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+    package init(timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
         self.timeZone = timeZone
     }
 
@@ -18,7 +18,7 @@ public struct AuditClock: Sendable, Hashable {
     }
 
     /// `YYYY-MM-DD HH:MM:SS.mmm` of `realtimeUSec` (microseconds since the epoch).
-    public func describe(realtimeUSec: UInt64) -> String {
+    package func describe(realtimeUSec: UInt64) -> String {
         let seconds = realtimeUSec / 1_000_000
         let date = Date(timeIntervalSince1970: TimeInterval(seconds))
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
@@ -30,10 +30,10 @@ public struct AuditClock: Sendable, Hashable {
     }
 
     /// ``describe(realtimeUSec:)`` of an instant.
-    public func describe(_ instant: JournalInstant) -> String { describe(realtimeUSec: instant.realtimeUSec) }
+    package func describe(_ instant: JournalInstant) -> String { describe(realtimeUSec: instant.realtimeUSec) }
 
     /// A span of microseconds for people: `0.25s`, `5s`, `1h 2min 3s`.
-    public static func seconds(_ usec: UInt64) -> String {
+    package static func seconds(_ usec: UInt64) -> String {
         if usec < 60_000_000 {
             let hundredths = (usec + 5_000) / 10_000
             let whole = hundredths / 100, fraction = hundredths % 100

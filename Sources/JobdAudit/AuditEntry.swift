@@ -2,20 +2,20 @@
 ///
 /// The audit does no I/O: `jobctl audit` reads entries with `SystemdKit.JournalReader` and converts
 /// each into this type; tests build them by hand.
-public struct AuditEntry: Sendable, Hashable {
+package struct AuditEntry: Sendable, Hashable {
     /// The entry's fields (`JOBD_EVENT`, `JOBD_INSTANCE`, `JOB`, `JOBD_OWNER`, …).
-    public var fields: [String: String]
+    package var fields: [String: String]
     /// When the entry was received: realtime, monotonic time and boot.
-    public var time: JournalInstant
+    package var time: JournalInstant
 
     /// Makes an entry from its fields and its time.
-    public init(fields: [String: String], time: JournalInstant) {
+    package init(fields: [String: String], time: JournalInstant) {
         self.fields = fields
         self.time = time
     }
 
     /// Makes an entry received at `realtimeUSec` (and, unless given, the same monotonic value) in `bootID`.
-    public init(
+    package init(
         _ fields: [String: String], realtimeUSec: UInt64, monotonicUSec: UInt64? = nil,
         bootID: String = JournalInstant.unknownBoot
     ) {
@@ -24,5 +24,5 @@ public struct AuditEntry: Sendable, Hashable {
     }
 
     /// The value of `field`, if the entry has it.
-    public subscript(field: String) -> String? { fields[field] }
+    package subscript(field: String) -> String? { fields[field] }
 }

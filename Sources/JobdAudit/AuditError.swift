@@ -1,7 +1,7 @@
 /// The one error type of JobdAudit: what could not be understood, and what was expected instead.
-public struct AuditError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct AuditError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is.
-    public enum Code: String, Sendable, Hashable {
+    package enum Code: String, Sendable, Hashable {
         /// A `--since`/`--until` value is none of the accepted forms.
         case invalidTime
         /// A boot id is not 32 hex digits.
@@ -9,16 +9,16 @@ public struct AuditError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What kind of failure this is.
-    public let code: Code
+    package let code: Code
     /// The offending text and the forms that are accepted.
-    public let context: String
+    package let context: String
 
     /// Makes an error.
-    public init(_ code: Code, context: String) {
+    package init(_ code: Code, context: String) {
         self.code = code
         self.context = context
     }
 
     /// The context and the code, for people.
-    public var description: String { "\(context) [\(code.rawValue)]" }
+    package var description: String { "\(context) [\(code.rawValue)]" }
 }

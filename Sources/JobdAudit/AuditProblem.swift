@@ -1,7 +1,7 @@
 /// One finding that fails the audit, naming the job, owner and generation it concerns.
-public struct AuditProblem: Sendable, Hashable, Codable {
+package struct AuditProblem: Sendable, Hashable, Codable {
     /// What kind of problem this is. The raw values are part of the JSON schema.
-    public enum Kind: String, Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         /// A retired owner never released: past its grace period, past jobd's exit, or reported by
         /// jobd itself with `owner.leak`.
         case leak
@@ -15,22 +15,22 @@ public struct AuditProblem: Sendable, Hashable, Codable {
     }
 
     /// What kind of problem this is.
-    public var kind: Kind
+    package var kind: Kind
     /// The job's name (`JOB`), when known.
-    public var job: String?
+    package var job: String?
     /// The owner (`JOBD_OWNER`).
-    public var owner: UInt64?
+    package var owner: UInt64?
     /// The generation that created the owner, when known.
-    public var generation: UInt64?
+    package var generation: UInt64?
     /// The owner's timer (`JOBD_TIMER`), when known.
-    public var timer: UInt64?
+    package var timer: UInt64?
     /// When the problem shows in the journal (the event that proves it), in microseconds since the epoch.
-    public var realtimeUSec: UInt64?
+    package var realtimeUSec: UInt64?
     /// A sentence for people: what happened and when.
-    public var detail: String
+    package var detail: String
 
     /// Makes a problem.
-    public init(
+    package init(
         kind: Kind, job: String?, owner: UInt64?, generation: UInt64?, timer: UInt64?, realtimeUSec: UInt64?,
         detail: String
     ) {

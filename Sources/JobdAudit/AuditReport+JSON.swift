@@ -40,7 +40,7 @@ extension AuditReport {
     /// }
     /// OwnerCounts: {"created", "released", "carriedOver", "running", "pending", "leaked", "unknownOrigin"}
     /// ```
-    public func jsonData() -> Data {
+    package func jsonData() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         // Every member is a plain value type: encoding cannot fail.

@@ -7,7 +7,7 @@ extension AuditReport {
     ///   3 generations, 2 reloads; 14 owners: 14 released, 0 alive, 0 leaked;
     ///   timers: 14 invalidated (owner-deinit 3, shutdown 11); verdict: clean
     /// ```
-    public func text(clock: AuditClock = AuditClock()) -> String {
+    package func text(clock: AuditClock = AuditClock()) -> String {
         var lines: [String] = []
         for instance in instances {
             lines.append(contentsOf: Self.lines(for: instance, clock: clock))

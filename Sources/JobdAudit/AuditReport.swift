@@ -2,31 +2,31 @@
 ///
 /// Encoded as JSON (``jsonData()``) it is `jobctl audit --json`'s output; the schema is documented
 /// there, and only grows: fields are added, never renamed.
-public struct AuditReport: Sendable, Hashable, Codable {
+package struct AuditReport: Sendable, Hashable, Codable {
     /// The version of the JSON schema; raised only if a field changes meaning.
-    public static let currentSchemaVersion = 1
+    package static let currentSchemaVersion = 1
 
     /// ``currentSchemaVersion`` when made by this library.
-    public var schemaVersion: Int
+    package var schemaVersion: Int
     /// The grace period a retired owner has to be released, in microseconds.
-    public var leakGraceUSec: UInt64
+    package var leakGraceUSec: UInt64
     /// Entries read.
-    public var entries: Int
+    package var entries: Int
     /// Entries read without `JOBD_INSTANCE`, ignored.
-    public var unattributedEntries: Int
+    package var unattributedEntries: Int
     /// The end of the journal the grace periods were measured to, when known.
-    public var journalEnd: JournalInstant?
+    package var journalEnd: JournalInstant?
     /// One report per instance, in the order of their first entries.
-    public var instances: [InstanceReport]
+    package var instances: [InstanceReport]
     /// jobd entries that could not be read, over all instances (each instance lists its first few).
-    public var malformedEntries: Int
+    package var malformedEntries: Int
     /// The worst instance verdict; ``AuditVerdict/clean`` for a journal without jobd entries.
-    public var verdict: AuditVerdict
+    package var verdict: AuditVerdict
     /// What `jobctl audit` exits with: 1 when ``verdict`` is ``AuditVerdict/failed``, else 0.
-    public var exitCode: Int32
+    package var exitCode: Int32
 
     /// Makes a report; ``verdict`` and ``exitCode`` follow from the instances.
-    public init(
+    package init(
         leakGraceUSec: UInt64, entries: Int, unattributedEntries: Int, journalEnd: JournalInstant?,
         instances: [InstanceReport]
     ) {
@@ -42,5 +42,5 @@ public struct AuditReport: Sendable, Hashable, Codable {
     }
 
     /// Every problem of every instance.
-    public var problems: [AuditProblem] { instances.flatMap(\.problems) }
+    package var problems: [AuditProblem] { instances.flatMap(\.problems) }
 }

@@ -1,7 +1,7 @@
 /// How an audit (or one jobd instance in it) came out, from best to worst.
 ///
 /// `jobctl audit` exits 1 for ``failed`` and 0 otherwise: only a proven defect fails the audit.
-public enum AuditVerdict: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
+package enum AuditVerdict: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
     /// The journal holds the instance from `daemon.start` to `daemon.exit`, every owner created was
     /// released in time, and the order of events is possible.
     case clean
@@ -19,5 +19,5 @@ public enum AuditVerdict: String, Sendable, Hashable, Codable, Comparable, CaseI
     private var rank: Int { Self.allCases.firstIndex(of: self)! }
 
     /// Whether `lhs` is a better outcome than `rhs`.
-    public static func < (lhs: AuditVerdict, rhs: AuditVerdict) -> Bool { lhs.rank < rhs.rank }
+    package static func < (lhs: AuditVerdict, rhs: AuditVerdict) -> Bool { lhs.rank < rhs.rank }
 }

@@ -1,7 +1,7 @@
 /// One configuration generation of one instance.
-public struct GenerationReport: Sendable, Hashable, Codable {
+package struct GenerationReport: Sendable, Hashable, Codable {
     /// How a generation ended. The raw values are part of the JSON schema.
-    public enum Ending: String, Sendable, Hashable, Codable {
+    package enum Ending: String, Sendable, Hashable, Codable {
         /// A reload loaded the next generation.
         case replaced
         /// Shutdown retired it (`generation.retire`).
@@ -11,21 +11,21 @@ public struct GenerationReport: Sendable, Hashable, Codable {
     }
 
     /// `JOBD_GENERATION`.
-    public var generation: UInt64
+    package var generation: UInt64
     /// When `generation.load` was logged; `nil` when it is not in the journal.
-    public var loadedUSec: UInt64?
+    package var loadedUSec: UInt64?
     /// When it ended, if it did.
-    public var endedUSec: UInt64?
+    package var endedUSec: UInt64?
     /// How it ended; `nil` while running (or when the journal stops first).
-    public var ending: Ending?
+    package var ending: Ending?
     /// Owners created by this generation (by their `JOBD_GENERATION`), and what became of them;
     /// ``OwnerCounts/carriedOver`` counts those kept by a later reload.
-    public var owners: OwnerCounts
+    package var owners: OwnerCounts
     /// Owners of earlier generations carried into this one (`owner.retain`).
-    public var carriedIn: Int
+    package var carriedIn: Int
 
     /// Makes a report.
-    public init(
+    package init(
         generation: UInt64, loadedUSec: UInt64?, endedUSec: UInt64?, ending: Ending?, owners: OwnerCounts, carriedIn: Int
     ) {
         self.generation = generation

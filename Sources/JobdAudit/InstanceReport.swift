@@ -1,7 +1,7 @@
 /// Everything the audit found about one run of jobd (one `JOBD_INSTANCE`).
-public struct InstanceReport: Sendable, Hashable, Codable {
+package struct InstanceReport: Sendable, Hashable, Codable {
     /// How the instance's part of the journal ends. The raw values are part of the JSON schema.
-    public enum Ending: String, Sendable, Hashable, Codable {
+    package enum Ending: String, Sendable, Hashable, Codable {
         /// `daemon.stop`, then `daemon.exit`: a clean stop.
         case stopped
         /// `daemon.exit` without `daemon.stop`: jobd gave up at start-up (configuration errors).
@@ -11,48 +11,48 @@ public struct InstanceReport: Sendable, Hashable, Codable {
     }
 
     /// `JOBD_INSTANCE`.
-    public var instance: String
+    package var instance: String
     /// The boot of its first entry.
-    public var bootID: String
+    package var bootID: String
     /// Its first entry in the journal read, in microseconds since the epoch.
-    public var firstEntryUSec: UInt64
+    package var firstEntryUSec: UInt64
     /// Its last entry in the journal read.
-    public var lastEntryUSec: UInt64
+    package var lastEntryUSec: UInt64
     /// `daemon.start`, when present.
-    public var startedUSec: UInt64?
+    package var startedUSec: UInt64?
     /// The first `daemon.stop`, when present.
-    public var stoppedUSec: UInt64?
+    package var stoppedUSec: UInt64?
     /// `daemon.exit`, when present.
-    public var exitedUSec: UInt64?
+    package var exitedUSec: UInt64?
     /// How its journal ends.
-    public var ending: Ending
+    package var ending: Ending
     /// Whether the journal holds the instance from `daemon.start` to `daemon.exit` with every owner's creation.
-    public var complete: Bool
+    package var complete: Bool
     /// Why it is not complete, one sentence each.
-    public var incompleteReasons: [String]
+    package var incompleteReasons: [String]
     /// `reload.done` events.
-    public var reloads: Int
+    package var reloads: Int
     /// `reload.failed` events: rejected reloads, which leave the running generation untouched.
-    public var failedReloads: Int
+    package var failedReloads: Int
     /// Its generations, in order.
-    public var generations: [GenerationReport]
+    package var generations: [GenerationReport]
     /// Every owner of the instance (unknown-origin ones included).
-    public var owners: OwnerCounts
+    package var owners: OwnerCounts
     /// Its jobs' timers.
-    public var timers: TimerCounts
+    package var timers: TimerCounts
     /// Owners alive at the end: running, pending or leaked.
-    public var unreleasedOwners: [UnreleasedOwner]
+    package var unreleasedOwners: [UnreleasedOwner]
     /// What fails the audit.
-    public var problems: [AuditProblem]
+    package var problems: [AuditProblem]
     /// The instance's verdict.
-    public var verdict: AuditVerdict
+    package var verdict: AuditVerdict
     /// Its entries that could not be read; any makes the instance incomplete at best.
-    public var malformedEntries: Int
+    package var malformedEntries: Int
     /// The first few of them.
-    public var malformedExamples: [MalformedEntry]
+    package var malformedExamples: [MalformedEntry]
 
     /// Makes a report (the auditor does; tests may).
-    public init(
+    package init(
         instance: String, bootID: String, firstEntryUSec: UInt64, lastEntryUSec: UInt64, startedUSec: UInt64?,
         stoppedUSec: UInt64?, exitedUSec: UInt64?, ending: Ending, complete: Bool, incompleteReasons: [String],
         reloads: Int, failedReloads: Int, generations: [GenerationReport], owners: OwnerCounts, timers: TimerCounts,

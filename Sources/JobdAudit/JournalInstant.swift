@@ -2,19 +2,19 @@
 ///
 /// Elapsed time between two instants of the same boot is measured on the monotonic clock, which a
 /// changed wall clock cannot bend; across boots only realtime is comparable.
-public struct JournalInstant: Sendable, Hashable, Codable {
+package struct JournalInstant: Sendable, Hashable, Codable {
     /// The boot id used when none is known (synthetic entries).
-    public static let unknownBoot = String(repeating: "0", count: 32)
+    package static let unknownBoot = String(repeating: "0", count: 32)
 
     /// Microseconds since the Unix epoch (`__REALTIME_TIMESTAMP`).
-    public var realtimeUSec: UInt64
+    package var realtimeUSec: UInt64
     /// `CLOCK_MONOTONIC` of ``bootID`` in microseconds (`__MONOTONIC_TIMESTAMP`).
-    public var monotonicUSec: UInt64
+    package var monotonicUSec: UInt64
     /// The boot, as 32 hex digits (`_BOOT_ID`).
-    public var bootID: String
+    package var bootID: String
 
     /// Makes an instant.
-    public init(realtimeUSec: UInt64, monotonicUSec: UInt64, bootID: String) {
+    package init(realtimeUSec: UInt64, monotonicUSec: UInt64, bootID: String) {
         self.realtimeUSec = realtimeUSec
         self.monotonicUSec = monotonicUSec
         self.bootID = bootID
@@ -22,7 +22,7 @@ public struct JournalInstant: Sendable, Hashable, Codable {
 
     /// Microseconds from `self` to `later` (0 when `later` is not later): monotonic within one boot,
     /// realtime across boots.
-    public func microseconds(until later: JournalInstant) -> UInt64 {
+    package func microseconds(until later: JournalInstant) -> UInt64 {
         if bootID == later.bootID {
             return later.monotonicUSec > monotonicUSec ? later.monotonicUSec - monotonicUSec : 0
         }
@@ -30,7 +30,7 @@ public struct JournalInstant: Sendable, Hashable, Codable {
     }
 
     /// Whether `self` comes strictly before `other`: by monotonic time within a boot, else by realtime.
-    public func isBefore(_ other: JournalInstant) -> Bool {
+    package func isBefore(_ other: JournalInstant) -> Bool {
         bootID == other.bootID ? monotonicUSec < other.monotonicUSec : realtimeUSec < other.realtimeUSec
     }
 }

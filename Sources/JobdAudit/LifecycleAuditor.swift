@@ -30,20 +30,20 @@ import JobdLogging
 ///   stopping. A late fire that was not dropped is an **impossible order**, which fails the audit.
 /// - An instance whose first entry is not `daemon.start`, that has owners without `owner.init`, or
 ///   that has no `daemon.exit`, is **incomplete**: reported, not failed.
-public struct LifecycleAuditor: Sendable {
+package struct LifecycleAuditor: Sendable {
     /// How long a retired owner may take to be released before it counts as leaked: jobd's own
     /// `LeakGrace`, after which it logs `owner.leak`.
-    public static let defaultLeakGrace: Duration = .seconds(5)
+    package static let defaultLeakGrace: Duration = .seconds(5)
 
     /// `MESSAGE_ID` of journald's "Suppressed N messages from …" (`SD_MESSAGE_JOURNAL_DROPPED`): its
     /// rate limit dropped entries, possibly jobd's (a chatty job's `run.output` counts against jobd's
     /// limit). Read such entries too: an instance they fall into is reported incomplete.
-    public static let journalDroppedMessageID = "a596d6fe7bfa4994828e72309e95d61e"
+    package static let journalDroppedMessageID = "a596d6fe7bfa4994828e72309e95d61e"
 
     /// The grace period of this audit.
-    public let leakGrace: Duration
+    package let leakGrace: Duration
     /// How times are written in the findings.
-    public let clock: AuditClock
+    package let clock: AuditClock
     private var ledgers: [String: InstanceLedger] = [:]
     private var order: [String] = []
     private var entries = 0
@@ -52,7 +52,7 @@ public struct LifecycleAuditor: Sendable {
     private var suppressions: [(time: JournalInstant, message: String)] = []
 
     /// An auditor with no entries yet.
-    public init(leakGrace: Duration = Self.defaultLeakGrace, clock: AuditClock = AuditClock()) {
+    package init(leakGrace: Duration = Self.defaultLeakGrace, clock: AuditClock = AuditClock()) {
         self.leakGrace = leakGrace
         self.clock = clock
     }
@@ -60,7 +60,7 @@ public struct LifecycleAuditor: Sendable {
     /// Folds in the next entry; entries must come oldest first, as the journal returns them.
     /// Entries without `JOBD_INSTANCE` are counted and otherwise ignored, except journald's own
     /// notes of dropped messages (``journalDroppedMessageID``).
-    public mutating func consume(_ entry: AuditEntry) {
+    package mutating func consume(_ entry: AuditEntry) {
         entries += 1
         last = entry.time
         guard let instance = entry[JobdField.instance] else {
@@ -84,7 +84,7 @@ public struct LifecycleAuditor: Sendable {
     ///   instance without `daemon.exit` are measured to it, unless a later instance started after
     ///   this one's last entry or the journal ends in another boot: then this instance's process
     ///   was gone, and its own last entry is the last moment it vouches for.
-    public func finish(journalEnd: JournalInstant? = nil) -> AuditReport {
+    package func finish(journalEnd: JournalInstant? = nil) -> AuditReport {
         let end = journalEnd ?? last
         let graceUSec = Self.microseconds(leakGrace)
         let instances = order.map { id -> InstanceReport in
@@ -106,7 +106,7 @@ public struct LifecycleAuditor: Sendable {
     }
 
     /// Audits `entries` (oldest first) in one call.
-    public static func audit(
+    package static func audit(
         _ entries: some Sequence<AuditEntry>, journalEnd: JournalInstant? = nil,
         leakGrace: Duration = defaultLeakGrace, clock: AuditClock = AuditClock()
     ) -> AuditReport {

@@ -1,18 +1,18 @@
 /// A jobd entry the audit could not read: a field it judges by is missing or not a number. Such an
 /// entry may have recorded an owner's creation or release, so an instance that has one is never
 /// called clean.
-public struct MalformedEntry: Sendable, Hashable, Codable {
+package struct MalformedEntry: Sendable, Hashable, Codable {
     /// When the entry was received, in microseconds since the epoch.
-    public var realtimeUSec: UInt64
+    package var realtimeUSec: UInt64
     /// Its `JOBD_EVENT`.
-    public var event: String
+    package var event: String
     /// The field that could not be read.
-    public var field: String
+    package var field: String
     /// Its value, cut to 64 characters; absent when the field is missing.
-    public var value: String?
+    package var value: String?
 
     /// Makes a finding.
-    public init(realtimeUSec: UInt64, event: String, field: String, value: String?) {
+    package init(realtimeUSec: UInt64, event: String, field: String, value: String?) {
         self.realtimeUSec = realtimeUSec
         self.event = event
         self.field = field
@@ -20,7 +20,7 @@ public struct MalformedEntry: Sendable, Hashable, Codable {
     }
 
     /// What is wrong, for people: `JOBD_OWNER='x1' is not a number`.
-    public var problem: String {
+    package var problem: String {
         value.map { "\(field)='\($0)' is not a number" } ?? "\(field) is missing"
     }
 }

@@ -1,7 +1,7 @@
 /// An owner still alive at the end of the journal, and what that means.
-public struct UnreleasedOwner: Sendable, Hashable, Codable {
+package struct UnreleasedOwner: Sendable, Hashable, Codable {
     /// Why the owner is alive. The raw values are part of the JSON schema.
-    public enum State: String, Sendable, Hashable, Codable {
+    package enum State: String, Sendable, Hashable, Codable {
         /// In the running generation of an instance that had not stopped.
         case running
         /// Retired, within its grace period at the end of the journal.
@@ -11,20 +11,20 @@ public struct UnreleasedOwner: Sendable, Hashable, Codable {
     }
 
     /// The job (`JOB`).
-    public var job: String
+    package var job: String
     /// The owner (`JOBD_OWNER`).
-    public var owner: UInt64
+    package var owner: UInt64
     /// The generation that created it; `nil` when its `owner.init` is not in the journal.
-    public var generation: UInt64?
+    package var generation: UInt64?
     /// The latest generation it belonged to (creation or `owner.retain`).
-    public var lastGeneration: UInt64?
+    package var lastGeneration: UInt64?
     /// Why it is alive.
-    public var state: State
+    package var state: State
     /// When it was retired (a reload that did not keep it, stop or exit), if it was.
-    public var retiredUSec: UInt64?
+    package var retiredUSec: UInt64?
 
     /// Makes a record.
-    public init(job: String, owner: UInt64, generation: UInt64?, lastGeneration: UInt64?, state: State, retiredUSec: UInt64?) {
+    package init(job: String, owner: UInt64, generation: UInt64?, lastGeneration: UInt64?, state: State, retiredUSec: UInt64?) {
         self.job = job
         self.owner = owner
         self.generation = generation

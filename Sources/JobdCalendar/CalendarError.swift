@@ -2,9 +2,9 @@
 ///
 /// The description is written for a person reading a command's output, for example
 /// `invalid calendar expression 'Mon..Fri 25:00': hour 25 is out of range 0..23 (at column 10)`.
-public struct CalendarError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct CalendarError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of input was rejected.
-    public enum Code: String, Sendable, Hashable {
+    package enum Code: String, Sendable, Hashable {
         /// A systemd.time(7) calendar event that systemd would reject.
         case invalidCalendarExpression
         /// A five-field cron schedule (or `@` shorthand) that cron would reject.
@@ -18,23 +18,23 @@ public struct CalendarError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// What kind of input was rejected.
-    public var code: Code
+    package var code: Code
     /// The text as the user wrote it (an expression, a timestamp, a zone name or a path).
-    public var input: String
+    package var input: String
     /// The 1-based column (in characters) where the problem was found, when there is one.
-    public var column: Int?
+    package var column: Int?
     /// What was expected there, or why the value is not acceptable.
-    public var expected: String
+    package var expected: String
 
     /// Creates an error.
-    public init(code: Code, input: String, column: Int? = nil, expected: String) {
+    package init(code: Code, input: String, column: Int? = nil, expected: String) {
         self.code = code
         self.input = input
         self.column = column
         self.expected = expected
     }
 
-    public var description: String {
+    package var description: String {
         let what: String
         switch code {
         case .invalidCalendarExpression: what = "invalid calendar expression"

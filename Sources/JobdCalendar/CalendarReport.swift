@@ -7,15 +7,15 @@
 /// for line in report.errors { printToStandardError(line) }
 /// exit(report.allValid ? 0 : 1)
 /// ```
-public struct CalendarReport: Sendable, Hashable {
+package struct CalendarReport: Sendable, Hashable {
     /// The text for standard output, line for line as `systemd-analyze calendar` prints it: one
     /// block per valid expression, blocks separated by an empty line (an invalid expression
     /// leaves its block empty, as systemd does).
-    public var output: String
+    package var output: String
     /// One line per invalid expression, for standard error, naming the expression and the problem.
-    public var errors: [String]
+    package var errors: [String]
     /// Whether every expression parsed; a command should exit non-zero otherwise.
-    public var allValid: Bool { errors.isEmpty }
+    package var allValid: Bool { errors.isEmpty }
 
     /// Renders the report.
     ///
@@ -27,7 +27,7 @@ public struct CalendarReport: Sendable, Hashable {
     ///     "(in UTC):" line unless it is UTC.
     ///   - iterations: how many elapses to show (`--iterations`), at least 1.
     ///   - cron: read the expressions as cron schedules (``CronSpec``) instead of calendar events.
-    public static func render(
+    package static func render(
         _ expressions: [String], now: RealtimeInstant, baseTime: RealtimeInstant? = nil,
         zone: TimeZoneRules, iterations: Int = 1, cron: Bool = false
     ) -> CalendarReport {
@@ -48,7 +48,7 @@ public struct CalendarReport: Sendable, Hashable {
     }
 
     /// Reads a `--base-time` value. See ``BaseTime`` for the accepted forms.
-    public static func parseBaseTime(
+    package static func parseBaseTime(
         _ text: String, now: RealtimeInstant, zone: TimeZoneRules
     ) throws(CalendarError) -> RealtimeInstant {
         try BaseTime.parse(text, now: now, zone: zone)

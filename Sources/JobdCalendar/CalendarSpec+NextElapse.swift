@@ -9,7 +9,7 @@ extension CalendarSpec {
     /// - Parameters:
     ///   - instant: the reference point; the result is always later.
     ///   - zone: the local zone, used unless the expression names its own (`UTC`, `Europe/Paris`).
-    public func nextElapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> RealtimeInstant? {
+    package func nextElapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> RealtimeInstant? {
         if case .elapse(let next) = elapse(after: instant, in: zone) {
             return next
         }

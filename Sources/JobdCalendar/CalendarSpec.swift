@@ -10,7 +10,7 @@
 /// let spec = try CalendarSpec.parse("Mon..Fri *-*-* 02:30")
 /// let next = spec.nextElapse(after: now, in: try .load(named: "Europe/Berlin"))
 /// ```
-public struct CalendarSpec: Sendable, Hashable {
+package struct CalendarSpec: Sendable, Hashable {
     /// Weekday bits, bit 0 = Monday ... bit 6 = Sunday; -1 when any weekday matches.
     var weekdayBits: Int = -1
     var year: [CalendarComponent] = []
@@ -30,7 +30,7 @@ public struct CalendarSpec: Sendable, Hashable {
     var localAbbreviation: String?
 
     /// The text the spec was parsed from.
-    public let original: String
+    package let original: String
 
     init(original: String) {
         self.original = original
@@ -46,20 +46,20 @@ public struct CalendarSpec: Sendable, Hashable {
     ///     effect". Pass the zone to get that reading; without it such a suffix is read as a tzdata
     ///     zone name when one exists (`CET` does, `CEST` does not).
     /// - Throws: ``CalendarError`` with code `.invalidCalendarExpression` saying where and why.
-    public static func parse(_ text: String, localZone: TimeZoneRules? = nil) throws(CalendarError) -> CalendarSpec {
+    package static func parse(_ text: String, localZone: TimeZoneRules? = nil) throws(CalendarError) -> CalendarSpec {
         var parser = CalendarSpecParser(text: text, localZone: localZone)
         return try parser.parse()
     }
 
     /// The name of the zone the expression names, if any (`UTC` for a ` UTC` suffix).
-    public var timeZoneName: String? {
+    package var timeZoneName: String? {
         if isUTC { return "UTC" }
         return timeZone?.identifier
     }
 
     /// The expression as systemd prints it after "Normalized form:", e.g.
     /// `Mon..Fri *-*-* 02:30:00`.
-    public var normalized: String {
+    package var normalized: String {
         var text = ""
         if weekdayBits > 0 && weekdayBits < Self.allWeekdays {
             text += Self.formatWeekdays(weekdayBits) + " "

@@ -5,7 +5,7 @@ extension CronSchedule {
 
     /// The first instant strictly after `instant` at which cron starts the job. See ``CronSpec``
     /// for how skipped and repeated local times are treated.
-    public func nextElapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> RealtimeInstant? {
+    package func nextElapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> RealtimeInstant? {
         let data = zone.data
         let after = instant.seconds
         // Far from any offset change, local time is a plain shift of UTC.

@@ -1,7 +1,7 @@
 /// The five fields of a cron schedule, as bit sets, plus which fields started with `*`.
 ///
 /// See ``CronSpec`` for the syntax and the rules this follows.
-public struct CronSchedule: Sendable, Hashable {
+package struct CronSchedule: Sendable, Hashable {
     /// Bit n set: minute n matches.
     var minutes: UInt64 = 0
     var hours: UInt64 = 0
@@ -16,11 +16,11 @@ public struct CronSchedule: Sendable, Hashable {
     var dayOfMonthIsStar = false
     var dayOfWeekIsStar = false
     /// The text as written.
-    public let original: String
+    package let original: String
 
     /// A job whose minute or hour field starts with `*`: cron runs it as the clock says across DST
     /// changes instead of catching up or suppressing repeats.
-    public var isWildcard: Bool { minuteIsStar || hourIsStar }
+    package var isWildcard: Bool { minuteIsStar || hourIsStar }
 
     private struct FieldKind {
         var name: String

@@ -20,7 +20,7 @@
 ///
 /// `@reboot` is ``reboot``; it never elapses on the clock, and the daemon decides what "once per
 /// boot" means.
-public enum CronSpec: Sendable, Hashable {
+package enum CronSpec: Sendable, Hashable {
     /// `@reboot`: run once when the daemon starts after a boot.
     case reboot
     /// A clock schedule.
@@ -29,7 +29,7 @@ public enum CronSpec: Sendable, Hashable {
     /// Parses five fields (`*/15 9-17 * * mon-fri`) or a shorthand: `@yearly`, `@annually`,
     /// `@monthly`, `@weekly`, `@daily`, `@midnight`, `@hourly`, `@reboot`.
     /// - Throws: ``CalendarError`` with code `.invalidCronExpression`.
-    public static func parse(_ text: String) throws(CalendarError) -> CronSpec {
+    package static func parse(_ text: String) throws(CalendarError) -> CronSpec {
         let trimmed = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
         if trimmed.count == 1, let first = trimmed.first, first.hasPrefix("@") {
             switch first {
@@ -51,7 +51,7 @@ public enum CronSpec: Sendable, Hashable {
     /// A canonical text: numbers instead of names, Sunday as 0, value lists with runs of three or
     /// more written as ranges, `*` and `*/n` kept where the text started with `*` (that matters to
     /// the day rule), and shorthands other than `@reboot` expanded (`@daily` is `0 0 * * *`).
-    public var normalized: String {
+    package var normalized: String {
         switch self {
         case .reboot: return "@reboot"
         case .schedule(let schedule): return schedule.normalized
@@ -60,7 +60,7 @@ public enum CronSpec: Sendable, Hashable {
 
     /// The first instant strictly after `instant` at which cron would start the job, in `zone`'s
     /// local time; `nil` for `@reboot` and for schedules that never match (`0 0 30 2 *`).
-    public func nextElapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> RealtimeInstant? {
+    package func nextElapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> RealtimeInstant? {
         switch self {
         case .reboot: return nil
         case .schedule(let schedule): return schedule.nextElapse(after: instant, in: zone)

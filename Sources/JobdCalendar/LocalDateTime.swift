@@ -1,20 +1,20 @@
 /// A wall-clock reading without a zone: 2026-03-29 02:30:00.
-public struct LocalDateTime: Sendable, Hashable {
+package struct LocalDateTime: Sendable, Hashable {
     /// The full year, e.g. 2026.
-    public var year: Int
+    package var year: Int
     /// The month, 1...12.
-    public var month: Int
+    package var month: Int
     /// The day of the month, 1...31.
-    public var day: Int
+    package var day: Int
     /// The hour, 0...23.
-    public var hour: Int
+    package var hour: Int
     /// The minute, 0...59.
-    public var minute: Int
+    package var minute: Int
     /// The second, 0...59.
-    public var second: Int
+    package var second: Int
 
     /// Creates a wall-clock reading; fields outside their ranges roll over as `mktime` does.
-    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+    package init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
         self.year = year
         self.month = month
         self.day = day
@@ -29,7 +29,7 @@ public struct LocalDateTime: Sendable, Hashable {
 }
 
 /// Which instants a wall-clock reading stands for in a zone.
-public enum LocalTimeResolution: Sendable, Hashable {
+package enum LocalTimeResolution: Sendable, Hashable {
     /// The reading happens once.
     case unique(RealtimeInstant)
     /// The reading happens twice: the clock was set back (a fall-back overlap).
@@ -40,14 +40,14 @@ public enum LocalTimeResolution: Sendable, Hashable {
 
 extension TimeZoneRules {
     /// All the instants at which the zone's clocks show `local`.
-    public func resolve(_ local: LocalDateTime) -> LocalTimeResolution {
+    package func resolve(_ local: LocalDateTime) -> LocalTimeResolution {
         data.resolve(localSeconds: local.localSeconds)
     }
 
     /// The instant of `local` as systemd computes it (glibc `mktime` with `tm_isdst = -1`): a
     /// repeated reading is the first pass; a skipped one is read with the offset from before the
     /// jump, so 02:30 on a spring-forward night in Europe/Berlin is 03:30 CEST.
-    public func instant(for local: LocalDateTime) -> RealtimeInstant {
+    package func instant(for local: LocalDateTime) -> RealtimeInstant {
         let seconds = local.localSeconds
         var clock = LocalClock(zone: data, offsetGuess: data.offset(atSeconds: seconds - 86_400))
         var tm = BrokenDownTime(localSeconds: seconds)

@@ -2,31 +2,31 @@
 ///
 /// This is systemd's `usec_t` for `CLOCK_REALTIME`: calendar events elapse at realtime instants,
 /// and everything in this module that says "after" or "next" compares these values.
-public struct RealtimeInstant: Hashable, Comparable, Sendable {
+package struct RealtimeInstant: Hashable, Comparable, Sendable {
     /// Microseconds since 1970-01-01 00:00:00 UTC.
-    public var microseconds: Int64
+    package var microseconds: Int64
 
     /// Creates an instant from microseconds since the Unix epoch.
-    public init(microseconds: Int64) {
+    package init(microseconds: Int64) {
         self.microseconds = microseconds
     }
 
     /// Creates an instant from whole seconds since the Unix epoch.
-    public init(seconds: Int64) {
+    package init(seconds: Int64) {
         self.microseconds = seconds * Self.microsecondsPerSecond
     }
 
     /// Whole seconds since the epoch, rounded towards negative infinity.
-    public var seconds: Int64 {
+    package var seconds: Int64 {
         CivilCalendar.floorDivide(microseconds, Self.microsecondsPerSecond)
     }
 
     /// The sub-second part, always in `0..<1_000_000`.
-    public var microsecondOfSecond: Int64 {
+    package var microsecondOfSecond: Int64 {
         microseconds - seconds * Self.microsecondsPerSecond
     }
 
-    public static func < (lhs: RealtimeInstant, rhs: RealtimeInstant) -> Bool {
+    package static func < (lhs: RealtimeInstant, rhs: RealtimeInstant) -> Bool {
         lhs.microseconds < rhs.microseconds
     }
 

@@ -9,9 +9,9 @@ import JobdLocks
 /// POSIX TZ footer rule, as glibc does. Leap-second records (the `right/` zones) are ignored.
 ///
 /// Loaded zones are cached process-wide, so repeated ``load(named:)`` calls are cheap.
-public struct TimeZoneRules: Sendable, Hashable {
+package struct TimeZoneRules: Sendable, Hashable {
     /// The zone's name, such as `Europe/Berlin`, `UTC`, or the POSIX TZ string it was read from.
-    public let identifier: String
+    package let identifier: String
     let data: ZoneData
 
     init(identifier: String, data: ZoneData) {
@@ -20,17 +20,17 @@ public struct TimeZoneRules: Sendable, Hashable {
     }
 
     /// Coordinated Universal Time: offset zero, abbreviation `UTC`, no daylight saving.
-    public static let utc = TimeZoneRules(identifier: "UTC", data: ZoneData(fixedOffset: 0, abbreviation: "UTC"))
+    package static let utc = TimeZoneRules(identifier: "UTC", data: ZoneData(fixedOffset: 0, abbreviation: "UTC"))
 
     /// The directory holding the tzdata database.
-    public static let zoneInfoDirectory = "/usr/share/zoneinfo"
+    package static let zoneInfoDirectory = "/usr/share/zoneinfo"
 
     /// Loads (or returns the cached) zone named like a tzdata entry, e.g. `Europe/Berlin`.
     ///
     /// An absolute path names a TZif file directly. `UTC` always loads, even without tzdata installed.
     /// A cached zone is used until ``revalidateCache()``; after it, the file is looked at again
     /// (once) and read again if it is another file than the one read (a tzdata upgrade).
-    public static func load(named name: String) throws(CalendarError) -> TimeZoneRules {
+    package static func load(named name: String) throws(CalendarError) -> TimeZoneRules {
         let epoch = cacheEpoch.withLock { $0 }
         if let cached = cache.withLock({ $0[name] }) {
             if cached.epoch == epoch { return cached.rules }
@@ -48,7 +48,7 @@ public struct TimeZoneRules: Sendable, Hashable {
     /// Makes the next ``load(named:)`` of each zone check whether its file changed (by device,
     /// inode, size and modification time) and read it again if so. jobd calls it as it reads its
     /// configuration, at start and at each reload, so a tzdata upgrade takes effect at a reload.
-    public static func revalidateCache() {
+    package static func revalidateCache() {
         cacheEpoch.withLock { $0 += 1 }
     }
 
@@ -58,7 +58,7 @@ public struct TimeZoneRules: Sendable, Hashable {
     /// `TZ=Europe/Berlin` read the tzdata file; anything else is tried as a POSIX TZ string such as
     /// `CET-1CEST,M3.5.0,M10.5.0/3`. Anything unreadable falls back to UTC, as glibc does.
     /// - Parameter environment: the environment to consult; `nil` reads this process's environment.
-    public static func current(environment: [String: String]? = nil) -> TimeZoneRules {
+    package static func current(environment: [String: String]? = nil) -> TimeZoneRules {
         let tz: String?
         if let environment {
             tz = environment["TZ"]
@@ -89,34 +89,34 @@ public struct TimeZoneRules: Sendable, Hashable {
     }
 
     /// The offset from UTC, in seconds east, in effect at `instant`.
-    public func offset(at instant: RealtimeInstant) -> Int {
+    package func offset(at instant: RealtimeInstant) -> Int {
         Int(data.offset(atSeconds: instant.seconds))
     }
 
     /// The local time type (offset, daylight saving flag, abbreviation) in effect at `instant`.
-    public func localTimeType(at instant: RealtimeInstant) -> LocalTimeType {
+    package func localTimeType(at instant: RealtimeInstant) -> LocalTimeType {
         data.localTimeType(atSeconds: instant.seconds)
     }
 
     /// The abbreviation shown for `instant`, such as `CET`, `CEST` or `+1030`.
-    public func abbreviation(at instant: RealtimeInstant) -> String {
+    package func abbreviation(at instant: RealtimeInstant) -> String {
         data.localTimeType(atSeconds: instant.seconds).abbreviation
     }
 
     /// The first instant after `instant` at which the local time type changes, if any.
-    public func nextTransition(after instant: RealtimeInstant) -> RealtimeInstant? {
+    package func nextTransition(after instant: RealtimeInstant) -> RealtimeInstant? {
         data.nextTransition(afterSeconds: instant.seconds).map { RealtimeInstant(seconds: $0) }
     }
 
     /// Whether glibc considers this zone UTC (`timezone == 0 && daylight == 0`), in which case
     /// `systemd-analyze` prints no `(in UTC):` lines.
-    public var isUniversal: Bool { data.isUniversal }
+    package var isUniversal: Bool { data.isUniversal }
 
-    public static func == (lhs: TimeZoneRules, rhs: TimeZoneRules) -> Bool {
+    package static func == (lhs: TimeZoneRules, rhs: TimeZoneRules) -> Bool {
         lhs.identifier == rhs.identifier && (lhs.data === rhs.data || lhs.data.isEquivalent(to: rhs.data))
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(identifier)
     }
 
@@ -225,16 +225,16 @@ public struct TimeZoneRules: Sendable, Hashable {
 }
 
 /// One local time type of a zone: what the clock reads relative to UTC and what it is called.
-public struct LocalTimeType: Sendable, Hashable {
+package struct LocalTimeType: Sendable, Hashable {
     /// Seconds east of UTC.
-    public var offset: Int
+    package var offset: Int
     /// Whether this is daylight saving ("summer") time.
-    public var isDaylightSaving: Bool
+    package var isDaylightSaving: Bool
     /// The abbreviation, such as `CEST`.
-    public var abbreviation: String
+    package var abbreviation: String
 
     /// Creates a local time type.
-    public init(offset: Int, isDaylightSaving: Bool, abbreviation: String) {
+    package init(offset: Int, isDaylightSaving: Bool, abbreviation: String) {
         self.offset = offset
         self.isDaylightSaving = isDaylightSaving
         self.abbreviation = abbreviation

@@ -2,21 +2,21 @@ import Glibc
 
 /// The credentials a run switches to, as the system's user database (NSS: `/etc/passwd`, LDAP…)
 /// gives them for `User=` and `Group=`.
-public struct Account: Sendable, Equatable {
+package struct Account: Sendable, Equatable {
     /// The user's name, when `User=` was given.
-    public var userName: String?
-    public var uid: uid_t
-    public var gid: gid_t
+    package var userName: String?
+    package var uid: uid_t
+    package var gid: gid_t
     /// The user's groups (as `initgroups(3)` would set them); `nil` leaves jobd's own, which is
     /// the case when only `Group=` is given.
-    public var supplementaryGroups: [gid_t]?
-    public var home: String?
-    public var shell: String?
+    package var supplementaryGroups: [gid_t]?
+    package var home: String?
+    package var shell: String?
 
     /// Resolves `User=` and `Group=` as systemd does: a name or a numeric id; without `Group=`, the
     /// user's primary group; with only `Group=`, jobd's own user in that group. `nil` when neither
     /// is given: the run keeps jobd's credentials.
-    public static func resolve(user: String?, group: String?) throws(AccountError) -> Account? {
+    package static func resolve(user: String?, group: String?) throws(AccountError) -> Account? {
         guard user != nil || group != nil else { return nil }
         var account = Account(userName: nil, uid: getuid(), gid: getgid())
         if let user {
@@ -97,8 +97,8 @@ public struct Account: Sendable, Equatable {
 }
 
 /// Why `User=` or `Group=` could not be resolved.
-public struct AccountError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct AccountError: Error, Sendable, CustomStringConvertible {
+    package var description: String
 
     init(_ description: String) {
         self.description = description

@@ -1,27 +1,27 @@
 /// A problem in a configuration file, in the form compilers use: `FILE:LINE: error: MESSAGE`,
 /// followed by a hint saying what to do where there is one.
-public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file's path as jobd was given it.
-    public var file: String
+    package var file: String
     /// The 1-based line the problem is on, or `nil` for a problem of the file as a whole.
-    public var line: Int?
+    package var line: Int?
     /// What is wrong and what was expected.
-    public var message: String
+    package var message: String
     /// What to do about it, such as the key that was probably meant.
-    public var hint: String?
+    package var hint: String?
 
-    public init(file: String, line: Int?, message: String, hint: String? = nil) {
+    package init(file: String, line: Int?, message: String, hint: String? = nil) {
         self.file = file
         self.line = line
         self.message = message
         self.hint = hint
     }
 
-    public var location: String {
+    package var location: String {
         line.map { "\(file):\($0)" } ?? file
     }
 
-    public var description: String {
+    package var description: String {
         var text = "\(location): error: \(message)"
         if let hint { text += "\n\(location): note: \(hint)" }
         return text
@@ -30,14 +30,14 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Every error found in a configuration, not only the first: `jobctl check` reports them all,
 /// and a reload that finds any keeps the running configuration.
-public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
-    public var errors: [ConfigError]
+package struct ConfigErrors: Error, Sendable, CustomStringConvertible {
+    package var errors: [ConfigError]
 
-    public init(_ errors: [ConfigError]) {
+    package init(_ errors: [ConfigError]) {
         self.errors = errors
     }
 
-    public var description: String {
+    package var description: String {
         errors.map(\.description).joined(separator: "\n")
     }
 }

@@ -1,16 +1,16 @@
 /// jobd's own settings: the `[Daemon]` section of `CONFIG_DIR/jobd.conf`, in the same unit-file
 /// syntax as job files. The file is optional; every key has a default.
-public struct DaemonSettings: Sendable, Equatable {
+package struct DaemonSettings: Sendable, Equatable {
     /// `MaxConcurrentRuns=`: at most this many runs at once; runs beyond it wait, in the order
     /// their jobs fell due. `nil` (the default, `infinity`) is no limit.
-    public var maxConcurrentRuns: Int?
+    package var maxConcurrentRuns: Int?
     /// `LeakGraceSec=`: how long a retired owner may stay alive before it is reported as a leak.
-    public var leakGrace = TimeSpan.seconds(5)
+    package var leakGrace = TimeSpan.seconds(5)
     /// `MetricsFile=`: where jobd writes its metrics in the Prometheus text format (for
     /// node_exporter's textfile collector); `nil` (the default) writes none.
-    public var metricsFile: String?
+    package var metricsFile: String?
 
-    public init(maxConcurrentRuns: Int? = nil, leakGrace: TimeSpan = .seconds(5)) {
+    package init(maxConcurrentRuns: Int? = nil, leakGrace: TimeSpan = .seconds(5)) {
         self.maxConcurrentRuns = maxConcurrentRuns
         self.leakGrace = leakGrace
     }
@@ -19,7 +19,7 @@ public struct DaemonSettings: Sendable, Equatable {
     static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line.
-    public static func read(path: String, text: String) -> Result<DaemonSettings, ConfigErrors> {
+    package static func read(path: String, text: String) -> Result<DaemonSettings, ConfigErrors> {
         let (file, syntaxErrors) = UnitFile.parse(text, path: path)
         var errors = syntaxErrors
         var settings = DaemonSettings()
@@ -70,11 +70,11 @@ public struct DaemonSettings: Sendable, Equatable {
 }
 
 /// A whole configuration directory: jobd's settings and every job.
-public struct Configuration: Sendable, Equatable {
-    public var daemon: DaemonSettings
-    public var jobs: [JobDefinition]
+package struct Configuration: Sendable, Equatable {
+    package var daemon: DaemonSettings
+    package var jobs: [JobDefinition]
 
-    public init(daemon: DaemonSettings = DaemonSettings(), jobs: [JobDefinition]) {
+    package init(daemon: DaemonSettings = DaemonSettings(), jobs: [JobDefinition]) {
         self.daemon = daemon
         self.jobs = jobs
     }

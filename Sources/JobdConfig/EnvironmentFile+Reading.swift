@@ -2,13 +2,13 @@ import Glibc
 
 extension EnvironmentFile {
     /// What an environment file holds: its assignments in order, and the lines that were skipped.
-    public struct Contents: Sendable, Equatable {
-        public var variables: [EnvironmentVariable] = []
+    package struct Contents: Sendable, Equatable {
+        package var variables: [EnvironmentVariable] = []
         /// Lines that are not an assignment `NAME=value`: skipped, as systemd skips them. The
         /// messages name the file and line, never a value (these files hold secrets).
-        public var skipped: [ConfigError] = []
+        package var skipped: [ConfigError] = []
 
-        public init(variables: [EnvironmentVariable] = [], skipped: [ConfigError] = []) {
+        package init(variables: [EnvironmentVariable] = [], skipped: [ConfigError] = []) {
             self.variables = variables
             self.skipped = skipped
         }
@@ -16,7 +16,7 @@ extension EnvironmentFile {
 
     /// Reads the file now, as systemd reads it just before each start. A missing optional file
     /// (`-` prefix) reads as empty.
-    public func read() -> Result<Contents, ConfigError> {
+    package func read() -> Result<Contents, ConfigError> {
         switch FileSystem.readTextFile(path) {
         case .success(let text):
             return .success(Self.parse(text, path: path))
@@ -33,7 +33,7 @@ extension EnvironmentFile {
     /// lines starting with `#` or `;` are skipped; white space around the name and the value is
     /// dropped; `'single'` quotes keep everything, `"double"` quotes and unquoted text take `\`
     /// escapes; a `\` at the end of a line continues the value on the next.
-    public static func parse(_ text: String, path: String) -> Contents {
+    package static func parse(_ text: String, path: String) -> Contents {
         var contents = Contents()
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
         var lineNumber = 0

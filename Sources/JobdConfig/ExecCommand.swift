@@ -5,26 +5,26 @@
 /// split at white space), `$$` for a dollar, `%%` for a percent sign, and the `-` prefix (a failing
 /// exit status is logged but not counted as a failure). The executable is an absolute path or a
 /// bare name looked up in the job's `PATH`.
-public struct ExecCommand: Sendable, Hashable, CustomStringConvertible {
-    public enum Part: Sendable, Hashable {
+package struct ExecCommand: Sendable, Hashable, CustomStringConvertible {
+    package enum Part: Sendable, Hashable {
         case literal(String)
         case variable(String)
         case splitVariable(String)
     }
 
     /// The words, the first being the executable; each word is a list of parts.
-    public var words: [[Part]]
+    package var words: [[Part]]
     /// `-` prefix: a non-zero exit is not a failure.
-    public var ignoresFailure: Bool
+    package var ignoresFailure: Bool
     /// The command as written, for logs and `jobctl status`.
-    public var text: String
+    package var text: String
 
-    public struct ParseError: Error, Sendable {
-        public var message: String
-        public var hint: String?
+    package struct ParseError: Error, Sendable {
+        package var message: String
+        package var hint: String?
     }
 
-    public static func parse(_ text: String) throws(ParseError) -> ExecCommand {
+    package static func parse(_ text: String) throws(ParseError) -> ExecCommand {
         var body = Substring(text).trimmingWhitespace()
         var ignoresFailure = false
         while let prefix = body.first, "-@:+!".contains(prefix) {
@@ -84,14 +84,14 @@ public struct ExecCommand: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The executable as written: an absolute path or a bare name.
-    public var executable: String {
+    package var executable: String {
         if case .literal(let text) = words[0][0] { return text }
         return ""
     }
 
     /// The argv after expanding variables from `environment` (unset variables expand to nothing;
     /// a whole-word `$NAME` that is unset or empty gives no word at all, as in systemd).
-    public func argv(environment: [String: String]) -> [String] {
+    package func argv(environment: [String: String]) -> [String] {
         var argv: [String] = []
         for word in words {
             if word.count == 1, case .splitVariable(let name) = word[0] {
@@ -110,5 +110,5 @@ public struct ExecCommand: Sendable, Hashable, CustomStringConvertible {
         return argv
     }
 
-    public var description: String { text }
+    package var description: String { text }
 }

@@ -2,56 +2,56 @@ import JobdCalendar
 
 /// One job, as its file defines it. Two definitions are equal when every setting is: a reload
 /// keeps the owner (and so the schedule) of a job whose definition did not change.
-public struct JobDefinition: Sendable, Hashable {
+package struct JobDefinition: Sendable, Hashable {
     /// The file name without `.job`.
-    public var name: String
+    package var name: String
     /// The file it was read from.
-    public var path: String
-    public var description: String?
-    public var triggers: [Trigger]
-    public var command: ExecCommand
-    public var workingDirectory: WorkingDirectory?
+    package var path: String
+    package var description: String?
+    package var triggers: [Trigger]
+    package var command: ExecCommand
+    package var workingDirectory: WorkingDirectory?
     /// `Environment=` assignments in order; a later one for the same name wins.
-    public var environment: [EnvironmentVariable]
+    package var environment: [EnvironmentVariable]
     /// `RandomizedDelaySec=`: each elapse is delayed by a random span up to this, drawn anew each time.
-    public var randomizedDelay: TimeSpan = .zero
+    package var randomizedDelay: TimeSpan = .zero
     /// `AccuracySec=`: how late an elapse may fire so that timers coalesce; 1ms by default
     /// (systemd's default is 1min: jobd is precise by default).
-    public var accuracy: TimeSpan = TimeSpan(microseconds: 1_000)
+    package var accuracy: TimeSpan = TimeSpan(microseconds: 1_000)
     /// `Persistent=`: a calendar trigger missed while jobd was down runs once when it starts.
-    public var persistent = false
+    package var persistent = false
     /// `User=`: the account a run switches to (a name or a numeric uid); `nil` runs as jobd's own.
-    public var user: String?
+    package var user: String?
     /// `Group=`: the group a run switches to; by default the user's primary group.
-    public var group: String?
+    package var group: String?
     /// `EnvironmentFile=`: files of `NAME=value` lines read at each run's start, after `Environment=`.
-    public var environmentFiles: [EnvironmentFile] = []
+    package var environmentFiles: [EnvironmentFile] = []
     /// `RuntimeMaxSec=`: a run still going after this is stopped (`run.timeout`). Infinite by default.
-    public var runtimeMax: TimeSpan = .infinity
+    package var runtimeMax: TimeSpan = .infinity
     /// `TimeoutStopSec=`: how long a run that jobd stops gets between SIGTERM and SIGKILL.
-    public var stopTimeout: TimeSpan = JobDefinition.defaultStopTimeout
+    package var stopTimeout: TimeSpan = JobDefinition.defaultStopTimeout
     /// `Overlap=`: what a trigger does while a run of the job is still going.
-    public var overlap: OverlapPolicy = .skip
+    package var overlap: OverlapPolicy = .skip
     /// `Restart=` and its companions: whether and when a failed run is tried again.
-    public var restart = RestartPolicy()
+    package var restart = RestartPolicy()
     /// `KillMode=`: whether what a run leaves behind when its main process ends is stopped.
-    public var killMode: KillMode = .controlGroup
+    package var killMode: KillMode = .controlGroup
     /// `OnFailure=`: jobs started when a run fails and no retry is left.
-    public var onFailure: [String] = []
+    package var onFailure: [String] = []
     /// `OnSuccess=`: jobs started when a run succeeds.
-    public var onSuccess: [String] = []
+    package var onSuccess: [String] = []
 
     /// `TimeoutStopSec=`'s default: 10 s, jobd's grace for a run it stops.
-    public static let defaultStopTimeout = TimeSpan.seconds(10)
+    package static let defaultStopTimeout = TimeSpan.seconds(10)
     /// The shortest `OnUnitActiveSec=`: it counts from the last start, so a shorter span would
     /// start runs (or log skipped triggers) continuously. 100 ms is systemd's default `RestartSec=`.
-    public static let minimumUnitActive = TimeSpan(microseconds: 100_000)
+    package static let minimumUnitActive = TimeSpan(microseconds: 100_000)
     /// The shortest `OnUnitInactiveSec=`: it counts from the end of the last run, which paces it,
     /// so only 0 (a restart the instant a run ends, however fast it fails) is refused below jobd's
     /// default accuracy of 1 ms.
-    public static let minimumUnitInactive = TimeSpan(microseconds: 1_000)
+    package static let minimumUnitInactive = TimeSpan(microseconds: 1_000)
 
-    public init(
+    package init(
         name: String, path: String, description: String? = nil, triggers: [Trigger],
         command: ExecCommand, workingDirectory: WorkingDirectory? = nil,
         environment: [EnvironmentVariable] = []
@@ -67,7 +67,7 @@ public struct JobDefinition: Sendable, Hashable {
 }
 
 /// What makes a job fall due.
-public enum Trigger: Sendable, Hashable, CustomStringConvertible {
+package enum Trigger: Sendable, Hashable, CustomStringConvertible {
     /// `OnStartupSec=`: once, this long after jobd started.
     case startup(TimeSpan)
     /// `OnUnitActiveSec=`: this long after the job last started.
@@ -79,7 +79,7 @@ public enum Trigger: Sendable, Hashable, CustomStringConvertible {
     /// `Cron=`: at the times of a five-field cron line, as Debian's cron reads it, or `@reboot`.
     case cron(CronSpec)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .startup(let span): "OnStartupSec=\(span)"
         case .unitActive(let span): "OnUnitActiveSec=\(span)"
@@ -90,7 +90,7 @@ public enum Trigger: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the trigger follows the wall clock (and so moves when the clock is set).
-    public var isCalendar: Bool {
+    package var isCalendar: Bool {
         switch self {
         case .calendar, .cron: true
         default: false
@@ -100,7 +100,7 @@ public enum Trigger: Sendable, Hashable, CustomStringConvertible {
 
 /// `Overlap=`: what happens when a job falls due while a run of it is still going (a run started
 /// under an earlier configuration generation counts).
-public enum OverlapPolicy: String, Sendable, Hashable, CaseIterable {
+package enum OverlapPolicy: String, Sendable, Hashable, CaseIterable {
     /// The trigger is skipped and logged as `run.skip` (the default, as a systemd timer does).
     case skip
     /// One run waits for the running one to finish; further triggers meanwhile are skipped.
@@ -114,7 +114,7 @@ public enum OverlapPolicy: String, Sendable, Hashable, CaseIterable {
 
 /// `KillMode=`, in systemd's names: what happens to the processes a run leaves behind when its main
 /// process has ended (and to all of a run's processes when jobd stops it).
-public enum KillMode: String, Sendable, Hashable, CaseIterable {
+package enum KillMode: String, Sendable, Hashable, CaseIterable {
     /// Every process the run started is stopped (SIGTERM, SIGKILL after `TimeoutStopSec=`), as
     /// systemd stops a service's control group. The default.
     case controlGroup = "control-group"
@@ -123,24 +123,24 @@ public enum KillMode: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One `EnvironmentFile=`: an absolute path; with a leading `-`, a missing file is not an error.
-public struct EnvironmentFile: Sendable, Hashable {
-    public var path: String
-    public var optional: Bool
+package struct EnvironmentFile: Sendable, Hashable {
+    package var path: String
+    package var optional: Bool
 
-    public init(path: String, optional: Bool) {
+    package init(path: String, optional: Bool) {
         self.path = path
         self.optional = optional
     }
 }
 
 /// `WorkingDirectory=`: an absolute path; with a leading `-`, a missing directory is not an error.
-public struct WorkingDirectory: Sendable, Hashable {
-    public var path: String
-    public var optional: Bool
+package struct WorkingDirectory: Sendable, Hashable {
+    package var path: String
+    package var optional: Bool
 }
 
 /// One `NAME=value` of `Environment=`.
-public struct EnvironmentVariable: Sendable, Hashable {
-    public var name: String
-    public var value: String
+package struct EnvironmentVariable: Sendable, Hashable {
+    package var name: String
+    package var value: String
 }

@@ -2,21 +2,21 @@ import Glibc
 import JobdCalendar
 
 /// A configuration directory: `jobs.d/*.job`, one job per file, read in name order.
-public struct JobDirectory: Sendable {
+package struct JobDirectory: Sendable {
     /// The configuration directory, such as `/etc/jobd`.
-    public var path: String
+    package var path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
-    public var jobsPath: String { path.hasSuffix("/") ? path + "jobs.d" : path + "/jobs.d" }
+    package var jobsPath: String { path.hasSuffix("/") ? path + "jobs.d" : path + "/jobs.d" }
     /// jobd's own settings file; optional.
-    public var settingsPath: String { path.hasSuffix("/") ? path + "jobd.conf" : path + "/jobd.conf" }
+    package var settingsPath: String { path.hasSuffix("/") ? path + "jobd.conf" : path + "/jobd.conf" }
 
     /// Reads `jobd.conf` and every job file. All or nothing: any error in any file fails the whole
     /// load, and every error found is reported.
-    public func loadConfiguration() -> Result<Configuration, ConfigErrors> {
+    package func loadConfiguration() -> Result<Configuration, ConfigErrors> {
         // Zones named in calendar triggers are read again if their files changed (tzdata upgrade).
         TimeZoneRules.revalidateCache()
         return combine(settings: loadSettings(), jobs: load())
@@ -24,7 +24,7 @@ public struct JobDirectory: Sendable {
 
     /// Reads `jobd.conf` (if there is one) and exactly the job files at `paths`, wherever they are,
     /// as `jobctl check FILE...` does: the same checks as a load of the whole directory.
-    public func loadConfiguration(files paths: [String]) -> Result<Configuration, ConfigErrors> {
+    package func loadConfiguration(files paths: [String]) -> Result<Configuration, ConfigErrors> {
         var definitions: [JobDefinition] = []
         var errors: [ConfigError] = []
         for path in paths {
@@ -85,7 +85,7 @@ public struct JobDirectory: Sendable {
 
     /// Reads every job file (not `jobd.conf`). All or nothing: any error in any file fails the
     /// whole load, and every error found is reported.
-    public func load() -> Result<[JobDefinition], ConfigErrors> {
+    package func load() -> Result<[JobDefinition], ConfigErrors> {
         let names: [String]
         switch jobFileNames() {
         case .failure(let error): return .failure(ConfigErrors([error]))

@@ -17,7 +17,7 @@ import Glibc
 ///   with `User=`/`Group=` (whose accounts are looked up at load), is read every time.
 ///
 /// Not thread-safe; the daemon's main loop owns one and passes it to every read.
-public struct JobFileCache: Sendable {
+package struct JobFileCache: Sendable {
     struct Stamp: Equatable {
         var device: UInt64
         var inode: UInt64
@@ -53,7 +53,7 @@ public struct JobFileCache: Sendable {
 
     /// How recent a file's times may be, before the read, for its definition to be kept: more than
     /// any file system's timestamp granularity (FAT's 2 s) and the lag of the kernel's coarse clock.
-    public static let racyWindowNanoseconds: Int64 = 3_000_000_000
+    package static let racyWindowNanoseconds: Int64 = 3_000_000_000
 
     /// The wall clock, in nanoseconds since the epoch; a test's own clock in tests.
     var now: @Sendable () -> Int64 = { JobFileCache.realtimeNanoseconds() }
@@ -61,13 +61,13 @@ public struct JobFileCache: Sendable {
     private var seen: Set<String> = []
     private var readStartNanoseconds: Int64 = 0
     /// Files the last read reused, and files it read and parsed.
-    public private(set) var reused = 0
-    public private(set) var parsed = 0
+    package private(set) var reused = 0
+    package private(set) var parsed = 0
 
-    public init() {}
+    package init() {}
 
     /// How many parsed files are kept.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// Starts a read of the whole directory.
     mutating func beginRead() {

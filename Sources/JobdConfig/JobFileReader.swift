@@ -2,9 +2,9 @@ import JobdCalendar
 
 /// Reads one job file's `[Job]` section into a ``JobDefinition``, collecting every error with the
 /// line it is on. Sections and keys starting with `X-` are ignored, as systemd ignores them.
-public enum JobFileReader {
+package enum JobFileReader {
     /// Reads the job `name` from the contents `text` of the file at `path`.
-    public static func read(name: String, path: String, text: String) -> Result<JobDefinition, ConfigErrors> {
+    package static func read(name: String, path: String, text: String) -> Result<JobDefinition, ConfigErrors> {
         var errors: [ConfigError] = []
         let (file, syntaxErrors) = UnitFile.parse(text, path: path)
         errors += syntaxErrors
@@ -308,7 +308,7 @@ public enum JobFileReader {
     }
 
     /// Job names become journal field values and command arguments: keep them plain.
-    public static func isValidJobName(_ name: String) -> Bool {
+    package static func isValidJobName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 200 && name.unicodeScalars.allSatisfy {
             $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType == .decimal || "_.@:-".unicodeScalars.contains($0))
         }

@@ -4,31 +4,31 @@ import JobdCalendar
 /// A configuration directory as jobd reads it at start and at each reload: every job file that is
 /// valid, every one that is not (a broken file disables its own job only), and `jobd.conf`'s
 /// settings unless that file is broken too.
-public struct JobdConfiguration: Sendable {
+package struct JobdConfiguration: Sendable {
     /// A job file with errors; its job does not run (or keeps its previous definition on a reload).
-    public struct BrokenJob: Sendable, Equatable {
-        public var name: String
-        public var path: String
-        public var errors: [ConfigError]
+    package struct BrokenJob: Sendable, Equatable {
+        package var name: String
+        package var path: String
+        package var errors: [ConfigError]
     }
 
     /// `jobd.conf`'s settings; `nil` when the file has errors (jobd then keeps the settings it has).
-    public var settings: DaemonSettings?
-    public var settingsErrors: [ConfigError] = []
+    package var settings: DaemonSettings?
+    package var settingsErrors: [ConfigError] = []
     /// Every valid job, in file name order.
-    public var jobs: [JobDefinition] = []
+    package var jobs: [JobDefinition] = []
     /// Every job file with errors, in file name order.
-    public var broken: [BrokenJob] = []
+    package var broken: [BrokenJob] = []
     /// An error that keeps jobd from reading the configuration at all (the directory cannot be read).
-    public var fatal: ConfigError?
+    package var fatal: ConfigError?
 
     /// Every error found, `jobd.conf`'s first.
-    public var errors: [ConfigError] {
+    package var errors: [ConfigError] {
         (fatal.map { [$0] } ?? []) + settingsErrors + broken.flatMap(\.errors)
     }
 
     /// What `STATUS=` and `jobctl list` say of the broken files: "2 broken job file(s): a.job, b.job".
-    public var brokenSummary: String? {
+    package var brokenSummary: String? {
         let files = broken.map { String($0.path.split(separator: "/").last ?? Substring($0.path)) }
             + (settingsErrors.isEmpty ? [] : ["jobd.conf"])
         guard !files.isEmpty else { return nil }
@@ -40,14 +40,14 @@ public struct JobdConfiguration: Sendable {
 extension JobDirectory {
     /// Reads `jobd.conf` and every job file, each on its own: an error in one file disables that
     /// file's job (or `jobd.conf`'s settings) only, and every error found is reported.
-    public func read() -> JobdConfiguration {
+    package func read() -> JobdConfiguration {
         read { path, name in Self.readJobFile(path, name: name) }
     }
 
     /// As ``read()``, but reuses from `cache` the definition of every job file unchanged since the
     /// read that filled it, reads and parses only the others, and leaves this read's in `cache`
     /// for the next: what a reload does (see ``JobFileCache`` for what counts as unchanged).
-    public func read(using cache: inout JobFileCache) -> JobdConfiguration {
+    package func read(using cache: inout JobFileCache) -> JobdConfiguration {
         cache.beginRead()
         defer { cache.endRead() }
         return read { path, name in cache.definition(at: path) { Self.readJobFile(path, name: name) } }

@@ -4,9 +4,9 @@ import Glibc
 /// failed run is tried again, how often, and after how long. The names and the growth of the delay
 /// are systemd's (systemd.service(5), `RestartSteps=` as in systemd 254); `RestartLimit=` is jobd's
 /// bound on the retries of one failed run, since a job, unlike a service, must not retry for ever.
-public struct RestartPolicy: Sendable, Hashable {
+package struct RestartPolicy: Sendable, Hashable {
     /// Which results are retried.
-    public enum Condition: String, Sendable, Hashable, CaseIterable {
+    package enum Condition: String, Sendable, Hashable, CaseIterable {
         /// Never (the default).
         case no
         /// Every failed result: `exit-code`, `signal`, `core-dump`, `timeout`, `start-failed`.
@@ -16,7 +16,7 @@ public struct RestartPolicy: Sendable, Hashable {
         /// A run killed by a signal: `signal`, `core-dump`.
         case onAbort = "on-abort"
 
-        public func retries(_ result: RunResult) -> Bool {
+        package func retries(_ result: RunResult) -> Bool {
             switch self {
             case .no: false
             case .onFailure: result.isFailure
@@ -26,24 +26,24 @@ public struct RestartPolicy: Sendable, Hashable {
         }
     }
 
-    public var condition: Condition = .no
+    package var condition: Condition = .no
     /// `RestartSec=`: the delay before the first retry; systemd's default, 100 ms.
-    public var delay: TimeSpan = TimeSpan(microseconds: 100_000)
+    package var delay: TimeSpan = TimeSpan(microseconds: 100_000)
     /// `RestartSteps=`: in how many retries the delay grows from `RestartSec=` to `RestartMaxDelaySec=`.
-    public var steps: UInt64 = 0
+    package var steps: UInt64 = 0
     /// `RestartMaxDelaySec=`: the longest delay; infinity (the default) means the delay does not grow.
-    public var maxDelay: TimeSpan = .infinity
+    package var maxDelay: TimeSpan = .infinity
     /// `RestartLimit=`: at most this many retries after a failed run; 3 by default.
-    public var limit: UInt64 = 3
+    package var limit: UInt64 = 3
 
-    public static let defaultLimit: UInt64 = 3
+    package static let defaultLimit: UInt64 = 3
 
-    public init() {}
+    package init() {}
 
     /// The delay before retry number `retry` (1 for the first): `RestartSec=` for the first, then
     /// growing exponentially so that the `RestartSteps=`-th retry after the first waits
     /// `RestartMaxDelaySec=`, never longer, as systemd computes it.
-    public func delay(beforeRetry retry: UInt64) -> TimeSpan {
+    package func delay(beforeRetry retry: UInt64) -> TimeSpan {
         let done = retry > 0 ? retry - 1 : 0
         guard steps > 0, !maxDelay.isInfinite, maxDelay > delay, done > 0 else { return delay }
         guard done < steps else { return maxDelay }

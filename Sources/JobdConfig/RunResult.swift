@@ -1,5 +1,5 @@
 /// How a run ended, in systemd's vocabulary for a service's `Result=` (`JOBD_RESULT=` on `run.exit`).
-public enum RunResult: String, Sendable, Hashable, CaseIterable {
+package enum RunResult: String, Sendable, Hashable, CaseIterable {
     /// The command exited with status 0 (or any status, with `-` before it).
     case success
     /// The command exited with a status other than 0.
@@ -17,7 +17,7 @@ public enum RunResult: String, Sendable, Hashable, CaseIterable {
     case stopped
 
     /// Whether the run counts as failed: for `jobctl status`'s exit status, `Restart=on-failure` and `OnFailure=`.
-    public var isFailure: Bool {
+    package var isFailure: Bool {
         switch self {
         case .success, .stopped: false
         case .exitCode, .signal, .coreDump, .timeout, .startFailed: true

@@ -1,6 +1,6 @@
 /// Why jobd stops a run before it ends by itself: the `JOBD_REASON=` of its `run.timeout`,
 /// `run.stop`, `run.kill` and `run.exit` entries.
-public enum StopReason: String, Sendable, Hashable {
+package enum StopReason: String, Sendable, Hashable {
     /// It ran longer than its `RuntimeMaxSec=`.
     case runtimeExceeded = "runtime-max"
     /// A trigger of its job, with `Overlap=replace`, asked for a new run in its place.

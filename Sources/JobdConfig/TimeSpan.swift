@@ -1,31 +1,31 @@
 /// A time span in systemd's syntax (systemd.time(7)): `90s`, `5min 30s`, `1h`, `250ms`, `1.5h`,
 /// a bare number meaning seconds, or `infinity`. Microsecond resolution, as systemd's.
 /// `systemd-analyze timespan` is the reference this is tested against.
-public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Microseconds; `UInt64.max` is infinity.
-    public var microseconds: UInt64
+    package var microseconds: UInt64
 
-    public static let infinity = TimeSpan(microseconds: .max)
-    public static let zero = TimeSpan(microseconds: 0)
+    package static let infinity = TimeSpan(microseconds: .max)
+    package static let zero = TimeSpan(microseconds: 0)
 
-    public init(microseconds: UInt64) {
+    package init(microseconds: UInt64) {
         self.microseconds = microseconds
     }
 
     /// `seconds` seconds; beyond what microseconds hold, infinity rather than a trap.
-    public static func seconds(_ seconds: UInt64) -> TimeSpan {
+    package static func seconds(_ seconds: UInt64) -> TimeSpan {
         let (microseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
         return overflow ? .infinity : TimeSpan(microseconds: microseconds)
     }
 
-    public var isInfinite: Bool { microseconds == .max }
+    package var isInfinite: Bool { microseconds == .max }
 
     /// The span as a `Duration`; infinity becomes the largest representable one.
-    public var duration: Duration {
+    package var duration: Duration {
         isInfinite ? .seconds(Int64.max) : .microseconds(Int64(clamping: microseconds))
     }
 
-    public static func < (lhs: TimeSpan, rhs: TimeSpan) -> Bool { lhs.microseconds < rhs.microseconds }
+    package static func < (lhs: TimeSpan, rhs: TimeSpan) -> Bool { lhs.microseconds < rhs.microseconds }
 
     /// Units by the prefix they are written with; longer spellings come first so that, as in
     /// systemd, `min` is not read as `m` followed by garbage.
@@ -45,11 +45,11 @@ public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// `CLOCK_MONOTONIC` (292 years fit in `Int64`); a deadline adds at most an `On*Sec=` span,
     /// a `RandomizedDelaySec=` draw and `AccuracySec=` rounding to the time since boot, so three
     /// spans at this bound still fit. systemd takes up to 584,542 years; no schedule needs that.
-    public static let maximum = TimeSpan(microseconds: 100 * 31_557_600_000_000)
+    package static let maximum = TimeSpan(microseconds: 100 * 31_557_600_000_000)
 
     /// Parses `text`; the error says what was expected. A finite span above ``maximum`` is an
     /// error that names the maximum.
-    public static func parse(_ text: String) throws(TimeSpanError) -> TimeSpan {
+    package static func parse(_ text: String) throws(TimeSpanError) -> TimeSpan {
         let trimmed = Substring(text).trimmingWhitespace()
         if trimmed == "infinity" { return .infinity }
         guard !trimmed.isEmpty else { throw TimeSpanError(text: text, reason: "it is empty") }
@@ -116,7 +116,7 @@ public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 
     /// As systemd prints spans: `1h 30min`, `500ms`, `infinity`, `0`.
-    public var description: String {
+    package var description: String {
         if isInfinite { return "infinity" }
         if microseconds == 0 { return "0" }
         let table: [(String, UInt64)] = [
@@ -135,8 +135,8 @@ public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible 
 }
 
 /// A time span that could not be read.
-public struct TimeSpanError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var text: String
-    public var reason: String
-    public var description: String { "invalid time span '\(text)': \(reason)" }
+package struct TimeSpanError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var text: String
+    package var reason: String
+    package var description: String { "invalid time span '\(text)': \(reason)" }
 }

@@ -5,27 +5,27 @@
 /// - `[Section]` headers; `Key=Value` assignments, with white space around both trimmed.
 /// - A line ending in `\` continues on the next (the backslash becomes a space); comment lines
 ///   between continued lines are skipped, as systemd does.
-public struct UnitFile: Sendable {
-    public struct Assignment: Sendable, Equatable {
-        public var section: String
-        public var key: String
-        public var value: String
+package struct UnitFile: Sendable {
+    package struct Assignment: Sendable, Equatable {
+        package var section: String
+        package var key: String
+        package var value: String
         /// The line the assignment starts on.
-        public var line: Int
+        package var line: Int
     }
 
-    public struct Section: Sendable, Equatable {
-        public var name: String
-        public var line: Int
+    package struct Section: Sendable, Equatable {
+        package var name: String
+        package var line: Int
     }
 
-    public var path: String
-    public var sections: [Section] = []
-    public var assignments: [Assignment] = []
+    package var path: String
+    package var sections: [Section] = []
+    package var assignments: [Assignment] = []
 
     /// Reads `text` as the contents of `path`. Syntax errors are collected, not thrown: the caller
     /// reports them together with the errors in the keys' values.
-    public static func parse(_ text: String, path: String) -> (UnitFile, [ConfigError]) {
+    package static func parse(_ text: String, path: String) -> (UnitFile, [ConfigError]) {
         var file = UnitFile(path: path)
         var errors: [ConfigError] = []
         var section: String?

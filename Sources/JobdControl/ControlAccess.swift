@@ -4,45 +4,45 @@ import Glibc
 /// the readers' group (`jobd`, where it exists; the package creates it) may look (`list`,
 /// `status`); nobody else gets an answer. Decided from the peer's credentials (`SO_PEERCRED`, and
 /// its supplementary groups, `SO_PEERGROUPS`), for every connection.
-public struct ControlAccess: Sendable, Equatable {
+package struct ControlAccess: Sendable, Equatable {
     /// The group whose members may look, by default; an administrator adds a user to it with
     /// `adduser USER jobd`.
-    public static let readersGroupName = "jobd"
+    package static let readersGroupName = "jobd"
 
-    public enum Level: Sendable, Equatable {
+    package enum Level: Sendable, Equatable {
         case full
         case readOnly
         case none
     }
 
     /// jobd's own user.
-    public var ownUID: uid_t
+    package var ownUID: uid_t
     /// The readers' group, where it exists.
-    public var readers: (name: String, gid: gid_t)?
+    package var readers: (name: String, gid: gid_t)?
 
-    public init(ownUID: uid_t, readers: (name: String, gid: gid_t)?) {
+    package init(ownUID: uid_t, readers: (name: String, gid: gid_t)?) {
         self.ownUID = ownUID
         self.readers = readers
     }
 
-    public static func == (lhs: ControlAccess, rhs: ControlAccess) -> Bool {
+    package static func == (lhs: ControlAccess, rhs: ControlAccess) -> Bool {
         lhs.ownUID == rhs.ownUID && lhs.readers?.name == rhs.readers?.name && lhs.readers?.gid == rhs.readers?.gid
     }
 
     /// The readers' group of this machine: `name`'s gid, if the group exists.
-    public static func readersGroup(named name: String = readersGroupName) -> (name: String, gid: gid_t)? {
+    package static func readersGroup(named name: String = readersGroupName) -> (name: String, gid: gid_t)? {
         getgrnam(name).map { (name, $0.pointee.gr_gid) }
     }
 
     /// What a peer with user `uid`, group `gid` and supplementary `groups` may do.
-    public func level(uid: uid_t, gid: gid_t, groups: [gid_t]) -> Level {
+    package func level(uid: uid_t, gid: gid_t, groups: [gid_t]) -> Level {
         if uid == 0 || uid == ownUID { return .full }
         if let readers, gid == readers.gid || groups.contains(readers.gid) { return .readOnly }
         return .none
     }
 
     /// Whether `command` only looks.
-    public static func isReadOnly(_ command: ControlRequest.Command) -> Bool {
+    package static func isReadOnly(_ command: ControlRequest.Command) -> Bool {
         switch command {
         case .status, .list: true
         case .run, .stop, .disable, .enable, .watchReload: false
@@ -50,7 +50,7 @@ public struct ControlAccess: Sendable, Equatable {
     }
 
     /// Why a peer with no access is refused, and how to get access.
-    public var refusal: String {
+    package var refusal: String {
         guard let readers else {
             return "permission denied: only root and jobd's own user may use jobd's control socket"
         }
@@ -60,7 +60,7 @@ public struct ControlAccess: Sendable, Equatable {
     }
 
     /// Why a reader is refused `command`.
-    public static func readOnlyRefusal(_ command: ControlRequest.Command, group: String) -> String {
+    package static func readOnlyRefusal(_ command: ControlRequest.Command, group: String) -> String {
         "permission denied: '\(command.rawValue)' changes what jobd does and needs root (sudo jobctl \(command.rawValue) …); "
             + "members of group \(group) may only list and look at jobs"
     }

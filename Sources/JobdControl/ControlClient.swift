@@ -2,12 +2,12 @@ import Foundation
 import Glibc
 
 /// jobctl's end of the control socket: one request, then the responses as they come.
-public final class ControlClient {
+package final class ControlClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
     /// Connects to the socket in `runtimeDirectory`.
-    public init(runtimeDirectory: String) throws(ControlError) {
+    package init(runtimeDirectory: String) throws(ControlError) {
         let path = runtimeDirectory + "/" + ControlProtocol.socketName
         fd = try UnixStream.makeSocket()
         var (address, length) = try UnixStream.address(path)
@@ -26,7 +26,7 @@ public final class ControlClient {
         close(fd)
     }
 
-    public func send(_ request: ControlRequest) throws(ControlError) {
+    package func send(_ request: ControlRequest) throws(ControlError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(request) else {
@@ -43,14 +43,14 @@ public final class ControlClient {
 
     /// The pid of the jobd that listens on the socket this client is connected to, as the kernel
     /// reports it (`SO_PEERCRED`): not what a pid file or a reply says.
-    public var daemonPid: Int32? {
+    package var daemonPid: Int32? {
         UnixStream.peerCredentials(fd).flatMap { $0.pid > 0 ? $0.pid : nil }
     }
 
     /// The next response, or `nil` when jobd closed the connection; by `deadline`, if given, else
     /// ``ControlError/Code/timedOut``. An `error` response from jobd that refuses the caller is
     /// thrown as ``ControlError/Code/refused``.
-    public func receive(deadline: ContinuousClock.Instant? = nil) throws(ControlError) -> ControlResponse? {
+    package func receive(deadline: ContinuousClock.Instant? = nil) throws(ControlError) -> ControlResponse? {
         switch UnixStream.readLine(fd, limit: 64 << 20, buffer: &buffer, deadline: deadline) {
         case .closed:
             return nil
@@ -72,7 +72,7 @@ public final class ControlClient {
     }
 
     /// Sends `request` and returns the first response.
-    public func exchange(_ request: ControlRequest) throws(ControlError) -> ControlResponse {
+    package func exchange(_ request: ControlRequest) throws(ControlError) -> ControlResponse {
         try send(request)
         guard let response = try receive() else {
             throw ControlError(.protocolError, "jobd closed the connection without answering")

@@ -1,6 +1,6 @@
 /// A failure on the control socket, with the errno where there is one.
-public struct ControlError: Error, Sendable, CustomStringConvertible {
-    public enum Code: Sendable, Equatable {
+package struct ControlError: Error, Sendable, CustomStringConvertible {
+    package enum Code: Sendable, Equatable {
         /// No daemon answers at the socket (missing, refused, or its pid is gone).
         case noDaemon
         /// The daemon refused the caller.
@@ -13,15 +13,15 @@ public struct ControlError: Error, Sendable, CustomStringConvertible {
         case timedOut
     }
 
-    public var code: Code
-    public var errno: Int32?
-    public var message: String
+    package var code: Code
+    package var errno: Int32?
+    package var message: String
 
-    public init(_ code: Code, _ message: String, errno: Int32? = nil) {
+    package init(_ code: Code, _ message: String, errno: Int32? = nil) {
         self.code = code
         self.message = message
         self.errno = errno
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -4,25 +4,25 @@
 /// connection. Every message carries `"version": 1`; a request of another version gets an `error`.
 /// A request line may be at most ``ControlProtocol/maximumRequestBytes`` long and must arrive within
 /// ``ControlProtocol/requestTimeoutSeconds``; otherwise the connection gets an error, or is closed.
-public enum ControlProtocol {
-    public static let version = 1
-    public static let maximumRequestBytes = 65_536
-    public static let requestTimeoutSeconds = 5
+package enum ControlProtocol {
+    package static let version = 1
+    package static let maximumRequestBytes = 65_536
+    package static let requestTimeoutSeconds = 5
     /// The socket's file name in the runtime directory.
-    public static let socketName = "jobd.sock"
+    package static let socketName = "jobd.sock"
     /// The pid file's name in the runtime directory.
-    public static let pidFileName = "jobd.pid"
+    package static let pidFileName = "jobd.pid"
 
     /// `$RUNTIME_DIRECTORY` (the first, if systemd set several) or `/run/jobd`: the same default for
     /// jobd and jobctl, so that they meet without options.
-    public static func defaultRuntimeDirectory(environment: [String: String]) -> String {
+    package static func defaultRuntimeDirectory(environment: [String: String]) -> String {
         environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/run/jobd"
     }
 }
 
 /// A request from a client.
-public struct ControlRequest: Codable, Sendable, Equatable {
-    public enum Command: String, Codable, Sendable {
+package struct ControlRequest: Codable, Sendable, Equatable {
+    package enum Command: String, Codable, Sendable {
         /// The daemon's status, or one job's with `job`.
         case status
         /// Every job with its next and last elapse, as `systemctl list-timers`.
@@ -40,14 +40,14 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case enable
     }
 
-    public var version: Int
-    public var command: Command
-    public var job: String?
-    public var wait: Bool?
+    package var version: Int
+    package var command: Command
+    package var job: String?
+    package var wait: Bool?
     /// With `run` and `wait`: the run's output too, as `run-output` lines (the default when `wait`).
-    public var output: Bool?
+    package var output: Bool?
 
-    public init(command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil) {
+    package init(command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil) {
         self.version = ControlProtocol.version
         self.command = command
         self.job = job
@@ -57,12 +57,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 
     /// Whether the reply streams a run's output: a client that reads slowly then holds its
     /// connection for the whole run, and loses lines rather than slow jobd down.
-    public var streamsOutput: Bool { command == .run && wait == true && output != false }
+    package var streamsOutput: Bool { command == .run && wait == true && output != false }
 }
 
 /// One response line. `type` says which of the optional parts are present.
-public struct ControlResponse: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable {
+package struct ControlResponse: Codable, Sendable, Equatable {
+    package enum Kind: String, Codable, Sendable {
         case error
         case status
         case job
@@ -88,23 +88,23 @@ public struct ControlResponse: Codable, Sendable, Equatable {
         case jobEnabled = "job-enabled"
     }
 
-    public var version = ControlProtocol.version
-    public var type: Kind
-    public var message: String?
+    package var version = ControlProtocol.version
+    package var type: Kind
+    package var message: String?
     /// With `error`: what kind of error, for clients to act on (the message is for people).
-    public var code: ControlErrorCode?
-    public var daemon: DaemonStatus?
-    public var jobStatus: JobStatus?
-    public var jobs: [JobStatus]?
-    public var run: RunReport?
-    public var reload: ReloadReport?
+    package var code: ControlErrorCode?
+    package var daemon: DaemonStatus?
+    package var jobStatus: JobStatus?
+    package var jobs: [JobStatus]?
+    package var run: RunReport?
+    package var reload: ReloadReport?
     /// `run-output`: the line, and which stream it came from.
-    public var line: String?
-    public var stream: String?
+    package var line: String?
+    package var stream: String?
     /// `run-output-lost`: how many lines were dropped.
-    public var lost: Int?
+    package var lost: Int?
 
-    public init(
+    package init(
         type: Kind, message: String? = nil, daemon: DaemonStatus? = nil, jobStatus: JobStatus? = nil,
         jobs: [JobStatus]? = nil, run: RunReport? = nil, reload: ReloadReport? = nil
     ) {
@@ -117,7 +117,7 @@ public struct ControlResponse: Codable, Sendable, Equatable {
         self.reload = reload
     }
 
-    public static func error(_ message: String, code: ControlErrorCode? = nil) -> ControlResponse {
+    package static func error(_ message: String, code: ControlErrorCode? = nil) -> ControlResponse {
         var response = ControlResponse(type: .error, message: message)
         response.code = code
         return response
@@ -126,40 +126,40 @@ public struct ControlResponse: Codable, Sendable, Equatable {
 
 /// The kind of an `error` response, as its `code` field: a string, so that a client decodes codes
 /// it does not know yet.
-public struct ControlErrorCode: RawRepresentable, Codable, Sendable, Hashable {
-    public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
+package struct ControlErrorCode: RawRepresentable, Codable, Sendable, Hashable {
+    package var rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
 
     /// The caller is not root or jobd's own user.
-    public static let permissionDenied = ControlErrorCode(rawValue: "permission-denied")
+    package static let permissionDenied = ControlErrorCode(rawValue: "permission-denied")
     /// Every connection slot is taken; try again.
-    public static let busy = ControlErrorCode(rawValue: "busy")
+    package static let busy = ControlErrorCode(rawValue: "busy")
     /// The request is not one JSON object on one line, or too large.
-    public static let badRequest = ControlErrorCode(rawValue: "bad-request")
+    package static let badRequest = ControlErrorCode(rawValue: "bad-request")
     /// The request's protocol version is not this jobd's.
-    public static let unsupportedVersion = ControlErrorCode(rawValue: "unsupported-version")
+    package static let unsupportedVersion = ControlErrorCode(rawValue: "unsupported-version")
 }
 
 /// The daemon as a whole.
-public struct DaemonStatus: Codable, Sendable, Equatable {
-    public var pid: Int32
-    public var instance: String
-    public var generation: UInt64
-    public var startedRealtimeUSec: Int64
-    public var jobs: Int
-    public var liveOwners: Int
-    public var liveTimers: Int
-    public var armedTimers: Int
-    public var runningJobs: Int
-    public var lastReload: ReloadReport?
+package struct DaemonStatus: Codable, Sendable, Equatable {
+    package var pid: Int32
+    package var instance: String
+    package var generation: UInt64
+    package var startedRealtimeUSec: Int64
+    package var jobs: Int
+    package var liveOwners: Int
+    package var liveTimers: Int
+    package var armedTimers: Int
+    package var runningJobs: Int
+    package var lastReload: ReloadReport?
     /// Owners retired by a reload or stop that are still alive (within their grace, or leaked).
-    public var retiredOwnersAlive: Int
+    package var retiredOwnersAlive: Int
     /// Retired owners reported as leaked (`owner.leak`) and still alive.
-    public var leakedOwners: Int
+    package var leakedOwners: Int
     /// Job files (and `jobd.conf`) with errors, as `FILE:LINE: error: …`, first error of each.
-    public var brokenFiles: [String]?
+    package var brokenFiles: [String]?
 
-    public init(
+    package init(
         pid: Int32, instance: String, generation: UInt64, startedRealtimeUSec: Int64, jobs: Int, liveOwners: Int,
         liveTimers: Int, armedTimers: Int, runningJobs: Int, lastReload: ReloadReport?,
         retiredOwnersAlive: Int = 0, leakedOwners: Int = 0
@@ -181,48 +181,48 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
 
 /// One job: its definition's summary, its schedule and its runs. Times are wall-clock
 /// microseconds since the epoch.
-public struct JobStatus: Codable, Sendable, Equatable {
-    public var name: String
-    public var file: String
-    public var description: String?
-    public var command: String
-    public var triggers: [String]
-    public var nextElapseUSec: Int64?
-    public var lastTriggerUSec: Int64?
-    public var lastStartUSec: Int64?
-    public var lastFinishUSec: Int64?
-    public var lastOutcome: String?
-    public var running: Int
-    public var owner: UInt64
-    public var generation: UInt64
+package struct JobStatus: Codable, Sendable, Equatable {
+    package var name: String
+    package var file: String
+    package var description: String?
+    package var command: String
+    package var triggers: [String]
+    package var nextElapseUSec: Int64?
+    package var lastTriggerUSec: Int64?
+    package var lastStartUSec: Int64?
+    package var lastFinishUSec: Int64?
+    package var lastOutcome: String?
+    package var running: Int
+    package var owner: UInt64
+    package var generation: UInt64
     /// The last run's result in systemd's words (`success`, `exit-code`, `timeout`, …).
-    public var lastResult: String?
+    package var lastResult: String?
     /// The last run's `EXIT_STATUS=`: a number, or a signal's name.
-    public var lastExitStatus: String?
-    public var lastDurationUSec: UInt64?
+    package var lastExitStatus: String?
+    package var lastDurationUSec: UInt64?
     /// The last run's `JOBD_RUN_ID=`, and why it started (`timer`, `manual`, `retry`, `on-failure`, `on-success`).
-    public var lastRunID: String?
-    public var lastStartCause: String?
+    package var lastRunID: String?
+    package var lastStartCause: String?
     /// Runs in flight.
-    public var runs: [RunInFlight]?
+    package var runs: [RunInFlight]?
     /// When a failed run will be retried.
-    public var retryUSec: Int64?
+    package var retryUSec: Int64?
     /// `jobctl disable`: its triggers start no runs.
-    public var disabled: Bool?
+    package var disabled: Bool?
     /// The job file has errors: its errors; the job runs its previous definition (when `owner` is
     /// not 0) or not at all.
-    public var errors: [String]?
-    public var disabledByErrors: Bool { errors?.isEmpty == false }
+    package var errors: [String]?
+    package var disabledByErrors: Bool { errors?.isEmpty == false }
 
     /// A run in flight.
-    public struct RunInFlight: Codable, Sendable, Equatable {
-        public var runID: UInt64
-        public var invocationID: String
-        public var pid: Int32?
-        public var startedUSec: Int64
-        public var cause: String
+    package struct RunInFlight: Codable, Sendable, Equatable {
+        package var runID: UInt64
+        package var invocationID: String
+        package var pid: Int32?
+        package var startedUSec: Int64
+        package var cause: String
 
-        public init(runID: UInt64, invocationID: String, pid: Int32?, startedUSec: Int64, cause: String) {
+        package init(runID: UInt64, invocationID: String, pid: Int32?, startedUSec: Int64, cause: String) {
             self.runID = runID
             self.invocationID = invocationID
             self.pid = pid
@@ -231,7 +231,7 @@ public struct JobStatus: Codable, Sendable, Equatable {
         }
     }
 
-    public init(
+    package init(
         name: String, file: String, description: String?, command: String, triggers: [String],
         nextElapseUSec: Int64?, lastTriggerUSec: Int64?, lastStartUSec: Int64?, lastFinishUSec: Int64?,
         lastOutcome: String?, running: Int, owner: UInt64, generation: UInt64
@@ -253,20 +253,20 @@ public struct JobStatus: Codable, Sendable, Equatable {
 }
 
 /// A run started (or not) on request, and how it ended.
-public struct RunReport: Codable, Sendable, Equatable {
-    public var job: String
-    public var runID: UInt64?
-    public var skipReason: String?
-    public var exitCode: String?
-    public var exitStatus: String?
+package struct RunReport: Codable, Sendable, Equatable {
+    package var job: String
+    package var runID: UInt64?
+    package var skipReason: String?
+    package var exitCode: String?
+    package var exitStatus: String?
     /// The exit status, or for a run killed by a signal 128 plus the signal's number, as a shell reports it.
-    public var shellStatus: Int32?
-    public var succeeded: Bool?
+    package var shellStatus: Int32?
+    package var succeeded: Bool?
     /// How the run ended, in systemd's words.
-    public var result: String?
-    public var invocationID: String?
+    package var result: String?
+    package var invocationID: String?
 
-    public init(
+    package init(
         job: String, runID: UInt64? = nil, skipReason: String? = nil, exitCode: String? = nil,
         exitStatus: String? = nil, shellStatus: Int32? = nil, succeeded: Bool? = nil
     ) {
@@ -281,20 +281,20 @@ public struct RunReport: Codable, Sendable, Equatable {
 }
 
 /// The outcome of a reload.
-public struct ReloadReport: Codable, Sendable, Equatable {
+package struct ReloadReport: Codable, Sendable, Equatable {
     /// Reloads finished so far in this daemon, accepted or not: a client waits for the next number.
-    public var sequence: UInt64
-    public var accepted: Bool
-    public var generation: UInt64
-    public var added: [String]
-    public var changed: [String]
-    public var removed: [String]
-    public var kept: [String]
+    package var sequence: UInt64
+    package var accepted: Bool
+    package var generation: UInt64
+    package var added: [String]
+    package var changed: [String]
+    package var removed: [String]
+    package var kept: [String]
     /// Every configuration error, as `FILE:LINE: error: MESSAGE`.
-    public var errors: [String]
-    public var finishedRealtimeUSec: Int64?
+    package var errors: [String]
+    package var finishedRealtimeUSec: Int64?
 
-    public init(
+    package init(
         sequence: UInt64, accepted: Bool, generation: UInt64, added: [String] = [], changed: [String] = [],
         removed: [String] = [], kept: [String] = [], errors: [String] = [], finishedRealtimeUSec: Int64? = nil
     ) {

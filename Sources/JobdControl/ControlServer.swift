@@ -14,14 +14,14 @@ import Synchronization
 /// client never blocks the daemon's main loop. A client that hangs up while it waits frees its
 /// slot at once. So 32 idle clients hold their slots for 5 s at most, and only root or jobd's own
 /// user can hold one at all: `jobctl reload` is never kept out for longer by anyone else.
-public final class ControlServer: Sendable {
+package final class ControlServer: Sendable {
     /// At most this many connections at once; more are refused at once.
-    public static let maximumConnections = 32
+    package static let maximumConnections = 32
     /// At most this many refused callers are drained at once (so that they read the refusal, not a
     /// broken pipe); beyond that a refusal is sent and the connection closed at once.
     static let maximumRefusing = 4
 
-    public let path: String
+    package let path: String
     private let listenFD: Int32
     private let wakeFDs: (Int32, Int32)
     private let connections = Atomic<Int>(0)
@@ -31,7 +31,7 @@ public final class ControlServer: Sendable {
 
     /// Binds `path` (replacing a stale socket) and starts accepting. With a readers' group in
     /// `access`, the socket is mode 0660 and belongs to that group, so that its members can connect.
-    public init(
+    package init(
         path: String, access: ControlAccess = ControlAccess(ownUID: geteuid(), readers: nil),
         handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void
     ) throws(ControlError) {
@@ -73,7 +73,7 @@ public final class ControlServer: Sendable {
     }
 
     /// Stops accepting and removes the socket file. Connections in progress finish on their own.
-    public func stop() {
+    package func stop() {
         var byte: UInt8 = 1
         _ = write(wakeFDs.1, &byte, 1)
         unlink(path)
@@ -195,10 +195,10 @@ public final class ControlServer: Sendable {
 /// The way back to one client: the daemon sends responses, then finishes. Thread-safe. The
 /// serving thread waits for them beside the client's socket (a pipe wakes it), so that it sees a
 /// hang-up at once; after that, responses are dropped.
-public final class ControlReply: @unchecked Sendable {
+package final class ControlReply: @unchecked Sendable {
     /// At most this many output lines wait for a client; more are dropped and counted, and the
     /// client hears how many (`run-output-lost`) once it has caught up.
-    public static let outputQueueLimit = 1_024
+    package static let outputQueueLimit = 1_024
 
     private let condition = NSCondition()
     private var pending: [ControlResponse] = []
@@ -215,7 +215,7 @@ public final class ControlReply: @unchecked Sendable {
 
     deinit { closeWake() }
 
-    public func send(_ response: ControlResponse) {
+    package func send(_ response: ControlResponse) {
         condition.lock()
         if !finished { pending.append(response) }
         signalLocked()
@@ -223,7 +223,7 @@ public final class ControlReply: @unchecked Sendable {
     }
 
     /// One line of a run's output: queued if fewer than ``outputQueueLimit`` wait, else counted as lost.
-    public func sendOutput(_ line: String, standardOutput: Bool) {
+    package func sendOutput(_ line: String, standardOutput: Bool) {
         condition.lock()
         defer { condition.unlock() }
         guard !finished else { return }
@@ -254,7 +254,7 @@ public final class ControlReply: @unchecked Sendable {
     }
 
     /// No more responses; the connection closes once they are written.
-    public func finish() {
+    package func finish() {
         condition.lock()
         finished = true
         signalLocked()
@@ -262,7 +262,7 @@ public final class ControlReply: @unchecked Sendable {
     }
 
     /// Sends `response` and finishes.
-    public func finish(with response: ControlResponse) {
+    package func finish(with response: ControlResponse) {
         send(response)
         finish()
     }

@@ -10,19 +10,19 @@ import SystemdKit
 import UnixSignals
 
 /// How jobd was started.
-public struct DaemonOptions: Sendable {
+package struct DaemonOptions: Sendable {
     /// The configuration directory, holding `jobs.d/`.
-    public var configDirectory: String
+    package var configDirectory: String
     /// jobd's own environment; jobs do not inherit it.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// Where the control socket and the pid file go.
-    public var runtimeDirectory: String
+    package var runtimeDirectory: String
     /// Where `Persistent=` stamps and the last boot id are kept.
-    public var stateDirectory: String
+    package var stateDirectory: String
     /// This run of jobd's `JOBD_INSTANCE`.
-    public var instance: String
+    package var instance: String
 
-    public init(
+    package init(
         configDirectory: String, runtimeDirectory: String, stateDirectory: String, instance: String,
         environment: [String: String]
     ) {
@@ -36,24 +36,24 @@ public struct DaemonOptions: Sendable {
 
 extension Daemon {
     /// `$STATE_DIRECTORY` (the first, if systemd set several) or `/var/lib/jobd`.
-    public static func defaultStateDirectory(environment: [String: String]) -> String {
+    package static func defaultStateDirectory(environment: [String: String]) -> String {
         StateDirectory.defaultPath(environment: environment)
     }
 }
 
 /// The daemon: loads the configuration, arms one owner per job, tells systemd it is ready, and runs
 /// the main loop until SIGTERM or SIGINT.
-public struct Daemon {
+package struct Daemon {
     private let options: DaemonOptions
     private let logger: Logger
 
-    public init(options: DaemonOptions, logger: Logger) {
+    package init(options: DaemonOptions, logger: Logger) {
         self.options = options
         self.logger = logger
     }
 
     /// Runs until asked to stop; returns the process's exit status.
-    public func run() async -> Int32 {
+    package func run() async -> Int32 {
         // One jobd per runtime directory: the lock before anything is logged, read or bound.
         guard case .proceed(let runtimeLock) = RuntimeFiles.lock(directory: options.runtimeDirectory, logger: logger) else { return 1 }
         logger.event(.daemonStart, "jobd starting with configuration \(options.configDirectory)")

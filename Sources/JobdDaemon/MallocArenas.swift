@@ -9,15 +9,15 @@ import CMalloc
 /// arena, every thread allocates from and frees into the same heap, and what a reload frees serves
 /// the next reload. jobd's threads (the main loop, the timing thread, a few runners) are few and
 /// allocate little at a time, so they do not contend for it noticeably.
-public enum MallocArenas {
+package enum MallocArenas {
     /// How many arenas jobd allows: one, the main heap.
-    public static let jobdLimit: Int32 = 1
+    package static let jobdLimit: Int32 = 1
 
     /// Bounds the number of arenas to `limit` (`mallopt(M_ARENA_MAX, limit)`). Call it first thing
     /// at start, before threads allocate: arenas made before the call stay. Returns `false` when
     /// glibc refused the setting (the process then runs with glibc's default).
     @discardableResult
-    public static func bound(to limit: Int32 = jobdLimit) -> Bool {
+    package static func bound(to limit: Int32 = jobdLimit) -> Bool {
         mallopt(M_ARENA_MAX, limit) == 1
     }
 }

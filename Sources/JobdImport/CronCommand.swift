@@ -9,20 +9,20 @@
 /// - After it (the standard input): a `%` is a newline, `\%` a `%`, and any other backslash stays
 ///   (so `\\%` gives `\%`). If anything was written and the last character written was not a
 ///   newline, a newline is added; a backslash at the very end is written without one.
-public struct CronCommand: Sendable, Hashable {
+package struct CronCommand: Sendable, Hashable {
     /// What the shell gets after `-c`.
-    public var command: String
+    package var command: String
     /// The bytes cron writes to the command's standard input; `nil` without a `%`, empty when the
     /// line ends at its first `%` (cron then closes the pipe at once, like an empty file).
-    public var standardInput: String?
+    package var standardInput: String?
 
-    public init(command: String, standardInput: String?) {
+    package init(command: String, standardInput: String?) {
         self.command = command
         self.standardInput = standardInput
     }
 
     /// Splits `text`, the rest of a crontab line after its schedule (and user field).
-    public init(cronText text: String) {
+    package init(cronText text: String) {
         var command = ""
         var escaped = false
         var scalars = text.unicodeScalars[...]

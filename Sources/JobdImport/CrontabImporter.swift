@@ -3,18 +3,18 @@ import JobdCalendar
 /// Converts a crontab into job files, one per command line, that run the command as Debian's cron
 /// would: the same schedule (`Cron=`), user, environment, working directory, shell, and standard
 /// input from `%`. Pure: the caller reads the file and looks up home directories.
-public enum CrontabImporter {
-    public struct Options: Sendable {
+package enum CrontabImporter {
+    package struct Options: Sendable {
         /// The crontab's path, for comments and the report.
-        public var path: String
+        package var path: String
         /// `/etc/crontab` and `/etc/cron.d` files: a user field follows the schedule.
-        public var systemFormat: Bool
+        package var systemFormat: Bool
         /// The owner of a user crontab: the `User=` of every job (ignored in the system format).
-        public var user: String?
+        package var user: String?
         /// A user's home directory, where cron starts the command (`nil`: unknown).
-        public var homeDirectory: @Sendable (String) -> String?
+        package var homeDirectory: @Sendable (String) -> String?
 
-        public init(path: String, systemFormat: Bool, user: String?, homeDirectory: @escaping @Sendable (String) -> String?) {
+        package init(path: String, systemFormat: Bool, user: String?, homeDirectory: @escaping @Sendable (String) -> String?) {
             self.path = path
             self.systemFormat = systemFormat
             self.user = user
@@ -22,16 +22,16 @@ public enum CrontabImporter {
         }
     }
 
-    public struct Result: Sendable {
-        public var jobs: [JobFile] = []
-        public var report = ImportReport()
+    package struct Result: Sendable {
+        package var jobs: [JobFile] = []
+        package var report = ImportReport()
     }
 
     /// cron's own settings for every command, before the crontab's (crontab(5)).
     static let cronPath = "/usr/bin:/bin"
     static let cronShell = "/bin/sh"
 
-    public static func convert(_ text: String, options: Options) -> Result {
+    package static func convert(_ text: String, options: Options) -> Result {
         var result = Result()
         var environment: [(name: String, value: String)] = []
         var naming = JobNaming()

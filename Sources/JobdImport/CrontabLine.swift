@@ -1,5 +1,5 @@
 /// One line of a crontab, read as Debian's cron reads it (crontab(5)).
-public enum CrontabLine: Sendable, Hashable {
+package enum CrontabLine: Sendable, Hashable {
     /// A blank line or a comment (`#` as the first non-blank character).
     case ignored
     /// `NAME = value`: sets a variable for the commands on the lines below.
@@ -12,7 +12,7 @@ public enum CrontabLine: Sendable, Hashable {
 
     /// Reads `line`; `systemFormat` for `/etc/crontab` and `/etc/cron.d`, whose lines name the user
     /// after the schedule.
-    public static func parse(_ line: Substring, systemFormat: Bool) -> CrontabLine {
+    package static func parse(_ line: Substring, systemFormat: Bool) -> CrontabLine {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
         if trimmed.isEmpty || trimmed.first == "#" { return .ignored }
         if let (name, value) = environment(trimmed) { return .environment(name: name, value: value) }

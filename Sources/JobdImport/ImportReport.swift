@@ -1,7 +1,7 @@
 /// What an import did with each line or key of its input: what it wrote, what it carried over
 /// with a difference worth knowing, and what it could not carry over.
-public struct ImportReport: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable {
+package struct ImportReport: Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// A job file was written for this line.
         case imported
         /// Carried over, with a difference the user should know about.
@@ -10,28 +10,28 @@ public struct ImportReport: Sendable, Hashable {
         case notCarriedOver = "not carried over"
     }
 
-    public struct Entry: Sendable, Hashable, CustomStringConvertible {
+    package struct Entry: Sendable, Hashable, CustomStringConvertible {
         /// The 1-based line of the input it is about, if any.
-        public var line: Int?
-        public var kind: Kind
-        public var message: String
+        package var line: Int?
+        package var kind: Kind
+        package var message: String
 
-        public var description: String { "\(kind.rawValue): \(message)" }
+        package var description: String { "\(kind.rawValue): \(message)" }
     }
 
-    public var entries: [Entry] = []
+    package var entries: [Entry] = []
 
-    public init() {}
+    package init() {}
 
     /// Whether anything could not be carried over.
-    public var hasLosses: Bool { entries.contains { $0.kind == .notCarriedOver } }
+    package var hasLosses: Bool { entries.contains { $0.kind == .notCarriedOver } }
 
     mutating func add(_ kind: Kind, line: Int?, _ message: String) {
         entries.append(Entry(line: line, kind: kind, message: message))
     }
 
     /// The report as lines `PATH:LINE: KIND: MESSAGE`, in the order of the input.
-    public func lines(path: String) -> [String] {
+    package func lines(path: String) -> [String] {
         entries.enumerated().sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }.map {
             let location = $0.element.line.map { "\(path):\($0)" } ?? path
             return "\(location): \($0.element)"

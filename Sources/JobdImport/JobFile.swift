@@ -1,12 +1,12 @@
 /// A job file being written: comments first, then `[Job]` and its assignments in order.
-public struct JobFile: Sendable {
+package struct JobFile: Sendable {
     /// The job's name; the file is `NAME.job`.
-    public var name: String
+    package var name: String
     /// Comment lines, without their `# `.
-    public var comments: [String] = []
-    public var assignments: [(key: String, value: String)] = []
+    package var comments: [String] = []
+    package var assignments: [(key: String, value: String)] = []
 
-    public init(name: String) {
+    package init(name: String) {
         self.name = name
     }
 
@@ -20,7 +20,7 @@ public struct JobFile: Sendable {
     }
 
     /// The file's contents.
-    public var text: String {
+    package var text: String {
         var text = comments.map { $0.isEmpty ? "#\n" : "# \($0)\n" }.joined()
         text += "[Job]\n"
         for assignment in assignments { text += "\(assignment.key)=\(assignment.value)\n" }

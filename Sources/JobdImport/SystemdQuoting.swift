@@ -1,16 +1,16 @@
 /// Writes values that jobd's job-file reader gives back unchanged: one quoted word in systemd's
 /// syntax (systemd.syntax(7)), with the escapes jobd's ``JobdConfig/ExecCommand`` and
 /// `Environment=` read.
-public enum SystemdQuoting {
+package enum SystemdQuoting {
     /// `ExecStart=SHELL -c 'SCRIPT'`: the shell gets `script` byte for byte. In a command line
     /// `%` is written `%%` and `$` is written `$$`, so that jobd expands nothing.
-    public static func shellCommand(_ shell: String, script: String) -> String {
+    package static func shellCommand(_ shell: String, script: String) -> String {
         let executable = shell.unicodeScalars.allSatisfy(isPlain) ? shell : quotedWord(shell, commandLine: true)
         return executable + " -c " + quotedWord(script, commandLine: true)
     }
 
     /// `"NAME=value"` for `Environment=`, where neither `$` nor `%` is special.
-    public static func environmentAssignment(name: String, value: String) -> String {
+    package static func environmentAssignment(name: String, value: String) -> String {
         quotedWord(name + "=" + value, commandLine: false)
     }
 

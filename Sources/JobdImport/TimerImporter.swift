@@ -1,4 +1,4 @@
-public import JobdConfig
+import JobdConfig
 
 /// Converts a systemd `.timer` and the `.service` it starts into one job file, and lists every key
 /// it could not carry over. Pure: the caller reads both files (with jobd's ``UnitFile`` reader).
@@ -8,15 +8,15 @@ public import JobdConfig
 /// (systemd's default of 1min when the timer sets none); the service's command lines (see
 /// ``ServiceCommand``), `User=`, `Group=`, `WorkingDirectory=`, `Environment=`,
 /// `EnvironmentFile=`, `RuntimeMaxSec=`, `TimeoutStopSec=`; `Description=`.
-public enum TimerImporter {
-    public struct Result: Sendable {
+package enum TimerImporter {
+    package struct Result: Sendable {
         /// `nil` when the service gives no command jobd can run.
-        public var job: JobFile?
+        package var job: JobFile?
         /// Entries for the timer's lines; ``serviceReport`` for the service's.
-        public var timerReport = ImportReport()
-        public var serviceReport = ImportReport()
+        package var timerReport = ImportReport()
+        package var serviceReport = ImportReport()
 
-        public var hasLosses: Bool { timerReport.hasLosses || serviceReport.hasLosses || job == nil }
+        package var hasLosses: Bool { timerReport.hasLosses || serviceReport.hasLosses || job == nil }
     }
 
     /// Keys whose absence changes nothing under jobd: documentation, and what jobd does anyway
@@ -31,7 +31,7 @@ public enum TimerImporter {
                                            "RuntimeMaxSec", "TimeoutStopSec"]
 
     /// `name` is the job's name (the timer's name without `.timer`).
-    public static func convert(timer: UnitFile, service: UnitFile, name: String) -> Result {
+    package static func convert(timer: UnitFile, service: UnitFile, name: String) -> Result {
         var result = Result()
         var job = JobFile(name: name)
         job.comment("Imported by jobctl import timer from \(timer.path) and \(service.path).")

@@ -3,15 +3,15 @@
 /// `systemd/jobd.catalog` is generated from ``render()``; a test checks that the file is up to date
 /// (run it with `JOBD_UPDATE_CATALOG=1` to rewrite the file). `@FIELD@` in a body is replaced by the
 /// entry's field of that name when journalctl shows it.
-public enum JobdCatalog {
+package enum JobdCatalog {
     /// The catalog entry of one event kind.
-    public struct Entry: Sendable, Hashable {
-        public let subject: String
-        public let body: String
+    package struct Entry: Sendable, Hashable {
+        package let subject: String
+        package let body: String
     }
 
     /// The entry for `kind`. The switch is exhaustive, so a new event kind cannot miss its text.
-    public static func entry(for kind: JobdEvent) -> Entry {
+    package static func entry(for kind: JobdEvent) -> Entry {
         switch kind {
         case .daemonStart:
             Entry(subject: "jobd is starting", body: """
@@ -63,7 +63,8 @@ public enum JobdCatalog {
                 """)
         case .configError:
             Entry(subject: "A job file has an error", body: """
-                @CONFIG_FILE@, line @CONFIG_LINE@: @JOBD_REASON@
+                In @CONFIG_FILE@: @JOBD_REASON@
+                (The line is in the message and in CONFIG_LINE, when the error is on one line.)
                 Only the job defined in that file is affected: at start it does not run; at a
                 reload it keeps its previous definition. An error in jobd.conf keeps the previous
                 settings (the defaults at start). Check a file with jobctl check, correct it, then
@@ -131,7 +132,8 @@ public enum JobdCatalog {
                 """)
         case .runStart:
             Entry(subject: "A job run started", body: """
-                Run @JOBD_RUN_ID@ of job @JOB@ started as process @JOBD_PID@. Its output is logged
+                Run @JOBD_RUN_ID@ of job @JOB@ started; its process id is in JOBD_PID. (At priority
+                err it could not start, and the message says why.) Its output is logged
                 under the job's name: journalctl -t @JOB@, or for this run alone
                 jobctl logs @JOB@ --run @JOBD_RUN_ID@ (journalctl JOBD_RUN_ID=@JOBD_RUN_ID@).
                 """)
@@ -214,7 +216,7 @@ public enum JobdCatalog {
 
     /// The whole catalog file: one entry per ``JobdEvent``, in declaration order, in the format
     /// `journalctl --update-catalog` reads (see `man journalctl`, "catalog").
-    public static func render() -> String {
+    package static func render() -> String {
         var text = """
             # jobd's journal catalog: explanations shown by journalctl -x for jobd's events.
             # Generated from JobdCatalog.swift (JobdLogging); do not edit by hand.

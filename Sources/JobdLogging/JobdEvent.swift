@@ -4,7 +4,7 @@ import Logging
 /// `MESSAGE_ID` so that `journalctl -x` can explain it (see `systemd/jobd.catalog`).
 ///
 /// This vocabulary is a contract: tools and tests query the journal by it. Add kinds; never rename one.
-public enum JobdEvent: String, Sendable, CaseIterable {
+package enum JobdEvent: String, Sendable, CaseIterable {
     case daemonStart = "daemon.start"
     case daemonReady = "daemon.ready"
     case daemonStop = "daemon.stop"
@@ -40,7 +40,7 @@ public enum JobdEvent: String, Sendable, CaseIterable {
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
     /// the next unused id; an id is never reused. The catalog entries in `systemd/jobd.catalog` use
     /// the same ids, and a test checks that no two kinds share one.
-    public var messageID: String {
+    package var messageID: String {
         switch self {
         case .daemonStart: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1001"
         case .daemonReady: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1002"
@@ -78,47 +78,47 @@ public enum JobdEvent: String, Sendable, CaseIterable {
 
 /// Journal field names used on jobd's events. Each is valid for journald: `[A-Z0-9_]`, not starting
 /// with `_` or a digit, at most 64 characters.
-public enum JobdField {
-    public static let event = "JOBD_EVENT"
-    public static let job = "JOB"
-    public static let instance = "JOBD_INSTANCE"
-    public static let generation = "JOBD_GENERATION"
-    public static let owner = "JOBD_OWNER"
+package enum JobdField {
+    package static let event = "JOBD_EVENT"
+    package static let job = "JOB"
+    package static let instance = "JOBD_INSTANCE"
+    package static let generation = "JOBD_GENERATION"
+    package static let owner = "JOBD_OWNER"
     /// On a compact `owner.retain`: every owner a reload kept, as id ranges (``OwnerIDRanges``).
-    public static let owners = "JOBD_OWNERS"
+    package static let owners = "JOBD_OWNERS"
     /// On a compact `owner.retain`: how many owners `JOBD_OWNERS` names.
-    public static let ownerCount = "JOBD_OWNER_COUNT"
-    public static let timer = "JOBD_TIMER"
-    public static let run = "JOBD_RUN"
+    package static let ownerCount = "JOBD_OWNER_COUNT"
+    package static let timer = "JOBD_TIMER"
+    package static let run = "JOBD_RUN"
     /// Every entry of a run: 128 random bits in hex, unique across restarts and machines (as systemd's `INVOCATION_ID`).
-    public static let runID = "JOBD_RUN_ID"
+    package static let runID = "JOBD_RUN_ID"
     /// On `run.exit`: how the run ended, in systemd's words (`success`, `exit-code`, `timeout`, …).
-    public static let result = "JOBD_RESULT"
+    package static let result = "JOBD_RESULT"
     /// On `run.retry`: which retry this is, and how many the job allows.
-    public static let attempt = "JOBD_ATTEMPT"
+    package static let attempt = "JOBD_ATTEMPT"
     /// On runs another job's outcome started: that job, and its run's `JOBD_RUN_ID`.
-    public static let triggeredBy = "JOBD_TRIGGERED_BY"
-    public static let triggeredByRunID = "JOBD_TRIGGERED_BY_RUN_ID"
+    package static let triggeredBy = "JOBD_TRIGGERED_BY"
+    package static let triggeredByRunID = "JOBD_TRIGGERED_BY_RUN_ID"
     /// On `run.leftovers` and `run.exit`: processes the run left behind when its main process ended.
-    public static let leftovers = "JOBD_LEFTOVERS"
+    package static let leftovers = "JOBD_LEFTOVERS"
     /// On runs not started by a trigger: why (`manual`, `retry`, `on-failure`, `on-success`).
-    public static let cause = "JOBD_CAUSE"
-    public static let reason = "JOBD_REASON"
-    public static let exitCode = "EXIT_CODE"
-    public static let exitStatus = "EXIT_STATUS"
-    public static let pid = "JOBD_PID"
-    public static let durationUSec = "JOBD_DURATION_USEC"
+    package static let cause = "JOBD_CAUSE"
+    package static let reason = "JOBD_REASON"
+    package static let exitCode = "EXIT_CODE"
+    package static let exitStatus = "EXIT_STATUS"
+    package static let pid = "JOBD_PID"
+    package static let durationUSec = "JOBD_DURATION_USEC"
     /// On `daemon.ready` and `reload.done`: `LeakGraceSec=` in microseconds, so that an audit of the
     /// journal judges retired owners by the grace jobd itself gave them.
-    public static let leakGraceUSec = "JOBD_LEAK_GRACE_USEC"
-    public static let file = "CONFIG_FILE"
-    public static let line = "CONFIG_LINE"
+    package static let leakGraceUSec = "JOBD_LEAK_GRACE_USEC"
+    package static let file = "CONFIG_FILE"
+    package static let line = "CONFIG_LINE"
 }
 
 extension Logger {
     /// Logs one jobd event. `fields` are journal fields (see ``JobdField``); they travel as swift-log
     /// metadata, so any log handler can show them and the journal handler writes them as fields.
-    public func event(
+    package func event(
         _ kind: JobdEvent,
         level: Logger.Level = .info,
         _ message: @autoclosure () -> String,

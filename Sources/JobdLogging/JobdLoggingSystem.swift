@@ -5,9 +5,9 @@ import JobdLocks
 
 /// Sets up swift-log for a jobd process: the journal when jobd runs under systemd or a journald is
 /// reachable, readable stderr lines otherwise.
-public enum JobdLoggingSystem {
+package enum JobdLoggingSystem {
     /// The variable that overrides the choice: `journal`, `stderr` or `auto` (the default).
-    public static let overrideVariable = "JOBD_LOG_TARGET"
+    package static let overrideVariable = "JOBD_LOG_TARGET"
 
     private static let chosen = LockedBox<LogTarget?>(nil)
 
@@ -18,7 +18,7 @@ public enum JobdLoggingSystem {
     /// per process); later calls return the first call's target and change nothing. Do not also call
     /// `LoggingSystem.bootstrap` elsewhere in the process.
     @discardableResult
-    public static func bootstrap(
+    package static func bootstrap(
         identifier: String = "jobd", level: Logger.Level = .info, metadataProvider: Logger.MetadataProvider? = nil
     ) -> LogTarget {
         chosen.withLock { chosen in
@@ -47,7 +47,7 @@ public enum JobdLoggingSystem {
     ///    already sends stderr to the journal, native entries carry the fields as well;
     /// 3. the journal when `journalReachable` (a journald listens on its socket);
     /// 4. stderr.
-    public static func chooseTarget(
+    package static func chooseTarget(
         environment: [String: String], stderrIdentity: (device: UInt64, inode: UInt64)?,
         journalReachable: () -> Bool
     ) -> LogTarget {

@@ -20,26 +20,26 @@ import SystemdKit
 ///
 /// When no journald is reachable, or sending fails, the record goes to stderr as a readable line
 /// instead (see ``ReadableLogHandler``), so nothing is lost.
-public struct JournalLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .info
-    public var metadataProvider: Logger.MetadataProvider?
+package struct JournalLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level = .info
+    package var metadataProvider: Logger.MetadataProvider?
     /// The logger's label, written as `JOBD_LOGGER`.
-    public let label: String
+    package let label: String
     /// `SYSLOG_IDENTIFIER` of every entry: what `journalctl -t` selects.
-    public let identifier: String
+    package let identifier: String
     private let journal = Journal()
     private let fallback: @Sendable (String) -> Void
 
     /// Fields this handler sets itself; metadata cannot override them.
-    public static let reservedFields: Set<String> = [
+    package static let reservedFields: Set<String> = [
         "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "MESSAGE_ID", "CODE_FILE", "CODE_LINE", "CODE_FUNC",
         "JOBD_LOGGER", "JOBD_ERROR", "JOBD_DROPPED_FIELDS",
     ]
 
     /// - Parameters:
     ///   - fallback: where readable lines go when the journal is unreachable; stderr by default.
-    public init(
+    package init(
         label: String, identifier: String = "jobd", metadataProvider: Logger.MetadataProvider? = nil,
         fallback: @escaping @Sendable (String) -> Void = ReadableLogHandler.standardError
     ) {
@@ -49,12 +49,12 @@ public struct JournalLogHandler: LogHandler {
         self.fallback = fallback
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         let record = LogRecord(event: event, label: label, handlerMetadata: metadata, provider: metadataProvider)
         do {
             try journal.send(Self.fields(for: record, identifier: identifier))
@@ -65,7 +65,7 @@ public struct JournalLogHandler: LogHandler {
 
     /// The journal fields of `record`, in the order they are sent (fixed fields first, then metadata
     /// sorted by key).
-    public static func fields(for record: LogRecord, identifier: String) -> [JournalField] {
+    package static func fields(for record: LogRecord, identifier: String) -> [JournalField] {
         func field(_ name: String, _ value: String) -> JournalField {
             // The names used here are literals that satisfy the journal's rules.
             JournalField(try! JournalFieldName(name), value)

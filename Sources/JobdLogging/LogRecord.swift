@@ -4,28 +4,28 @@ import Logging
 /// One swift-log call, resolved into what both jobd handlers write: the merged metadata as strings,
 /// the time it was made, and where it came from. ``JournalLogHandler`` turns it into journal fields,
 /// ``ReadableLogHandler`` into a line.
-public struct LogRecord: Sendable, Hashable {
+package struct LogRecord: Sendable, Hashable {
     /// The level the call was made at.
-    public var level: Logger.Level
+    package var level: Logger.Level
     /// The message, rendered.
-    public var message: String
+    package var message: String
     /// Metadata from the handler, the metadata provider and the call (later ones win), as text.
-    public var metadata: [String: String]
+    package var metadata: [String: String]
     /// The logger's label, such as `jobd.scheduler`.
-    public var label: String
+    package var label: String
     /// Seconds and nanoseconds since the Unix epoch (`CLOCK_REALTIME`) when the call was made.
-    public var seconds: Int
+    package var seconds: Int
     /// The fraction of the second, in nanoseconds.
-    public var nanoseconds: Int
+    package var nanoseconds: Int
     /// The call site: `#fileID`, `#function` and `#line` of the log call.
-    public var file: String
-    public var function: String
-    public var line: UInt
+    package var file: String
+    package var function: String
+    package var line: UInt
     /// The error passed with the call, described, if any.
-    public var error: String?
+    package var error: String?
 
     /// Makes a record directly, for tests and for handlers that resolve records themselves.
-    public init(
+    package init(
         level: Logger.Level, message: String, metadata: [String: String], label: String,
         seconds: Int, nanoseconds: Int, file: String, function: String, line: UInt, error: String? = nil
     ) {
@@ -58,7 +58,7 @@ public struct LogRecord: Sendable, Hashable {
     }
 
     /// The syslog priority journald and `journalctl -p` use for `level`.
-    public static func priority(_ level: Logger.Level) -> Int {
+    package static func priority(_ level: Logger.Level) -> Int {
         switch level {
         case .trace, .debug: 7
         case .info: 6

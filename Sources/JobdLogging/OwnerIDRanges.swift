@@ -3,12 +3,12 @@
 ///
 /// Owner ids are handed out in sequence, so the owners a reload keeps are mostly runs of
 /// consecutive ids: the text grows with what reloads changed, not with the number of jobs.
-public struct OwnerIDRanges: Sendable, Hashable, CustomStringConvertible {
+package struct OwnerIDRanges: Sendable, Hashable, CustomStringConvertible {
     /// Disjoint, ascending, not adjacent (`1-3,5`, never `1-2,3,5`).
-    public private(set) var ranges: [ClosedRange<UInt64>]
+    package private(set) var ranges: [ClosedRange<UInt64>]
 
     /// The ranges of `ids`, in any order, duplicates allowed.
-    public init(_ ids: some Sequence<UInt64>) {
+    package init(_ ids: some Sequence<UInt64>) {
         var ranges: [ClosedRange<UInt64>] = []
         for id in ids.sorted() {
             if let last = ranges.last, id <= last.upperBound || id - last.upperBound == 1 {
@@ -22,7 +22,7 @@ public struct OwnerIDRanges: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses the field's text; `nil` unless every element is `N` or `N-M` with `N ≤ M`, ascending
     /// and disjoint.
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         var ranges: [ClosedRange<UInt64>] = []
         for element in text.split(separator: ",", omittingEmptySubsequences: false) {
             let bounds = element.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
@@ -36,16 +36,16 @@ public struct OwnerIDRanges: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How many ids the ranges hold.
-    public var count: Int { ranges.reduce(0) { $0 + Int($1.count) } }
+    package var count: Int { ranges.reduce(0) { $0 + Int($1.count) } }
 
-    public var isEmpty: Bool { ranges.isEmpty }
+    package var isEmpty: Bool { ranges.isEmpty }
 
     /// Every id, ascending.
-    public var ids: some Sequence<UInt64> { ranges.lazy.flatMap { $0 } }
+    package var ids: some Sequence<UInt64> { ranges.lazy.flatMap { $0 } }
 
     /// The ranges in pieces of at most `maxRanges` each, so that no journal entry grows without
     /// bound however fragmented the ids are.
-    public func chunked(maxRanges: Int) -> [OwnerIDRanges] {
+    package func chunked(maxRanges: Int) -> [OwnerIDRanges] {
         stride(from: 0, to: ranges.count, by: max(1, maxRanges)).map { start in
             var piece = self
             piece.ranges = Array(ranges[start..<min(start + max(1, maxRanges), ranges.count)])
@@ -53,7 +53,7 @@ public struct OwnerIDRanges: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         ranges.map { $0.lowerBound == $0.upperBound ? String($0.lowerBound) : "\($0.lowerBound)-\($0.upperBound)" }
             .joined(separator: ",")
     }

@@ -13,19 +13,19 @@ import JobdLocks
 /// sorted by key, and the message after an em dash. Values with spaces, quotes, `=` or control
 /// characters are quoted with C escapes, and newlines in the message become `\n`, so that one record
 /// is always one line.
-public struct ReadableLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .info
-    public var metadataProvider: Logger.MetadataProvider?
+package struct ReadableLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level = .info
+    package var metadataProvider: Logger.MetadataProvider?
     /// The logger's label, shown when a record has no `JOB` field.
-    public let label: String
+    package let label: String
     /// The name shown before the pid, like `SYSLOG_IDENTIFIER`.
-    public let identifier: String
+    package let identifier: String
     private let output: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - output: where lines go (each with its newline); stderr by default. Tests capture it.
-    public init(
+    package init(
         label: String, identifier: String = "jobd", metadataProvider: Logger.MetadataProvider? = nil,
         output: @escaping @Sendable (String) -> Void = ReadableLogHandler.standardError
     ) {
@@ -35,18 +35,18 @@ public struct ReadableLogHandler: LogHandler {
         self.output = output
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         let record = LogRecord(event: event, label: label, handlerMetadata: metadata, provider: metadataProvider)
         output(Self.line(record, identifier: identifier, pid: getpid()) + "\n")
     }
 
     /// The line for `record`, without its newline.
-    public static func line(_ record: LogRecord, identifier: String, pid: pid_t) -> String {
+    package static func line(_ record: LogRecord, identifier: String, pid: pid_t) -> String {
         var fields = record.metadata
         // The subject is the job, and appears only when there is one: a `name:` after the level
         // always names a job, never the logger.
@@ -67,7 +67,7 @@ public struct ReadableLogHandler: LogHandler {
 
     /// Writes `text` to file descriptor 2 in one `write` per call, under a lock, so that lines from
     /// different threads never interleave.
-    public static let standardError: @Sendable (String) -> Void = { text in
+    package static let standardError: @Sendable (String) -> Void = { text in
         stderrLock.withLock {
             var bytes = Array(text.utf8)[...]
             while !bytes.isEmpty {

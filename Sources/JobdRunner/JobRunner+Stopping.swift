@@ -9,7 +9,7 @@ extension JobRunner {
     /// stopped process sees it) to the run's process group, and SIGKILL once `TimeoutStopSec=` has
     /// passed, as systemd stops a service.
     func watch(
-        _ definition: JobDefinition, runID: UInt64, requests: AsyncStream<StopReason>,
+        _ definition: JobDefinition, runID: UInt64, fields runFields: [String: String], requests: AsyncStream<StopReason>,
         stopping: @Sendable (StopReason) -> Void
     ) async {
         let runtimeMax = definition.runtimeMax
@@ -34,7 +34,8 @@ extension JobRunner {
         }
         guard let reason, !Task.isCancelled else { return }
         stopping(reason)
-        let fields = [JobdField.job: definition.name, JobdField.run: String(runID), JobdField.reason: reason.rawValue]
+        // The run's own fields (JOB, JOBD_RUN, JOBD_RUN_ID…) on every entry of the run, and why.
+        let fields = runFields.merging([JobdField.reason: reason.rawValue]) { $1 }
         let grace = definition.stopTimeout
         let message = switch reason {
         case .runtimeExceeded: "run \(runID) of \(definition.name) ran longer than RuntimeMaxSec=\(runtimeMax)"

@@ -21,18 +21,18 @@ import JobdLocks
 /// ``environment(for:account:files:runID:)``). Beside each run a watcher stops it when it outlives
 /// `RuntimeMaxSec=` or when jobd asks (``RunRegistry``): SIGTERM to its process group, then SIGKILL
 /// after `TimeoutStopSec=`.
-public struct JobRunner: Sendable {
+package struct JobRunner: Sendable {
     /// The `PATH` a job gets unless its `Environment=` sets one: systemd's default for services.
-    public static let defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    package static let defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
     let logger: Logger
     private let inheritedLanguage: String?
     /// Every run this runner has in flight.
-    public let registry: RunRegistry
+    package let registry: RunRegistry
     /// Who follows which run's output (`jobctl run --wait`).
-    public let outputTaps = RunOutputTaps()
+    package let outputTaps = RunOutputTaps()
 
-    public init(logger: Logger, environment: [String: String], registry: RunRegistry = RunRegistry()) {
+    package init(logger: Logger, environment: [String: String], registry: RunRegistry = RunRegistry()) {
         self.logger = logger
         self.inheritedLanguage = environment["LANG"]
         self.registry = registry
@@ -42,7 +42,7 @@ public struct JobRunner: Sendable {
     /// `PATH`, `LANG` from jobd's, `USER`, `LOGNAME`, `HOME` and `SHELL` of its `User=`, then its
     /// `Environment=`, then its `EnvironmentFile=`s (later ones win), then `context` (what a run
     /// started by another job's outcome is told), and `JOBD_JOB`, `JOBD_RUN`, `JOBD_RUN_ID`.
-    public func environment(
+    package func environment(
         for definition: JobDefinition, account: Account? = nil, files: [EnvironmentVariable] = [], runID: UInt64,
         invocationID: String = "", context: [String: String] = [:]
     ) -> [String: String] {
@@ -64,7 +64,7 @@ public struct JobRunner: Sendable {
 
     /// Runs `definition`'s command to completion. `context` is added to its environment; `fields`
     /// to each of its journal entries.
-    public func run(
+    package func run(
         _ definition: JobDefinition, runID: UInt64, invocationID: String,
         context: [String: String] = [:], fields extraFields: [String: String] = [:]
     ) async -> RunOutcome {
@@ -83,7 +83,7 @@ public struct JobRunner: Sendable {
             let startFields = fields
             (termination, pid) = await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    await watch(definition, runID: runID, requests: stopRequests) { stopReason.record($0) }
+                    await watch(definition, runID: runID, fields: startFields, requests: stopRequests) { stopReason.record($0) }
                 }
                 defer { group.cancelAll() }
                 return await spawn(configuration, definition: definition, runID: runID, fields: startFields)

@@ -3,11 +3,11 @@ import Glibc
 /// Cuts a stream of bytes into lines: at `\n` (dropping a `\r` before it), and every `limit`
 /// bytes within an overlong line, so that memory stays bounded whatever a job writes.
 /// Invalid UTF-8 is repaired with U+FFFD rather than dropped.
-public struct OutputLineSplitter: Sendable {
-    public let limit: Int
+package struct OutputLineSplitter: Sendable {
+    package let limit: Int
     private var pending: [UInt8] = []
 
-    public init(limit: Int = 4_096) {
+    package init(limit: Int = 4_096) {
         precondition(limit > 0)
         self.limit = limit
         pending.reserveCapacity(limit)
@@ -15,7 +15,7 @@ public struct OutputLineSplitter: Sendable {
 
     /// Feeds `bytes`; calls `emit` for each line completed by them. Lines are found with
     /// `memchr` and copied whole, so a job that writes a lot costs little per byte.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer, emit: (String) -> Void) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer, emit: (String) -> Void) {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
@@ -35,7 +35,7 @@ public struct OutputLineSplitter: Sendable {
     }
 
     /// Emits what is left at the end of the stream, if anything.
-    public mutating func finish(emit: (String) -> Void) {
+    package mutating func finish(emit: (String) -> Void) {
         if !pending.isEmpty { emitPending(emit) }
     }
 

@@ -9,7 +9,7 @@ import SystemPackage
 #endif
 
 /// How a run ended, in the terms systemd writes to the journal.
-public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
+package enum RunTermination: Sendable, Equatable, CustomStringConvertible {
     /// The process exited with this status.
     case exited(Int32)
     /// A signal killed the process.
@@ -20,7 +20,7 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
     case failedToStart(String)
 
     /// `EXIT_CODE=` as systemd writes it.
-    public var exitCode: String {
+    package var exitCode: String {
         switch self {
         case .exited: "exited"
         case .killed: "killed"
@@ -30,7 +30,7 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `EXIT_STATUS=` as systemd writes it: the status, or the signal's name.
-    public var exitStatus: String {
+    package var exitStatus: String {
         switch self {
         case .exited(let status): String(status)
         case .killed(let signal), .dumped(let signal): SignalName.name(of: signal)
@@ -40,7 +40,7 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
 
     /// As a shell reports it: the exit status, 128 plus the signal for a killed run, 127 for one
     /// that never started (the shell's "command not found").
-    public var shellStatus: Int32 {
+    package var shellStatus: Int32 {
         switch self {
         case .exited(let status): status
         case .killed(let signal), .dumped(let signal): 128 + signal
@@ -48,7 +48,7 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .exited(let status): "exited with status \(status)"
         case .killed(let signal): "killed by SIG\(SignalName.name(of: signal))"
@@ -59,26 +59,26 @@ public enum RunTermination: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A finished run.
-public struct RunOutcome: Sendable {
-    public var runID: UInt64
+package struct RunOutcome: Sendable {
+    package var runID: UInt64
     /// `JOBD_RUN_ID=`: unique across restarts and machines.
-    public var invocationID: String
-    public var job: String
-    public var pid: Int32?
-    public var termination: RunTermination
-    public var started: MonotonicInstant
-    public var finished: MonotonicInstant
+    package var invocationID: String
+    package var job: String
+    package var pid: Int32?
+    package var termination: RunTermination
+    package var started: MonotonicInstant
+    package var finished: MonotonicInstant
     /// How it ended, in systemd's words (`JOBD_RESULT=`).
-    public var result: RunResult
+    package var result: RunResult
     /// Why jobd stopped the run, if it did.
-    public var stopReason: StopReason?
+    package var stopReason: StopReason?
 
     /// Whether the run counts as a success (`-` before the command ignores a failing status).
-    public var succeeded: Bool { result == .success }
+    package var succeeded: Bool { result == .success }
 
     /// The result of a run that ended as `termination`: a run jobd stopped at `RuntimeMaxSec=` timed
     /// out, one it stopped for another reason was stopped, whatever its exit status.
-    public static func result(of termination: RunTermination, stopReason: StopReason?, ignoresFailure: Bool) -> RunResult {
+    package static func result(of termination: RunTermination, stopReason: StopReason?, ignoresFailure: Bool) -> RunResult {
         if case .failedToStart = termination { return .startFailed }
         switch stopReason {
         case .runtimeExceeded?: return .timeout

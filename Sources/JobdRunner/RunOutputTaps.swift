@@ -3,19 +3,19 @@ import JobdLocks
 /// Who follows a run's output as it is logged (`jobctl run --wait`), by run id. The runner hands
 /// each line to the run's tap, if it has one, right after logging it; a tap must not block (the
 /// control reply behind it queues a bounded number of lines and counts what it drops).
-public final class RunOutputTaps: Sendable {
+package final class RunOutputTaps: Sendable {
     /// Called with each line and whether it came from standard output (else standard error).
-    public typealias Tap = @Sendable (_ line: String, _ standardOutput: Bool) -> Void
+    package typealias Tap = @Sendable (_ line: String, _ standardOutput: Bool) -> Void
 
     private let taps = LockedBox<[UInt64: Tap]>([:])
 
-    public init() {}
+    package init() {}
 
-    public func add(runID: UInt64, _ tap: @escaping Tap) {
+    package func add(runID: UInt64, _ tap: @escaping Tap) {
         taps.withLock { $0[runID] = tap }
     }
 
-    public func remove(runID: UInt64) {
+    package func remove(runID: UInt64) {
         _ = taps.withLock { $0.removeValue(forKey: runID) }
     }
 

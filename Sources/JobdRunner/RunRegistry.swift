@@ -8,7 +8,7 @@ import JobdLocks
 ///
 /// Stopping a run asks the run's own watcher (see ``JobRunner``) to do it, so that every stop
 /// takes the same path: SIGTERM, then SIGKILL once the job's `TimeoutStopSec=` has passed.
-public final class RunRegistry: Sendable {
+package final class RunRegistry: Sendable {
     private struct Entry {
         var job: String
         var pid: pid_t?
@@ -25,13 +25,13 @@ public final class RunRegistry: Sendable {
 
     private let state = LockedBox(State())
 
-    public init() {}
+    package init() {}
 
     /// Runs in flight that have a process.
-    public var count: Int { state.withLock { $0.runs.values.count { $0.pid != nil } } }
+    package var count: Int { state.withLock { $0.runs.values.count { $0.pid != nil } } }
 
     /// The process of a run in flight, once it has one.
-    public func pid(of runID: UInt64) -> Int32? { state.withLock { $0.runs[runID]?.pid } }
+    package func pid(of runID: UInt64) -> Int32? { state.withLock { $0.runs[runID]?.pid } }
 
     /// Adds a run about to start; returns the stop requests its watcher waits on.
     func add(runID: UInt64, job: String) -> AsyncStream<StopReason> {
@@ -81,7 +81,7 @@ public final class RunRegistry: Sendable {
 
     /// Asks every run of `job` to stop; returns how many were asked.
     @discardableResult
-    public func stop(job: String, reason: StopReason) -> Int {
+    package func stop(job: String, reason: StopReason) -> Int {
         let requests = state.withLock { $0.runs.values.filter { $0.job == job }.map(\.stop) }
         for request in requests { request.yield(reason) }
         return requests.count
@@ -89,7 +89,7 @@ public final class RunRegistry: Sendable {
 
     /// Asks every run to stop, also those that start from now on; returns how many were asked.
     @discardableResult
-    public func stopAll(reason: StopReason) -> Int {
+    package func stopAll(reason: StopReason) -> Int {
         let requests = state.withLock { state in
             state.stopAll = reason
             return state.runs.values.map(\.stop)

@@ -4,38 +4,38 @@ import JobdTimers
 
 /// What jobd remembers of a job across owners: a reload that replaces a job's owner keeps these,
 /// so a changed job keeps its last-run time.
-public struct JobHistory: Sendable, Equatable {
+package struct JobHistory: Sendable, Equatable {
     /// When the job last fell due, whether it ran or was skipped.
-    public var lastTrigger: MonotonicInstant?
+    package var lastTrigger: MonotonicInstant?
     /// The same, on the wall clock: calendar triggers count from it (and `Persistent=` stores it).
-    public var lastTriggerRealtime: RealtimeInstant?
+    package var lastTriggerRealtime: RealtimeInstant?
     /// When its last run started, on both clocks, and why (`RunRequest.Cause`'s raw value).
-    public var lastStart: MonotonicInstant?
-    public var lastStartRealtime: RealtimeInstant?
-    public var lastStartCause: String?
+    package var lastStart: MonotonicInstant?
+    package var lastStartRealtime: RealtimeInstant?
+    package var lastStartCause: String?
     /// When its last run finished.
-    public var lastFinish: MonotonicInstant?
+    package var lastFinish: MonotonicInstant?
     /// How the last finished run ended.
-    public var lastRun: LastRun?
+    package var lastRun: LastRun?
     /// When a run last succeeded, on the wall clock.
-    public var lastSuccessRealtime: RealtimeInstant?
+    package var lastSuccessRealtime: RealtimeInstant?
     /// Runs that ended since jobd started, by result.
-    public var runsByResult: [RunResult: UInt64] = [:]
+    package var runsByResult: [RunResult: UInt64] = [:]
 
     /// The outcome of a finished run, as `jobctl list` and `status` show it.
-    public struct LastRun: Sendable, Equatable {
-        public var result: RunResult
+    package struct LastRun: Sendable, Equatable {
+        package var result: RunResult
         /// `EXIT_CODE=` and `EXIT_STATUS=` as systemd writes them.
-        public var exitCode: String
-        public var exitStatus: String
+        package var exitCode: String
+        package var exitStatus: String
         /// In words: "exited with status 1", "killed by SIGTERM".
-        public var outcome: String
-        public var duration: TimeSpan
-        public var invocationID: String
+        package var outcome: String
+        package var duration: TimeSpan
+        package var invocationID: String
         /// As a shell reports it: the exit status, or 128 plus the signal's number.
-        public var shellStatus: Int32 = 0
+        package var shellStatus: Int32 = 0
 
-        public init(result: RunResult, exitCode: String, exitStatus: String, outcome: String, duration: TimeSpan, invocationID: String) {
+        package init(result: RunResult, exitCode: String, exitStatus: String, outcome: String, duration: TimeSpan, invocationID: String) {
             self.result = result
             self.exitCode = exitCode
             self.exitStatus = exitStatus
@@ -45,7 +45,7 @@ public struct JobHistory: Sendable, Equatable {
         }
     }
 
-    public init() {}
+    package init() {}
 }
 
 /// When a job falls due next: the earliest of its triggers, following systemd's timer rules with one
@@ -67,19 +67,19 @@ public struct JobHistory: Sendable, Equatable {
 /// - `Cron=@reboot`: once at jobd's first start in a boot.
 ///
 /// A time in the past means "now": a trigger missed while jobd was busy fires at once.
-public enum NextElapse {
+package enum NextElapse {
     /// The wall clock and zone at one moment, for calendar triggers.
-    public struct WallClock: Sendable {
+    package struct WallClock: Sendable {
         /// The monotonic time of the same moment as `realtime`.
-        public var monotonic: MonotonicInstant
-        public var realtime: RealtimeInstant
-        public var zone: TimeZoneRules
+        package var monotonic: MonotonicInstant
+        package var realtime: RealtimeInstant
+        package var zone: TimeZoneRules
         /// jobd's start on the wall clock.
-        public var daemonStartRealtime: RealtimeInstant
+        package var daemonStartRealtime: RealtimeInstant
         /// Whether this job's `Cron=@reboot` is still due in this boot.
-        public var rebootPending: Bool
+        package var rebootPending: Bool
 
-        public init(
+        package init(
             monotonic: MonotonicInstant, realtime: RealtimeInstant, zone: TimeZoneRules,
             daemonStartRealtime: RealtimeInstant, rebootPending: Bool = false
         ) {
@@ -92,7 +92,7 @@ public enum NextElapse {
     }
 
     /// The next elapse; `running` says whether a run of the job is in flight (`OnUnitInactiveSec=` waits for it).
-    public static func next(
+    package static func next(
         triggers: [Trigger], daemonStart: MonotonicInstant, history: JobHistory, running: Bool = false,
         wallClock: WallClock? = nil
     ) -> MonotonicInstant? {

@@ -5,12 +5,12 @@ import Logging
 import Synchronization
 
 /// A job that fell due: what the timing thread tells the daemon's main loop.
-public struct DueJob: Sendable {
-    public var job: String
-    public var ownerID: UInt64
-    public var generation: UInt64
-    public var timerID: UInt64
-    public var at: MonotonicInstant
+package struct DueJob: Sendable {
+    package var job: String
+    package var ownerID: UInt64
+    package var generation: UInt64
+    package var timerID: UInt64
+    package var at: MonotonicInstant
 }
 
 /// The one object that owns a job's schedule in one configuration generation.
@@ -19,22 +19,22 @@ public struct DueJob: Sendable {
 /// reload that changes or removes the job, or shutdown), nothing else holds it, so its `deinit`
 /// runs at once: it invalidates the timer and logs `owner.deinit`. A run in flight holds the job's
 /// definition, never the owner, so a long run cannot keep an owner alive past a reload.
-public final class JobOwner: TimerTarget {
+package final class JobOwner: TimerTarget {
     private static let nextID = Atomic<UInt64>(1)
     private static let live = Atomic<Int>(0)
 
     /// Owners alive in this process right now, in any generation: created and not yet deinitialized.
-    public static var liveCount: Int { live.load(ordering: .relaxed) }
+    package static var liveCount: Int { live.load(ordering: .relaxed) }
 
-    public let id: UInt64
-    public let definition: JobDefinition
+    package let id: UInt64
+    package let definition: JobDefinition
     /// The generation that created it; a reload that keeps it does not change this.
-    public let generation: UInt64
-    public let timer: WeakTimer
+    package let generation: UInt64
+    package let timer: WeakTimer
     private let logger: Logger
     private let onDue: @Sendable (DueJob) -> Void
 
-    public init(
+    package init(
         definition: JobDefinition, generation: UInt64, queue: TimerQueue, logger: Logger,
         onDue: @escaping @Sendable (DueJob) -> Void
     ) {
@@ -55,10 +55,10 @@ public final class JobOwner: TimerTarget {
         logger.event(.ownerDeinit, level: .debug, "owner \(id) of \(definition.name) released", fields)
     }
 
-    public var name: String { definition.name }
+    package var name: String { definition.name }
 
     /// The fields that identify this owner in the journal.
-    public var fields: [String: String] {
+    package var fields: [String: String] {
         [
             JobdField.job: definition.name, JobdField.owner: String(id),
             JobdField.generation: String(generation), JobdField.timer: String(timer.id),
@@ -67,17 +67,17 @@ public final class JobOwner: TimerTarget {
 
     /// Arms the timer for `deadline`, or disarms it for `nil` (the job has nothing due), with this
     /// owner as its target.
-    public func arm(at deadline: MonotonicInstant?) {
+    package func arm(at deadline: MonotonicInstant?) {
         timer.bind(to: self, andScheduleAt: deadline)
     }
 
     /// Invalidates the timer at a known point of the lifecycle (shutdown), before the owner is let go:
     /// cleanup that does not depend on `deinit` running.
-    public func retire(reason: InvalidationReason) {
+    package func retire(reason: InvalidationReason) {
         timer.invalidate(reason: reason)
     }
 
-    public func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) {
+    package func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) {
         onDue(DueJob(job: definition.name, ownerID: id, generation: generation, timerID: timer.id, at: now))
     }
 }

@@ -9,7 +9,7 @@ import Logging
 /// Its check runs on a timer of its own on the same queue (an owner of a `WeakTimer`, like every
 /// other): armed for the earliest retirement's grace end while anything is watched, unarmed
 /// otherwise. Used from the main loop only.
-public final class LeakDetector {
+package final class LeakDetector {
     private struct Watched {
         weak var owner: JobOwner?
         let id: UInt64
@@ -20,26 +20,26 @@ public final class LeakDetector {
     }
 
     /// How long a retired owner may live; a reload may change it (`LeakGraceSec=`).
-    public var grace: Duration
+    package var grace: Duration
     private let logger: Logger
     private var watched: [Watched] = []
     private let check: DeadlineTimer?
 
     /// `onCheckDue` is called on the timing thread when a check is due; the main loop should then
     /// call ``check(now:isRunning:)``.
-    public init(grace: Duration, queue: TimerQueue?, logger: Logger, onCheckDue: @escaping @Sendable () -> Void) {
+    package init(grace: Duration, queue: TimerQueue?, logger: Logger, onCheckDue: @escaping @Sendable () -> Void) {
         self.grace = grace
         self.logger = logger
         check = queue.map { DeadlineTimer(queue: $0, label: "leak-check", onDue: onCheckDue) }
     }
 
     /// Retired owners still alive: leaked, or not yet past their grace.
-    public var retiredAlive: Int { watched.filter { $0.owner != nil }.count }
+    package var retiredAlive: Int { watched.filter { $0.owner != nil }.count }
     /// Retired owners reported as leaked and still alive.
-    public var leaked: Int { watched.filter { $0.owner != nil && $0.reported }.count }
+    package var leaked: Int { watched.filter { $0.owner != nil && $0.reported }.count }
 
     /// Starts watching `owners`, retired at `now`. The caller lets go of them right after.
-    public func retire(_ owners: [JobOwner], now: MonotonicInstant) {
+    package func retire(_ owners: [JobOwner], now: MonotonicInstant) {
         for owner in owners {
             watched.append(Watched(owner: owner, id: owner.id, job: owner.name, generation: owner.generation, retiredAt: now))
         }
@@ -48,7 +48,7 @@ public final class LeakDetector {
 
     /// Reports owners alive past their grace, and leaked owners that went away since. A job with a
     /// run in flight gets its grace extended until the run ends (`isRunning`).
-    public func check(now: MonotonicInstant, isRunning: (String) -> Bool = { _ in false }) {
+    package func check(now: MonotonicInstant, isRunning: (String) -> Bool = { _ in false }) {
         var remaining: [Watched] = []
         for var entry in watched {
             guard let owner = entry.owner else {

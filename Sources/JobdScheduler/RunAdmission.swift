@@ -10,9 +10,9 @@ import JobdTimers
 /// reload, a stop, shutdown) returns the actions to perform, in order. It reads no clock (the
 /// caller passes the time), starts no process and logs nothing; the daemon's main loop performs
 /// its actions, and tests drive it with tables.
-public struct RunAdmission: Sendable {
+package struct RunAdmission: Sendable {
     /// What the caller is to do.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Start the run now (it is in flight from now on).
         case start(RunRequest)
         /// The run is not started: logged as `run.skip` with the reason.
@@ -31,7 +31,7 @@ public struct RunAdmission: Sendable {
         case cancelRetry(RunRequest, reason: String)
     }
 
-    public enum WaitReason: Sendable, Hashable {
+    package enum WaitReason: Sendable, Hashable {
         /// For the job's run in flight to end (`Overlap=queue`); with `replacing`, it is being stopped (`Overlap=replace`).
         case overlap(replacing: Bool)
         /// For a free slot under `MaxConcurrentRuns=`.
@@ -39,7 +39,7 @@ public struct RunAdmission: Sendable {
     }
 
     /// How long a chain of `OnFailure=`/`OnSuccess=` may grow: the first job and at most 7 started by it in turn.
-    public static let maxChain = 8
+    package static let maxChain = 8
 
     private struct JobRuns: Sendable {
         var inFlight: [UInt64: RunInFlight] = [:]
@@ -52,18 +52,18 @@ public struct RunAdmission: Sendable {
     }
 
     private var definitions: [String: JobDefinition] = [:]
-    public private(set) var maxConcurrentRuns: Int?
+    package private(set) var maxConcurrentRuns: Int?
     private var jobs: [String: JobRuns] = [:]
     /// Runs waiting for a slot, in the order they were asked for.
     private var slotWaiting: [RunRequest] = []
     /// Jobs whose triggers start no runs (`jobctl disable`).
-    public private(set) var disabled: Set<String> = []
+    package private(set) var disabled: Set<String> = []
     private var nextRunID: UInt64 = 1
     private let makeInvocationID: @Sendable () -> String
-    public private(set) var isStopping = false
+    package private(set) var isStopping = false
 
     /// `invocationIDs` makes each run's `JOBD_RUN_ID`: random by default, predictable in tests.
-    public init(maxConcurrentRuns: Int? = nil, invocationIDs: @escaping @Sendable () -> String = RunRequest.randomInvocationID) {
+    package init(maxConcurrentRuns: Int? = nil, invocationIDs: @escaping @Sendable () -> String = RunRequest.randomInvocationID) {
         self.maxConcurrentRuns = maxConcurrentRuns
         self.makeInvocationID = invocationIDs
     }
@@ -71,35 +71,35 @@ public struct RunAdmission: Sendable {
     // MARK: Queries
 
     /// Runs in flight.
-    public var running: Int { jobs.values.reduce(0) { $0 + $1.inFlight.count } }
+    package var running: Int { jobs.values.reduce(0) { $0 + $1.inFlight.count } }
     /// Runs waiting for a free slot.
-    public var waitingForSlot: Int { slotWaiting.count }
+    package var waitingForSlot: Int { slotWaiting.count }
     /// The job's definition, as the last reload gave it.
-    public func definition(of job: String) -> JobDefinition? { definitions[job] }
+    package func definition(of job: String) -> JobDefinition? { definitions[job] }
     /// A run in flight, and when it started.
-    public struct RunInFlight: Sendable, Hashable {
-        public var request: RunRequest
-        public var startedAt: MonotonicInstant
+    package struct RunInFlight: Sendable, Hashable {
+        package var request: RunRequest
+        package var startedAt: MonotonicInstant
     }
 
     /// The job's runs in flight, oldest first.
-    public func runsInFlight(of job: String) -> [RunInFlight] {
+    package func runsInFlight(of job: String) -> [RunInFlight] {
         (jobs[job]?.inFlight.values).map { $0.sorted { $0.request.runID < $1.request.runID } } ?? []
     }
     /// Whether a run of the job is in flight or waits for a slot: `Overlap=` and `OnUnitInactiveSec=` ask this.
-    public func isActive(_ job: String) -> Bool {
+    package func isActive(_ job: String) -> Bool {
         !(jobs[job]?.inFlight.isEmpty ?? true) || slotWaiting.contains { $0.job == job }
     }
-    public func queuedRun(of job: String) -> RunRequest? { jobs[job]?.queued }
-    public func pendingRetry(of job: String) -> (request: RunRequest, at: MonotonicInstant)? { jobs[job]?.retry }
+    package func queuedRun(of job: String) -> RunRequest? { jobs[job]?.queued }
+    package func pendingRetry(of job: String) -> (request: RunRequest, at: MonotonicInstant)? { jobs[job]?.retry }
     /// The earliest pending retry: the caller wakes up then and calls ``retriesDue(now:)``.
-    public var nextRetry: MonotonicInstant? { jobs.values.compactMap { $0.retry?.at }.min() }
+    package var nextRetry: MonotonicInstant? { jobs.values.compactMap { $0.retry?.at }.min() }
 
     // MARK: Events
 
     /// The job's configuration and `MaxConcurrentRuns=`, at start and after each reload. A waiting
     /// run or retry of a job that is gone is dropped; a raised limit starts waiting runs at once.
-    public mutating func configure(_ definitions: [JobDefinition], maxConcurrentRuns: Int?, now: MonotonicInstant) -> [Action] {
+    package mutating func configure(_ definitions: [JobDefinition], maxConcurrentRuns: Int?, now: MonotonicInstant) -> [Action] {
         self.definitions = Dictionary(definitions.map { ($0.name, $0) }) { $1 }
         self.maxConcurrentRuns = maxConcurrentRuns
         var actions: [Action] = []
@@ -113,7 +113,7 @@ public struct RunAdmission: Sendable {
     }
 
     /// One of the job's triggers fell due. A disabled job's trigger is skipped.
-    public mutating func due(job: String, now: MonotonicInstant) -> [Action] {
+    package mutating func due(job: String, now: MonotonicInstant) -> [Action] {
         let request = makeRequest(job: job, cause: .timer, now: now)
         guard !disabled.contains(job) else { return [.skip(request, reason: "disabled")] }
         return ask(request, now: now)
@@ -121,7 +121,7 @@ public struct RunAdmission: Sendable {
 
     /// `jobctl disable` and `enable`: a disabled job's triggers start nothing, and its pending retry
     /// is dropped; runs in flight go on, and `jobctl run` or another job's outcome still start it.
-    public mutating func setDisabled(_ job: String, _ isDisabled: Bool) -> [Action] {
+    package mutating func setDisabled(_ job: String, _ isDisabled: Bool) -> [Action] {
         guard isDisabled else {
             disabled.remove(job)
             return []
@@ -134,13 +134,13 @@ public struct RunAdmission: Sendable {
     }
 
     /// `jobctl run`: the request (to follow it by its id) and the actions.
-    public mutating func manualRun(job: String, now: MonotonicInstant) -> (request: RunRequest, actions: [Action]) {
+    package mutating func manualRun(job: String, now: MonotonicInstant) -> (request: RunRequest, actions: [Action]) {
         let request = makeRequest(job: job, cause: .manual, now: now)
         return (request, ask(request, now: now))
     }
 
     /// A run ended: retry it, or start the jobs its outcome names, then whatever waited for it.
-    public mutating func runEnded(_ end: RunEnd, now: MonotonicInstant) -> [Action] {
+    package mutating func runEnded(_ end: RunEnd, now: MonotonicInstant) -> [Action] {
         guard let request = jobs[end.job]?.inFlight.removeValue(forKey: end.runID)?.request else { return [] }
         defer { if jobs[end.job]?.isIdle == true { jobs[end.job] = nil } }
         guard !isStopping else { return [] }
@@ -185,7 +185,7 @@ public struct RunAdmission: Sendable {
     }
 
     /// Starts (or lets wait, under `Overlap=`) every retry that is due.
-    public mutating func retriesDue(now: MonotonicInstant) -> [Action] {
+    package mutating func retriesDue(now: MonotonicInstant) -> [Action] {
         var actions: [Action] = []
         for (job, runs) in jobs.sorted(by: { $0.key < $1.key }) {
             guard let retry = runs.retry, retry.at <= now else { continue }
@@ -197,7 +197,7 @@ public struct RunAdmission: Sendable {
     }
 
     /// `jobctl stop`: the job's runs in flight are stopped; its waiting run and pending retry dropped.
-    public mutating func stop(job: String) -> [Action] {
+    package mutating func stop(job: String) -> [Action] {
         var actions: [Action] = []
         if let runs = jobs[job] {
             if !runs.inFlight.isEmpty { actions.append(.stop(job: job, reason: .requested)) }
@@ -209,7 +209,7 @@ public struct RunAdmission: Sendable {
     }
 
     /// jobd is stopping: nothing starts any more, and every run in flight is stopped.
-    public mutating func shutdown() -> [Action] {
+    package mutating func shutdown() -> [Action] {
         guard !isStopping else { return [] }
         isStopping = true
         var actions: [Action] = []

@@ -4,9 +4,9 @@ import JobdTimers
 /// A run that was asked for: by a trigger, by hand, as a retry, or by another job's `OnFailure=` or
 /// `OnSuccess=`. It keeps its id from the moment it is asked for, whether it starts at once, waits,
 /// or is skipped, so that whoever asked (`jobctl run --wait`) can follow it.
-public struct RunRequest: Sendable, Hashable {
+package struct RunRequest: Sendable, Hashable {
     /// Why the run was asked for.
-    public enum Cause: String, Sendable, Hashable {
+    package enum Cause: String, Sendable, Hashable {
         /// One of the job's triggers fell due.
         case timer
         /// `jobctl run`.
@@ -20,19 +20,19 @@ public struct RunRequest: Sendable, Hashable {
     }
 
     /// The run id: unique within this jobd, `JOBD_RUN=`.
-    public var runID: UInt64
+    package var runID: UInt64
     /// `JOBD_RUN_ID=`: unique across restarts and machines, as systemd's `INVOCATION_ID=`.
-    public var invocationID: String
-    public var job: String
-    public var cause: Cause
+    package var invocationID: String
+    package var job: String
+    package var cause: Cause
     /// 0 for a first run; n for the n-th retry of a failed one.
-    public var attempt: UInt64
+    package var attempt: UInt64
     /// For a run that another job's outcome started (and its retries): that outcome.
-    public var triggeredBy: TriggeringRun?
+    package var triggeredBy: TriggeringRun?
     /// When it was asked for; runs waiting for a slot start in this order.
-    public var dueAt: MonotonicInstant
+    package var dueAt: MonotonicInstant
 
-    public init(
+    package init(
         runID: UInt64, invocationID: String, job: String, cause: Cause, attempt: UInt64 = 0,
         triggeredBy: TriggeringRun? = nil, dueAt: MonotonicInstant
     ) {
@@ -48,7 +48,7 @@ public struct RunRequest: Sendable, Hashable {
 
 extension RunRequest {
     /// 128 random bits as 32 lowercase hex digits, as systemd's `INVOCATION_ID=`.
-    @Sendable public static func randomInvocationID() -> String {
+    @Sendable package static func randomInvocationID() -> String {
         var generator = SystemRandomNumberGenerator()
         return [generator.next(), generator.next()].map { (word: UInt64) in
             let hex = String(word, radix: 16)
@@ -59,18 +59,18 @@ extension RunRequest {
 
 /// The run whose outcome started another job through `OnFailure=` or `OnSuccess=`: what the started
 /// job finds in its environment.
-public struct TriggeringRun: Sendable, Hashable {
-    public var job: String
+package struct TriggeringRun: Sendable, Hashable {
+    package var job: String
     /// Its `JOBD_RUN_ID=`.
-    public var invocationID: String
-    public var result: RunResult
-    public var exitCode: String
-    public var exitStatus: String
+    package var invocationID: String
+    package var result: RunResult
+    package var exitCode: String
+    package var exitStatus: String
     /// Every job of the chain that led here, the first one first, this one last: a job already on
     /// it is not started again, so that a notifier that fails cannot notify itself for ever.
-    public var chain: [String]
+    package var chain: [String]
 
-    public init(job: String, invocationID: String, result: RunResult, exitCode: String, exitStatus: String, chain: [String]) {
+    package init(job: String, invocationID: String, result: RunResult, exitCode: String, exitStatus: String, chain: [String]) {
         self.job = job
         self.invocationID = invocationID
         self.result = result
@@ -80,7 +80,7 @@ public struct TriggeringRun: Sendable, Hashable {
     }
 
     /// The variables a started job gets.
-    public var environment: [String: String] {
+    package var environment: [String: String] {
         [
             "JOBD_TRIGGERED_BY": job, "JOBD_TRIGGERED_BY_RUN_ID": invocationID, "JOBD_RESULT": result.rawValue,
             "EXIT_CODE": exitCode, "EXIT_STATUS": exitStatus,
@@ -89,14 +89,14 @@ public struct TriggeringRun: Sendable, Hashable {
 }
 
 /// How a run ended, as the run admission needs to know it.
-public struct RunEnd: Sendable, Hashable {
-    public var runID: UInt64
-    public var job: String
-    public var result: RunResult
-    public var exitCode: String
-    public var exitStatus: String
+package struct RunEnd: Sendable, Hashable {
+    package var runID: UInt64
+    package var job: String
+    package var result: RunResult
+    package var exitCode: String
+    package var exitStatus: String
 
-    public init(runID: UInt64, job: String, result: RunResult, exitCode: String, exitStatus: String) {
+    package init(runID: UInt64, job: String, result: RunResult, exitCode: String, exitStatus: String) {
         self.runID = runID
         self.job = job
         self.result = result

@@ -8,22 +8,22 @@ import Logging
 /// The scheduler's state and decisions: the running generation of job owners, each job's history,
 /// and what to do when a job falls due or a run ends. It does no I/O of its own beyond arming
 /// timers and logging; the daemon's main loop owns it and calls it from one task only.
-public final class Scheduler {
+package final class Scheduler {
     /// One configuration generation: the owners of every job it defines, by job name.
-    public struct Generation {
-        public var number: UInt64
-        public var owners: [String: JobOwner]
+    package struct Generation {
+        package var number: UInt64
+        package var owners: [String: JobOwner]
     }
 
     /// What a reload changed.
-    public struct ReloadSummary: Sendable, Equatable, CustomStringConvertible {
-        public var generation: UInt64
-        public var added: [String] = []
-        public var changed: [String] = []
-        public var removed: [String] = []
-        public var kept: [String] = []
+    package struct ReloadSummary: Sendable, Equatable, CustomStringConvertible {
+        package var generation: UInt64
+        package var added: [String] = []
+        package var changed: [String] = []
+        package var removed: [String] = []
+        package var kept: [String] = []
 
-        public init(
+        package init(
             generation: UInt64, added: [String] = [], changed: [String] = [], removed: [String] = [],
             kept: [String] = []
         ) {
@@ -34,53 +34,53 @@ public final class Scheduler {
             self.kept = kept
         }
 
-        public var description: String {
+        package var description: String {
             "generation \(generation): \(added.count) added, \(changed.count) changed, "
                 + "\(removed.count) removed, \(kept.count) kept"
         }
     }
 
     /// The wall clock, as calendar triggers need it: the system's, or a test's.
-    public struct Clocks: Sendable {
-        public var monotonic: @Sendable () -> MonotonicInstant
-        public var realtime: @Sendable () -> RealtimeInstant
+    package struct Clocks: Sendable {
+        package var monotonic: @Sendable () -> MonotonicInstant
+        package var realtime: @Sendable () -> RealtimeInstant
 
-        public init(monotonic: @escaping @Sendable () -> MonotonicInstant, realtime: @escaping @Sendable () -> RealtimeInstant) {
+        package init(monotonic: @escaping @Sendable () -> MonotonicInstant, realtime: @escaping @Sendable () -> RealtimeInstant) {
             self.monotonic = monotonic
             self.realtime = realtime
         }
 
-        public static let system = Clocks(monotonic: { .now() }, realtime: {
+        package static let system = Clocks(monotonic: { .now() }, realtime: {
             var now = timespec()
             clock_gettime(CLOCK_REALTIME, &now)
             return RealtimeInstant(microseconds: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)
         })
     }
 
-    public let queue: TimerQueue
-    public let daemonStart: MonotonicInstant
-    public let daemonStartRealtime: RealtimeInstant
+    package let queue: TimerQueue
+    package let daemonStart: MonotonicInstant
+    package let daemonStartRealtime: RealtimeInstant
     private let logger: Logger
     private let onDue: @Sendable (DueJob) -> Void
     private let clocks: Clocks
     private let store: (any TriggerStore)?
     /// The zone calendar triggers without one of their own are read in.
-    public private(set) var zone: TimeZoneRules
+    package private(set) var zone: TimeZoneRules
     /// Jobs whose `Cron=@reboot` is still due: set at the first load of jobd's first start in a boot.
     private var rebootDue: Set<String> = []
     private var firstStartThisBoot: Bool
-    public private(set) var generation = Generation(number: 0, owners: [:])
+    package private(set) var generation = Generation(number: 0, owners: [:])
     /// Watches retired owners; without one, retired owners are simply let go.
-    public var leakDetector: LeakDetector?
+    package var leakDetector: LeakDetector?
     /// Called with every owner the scheduler creates: an extension point for observers (and for
     /// a test that plants a leak by holding on to one).
-    public var ownerCreated: ((JobOwner) -> Void)?
-    public private(set) var histories: [String: JobHistory] = [:]
+    package var ownerCreated: ((JobOwner) -> Void)?
+    package private(set) var histories: [String: JobHistory] = [:]
     /// Whether a run of the job is in flight (or waits for a slot): `OnUnitInactiveSec=` waits for
     /// it to end. The run admission answers; the scheduler keeps no run state of its own.
-    public var isRunning: (String) -> Bool = { _ in false }
+    package var isRunning: (String) -> Bool = { _ in false }
 
-    public init(
+    package init(
         queue: TimerQueue, daemonStart: MonotonicInstant, logger: Logger,
         clocks: Clocks = .system, zone: TimeZoneRules = .utc, store: (any TriggerStore)? = nil,
         firstStartThisBoot: Bool = false,
@@ -126,7 +126,7 @@ public final class Scheduler {
     }
 
     /// The wall clock was set or jumped: calendar triggers are computed again; monotonic ones stay.
-    public func wallClockWasSet() {
+    package func wallClockWasSet() {
         var rearmed = 0
         for owner in generation.owners.values where owner.definition.triggers.contains(where: \.isCalendar) {
             arm(owner, history: histories[owner.name] ?? JobHistory())
@@ -136,7 +136,7 @@ public final class Scheduler {
     }
 
     /// The local time zone changed: calendar triggers are computed again in `zone`.
-    public func timeZoneChanged(to zone: TimeZoneRules) {
+    package func timeZoneChanged(to zone: TimeZoneRules) {
         self.zone = zone
         logger.notice("time zone is now \(zone.identifier)")
         wallClockWasSet()
@@ -146,7 +146,7 @@ public final class Scheduler {
     /// next elapse untouched; owners of changed and removed jobs are let go (their `deinit` logs
     /// it); changed and new jobs get new owners, armed from their history.
     @discardableResult
-    public func load(_ definitions: [JobDefinition], now: MonotonicInstant = .now()) -> ReloadSummary {
+    package func load(_ definitions: [JobDefinition], now: MonotonicInstant = .now()) -> ReloadSummary {
         let number = generation.number + 1
         if firstStartThisBoot {
             // @reboot belongs to the jobs of jobd's first configuration in this boot only.
@@ -212,7 +212,7 @@ public final class Scheduler {
 
     /// Records that the job fell due, and re-arms its timer. Returns `false` for a fire of an owner
     /// that is no longer current (delivered as a reload let it go): nothing is to run then.
-    public func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> Bool {
+    package func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> Bool {
         guard let owner = generation.owners[due.job], owner.id == due.ownerID else { return false }
         var history = histories[due.job] ?? JobHistory()
         history.lastTrigger = now
@@ -228,7 +228,7 @@ public final class Scheduler {
 
     /// Records that a run of the job started (by a trigger, by hand, as a retry or on another job's
     /// outcome): `OnUnitActiveSec=` counts from it, as from `systemctl start` for a timer.
-    public func runStarted(job: String, cause: String, now: MonotonicInstant = .now()) {
+    package func runStarted(job: String, cause: String, now: MonotonicInstant = .now()) {
         var history = histories[job] ?? JobHistory()
         history.lastStart = now
         history.lastStartRealtime = clocks.realtime()
@@ -239,7 +239,7 @@ public final class Scheduler {
 
     /// Records that a run of the job ended, and re-arms the job (its `OnUnitInactiveSec=` counts
     /// from now). The history of a job that a reload removed goes with its last run.
-    public func runFinished(job: String, record: JobHistory.LastRun, now: MonotonicInstant = .now()) {
+    package func runFinished(job: String, record: JobHistory.LastRun, now: MonotonicInstant = .now()) {
         var history = histories[job] ?? JobHistory()
         history.lastFinish = now
         history.lastRun = record
@@ -256,7 +256,7 @@ public final class Scheduler {
     }
 
     /// Invalidates every timer with `shutdown`, then lets every owner go; their deinits log it.
-    public func shutdown() {
+    package func shutdown() {
         for owner in generation.owners.values.sorted(by: { $0.id < $1.id }) {
             owner.retire(reason: .shutdown)
         }
@@ -273,5 +273,5 @@ public final class Scheduler {
     }
 
     /// Owners of the running generation.
-    public var liveOwners: Int { generation.owners.count }
+    package var liveOwners: Int { generation.owners.count }
 }

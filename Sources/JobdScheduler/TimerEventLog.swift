@@ -4,14 +4,14 @@ import Logging
 
 /// Logs every timer's schedule and invalidation, with the job (the timer's label), the owner (its
 /// tag) and, for invalidations, the reason: the timer half of the leak audit.
-public struct TimerEventLog: TimerObserver {
+package struct TimerEventLog: TimerObserver {
     private let logger: Logger
 
-    public init(logger: Logger) {
+    package init(logger: Logger) {
         self.logger = logger
     }
 
-    public func timerScheduled(_ timer: WeakTimer, deadline: MonotonicInstant) {
+    package func timerScheduled(_ timer: WeakTimer, deadline: MonotonicInstant) {
         let left = deadline.duration(since: .now())
         logger.event(.timerSchedule, level: .trace, "timer \(timer.id) of \(timer.label) armed, due in \(left)", [
             JobdField.job: timer.label, JobdField.timer: String(timer.id), JobdField.owner: String(timer.tag),
@@ -19,7 +19,7 @@ public struct TimerEventLog: TimerObserver {
         ])
     }
 
-    public func timerInvalidated(_ timer: WeakTimer, reason: InvalidationReason) {
+    package func timerInvalidated(_ timer: WeakTimer, reason: InvalidationReason) {
         logger.event(.timerInvalidate, level: .debug, "timer \(timer.id) of \(timer.label) invalidated: \(reason)", [
             JobdField.job: timer.label, JobdField.timer: String(timer.id), JobdField.owner: String(timer.tag),
             JobdField.reason: reason.rawValue,

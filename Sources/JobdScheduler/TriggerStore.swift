@@ -1,7 +1,7 @@
 import JobdCalendar
 
 /// Where `Persistent=` jobs' last triggers are kept across jobd's restarts.
-public protocol TriggerStore: Sendable {
+package protocol TriggerStore: Sendable {
     func lastTrigger(of job: String) -> RealtimeInstant?
     func recordTrigger(of job: String, at instant: RealtimeInstant)
 }

@@ -3,11 +3,11 @@ import Foundation
 /// Items arriving from another thread (lines a process prints, datagrams a socket receives), which
 /// a test can read at any time and wait for: waiting is on the arrival itself, bounded only so that
 /// a hang becomes a failure that shows what did arrive.
-public final class AwaitableLog<Element: Sendable>: @unchecked Sendable {
-    public struct Timeout: Error, CustomStringConvertible {
-        public var waitingFor: String
-        public var arrived: [String]
-        public var description: String {
+package final class AwaitableLog<Element: Sendable>: @unchecked Sendable {
+    package struct Timeout: Error, CustomStringConvertible {
+        package var waitingFor: String
+        package var arrived: [String]
+        package var description: String {
             "timed out waiting for \(waitingFor); what arrived:\n" + arrived.suffix(40).joined(separator: "\n")
         }
     }
@@ -16,16 +16,16 @@ public final class AwaitableLog<Element: Sendable>: @unchecked Sendable {
     private var items: [Element] = []
     private var closed = false
 
-    public init() {}
+    package init() {}
 
     /// Everything so far.
-    public var all: [Element] {
+    package var all: [Element] {
         condition.lock()
         defer { condition.unlock() }
         return items
     }
 
-    public func append(contentsOf new: [Element]) {
+    package func append(contentsOf new: [Element]) {
         condition.lock()
         items += new
         condition.broadcast()
@@ -33,7 +33,7 @@ public final class AwaitableLog<Element: Sendable>: @unchecked Sendable {
     }
 
     /// No more items will come.
-    public func close() {
+    package func close() {
         condition.lock()
         closed = true
         condition.broadcast()
@@ -41,7 +41,7 @@ public final class AwaitableLog<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Waits for an item at index `start` or later that satisfies `predicate`; returns its index.
-    public func waitFor(
+    package func waitFor(
         from start: Int, timeout: Duration, _ description: String, where predicate: (Element) -> Bool
     ) throws -> Int {
         let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
@@ -60,7 +60,7 @@ public final class AwaitableLog<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Waits until no more items will come.
-    public func waitForClose(timeout: Duration) throws {
+    package func waitForClose(timeout: Duration) throws {
         let deadline = Date().addingTimeInterval(Double(timeout.components.seconds))
         condition.lock()
         defer { condition.unlock() }

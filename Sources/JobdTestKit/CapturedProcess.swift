@@ -4,17 +4,17 @@ import Foundation
 ///
 /// Output goes to temporary files, not pipes, so a chatty process cannot block on a full pipe while
 /// the caller waits for it to exit.
-public struct CapturedProcess: Sendable {
+package struct CapturedProcess: Sendable {
     /// The exit status, or the signal number when ``exitedNormally`` is false.
-    public let status: Int32
+    package let status: Int32
     /// Whether the process exited (rather than being killed by a signal).
-    public let exitedNormally: Bool
-    public let standardOutput: String
-    public let standardError: String
+    package let exitedNormally: Bool
+    package let standardOutput: String
+    package let standardError: String
 
     /// Runs `executable` with `arguments` and waits for it.
     /// - Parameter environment: the whole environment of the process; `nil` inherits this process's.
-    public static func run(
+    package static func run(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil
     ) throws -> CapturedProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jobd-process-\(UUID().uuidString)")

@@ -4,17 +4,17 @@ import Synchronization
 
 /// Counts shared by a family of ``CountingOwner``s: deinits, fires, and any fire that reached an
 /// owner after its `deinit` began (which must never happen).
-public final class OwnerLedger: Sendable {
+package final class OwnerLedger: Sendable {
     private let deinits = Atomic<Int>(0)
     private let fires = Atomic<Int>(0)
     private let firesAfterDeinit = Atomic<Int>(0)
     private let deinitialized = Guarded<Set<Int>>([])
 
-    public init() {}
+    package init() {}
 
-    public var deinitCount: Int { deinits.load(ordering: .sequentiallyConsistent) }
-    public var fireCount: Int { fires.load(ordering: .sequentiallyConsistent) }
-    public var firesAfterDeinitCount: Int { firesAfterDeinit.load(ordering: .sequentiallyConsistent) }
+    package var deinitCount: Int { deinits.load(ordering: .sequentiallyConsistent) }
+    package var fireCount: Int { fires.load(ordering: .sequentiallyConsistent) }
+    package var firesAfterDeinitCount: Int { firesAfterDeinit.load(ordering: .sequentiallyConsistent) }
 
     func ownerFired(_ serial: Int) {
         fires.add(1, ordering: .sequentiallyConsistent)
@@ -24,7 +24,7 @@ public final class OwnerLedger: Sendable {
     }
 
     /// Counts a fire delivered to a target that is not a ``CountingOwner``.
-    public func recordExternalFire() {
+    package func recordExternalFire() {
         fires.add(1, ordering: .sequentiallyConsistent)
     }
 
@@ -36,13 +36,13 @@ public final class OwnerLedger: Sendable {
 
 /// An owner in the shape jobd's job owners have: it holds its timer, is the timer's target, and
 /// invalidates the timer in `deinit` (unless told not to, to play an owner that forgets).
-public final class CountingOwner: TimerTarget {
-    public let serial: Int
-    public let timer: WeakTimer
+package final class CountingOwner: TimerTarget {
+    package let serial: Int
+    package let timer: WeakTimer
     private let ledger: OwnerLedger
     private let invalidatesInDeinit: Bool
 
-    public init(serial: Int, queue: TimerQueue, ledger: OwnerLedger, invalidatesInDeinit: Bool = true) {
+    package init(serial: Int, queue: TimerQueue, ledger: OwnerLedger, invalidatesInDeinit: Bool = true) {
         self.serial = serial
         self.ledger = ledger
         self.invalidatesInDeinit = invalidatesInDeinit
@@ -57,7 +57,7 @@ public final class CountingOwner: TimerTarget {
         }
     }
 
-    public func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) {
+    package func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) {
         ledger.ownerFired(serial)
     }
 }

@@ -4,20 +4,20 @@ import Foundation
 ///
 /// Waiting is on events (a line arriving, the process exiting); the bounds only turn a hang into
 /// a failure with the output so far.
-public final class DaemonProcess: @unchecked Sendable {
-    public let process = Process()
+package final class DaemonProcess: @unchecked Sendable {
+    package let process = Process()
     private var scratch: [String] = []
     private let output = AwaitableLog<String>()
     private let exit = AwaitableLog<Int32>()
 
     /// The directory `swift build` put the products in: the test bundle's own.
-    public static var productsDirectory: String {
+    package static var productsDirectory: String {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return (executable as NSString).deletingLastPathComponent
     }
 
     /// The package's root directory, for example configurations and scripts.
-    public static func packageRoot(file: StaticString = #filePath) -> String {
+    package static func packageRoot(file: StaticString = #filePath) -> String {
         var url = URL(fileURLWithPath: "\(file)")
         while url.path != "/" {
             url.deleteLastPathComponent()
@@ -27,7 +27,7 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Starts `product` (`jobd` by default) with `arguments`; its stdout and stderr are both collected.
-    public convenience init(
+    package convenience init(
         product: String = "jobd", arguments: [String], environment: [String: String]? = nil,
         keeping keep: @escaping @Sendable (String) -> Bool = { _ in true }
     ) throws {
@@ -37,7 +37,7 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Starts the program at `absolutePath`; its stdout and stderr are both read, and the lines
     /// that `keep` accepts are collected (a test of a job that writes a lot keeps only events).
-    public init(
+    package init(
         absolutePath: String, arguments: [String], environment: [String: String]? = nil,
         keeping keep: @escaping @Sendable (String) -> Bool = { _ in true }
     ) throws {
@@ -98,14 +98,14 @@ public final class DaemonProcess: @unchecked Sendable {
         for directory in scratch { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    public var pid: Int32 { process.processIdentifier }
+    package var pid: Int32 { process.processIdentifier }
 
     /// Every line so far.
-    public var lines: [String] { output.all }
+    package var lines: [String] { output.all }
 
     /// Waits for a line that satisfies `predicate`, starting at line index `from`; returns its index.
     @discardableResult
-    public func waitForLine(
+    package func waitForLine(
         from start: Int = 0, timeout: Duration = .seconds(30), _ description: String,
         where predicate: (String) -> Bool
     ) throws -> Int {
@@ -114,7 +114,7 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Waits for the event `kind` (a `JOBD_EVENT=` value) with the given fields.
     @discardableResult
-    public func waitForEvent(
+    package func waitForEvent(
         _ kind: String, fields: [String: String] = [:], from start: Int = 0, timeout: Duration = .seconds(30)
     ) throws -> Int {
         try waitForLine(from: start, timeout: timeout, "\(kind) \(fields)") { line in
@@ -122,33 +122,33 @@ public final class DaemonProcess: @unchecked Sendable {
         }
     }
 
-    public func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
 
     /// Waits for the process to exit and for its output to end; returns the exit status
     /// (or 128 + the signal that killed it).
-    public func waitForExit(timeout: Duration = .seconds(30)) throws -> Int32 {
+    package func waitForExit(timeout: Duration = .seconds(30)) throws -> Int32 {
         let index = try exit.waitFor(from: 0, timeout: timeout, "exit") { _ in true }
         try output.waitForClose(timeout: timeout)
         return exit.all[index]
     }
 
     /// Lines that are events of `kind`.
-    public func events(_ kind: String) -> [LogLine] {
+    package func events(_ kind: String) -> [LogLine] {
         lines.map(LogLine.init).filter { $0.field("JOBD_EVENT") == kind }
     }
 }
 
 /// One readable log line of jobd (`ReadableLogHandler`'s format):
 /// `DATE TIME jobd[PID] <LEVEL> [JOB:] [EVENT] KEY=VALUE… — MESSAGE`, values quoted when needed.
-public struct LogLine: Sendable, CustomStringConvertible {
-    public var text: String
-    public private(set) var level: String?
-    public private(set) var message: String = ""
-    public private(set) var fields: [String: String] = [:]
+package struct LogLine: Sendable, CustomStringConvertible {
+    package var text: String
+    package private(set) var level: String?
+    package private(set) var message: String = ""
+    package private(set) var fields: [String: String] = [:]
 
-    public init(_ text: String) {
+    package init(_ text: String) {
         self.text = text
         let (head, message) = Self.splitMessage(text)
         self.message = message
@@ -173,13 +173,13 @@ public struct LogLine: Sendable, CustomStringConvertible {
         }
     }
 
-    public func field(_ key: String) -> String? { fields[key] }
+    package func field(_ key: String) -> String? { fields[key] }
 
-    public func matches(event kind: String, fields wanted: [String: String]) -> Bool {
+    package func matches(event kind: String, fields wanted: [String: String]) -> Bool {
         fields["JOBD_EVENT"] == kind && wanted.allSatisfy { fields[$0.key] == $0.value }
     }
 
-    public var description: String { text }
+    package var description: String { text }
 
     private static func splitMessage(_ text: String) -> (Substring, String) {
         guard let range = text.range(of: " — ") else { return (Substring(text), "") }

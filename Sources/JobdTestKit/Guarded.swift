@@ -2,14 +2,14 @@ import JobdLocks
 
 /// A value behind jobd's lock, for test doubles (which run under the thread sanitizer too):
 /// shared across threads only where the value may be (`Sendable`).
-public final class Guarded<Value> {
+package final class Guarded<Value> {
     private let box: LockedBox<Value>
 
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         box = LockedBox(value)
     }
 
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try box.withLock(body)
     }
 }

@@ -3,23 +3,23 @@ import SystemdKit
 
 /// Follows a journal from its start and waits for entries, with `sd_journal_wait`: an event, not a
 /// sleep. Used inside a private journald's namespace, where the local journal is the private one.
-public final class JournalFollower {
-    public struct Timeout: Error, CustomStringConvertible {
-        public var description: String
+package final class JournalFollower {
+    package struct Timeout: Error, CustomStringConvertible {
+        package var description: String
     }
 
     private let reader: JournalReader
     /// Every entry read so far, in order.
-    public private(set) var seen: [JournalEntry] = []
+    package private(set) var seen: [JournalEntry] = []
 
-    public init(_ source: JournalReader.Source = .local) throws {
+    package init(_ source: JournalReader.Source = .local) throws {
         reader = try JournalReader(source)
         try reader.seekHead()
     }
 
     /// Waits for an entry with `JOBD_EVENT=event` and the given fields, later than any returned before.
     @discardableResult
-    public func waitFor(
+    package func waitFor(
         event: String, fields: [String: String] = [:], timeout: Duration = .seconds(20)
     ) throws -> JournalEntry {
         let deadline = ContinuousClock.now + timeout

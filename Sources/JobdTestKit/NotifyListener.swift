@@ -3,13 +3,13 @@ import Glibc
 
 /// A Unix datagram socket standing in for systemd's notify socket: every message jobd sends is
 /// recorded with the `CLOCK_MONOTONIC` time it arrived, and a test can await the next one.
-public final class NotifyListener: @unchecked Sendable {
-    public struct Message: Sendable, CustomStringConvertible {
-        public var text: String
+package final class NotifyListener: @unchecked Sendable {
+    package struct Message: Sendable, CustomStringConvertible {
+        package var text: String
         /// Arrival, in nanoseconds on `CLOCK_MONOTONIC`.
-        public var arrival: UInt64
+        package var arrival: UInt64
         /// The message's assignments, `KEY=value` per line.
-        public var assignments: [String: String] {
+        package var assignments: [String: String] {
             var result: [String: String] = [:]
             for line in text.split(separator: "\n") {
                 guard let equals = line.firstIndex(of: "=") else { continue }
@@ -17,16 +17,16 @@ public final class NotifyListener: @unchecked Sendable {
             }
             return result
         }
-        public var description: String { text.replacingOccurrences(of: "\n", with: " | ") }
+        package var description: String { text.replacingOccurrences(of: "\n", with: " | ") }
     }
 
     /// The value for `NOTIFY_SOCKET`.
-    public let address: String
+    package let address: String
     private let fd: Int32
     private let path: String
     private let received = AwaitableLog<Message>()
 
-    public init() throws {
+    package init() throws {
         path = NSTemporaryDirectory() + "jobd-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         address = path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -50,11 +50,11 @@ public final class NotifyListener: @unchecked Sendable {
     }
 
     /// Every message so far.
-    public var messages: [Message] { received.all }
+    package var messages: [Message] { received.all }
 
     /// Waits for a message at index `start` or later that satisfies `predicate`; returns its index.
     @discardableResult
-    public func waitForMessage(
+    package func waitForMessage(
         from start: Int = 0, timeout: Duration = .seconds(30), _ description: String,
         where predicate: (Message) -> Bool
     ) throws -> Int {

@@ -15,45 +15,45 @@ import Testing
 /// defer { run.removeDirectory() }
 /// #expect(run.entries(where: "SYSLOG_IDENTIFIER", is: "probe").first?.message == "hi")
 /// ```
-public struct PrivateJournal {
+package struct PrivateJournal {
     /// What one command did under the harness.
-    public struct Run: Sendable {
+    package struct Run: Sendable {
         /// The command's exit status (125 when the harness itself failed; see ``standardError``).
-        public let exitStatus: Int32
-        public let standardOutput: String
-        public let standardError: String
+        package let exitStatus: Int32
+        package let standardOutput: String
+        package let standardError: String
         /// Every entry of the private journal, oldest first (journald's own start and stop entries included).
-        public let entries: [JournalEntry]
+        package let entries: [JournalEntry]
         /// The temporary directory holding everything of this run.
-        public let directory: String
+        package let directory: String
         /// The journal directory inside ``directory``: pass it to `journalctl --directory` or
         /// ``SystemdKit/JournalReader/init(directory:)`` for queries of your own.
-        public var journalDirectory: String { directory + "/journal" }
+        package var journalDirectory: String { directory + "/journal" }
 
         /// The entries whose `field` is `value`.
-        public func entries(where field: String, is value: String) -> [JournalEntry] {
+        package func entries(where field: String, is value: String) -> [JournalEntry] {
             entries.filter { $0[field] == value }
         }
 
         /// Deletes ``directory``.
-        public func removeDirectory() { try? FileManager.default.removeItem(atPath: directory) }
+        package func removeDirectory() { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     /// What went wrong starting the harness.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// `scripts/with-journald` of this package, found from this file's path, so it works from any
     /// working directory.
-    public static let scriptPath: String = {
+    package static let scriptPath: String = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }  // PrivateJournal.swift, JobdTestKit, Sources
         return url.appendingPathComponent("scripts/with-journald").path
     }()
 
     /// Why the harness cannot run here, or `nil` when it can.
-    public static func unavailableReason() -> String? {
+    package static func unavailableReason() -> String? {
         if geteuid() != 0 { return "not root (the harness makes mount and PID namespaces)" }
         let unshare = ["/usr/bin/unshare", "/bin/unshare"].contains { FileManager.default.isExecutableFile(atPath: $0) }
         if !unshare { return "unshare (util-linux) is not installed" }
@@ -66,7 +66,7 @@ public struct PrivateJournal {
 
     /// Returns when the harness can run. Otherwise cancels the current test with a loud message on
     /// stderr, or, when `CI=true`, throws, so the test fails.
-    public static func requireAvailable(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    package static func requireAvailable(sourceLocation: SourceLocation = #_sourceLocation) throws {
         guard let reason = unavailableReason() else { return }
         let message = "PRIVATE JOURNAL TEST NOT RUN: \(reason)"
         if ProcessInfo.processInfo.environment["CI"] == "true" {
@@ -81,7 +81,7 @@ public struct PrivateJournal {
     /// waits for it, and reads the private journal back.
     /// - Parameter environment: the command's whole environment (nothing is inherited), plus `PATH`
     ///   from this process when it has none.
-    public static func run(
+    package static func run(
         _ executable: String, arguments: [String] = [], environment: [String: String] = [:]
     ) throws -> Run {
         let temporary = NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/"

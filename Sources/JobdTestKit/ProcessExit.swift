@@ -3,10 +3,10 @@ import Glibc
 
 /// Awaits the end of any process, also one that is not a child of the test (a job's grandchild),
 /// through a pidfd: it becomes readable when the process exits, so waiting is on an event.
-public enum ProcessExit {
+package enum ProcessExit {
     /// Whether the process `pid` has ended (exited, or a zombie) within `timeout`. A pid that no
     /// longer exists has ended.
-    public static func wait(for pid: pid_t, timeout: Duration = .seconds(30)) -> Bool {
+    package static func wait(for pid: pid_t, timeout: Duration = .seconds(30)) -> Bool {
         let fd = pidfd_open(pid, 0)
         guard fd >= 0 else { return errno == ESRCH }
         defer { close(fd) }
@@ -20,7 +20,7 @@ public enum ProcessExit {
     }
 
     /// Whether the process `pid` is alive now (a zombie is not).
-    public static func isAlive(_ pid: pid_t) -> Bool {
+    package static func isAlive(_ pid: pid_t) -> Bool {
         !wait(for: pid, timeout: .zero)
     }
 }

@@ -4,8 +4,6 @@ public enum InvalidationReason: String, Sendable, Hashable, CaseIterable, Custom
     case ownerDeinit = "owner-deinit"
     /// The timer fired and found its target already gone, and invalidated itself.
     case targetGone = "target-gone"
-    /// The owner replaced this timer with another (its schedule changed).
-    case reschedule
     /// The process is shutting down.
     case shutdown
 

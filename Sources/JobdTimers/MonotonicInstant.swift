@@ -54,9 +54,10 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable, CustomStringConv
     public var description: String { "\(nanoseconds / 1_000)us" }
 }
 
+/// For jobd's own targets; not part of the JobdTimers library's API (it does not extend the standard library).
 extension Duration {
     /// The duration in nanoseconds, clamped to `Int64`.
-    public var nanosecondsSaturated: Int64 {
+    package var nanosecondsSaturated: Int64 {
         let (seconds, attoseconds) = components
         let (fromSeconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }

@@ -21,6 +21,9 @@ public final class TimerQueue: Sendable {
         /// The period of every armed repeating timer, by timer id: few timers repeat (jobd's
         /// watchdog), so the period is kept here rather than in every timer.
         var periods: [UInt64: UInt64] = [:]
+        /// The targets of timers bound to a closure (``WeakTimer/bind(to:_:)``), by timer id: held
+        /// strongly here, since the timer holds its target weakly; each holds its owner weakly.
+        var closureTargets: [UInt64: any TimerTarget] = [:]
 
         /// Sets `timer`'s deadline and period, inserts or moves it, and re-arms the kernel timer if
         /// the earliest deadline changed.
@@ -152,17 +155,6 @@ public final class TimerQueue: Sendable {
     /// manual queue may too.
     public func wallClockWasSet() {
         clockSetHandler.withLock { $0 }?()
-    }
-
-    /// Invalidates every armed timer with `reason`; returns how many.
-    @discardableResult
-    public func invalidateAll(reason: InvalidationReason) -> Int {
-        let armed = state.withLock { $0.heap.storage }
-        var count = 0
-        for timer in armed where timer.invalidate(reason: reason) {
-            count += 1
-        }
-        return count
     }
 
     func locked<Result>(_ body: (inout State) -> Result) -> Result {

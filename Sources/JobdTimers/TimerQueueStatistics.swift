@@ -8,7 +8,6 @@ public final class TimerQueueStatistics: Sendable {
     private let dropped = Atomic<Int>(0)
     private let ownerDeinit = Atomic<Int>(0)
     private let targetGone = Atomic<Int>(0)
-    private let reschedule = Atomic<Int>(0)
     private let shutdown = Atomic<Int>(0)
 
     /// Timers created and not yet deinitialized.
@@ -27,7 +26,6 @@ public final class TimerQueueStatistics: Sendable {
         switch reason {
         case .ownerDeinit: ownerDeinit.load(ordering: .relaxed)
         case .targetGone: targetGone.load(ordering: .relaxed)
-        case .reschedule: reschedule.load(ordering: .relaxed)
         case .shutdown: shutdown.load(ordering: .relaxed)
         }
     }
@@ -40,7 +38,6 @@ public final class TimerQueueStatistics: Sendable {
         switch reason {
         case .ownerDeinit: ownerDeinit.add(1, ordering: .relaxed)
         case .targetGone: targetGone.add(1, ordering: .relaxed)
-        case .reschedule: reschedule.add(1, ordering: .relaxed)
         case .shutdown: shutdown.add(1, ordering: .relaxed)
         }
     }

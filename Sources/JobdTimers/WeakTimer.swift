@@ -48,6 +48,8 @@ public final class WeakTimer: Sendable, CustomStringConvertible {
     nonisolated(unsafe) var reason: InvalidationReason?
     /// Armed with a period, kept in the queue's state (``TimerQueue/State/periods``).
     nonisolated(unsafe) var isRepeating = false
+    /// Bound to a closure, whose target the queue's state keeps (``TimerQueue/State/closureTargets``).
+    nonisolated(unsafe) var hasClosureTarget = false
 
     init(id: UInt64, label: String, tag: UInt64, queue: TimerQueue) {
         self.id = id
@@ -57,12 +59,44 @@ public final class WeakTimer: Sendable, CustomStringConvertible {
     }
 
     deinit {
+        if hasClosureTarget { queue.locked { $0.closureTargets[id] = nil } }
         queue.statistics.recordTimerDeinit()
     }
 
     /// Makes `target` the object this timer calls. The timer holds it weakly.
     public func bind(to target: any TimerTarget) {
-        queue.locked { _ in self.target = target }
+        queue.locked { state in
+            self.dropClosureTarget(&state)
+            self.target = target
+        }
+    }
+
+    /// Makes `handler` what this timer calls, with `owner`: the form for an owner that would
+    /// rather not conform to ``TimerTarget`` (the remedy of Foundation's block timers, without
+    /// their retain cycle). The timer holds `owner` weakly; `handler` gets it strongly for the
+    /// call only, and must not capture it (take it from the parameter). A fire that finds `owner`
+    /// gone invalidates the timer with ``InvalidationReason/targetGone``.
+    ///
+    /// ```swift
+    /// timer.bind(to: self) { owner, timer, now in owner.poll() }
+    /// ```
+    public func bind<Owner: AnyObject & Sendable>(
+        to owner: Owner, _ handler: @escaping @Sendable (Owner, WeakTimer, MonotonicInstant) -> Void
+    ) {
+        let target = ClosureTarget(owner: owner, handler: handler)
+        queue.locked { state in
+            guard reason == nil else { return }
+            state.closureTargets[id] = target
+            hasClosureTarget = true
+            self.target = target
+        }
+    }
+
+    /// Forgets a closure target, with the queue's lock held.
+    private func dropClosureTarget(_ state: inout TimerQueue.State) {
+        guard hasClosureTarget else { return }
+        state.closureTargets[id] = nil
+        hasClosureTarget = false
     }
 
     /// Binds `target` and arms the timer for `deadline` (or disarms it for `nil`), under one lock:
@@ -74,6 +108,7 @@ public final class WeakTimer: Sendable, CustomStringConvertible {
     ) -> Bool {
         let scheduled = queue.locked { state in
             guard reason == nil else { return false }
+            dropClosureTarget(&state)
             self.target = target
             if let deadline {
                 state.enqueue(self, at: deadline, repeating: interval)
@@ -118,6 +153,7 @@ public final class WeakTimer: Sendable, CustomStringConvertible {
             guard self.reason == nil else { return false }
             self.reason = reason
             self.target = nil
+            dropClosureTarget(&state)
             state.dequeue(self)
             return true
         }

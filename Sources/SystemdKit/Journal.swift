@@ -5,17 +5,17 @@ import Glibc
 ///
 /// libsystemd silently drops an entry when the journal socket does not exist; this writer checks
 /// for the socket first and throws instead, so that the caller can fall back to stderr.
-public struct Journal: Sendable {
+package struct Journal: Sendable {
     /// Where journald receives native-protocol datagrams; libsystemd's sender uses this fixed path.
-    public static let socketPath = "/run/systemd/journal/socket"
+    package static let socketPath = "/run/systemd/journal/socket"
 
-    public init() {}
+    package init() {}
 
     /// Sends one entry made of `fields`, in order. Repeated names make multi-valued fields.
     /// - Throws: ``SystemdError`` with code ``SystemdError/Code/journalUnreachable`` when no journald
     ///   listens on ``socketPath``, or ``SystemdError/Code/journalSendFailed`` for other failures
     ///   (for instance an entry larger than journald accepts).
-    public func send(_ fields: [JournalField]) throws(SystemdError) {
+    package func send(_ fields: [JournalField]) throws(SystemdError) {
         try Self.requireSocket()
         // One contiguous buffer of "NAME=value" items, so every iovec points into memory that lives
         // for the whole call.
@@ -45,7 +45,7 @@ public struct Journal: Sendable {
     /// Checks that a journald is listening, without writing an entry: connects a datagram socket to
     /// ``socketPath``, which fails unless some process has it bound.
     /// - Throws: ``SystemdError`` with code ``SystemdError/Code/journalUnreachable``.
-    public static func probe() throws(SystemdError) {
+    package static func probe() throws(SystemdError) {
         try requireSocket()
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         try SystemdError.check(fd < 0 ? -Glibc.errno : 0, .journalUnreachable, "socket(AF_UNIX, SOCK_DGRAM)")

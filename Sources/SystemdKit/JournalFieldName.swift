@@ -1,26 +1,26 @@
 /// A journal field name that journald will store: only `A`–`Z`, `0`–`9` and `_`, not starting with
 /// `_` (those are trusted fields journald sets itself) or a digit, and at most 64 characters.
 /// journald silently drops fields with any other name, so names are checked before sending.
-public struct JournalFieldName: Hashable, Sendable, CustomStringConvertible {
+package struct JournalFieldName: Hashable, Sendable, CustomStringConvertible {
     /// The longest name journald accepts.
-    public static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// The validated name.
-    public let rawValue: String
+    package let rawValue: String
 
     /// Validates `name`.
     /// - Throws: ``SystemdError`` with code ``SystemdError/Code/invalidFieldName`` saying what is wrong.
-    public init(_ name: String) throws(SystemdError) {
+    package init(_ name: String) throws(SystemdError) {
         if let problem = Self.problem(with: name) {
             throw SystemdError(.invalidFieldName, context: "journal field name \(name.debugDescription) \(problem)")
         }
         rawValue = name
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Why journald would drop a field called `name`, or `nil` when the name is valid.
-    public static func problem(with name: String) -> String? {
+    package static func problem(with name: String) -> String? {
         let bytes = Array(name.utf8)
         guard let first = bytes.first else { return "is empty" }
         if bytes.count > maximumLength { return "is longer than \(maximumLength) characters" }
@@ -33,7 +33,7 @@ public struct JournalFieldName: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether journald stores a field called `name`.
-    public static func isValid(_ name: String) -> Bool { problem(with: name) == nil }
+    package static func isValid(_ name: String) -> Bool { problem(with: name) == nil }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 

@@ -14,9 +14,9 @@ import Glibc
 /// try reader.addMatch("JOB", "backup")
 /// for entry in try reader.readAll() { print(entry.realtimeUSec, entry.message ?? "") }
 /// ```
-public final class JournalReader {
+package final class JournalReader {
     /// Which journal files a reader opens.
-    public enum Source: Sendable, Hashable {
+    package enum Source: Sendable, Hashable {
         /// The journal of this machine (`sd_journal_open` with `SD_JOURNAL_LOCAL_ONLY`).
         case local
         /// Every journal file in a directory and its machine-id subdirectories
@@ -28,20 +28,20 @@ public final class JournalReader {
 
     /// The oldest entry of a journal and the time span it covers, to judge whether older entries were
     /// rotated or vacuumed away.
-    public struct Head: Sendable, Hashable {
+    package struct Head: Sendable, Hashable {
         /// The first entry in the journal, regardless of matches.
-        public let firstEntry: JournalEntry
+        package let firstEntry: JournalEntry
         /// The earliest and latest realtime timestamps of all files (`sd_journal_get_cutoff_realtime_usec`).
-        public let realtimeUSec: ClosedRange<UInt64>
+        package let realtimeUSec: ClosedRange<UInt64>
     }
 
     /// The files this reader opened.
-    public let source: Source
+    package let source: Source
     private let journal: OpaquePointer
 
     /// Opens `source`.
     /// - Throws: ``SystemdError`` with code ``SystemdError/Code/journalReadFailed``.
-    public init(_ source: Source = .local) throws(SystemdError) {
+    package init(_ source: Source = .local) throws(SystemdError) {
         self.source = source
         var handle: OpaquePointer?
         switch source {
@@ -65,10 +65,10 @@ public final class JournalReader {
     }
 
     /// Opens the journal files in `directory`.
-    public convenience init(directory: String) throws(SystemdError) { try self.init(.directory(directory)) }
+    package convenience init(directory: String) throws(SystemdError) { try self.init(.directory(directory)) }
 
     /// Opens exactly the journal files at `paths`.
-    public convenience init(files: [String]) throws(SystemdError) { try self.init(.files(files)) }
+    package convenience init(files: [String]) throws(SystemdError) { try self.init(.files(files)) }
 
     deinit { sd_journal_close(journal) }
 
@@ -76,40 +76,40 @@ public final class JournalReader {
 
     /// Only entries with `field=value`. Matches on the same field are alternatives (OR); matches on
     /// different fields must all hold (AND), as in `journalctl FIELD=value ...`.
-    public func addMatch(_ field: String, _ value: String) throws(SystemdError) {
+    package func addMatch(_ field: String, _ value: String) throws(SystemdError) {
         let match = Array("\(field)=\(value)".utf8)
         let result = match.withUnsafeBytes { sd_journal_add_match(journal, $0.baseAddress, $0.count) }
         try SystemdError.check(result, .journalReadFailed, "sd_journal_add_match(\(field)=\(value))")
     }
 
     /// Starts a new group of matches that is ORed with the previous ones (`journalctl ... + ...`).
-    public func addDisjunction() throws(SystemdError) {
+    package func addDisjunction() throws(SystemdError) {
         try SystemdError.check(sd_journal_add_disjunction(journal), .journalReadFailed, "sd_journal_add_disjunction")
     }
 
     /// Starts a new group of matches that is ANDed with the previous ones.
-    public func addConjunction() throws(SystemdError) {
+    package func addConjunction() throws(SystemdError) {
         try SystemdError.check(sd_journal_add_conjunction(journal), .journalReadFailed, "sd_journal_add_conjunction")
     }
 
     /// Removes all matches.
-    public func flushMatches() { sd_journal_flush_matches(journal) }
+    package func flushMatches() { sd_journal_flush_matches(journal) }
 
     // MARK: Position
 
     /// Positions before the first entry: ``next()`` returns the oldest.
-    public func seekHead() throws(SystemdError) {
+    package func seekHead() throws(SystemdError) {
         try SystemdError.check(sd_journal_seek_head(journal), .journalReadFailed, "sd_journal_seek_head")
     }
 
     /// Positions after the last entry: ``previous()`` returns the newest.
-    public func seekTail() throws(SystemdError) {
+    package func seekTail() throws(SystemdError) {
         try SystemdError.check(sd_journal_seek_tail(journal), .journalReadFailed, "sd_journal_seek_tail")
     }
 
     /// Positions so that ``next()`` returns the first entry received at or after `realtimeUSec`
     /// (microseconds since the Unix epoch).
-    public func seek(realtimeSinceUSec realtimeUSec: UInt64) throws(SystemdError) {
+    package func seek(realtimeSinceUSec realtimeUSec: UInt64) throws(SystemdError) {
         try SystemdError.check(
             sd_journal_seek_realtime_usec(journal, realtimeUSec), .journalReadFailed,
             "sd_journal_seek_realtime_usec(\(realtimeUSec))"
@@ -117,26 +117,26 @@ public final class JournalReader {
     }
 
     /// Positions at the entry with `cursor`: ``next()`` returns that entry (skip it to resume after it).
-    public func seek(cursor: String) throws(SystemdError) {
+    package func seek(cursor: String) throws(SystemdError) {
         try SystemdError.check(sd_journal_seek_cursor(journal, cursor), .journalReadFailed, "sd_journal_seek_cursor")
     }
 
     // MARK: Entries
 
     /// The next matching entry, or `nil` at the end.
-    public func next() throws(SystemdError) -> JournalEntry? {
+    package func next() throws(SystemdError) -> JournalEntry? {
         let moved = try SystemdError.check(sd_journal_next(journal), .journalReadFailed, "sd_journal_next")
         return moved > 0 ? try currentEntry() : nil
     }
 
     /// The previous matching entry, or `nil` at the start.
-    public func previous() throws(SystemdError) -> JournalEntry? {
+    package func previous() throws(SystemdError) -> JournalEntry? {
         let moved = try SystemdError.check(sd_journal_previous(journal), .journalReadFailed, "sd_journal_previous")
         return moved > 0 ? try currentEntry() : nil
     }
 
     /// Every matching entry after the current position, oldest first.
-    public func readAll() throws(SystemdError) -> [JournalEntry] {
+    package func readAll() throws(SystemdError) -> [JournalEntry] {
         var entries: [JournalEntry] = []
         while let entry = try next() { entries.append(entry) }
         return entries
@@ -144,7 +144,7 @@ public final class JournalReader {
 
     /// Waits until the journal changes or `timeout` passes (`nil`: forever). Returns whether new
     /// entries may have arrived (files appended to, added or removed).
-    public func wait(timeout: Duration?) throws(SystemdError) -> Bool {
+    package func wait(timeout: Duration?) throws(SystemdError) -> Bool {
         let usec = timeout.map { $0.microseconds } ?? UInt64.max
         let result = try SystemdError.check(sd_journal_wait(journal, usec), .journalReadFailed, "sd_journal_wait")
         return result != Int32(SD_JOURNAL_NOP)
@@ -153,7 +153,7 @@ public final class JournalReader {
     /// The oldest entry of the opened files (matches ignored) and the realtime span they cover, or
     /// `nil` for an empty journal. Compare the first entry's ``JournalEntry/seqnum`` and time with
     /// what you expected to find, to judge whether the head was rotated away.
-    public func head() throws(SystemdError) -> Head? {
+    package func head() throws(SystemdError) -> Head? {
         // A second handle, so this reader's matches and position stay as they were.
         let other = try JournalReader(source)
         try other.seekHead()
@@ -168,7 +168,7 @@ public final class JournalReader {
 
     /// Every boot with entries in the opened files (matches ignored), oldest first by their first
     /// entry, as `journalctl --list-boots` orders them.
-    public func boots() throws(SystemdError) -> [JournalBoot] {
+    package func boots() throws(SystemdError) -> [JournalBoot] {
         // A second handle, so this reader's matches and position stay as they were.
         let other = try JournalReader(source)
         try SystemdError.check(sd_journal_query_unique(other.journal, "_BOOT_ID"), .journalReadFailed, "sd_journal_query_unique(_BOOT_ID)")

@@ -10,28 +10,28 @@ import CSystemd
 /// let notifier = Notifier()
 /// try notifier.send(.ready, .status("3 jobs scheduled"))
 /// ```
-public struct Notifier: Sendable {
+package struct Notifier: Sendable {
     /// What happened to a notification that did not fail.
-    public enum Delivery: Sendable, Hashable {
+    package enum Delivery: Sendable, Hashable {
         /// The message was sent to the socket in `NOTIFY_SOCKET`.
         case sent
         /// `NOTIFY_SOCKET` is not set: jobd is not running as a `Type=notify` service. Not an error.
         case notUnderSystemd
     }
 
-    public init() {}
+    package init() {}
 
     /// Sends all `states` in one message, in order.
     /// - Throws: ``SystemdError`` with code ``SystemdError/Code/notifyFailed`` when `NOTIFY_SOCKET` is
     ///   set but the message could not be sent (no listener, bad address, permissions).
     @discardableResult
-    public func send(_ states: NotifyState...) throws(SystemdError) -> Delivery {
+    package func send(_ states: NotifyState...) throws(SystemdError) -> Delivery {
         try send(states)
     }
 
     /// Sends all `states` in one message, in order.
     @discardableResult
-    public func send(_ states: [NotifyState]) throws(SystemdError) -> Delivery {
+    package func send(_ states: [NotifyState]) throws(SystemdError) -> Delivery {
         let message = Self.message(states)
         let result = try SystemdError.check(
             sd_notify(0, message), .notifyFailed,
@@ -41,7 +41,7 @@ public struct Notifier: Sendable {
     }
 
     /// The exact text ``send(_:)-([NotifyState])`` passes to `sd_notify`: one `KEY=value` per line.
-    public static func message(_ states: [NotifyState]) -> String {
+    package static func message(_ states: [NotifyState]) -> String {
         states.flatMap(\.assignments).map { "\($0.key)=\($0.value)" }.joined(separator: "\n")
     }
 }

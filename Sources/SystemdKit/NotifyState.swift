@@ -6,56 +6,44 @@ import Glibc
 /// The protocol is newline-separated assignments, so values are kept on one line: a newline, carriage
 /// return or NUL in a ``status(_:)`` text becomes a space rather than ending the assignment (which
 /// would let a status text inject, say, `READY=1`).
-public struct NotifyState: Sendable, Hashable {
+package struct NotifyState: Sendable, Hashable {
     /// One `KEY=value` line of an sd_notify message.
-    public struct Assignment: Sendable, Hashable {
-        public let key: String
-        public let value: String
+    package struct Assignment: Sendable, Hashable {
+        package let key: String
+        package let value: String
     }
 
     /// The assignments this state sends, in order.
-    public let assignments: [Assignment]
+    package let assignments: [Assignment]
 
     private init(_ pairs: (String, String)...) {
         assignments = pairs.map { Assignment(key: $0.0, value: Self.singleLine($0.1)) }
     }
 
     /// `READY=1`: start-up is finished (send it after signal handlers are installed).
-    public static let ready = NotifyState(("READY", "1"))
+    package static let ready = NotifyState(("READY", "1"))
     /// `STOPPING=1`: shutdown has begun.
-    public static let stopping = NotifyState(("STOPPING", "1"))
+    package static let stopping = NotifyState(("STOPPING", "1"))
     /// `WATCHDOG=1`: the keep-alive ping; send it at least every half ``Watchdog/interval()``.
-    public static let watchdog = NotifyState(("WATCHDOG", "1"))
-    /// `WATCHDOG=trigger`: asks the service manager to act as if the watchdog had expired.
-    public static let watchdogTrigger = NotifyState(("WATCHDOG", "trigger"))
+    package static let watchdog = NotifyState(("WATCHDOG", "1"))
 
     /// `RELOADING=1` with `MONOTONIC_USEC=` set to `CLOCK_MONOTONIC` now, in one message, as
     /// `Type=notify-reload` requires. Send ``ready`` when the reload is done.
-    public static var reloading: NotifyState { reloading(monotonicUSec: monotonicNowUSec()) }
+    package static var reloading: NotifyState { reloading(monotonicUSec: monotonicNowUSec()) }
 
     /// `RELOADING=1` with an explicit `MONOTONIC_USEC=` (for tests and replays).
-    public static func reloading(monotonicUSec: UInt64) -> NotifyState {
+    package static func reloading(monotonicUSec: UInt64) -> NotifyState {
         NotifyState(("RELOADING", "1"), ("MONOTONIC_USEC", String(monotonicUSec)))
     }
 
     /// `STATUS=text`: a one-line, human-readable status shown by `systemctl status`.
-    public static func status(_ text: String) -> NotifyState { NotifyState(("STATUS", text)) }
-
-    /// `ERRNO=n`: the errno the service failed with.
-    public static func errno(_ code: POSIXErrorCode) -> NotifyState { NotifyState(("ERRNO", String(code.rawValue))) }
+    package static func status(_ text: String) -> NotifyState { NotifyState(("STATUS", text)) }
 
     /// `EXTEND_TIMEOUT_USEC=n`: asks for more time to start, reload or stop.
-    public static func extendTimeout(_ duration: Duration) -> NotifyState {
+    package static func extendTimeout(_ duration: Duration) -> NotifyState {
         NotifyState(("EXTEND_TIMEOUT_USEC", String(duration.microseconds)))
     }
 
-    /// `WATCHDOG_USEC=n`: changes the watchdog interval at run time.
-    public static func watchdogInterval(_ duration: Duration) -> NotifyState {
-        NotifyState(("WATCHDOG_USEC", String(duration.microseconds)))
-    }
-
-    /// `MAINPID=n`: the main process of the service, when it is not the sender.
-    public static func mainPID(_ pid: pid_t) -> NotifyState { NotifyState(("MAINPID", String(pid))) }
 
     private static func singleLine(_ value: String) -> String {
         // Compare scalars: "\r\n" is one Character, and must still become a single space per scalar.

@@ -3,45 +3,45 @@ import Glibc
 
 /// The one error type of SystemdKit: what failed, the errno behind it when there is one, and the
 /// context a user needs to act on it.
-public struct SystemdError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SystemdError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is. Callers switch on it; the message is for people.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
-        public var description: String { name }
+        package var description: String { name }
 
         /// `sd_notify` failed to reach the socket named by `NOTIFY_SOCKET`.
-        public static let notifyFailed = Code("notifyFailed")
+        package static let notifyFailed = Code("notifyFailed")
         /// `WATCHDOG_USEC`/`WATCHDOG_PID` could not be parsed.
-        public static let watchdogInvalid = Code("watchdogInvalid")
+        package static let watchdogInvalid = Code("watchdogInvalid")
         /// No journald is listening on `/run/systemd/journal/socket`.
-        public static let journalUnreachable = Code("journalUnreachable")
+        package static let journalUnreachable = Code("journalUnreachable")
         /// `sd_journal_sendv` failed although a journald socket was there.
-        public static let journalSendFailed = Code("journalSendFailed")
+        package static let journalSendFailed = Code("journalSendFailed")
         /// A journal field name is not `[A-Z0-9_]`, starts with `_` or a digit, or is longer than 64.
-        public static let invalidFieldName = Code("invalidFieldName")
+        package static let invalidFieldName = Code("invalidFieldName")
         /// Opening, matching, seeking or reading a journal failed.
-        public static let journalReadFailed = Code("journalReadFailed")
+        package static let journalReadFailed = Code("journalReadFailed")
         /// Reading or generating a 128-bit id failed.
-        public static let idFailed = Code("idFailed")
+        package static let idFailed = Code("idFailed")
     }
 
     /// What kind of failure this is.
-    public let code: Code
+    package let code: Code
     /// The errno libsystemd or the kernel reported, if any.
-    public let errno: POSIXErrorCode?
+    package let errno: POSIXErrorCode?
     /// What was being done, with the names and values a user needs (a path, a field, a socket).
-    public let context: String
+    package let context: String
 
     /// Makes an error; SystemdKit's own calls into libsystemd make theirs through one checked path.
-    public init(_ code: Code, errno: POSIXErrorCode? = nil, context: String) {
+    package init(_ code: Code, errno: POSIXErrorCode? = nil, context: String) {
         self.code = code
         self.errno = errno
         self.context = context
     }
 
     /// The context, the errno's text and number, and the code, for logs and people.
-    public var description: String {
+    package var description: String {
         guard let errno else { return "\(context) [\(code)]" }
         return "\(context): \(String(cString: strerror(errno.rawValue))) (errno \(errno.rawValue)) [\(code)]"
     }

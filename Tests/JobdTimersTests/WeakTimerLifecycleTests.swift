@@ -186,7 +186,7 @@ final class InvalidatingNeighbour: TimerTarget {
     func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) {
         ledger.recordExternalFire()
         let other = timer === first ? second : first
-        other.invalidate(reason: .reschedule)
+        other.invalidate(reason: .shutdown)
     }
 }
 
