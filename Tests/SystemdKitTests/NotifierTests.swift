@@ -3,7 +3,8 @@ import SystemdKit
 import Testing
 
 extension ProcessWideTests {
-    @Suite struct NotifierTests {
+    @Suite(.enabled(if: EnvironmentChild.isChild, "runs in its own process: see EnvironmentSuitesTests"))
+    struct NotifierTests {
         @Test(arguments: [false, true])
         func sendsReadyAndStatusInOneDatagram(abstract: Bool) throws {
             let socket = try NotifySocket(abstract: abstract)

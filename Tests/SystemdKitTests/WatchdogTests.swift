@@ -3,7 +3,8 @@ import SystemdKit
 import Testing
 
 extension ProcessWideTests {
-    @Suite struct WatchdogTests {
+    @Suite(.enabled(if: EnvironmentChild.isChild, "runs in its own process: see EnvironmentSuitesTests"))
+    struct WatchdogTests {
         @Test func unsetMeansNoWatchdog() throws {
             let interval = try withEnvironment(["WATCHDOG_USEC": nil, "WATCHDOG_PID": nil]) { try Watchdog.interval() }
             #expect(interval == nil)
