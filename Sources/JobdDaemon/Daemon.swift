@@ -130,6 +130,9 @@ package struct Daemon {
             }
             group.cancelAll()
         }
+        // Every thread jobd started ends here: the zone watch's (the timing thread's with its queue,
+        // the control socket's with `control.remove()` below).
+        zoneWatch?.stop()
         withExtendedLifetime((watchdog, zoneWatch, loop)) {}
         control.remove()
         // jobd's own timers (retries, the reload watch, metrics, the leak check's, the watchdog's) are not jobs'.
