@@ -93,8 +93,8 @@ package struct JobDirectory: Sendable {
         }
         var definitions: [JobDefinition] = []
         var errors: [ConfigError] = []
-        for entry in names {
-            switch Self.readJobFile(jobsPath + "/" + entry, name: String(entry.dropLast(4))) {
+        for result in Self.readJobFiles(names.map { (jobsPath + "/" + $0, String($0.dropLast(4))) }) {
+            switch result {
             case .success(let definition): definitions.append(definition)
             case .failure(let fileErrors): errors += fileErrors.errors
             }

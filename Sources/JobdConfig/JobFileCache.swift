@@ -84,32 +84,54 @@ package struct JobFileCache: Sendable {
         }
     }
 
-    /// The definition of the job file at `path`: the kept one if the file is unchanged, else what
-    /// `read` makes of it (kept for the next read when that is safe).
-    mutating func definition(
-        at path: String, read: () -> Result<JobDefinition, ConfigErrors>
-    ) -> Result<JobDefinition, ConfigErrors> {
+    /// What the cache has for a job file: its definition, when the file is unchanged since it was
+    /// kept, or else what to remember of the file when it has been read (``store(_:_:result:)``).
+    enum Lookup {
+        case kept(JobDefinition)
+        case read(Stamp?)
+    }
+
+    /// Looks `path` up, noting that this read saw it.
+    mutating func lookup(_ path: String) -> Lookup {
         seen.insert(path)
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             entries[path] = nil
-            parsed += 1
-            return read()
+            return .read(nil)
         }
         let stamp = Stamp(status)
         if let entry = entries[path], entry.stamp == stamp {
             reused += 1
-            return .success(entry.definition)
+            return .kept(entry.definition)
         }
+        return .read(stamp)
+    }
+
+    /// Remembers what reading `path` (whose stat was `stamp`) gave, when that is safe to reuse: a
+    /// definition without an account to look up again, of a file not changed within the racy window.
+    mutating func store(_ path: String, _ stamp: Stamp?, result: Result<JobDefinition, ConfigErrors>) {
         parsed += 1
-        let result = read()
-        if case .success(let definition) = result, definition.user == nil, definition.group == nil,
+        if let stamp, case .success(let definition) = result, definition.user == nil, definition.group == nil,
            stamp.latestNanoseconds < readStartNanoseconds - Self.racyWindowNanoseconds {
             entries[path] = Entry(stamp: stamp, definition: definition)
         } else {
             entries[path] = nil
         }
-        return result
+    }
+
+    /// The definition of the job file at `path`: the kept one if the file is unchanged, else what
+    /// `read` makes of it (kept for the next read when that is safe).
+    mutating func definition(
+        at path: String, read: () -> Result<JobDefinition, ConfigErrors>
+    ) -> Result<JobDefinition, ConfigErrors> {
+        switch lookup(path) {
+        case .kept(let definition):
+            return .success(definition)
+        case .read(let stamp):
+            let result = read()
+            store(path, stamp, result: result)
+            return result
+        }
     }
 
     static func realtimeNanoseconds() -> Int64 {

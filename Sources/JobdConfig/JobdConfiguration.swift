@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Glibc
 import JobdCalendar
 
@@ -40,20 +42,18 @@ package struct JobdConfiguration: Sendable {
 extension JobDirectory {
     /// Reads `jobd.conf` and every job file, each on its own: an error in one file disables that
     /// file's job (or `jobd.conf`'s settings) only, and every error found is reported.
-    package func read() -> JobdConfiguration {
-        read { path, name in Self.readJobFile(path, name: name) }
+    public func read() -> JobdConfiguration {
+        var cache = JobFileCache()
+        return read(using: &cache)
     }
 
     /// As ``read()``, but reuses from `cache` the definition of every job file unchanged since the
-    /// read that filled it, reads and parses only the others, and leaves this read's in `cache`
-    /// for the next: what a reload does (see ``JobFileCache`` for what counts as unchanged).
-    package func read(using cache: inout JobFileCache) -> JobdConfiguration {
+    /// read that filled it, reads and parses only the others (on every core), and leaves this
+    /// read's in `cache` for the next: what a reload does (see ``JobFileCache`` for what counts as
+    /// unchanged).
+    public func read(using cache: inout JobFileCache) -> JobdConfiguration {
         cache.beginRead()
         defer { cache.endRead() }
-        return read { path, name in cache.definition(at: path) { Self.readJobFile(path, name: name) } }
-    }
-
-    private func read(jobFile: (_ path: String, _ name: String) -> Result<JobDefinition, ConfigErrors>) -> JobdConfiguration {
         // Zones named in calendar triggers are read again if their files changed (tzdata upgrade).
         TimeZoneRules.revalidateCache()
         var configuration = JobdConfiguration()
@@ -61,19 +61,52 @@ extension JobDirectory {
         case .success(let settings): configuration.settings = settings
         case .failure(let failure): configuration.settingsErrors = failure.errors
         }
+        let names: [String]
         switch jobFileNames() {
         case .failure(let error):
             configuration.fatal = error
-        case .success(let names):
-            for entry in names {
-                let filePath = jobsPath + "/" + entry
-                let name = String(entry.dropLast(4))
-                switch jobFile(filePath, name) {
-                case .success(let definition): configuration.jobs.append(definition)
-                case .failure(let errors): configuration.broken.append(.init(name: name, path: filePath, errors: errors.errors))
-                }
+            return configuration
+        case .success(let found):
+            names = found
+        }
+        let paths = names.map { jobsPath + "/" + $0 }
+        let lookups = paths.map { cache.lookup($0) }
+        let unread = lookups.indices.filter { if case .read = lookups[$0] { true } else { false } }
+        let read = Self.readJobFiles(unread.map { (paths[$0], String(names[$0].dropLast(4))) })
+        var results: [Result<JobDefinition, ConfigErrors>?] = lookups.map { if case .kept(let kept) = $0 { .success(kept) } else { nil } }
+        for (index, result) in zip(unread, read) {
+            if case .read(let stamp) = lookups[index] { cache.store(paths[index], stamp, result: result) }
+            results[index] = result
+        }
+        for (index, result) in results.enumerated() {
+            switch result! {
+            case .success(let definition): configuration.jobs.append(definition)
+            case .failure(let errors):
+                configuration.broken.append(.init(name: String(names[index].dropLast(4)), path: paths[index], errors: errors.errors))
             }
         }
         return configuration
+    }
+
+    /// Reads and checks the job files `files` (path, job name) on every core: reading and parsing
+    /// are most of a start or reload, and each file is read on its own. The results come in order.
+    static func readJobFiles(_ files: [(path: String, name: String)]) -> [Result<JobDefinition, ConfigErrors>] {
+        let count = files.count
+        guard count > 64 else { return files.map { readJobFile($0.path, name: $0.name) } }
+        let chunks = min(count / 32, max(1, ProcessInfo.processInfo.activeProcessorCount) * 4)
+        let results = UnsafeMutableBufferPointer<Result<JobDefinition, ConfigErrors>?>.allocate(capacity: count)
+        results.initialize(repeating: nil)
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        // Each chunk writes only its own slots of `results`.
+        nonisolated(unsafe) let slots = results
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            for index in stride(from: chunk, to: count, by: chunks) {
+                slots[index] = readJobFile(files[index].path, name: files[index].name)
+            }
+        }
+        return results.map { $0! }
     }
 }
