@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // libsystemd, bound for exactly one Swift target: SystemdKit.
@@ -85,7 +86,7 @@ let package = Package(
             name: "JobdDaemon",
             dependencies: [
                 "CMalloc", "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
-                "JobdControl",
+                "JobdControl", "JobdFleet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -96,7 +97,7 @@ let package = Package(
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit",
+                "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -158,10 +159,25 @@ let package = Package(
         .executableTarget(
             name: "jobd-benchmarks",
             dependencies: [
-                "CMallocInfo", "JobdTimers", "JobdCalendar", "JobdConfig", "JobdTestKit",
+                "CMallocInfo", "JobdTimers", "JobdCalendar", "JobdConfig", "JobdTestKit", "JobdFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/JobdBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+        // Fleet-wide jobs: claims, leases and heartbeats in PostgreSQL, and the fleet audit.
+        .target(
+            name: "JobdFleet",
+            dependencies: [
+                "JobdConfig", "JobdCalendar",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "JobdFleetTests",
+            dependencies: ["JobdFleet", "JobdConfig", "JobdCalendar", "JobdTestKit"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -12,7 +12,7 @@ public struct Jobctl: AsyncParsableCommand {
             invalid arguments.
             """,
         version: BuildInfo.version,
-        subcommands: [Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Audit.self, Logs.self])
+        subcommands: [Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Audit.self, Logs.self, Fleet.self])
 
     public init() {}
 

@@ -71,6 +71,9 @@ extension Jobctl {
             print("      Next: \(TimeFormat.wallClock(job.nextElapseUSec)); \(TimeFormat.relative(job.nextElapseUSec, now: now))")
             print("  Last run: \(TimeFormat.wallClock(job.lastStartUSec)); \(TimeFormat.relative(job.lastStartUSec, now: now))"
                   + (job.lastStartCause.map { $0 == "timer" ? "" : " (\($0))" } ?? ""))
+            if let node = job.lastNode {
+                print(" Last node: \(node) (RunOn=one-node: the node that claimed the last elapse)")
+            }
             if let duration = job.lastDurationUSec {
                 print("  Duration: \(TimeSpan(microseconds: duration))")
             }

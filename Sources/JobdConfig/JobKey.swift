@@ -25,6 +25,7 @@ enum JobKey: String, CaseIterable {
     case restartLimit = "RestartLimit"
     case onFailure = "OnFailure"
     case onSuccess = "OnSuccess"
+    case runOn = "RunOn"
 
     static let section = "Job"
 

@@ -153,6 +153,8 @@ public struct JobStatus: Codable, Sendable, Equatable {
     /// The last run's `JOBD_RUN_ID=`, and why it started (`timer`, `manual`, `retry`, `on-failure`, `on-success`).
     public var lastRunID: String?
     public var lastStartCause: String?
+    /// A `RunOn=one-node` job: the node that claimed the last elapse this node saw (itself or another).
+    public var lastNode: String?
     /// Runs in flight.
     public var runs: [RunInFlight]?
     /// When a failed run will be retried.

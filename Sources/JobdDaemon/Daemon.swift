@@ -1,6 +1,7 @@
 import Glibc
 import JobdCalendar
 import JobdConfig
+import JobdFleet
 import JobdLogging
 import JobdRunner
 import JobdScheduler
@@ -92,8 +93,9 @@ public struct Daemon {
         let state = StateDirectory(path: options.stateDirectory, logger: logger)
         let bootID = (try? ID128.bootID()) ?? "unknown"
         let zone = TimeZoneRules.current(environment: options.environment)
+        let clocks = MainLoop.clocks(environment: options.environment)
         let scheduler = Scheduler(
-            queue: queue, daemonStart: .now(), logger: logger, zone: zone, store: state,
+            queue: queue, daemonStart: .now(), logger: logger, clocks: clocks, zone: zone, store: state,
             firstStartThisBoot: state.isFirstStart(inBoot: bootID)
         ) { due in
             continuation.yield(.due(due))
@@ -109,6 +111,7 @@ public struct Daemon {
             options: options, settings: settings, logger: logger, scheduler: scheduler,
             runner: JobRunner(logger: logger, environment: options.environment),
             notifier: notifier, continuation: continuation, stallSeconds: stall)
+        loop.fleet = MainLoop.makeFleet(settings: settings, options: options, logger: logger, clocks: clocks)
         // The control socket before READY=1: once systemd says jobd started, jobctl must work.
         let control = RuntimeFiles(directory: options.runtimeDirectory, logger: logger) { request, reply in
             continuation.yield(.control(request, reply))
@@ -121,6 +124,9 @@ public struct Daemon {
             loop.start(configuration, group: &group)
             group.addTask {
                 for await signal in signals { continuation.yield(.signal(signal)) }
+            }
+            if let fleet = loop.fleet {
+                group.addTask { await FleetLink(database: fleet).run { continuation.yield(.fleet($0)) } }
             }
             for await event in events {
                 if !loop.handle(event, group: &group) { break }

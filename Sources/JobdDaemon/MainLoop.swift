@@ -3,6 +3,7 @@ import Glibc
 import JobdCalendar
 import JobdConfig
 import JobdControl
+import JobdFleet
 import JobdLogging
 import JobdRunner
 import JobdScheduler
@@ -49,6 +50,11 @@ final class MainLoop {
     var reloadWatchers: [ControlReply] = []
     /// Clients waiting for a run to end, by run id.
     var runWaiters: [UInt64: ControlReply] = [:]
+    /// The fleet's database (`[Fleet]` in jobd.conf at start), what `STATUS=` says of it, and the
+    /// node that claimed each fleet job's last elapse this node saw (MainLoop+Fleet.swift).
+    var fleet: FleetDatabase?
+    var fleetState: String?
+    var fleetLastNode: [String: String] = [:]
 
     init(
         options: DaemonOptions, settings: DaemonSettings, logger: Logger, scheduler: Scheduler, runner: JobRunner,
@@ -106,6 +112,11 @@ final class MainLoop {
             }
         case .retriesDue:
             perform(admission.retriesDue(now: .now()), group: &group)
+        case .fleetClaimed(let request, let verdict):
+            claimed(request, verdict, group: &group)
+            if stopping, admission.running == 0 { return false }
+        case .fleet(let notice):
+            if !stopping { fleetNotice(notice, group: &group) }
         case .watchdogTick:
             notifier.send(.watchdog)
         case .signal(let signal) where signal == .sighup:
@@ -145,6 +156,7 @@ final class MainLoop {
         if let detector = scheduler.leakDetector, detector.leaked > 0 {
             text += "; \(detector.leaked) leaked owner(s)"
         }
+        if let fleetState { text += "; fleet: \(fleetState)" }
         return text
     }
 
@@ -160,7 +172,7 @@ final class MainLoop {
                          fields.merging([JobdField.reason: "owner-retired"]) { $1 })
             return
         }
-        perform(admission.due(job: due.job, now: .now()), group: &group)
+        perform(admission.due(job: due.job, now: .now(), elapse: scheduler.lastDueElapse), group: &group)
     }
 
     /// Reads the configuration again. Each job file on its own: a broken file keeps its job's

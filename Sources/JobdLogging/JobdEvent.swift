@@ -101,6 +101,10 @@ public enum JobdField {
     public static let leakGraceUSec = "JOBD_LEAK_GRACE_USEC"
     public static let file = "CONFIG_FILE"
     public static let line = "CONFIG_LINE"
+    /// On runs of `RunOn=one-node` jobs: the node that claimed the elapse, and the elapse (the
+    /// scheduled time, microseconds since the epoch) as the fleet's claims table has it.
+    public static let node = "JOBD_NODE"
+    public static let elapseUSec = "JOBD_ELAPSE_USEC"
 }
 
 extension Logger {
