@@ -51,9 +51,12 @@ struct FleetDaemonTests {
         let config: TemporaryConfiguration
         let runtime: String
         let process: DaemonProcess
+        /// What the node says to its service manager (`STATUS=`).
+        let notify: NotifyListener
 
         init(name: String, fleet: Fleet, jobs: [String: String], lease: String, extra: String, environment: [String: String]) throws {
             self.name = name
+            notify = try NotifyListener()
             config = try TemporaryConfiguration(jobs: jobs)
             runtime = config.path + "/run"
             let passwordFile = config.path + "/fleet.password"
@@ -69,6 +72,7 @@ struct FleetDaemonTests {
                 """.write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
             var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") && $0.key != "NOTIFY_SOCKET" }
             env.merge(environment) { $1 }
+            env["NOTIFY_SOCKET"] = notify.address
             process = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: env) {
                 $0.contains("run.start") || $0.contains("run.skip") || $0.contains("run.exit") || $0.contains("fleet:")
                     || $0.contains("daemon.ready") || $0.contains("run.retry") || $0.contains("error")
@@ -210,15 +214,25 @@ struct FleetDaemonTests {
         }
         for node in fleet.nodes { try node.connected() }
         Thread.sleep(forTimeInterval: 3)
+        let beforeOutage = fleet.nodes.map { $0.notify.messages.count }
         try fleet.postgres.stop()
         let stoppedAt = fleet.nodes.map { $0.process.lines.count }
         // The issue's 10 s outage, shortened to 6 s: the backoff (at most a third of the lease) is the same.
         Thread.sleep(forTimeInterval: 6)
         let restartedAt = fleet.nodes.map { $0.process.lines.count }
         try fleet.postgres.start()
+        let backAt = Int64(Date().timeIntervalSince1970 * 1_000_000)
         for node in fleet.nodes {
             try node.process.waitForLine(from: restartedAt[fleet.nodes.firstIndex { $0 === node }!], timeout: .seconds(30), "reconnect") {
                 $0.contains("fleet: connected")
+            }
+        }
+        for (index, node) in fleet.nodes.enumerated() {
+            let unavailable = try node.notify.waitForMessage(from: beforeOutage[index], "STATUS= says the database is unavailable") {
+                $0.assignments["STATUS"]?.contains("fleet: database unavailable, reconnecting") == true
+            }
+            try node.notify.waitForMessage(from: unavailable, "STATUS= says connected again") {
+                $0.assignments["STATUS"]?.hasSuffix("; fleet: connected as \(node.name)") == true
             }
         }
         Thread.sleep(forTimeInterval: 3)
@@ -233,8 +247,7 @@ struct FleetDaemonTests {
         }
         try Self.expectJournalsAgree(fleet, job: "tick")
         let claims = try fleet.claims("tick")
-        let restart = Int64(Date().timeIntervalSince1970 - 4) * 1_000_000
-        #expect(claims.contains { $0.elapse >= restart }, "claims resumed after the database came back")
+        #expect(claims.contains { $0.elapse >= backAt }, "claims resumed after the database came back")
     }
 
     @Test func nodesWithSkewedClocksNeverDoubleRunAndATooSkewedNodeClaimsNothing() throws {
