@@ -94,8 +94,10 @@ public struct Daemon {
         let bootID = (try? ID128.bootID()) ?? "unknown"
         let zone = TimeZoneRules.current(environment: options.environment)
         let clocks = MainLoop.clocks(environment: options.environment)
+        let fleet = MainLoop.makeFleet(settings: settings, options: options, logger: logger, clocks: clocks)
+        let joined = await MainLoop.joinFleet(fleet, jobs: configuration.jobs, local: state)
         let scheduler = Scheduler(
-            queue: queue, daemonStart: .now(), logger: logger, clocks: clocks, zone: zone, store: state,
+            queue: queue, daemonStart: .now(), logger: logger, clocks: clocks, zone: zone, store: joined.store,
             firstStartThisBoot: state.isFirstStart(inBoot: bootID)
         ) { due in
             continuation.yield(.due(due))
@@ -111,7 +113,8 @@ public struct Daemon {
             options: options, settings: settings, logger: logger, scheduler: scheduler,
             runner: JobRunner(logger: logger, environment: options.environment),
             notifier: notifier, continuation: continuation, stallSeconds: stall)
-        loop.fleet = MainLoop.makeFleet(settings: settings, options: options, logger: logger, clocks: clocks)
+        loop.fleet = fleet
+        for notice in joined.notices { continuation.yield(.fleet(notice)) }
         // The control socket before READY=1: once systemd says jobd started, jobctl must work.
         let control = RuntimeFiles(directory: options.runtimeDirectory, logger: logger) { request, reply in
             continuation.yield(.control(request, reply))
@@ -125,8 +128,9 @@ public struct Daemon {
             group.addTask {
                 for await signal in signals { continuation.yield(.signal(signal)) }
             }
-            if let fleet = loop.fleet {
-                group.addTask { await FleetLink(database: fleet).run { continuation.yield(.fleet($0)) } }
+            if let fleet {
+                let link = FleetLink(database: fleet, connected: !joined.notices.isEmpty)
+                group.addTask { await link.run { continuation.yield(.fleet($0)) } }
             }
             for await event in events {
                 if !loop.handle(event, group: &group) { break }

@@ -41,6 +41,25 @@ extension MainLoop {
                              realtime: clocks.realtime)
     }
 
+    /// Connects to the fleet before the first generation is loaded, so that runs due at once can be
+    /// claimed and `Persistent=` fleet jobs catch up from the fleet's last claimed elapse. Bounded
+    /// by the connection timeout; without the database, host jobs start all the same and the link
+    /// keeps trying. Returns the trigger store the scheduler is to use and what to tell the loop.
+    static func joinFleet(
+        _ fleet: FleetDatabase?, jobs: [JobDefinition], local: any TriggerStore
+    ) async -> (store: any TriggerStore, notices: [FleetLink.Notice]) {
+        guard let fleet else { return (local, []) }
+        do {
+            let report = try await fleet.connect()
+            let persistent = jobs.filter { $0.runOn == .oneNode && $0.persistent }.map(\.name)
+            let last = try await fleet.lastElapses(of: persistent)
+            let notices: [FleetLink.Notice] = [.connected(clockOffset: report.clockOffset)] + (report.lost.isEmpty ? [] : [.lost(report.lost)])
+            return (FleetTriggerStore(local: local, fleet: last), notices)
+        } catch {
+            return (local, [])
+        }
+    }
+
     /// Whether `request` must claim its elapse before it starts.
     func needsClaim(_ request: RunRequest, _ definition: JobDefinition) -> Bool {
         definition.runOn == .oneNode && request.scheduledElapse != nil

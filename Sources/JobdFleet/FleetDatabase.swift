@@ -349,6 +349,30 @@ public actor FleetDatabase {
         }
     }
 
+    /// The latest elapse the fleet claimed of each of `jobs` (for `Persistent=` catch-up): one round trip.
+    public func lastElapses(of jobs: [String]) async throws(FleetError) -> [String: RealtimeInstant] {
+        guard !jobs.isEmpty else { return [:] }
+        guard let connection, !connection.isClosed else { throw FleetError(.connection, "not connected") }
+        var binds = PostgresBindings()
+        binds.append(jobs)
+        let query = PostgresQuery(unsafeSQL: """
+            SELECT job, (extract(epoch FROM max(elapse)) * 1000000)::bigint FROM \(table) WHERE job = ANY($1) GROUP BY job
+            """, binds: binds)
+        do {
+            let rows = try await bounded { try await connection.query(query, logger: self.logger).collect() }
+            roundTrips += 1
+            var last: [String: RealtimeInstant] = [:]
+            for row in rows {
+                let (job, elapse) = try row.decode((String, Int64).self)
+                last[job] = RealtimeInstant(microseconds: elapse)
+            }
+            return last
+        } catch {
+            drop()
+            throw FleetError(.connection, Self.describe(error))
+        }
+    }
+
     /// The latest run of each job: the node that ran it and its result (for `jobctl list` and `status`).
     public func lastRuns() async throws(FleetError) -> [String: ClaimRecord] {
         Dictionary(try await claims().map { ($0.key.job, $0) }) { $1 }

@@ -17,15 +17,18 @@ public struct FleetLink: Sendable {
     }
 
     public let database: FleetDatabase
+    /// Whether the caller connected already (and said so): the link then starts with a beat.
+    public var connected: Bool
 
-    public init(database: FleetDatabase) {
+    public init(database: FleetDatabase, connected: Bool = false) {
         self.database = database
+        self.connected = connected
     }
 
     public func run(_ notify: @escaping @Sendable (Notice) -> Void) async {
         let schedule = database.schedule
         var failures = 0
-        var connected = false
+        var connected = self.connected
         var clockAccepted: Bool?
         while !Task.isCancelled {
             do {

@@ -270,6 +270,29 @@ struct FleetDaemonTests {
         let (clean, report) = try fleet.nodes[1].jobctl(["audit", "--fleet", "--config-dir", fleet.nodes[1].config.path])
         #expect(clean == 0, "\(report)")
     }
+
+    /// `Persistent=` catches up from the fleet's last claimed elapse: a new node (no local record)
+    /// runs the elapse after the one the fleet claimed last, once, at its start.
+    @Test func persistentCatchUpCountsFromTheFleetsLastClaim() throws {
+        let fleet = try Fleet()
+        // A first node creates the schema, then goes.
+        try fleet.start("node-a", jobs: [:]).connected()
+        try fleet.stopAll()
+        let period: Int64 = 10_000_000
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let claimed = now / period * period - 2 * period
+        _ = try fleet.sql("""
+            INSERT INTO jobd.claims (job, elapse, attempt, node, instance, run_id, lease_until, ended_at, result)
+            VALUES ('catch-up', 'epoch'::timestamptz + \(claimed) * interval '1 microsecond', 0, 'node-a', 'gone', 'r0', now(), now(), 'success')
+            """)
+        let node = try fleet.start("node-b", jobs: [
+            "catch-up": "[Job]\nOnCalendar=*:*:0/10\nPersistent=yes\nRunOn=one-node\nExecStart=/bin/true\n",
+        ])
+        try node.process.waitForEvent("run.start", fields: ["JOB": "catch-up", "JOBD_ELAPSE_USEC": String(claimed + period)],
+                                      timeout: .seconds(5))
+        try fleet.stopAll()
+        #expect(node.starts("catch-up").filter { $0.elapse == String(claimed + period) }.count == 1)
+    }
 }
 
 extension String {
