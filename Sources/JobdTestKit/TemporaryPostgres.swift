@@ -16,7 +16,13 @@ public final class TemporaryPostgres: @unchecked Sendable {
         binDirectory() == nil ? "PostgreSQL's server programs are not installed (scripts/setup --test installs postgresql)" : nil
     }
 
-    public init() throws {
+    /// Server settings beyond the defaults, as `-c NAME=VALUE` (such as `ssl=on`).
+    private let serverSettings: [String: String]
+
+    /// `settings` are passed to the server as `-c NAME=VALUE`; files they name must be readable by
+    /// the server's user (`nobody` under root).
+    public init(settings: [String: String] = [:]) throws {
+        serverSettings = settings
         guard let binaries = Self.binDirectory() else { throw Failure(message: Self.unavailableReason ?? "") }
         self.binaries = binaries
         directory = "/tmp/jobd-pg-" + UUID().uuidString.prefix(8)
@@ -42,6 +48,7 @@ public final class TemporaryPostgres: @unchecked Sendable {
         let path = binaries + "/postgres"
         let arguments = ["-D", directory + "/data", "-p", String(port), "-k", directory, "-c", "listen_addresses=127.0.0.1",
                          "-c", "fsync=off", "-c", "max_connections=200"]
+            + serverSettings.sorted { $0.key < $1.key }.flatMap { ["-c", "\($0.key)=\($0.value)"] }
         let server = geteuid() == 0
             ? try DaemonProcess(absolutePath: "/usr/bin/setpriv", arguments: ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", path] + arguments,
                                 environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C"])
@@ -82,6 +89,7 @@ public final class TemporaryPostgres: @unchecked Sendable {
 
     public struct Failure: Error, CustomStringConvertible {
         public var message: String
+        public init(message: String) { self.message = message }
         public var description: String { message }
     }
 
