@@ -137,6 +137,7 @@ public struct Daemon {
             }
             group.cancelAll()
         }
+        await fleet?.shutdown()
         withExtendedLifetime((watchdog, zoneWatch, loop)) {}
         control.remove()
         // jobd's own timers (the retry timer, the leak check's, the watchdog's) are not jobs'.

@@ -106,7 +106,8 @@ extension MainLoop {
         return [JobdField.node: node, JobdField.elapseUSec: String(elapse.microseconds)]
     }
 
-    /// A run ended: its claim, if this node holds one, records the result.
+    /// A run ended: its claim, if this node holds one, records the result (whatever the job's
+    /// definition says now: a reload may have removed it meanwhile).
     func fleetRunEnded(_ outcome: RunOutcome, group: inout DiscardingTaskGroup) {
         guard let fleet else { return }
         let runID = outcome.invocationID, result = outcome.result.rawValue

@@ -102,7 +102,7 @@ extension MainLoop {
         scheduler.runFinished(job: outcome.job, record: JobHistory.LastRun(
             result: outcome.result, exitCode: termination.exitCode, exitStatus: termination.exitStatus,
             outcome: termination.description, duration: duration, invocationID: outcome.invocationID), now: outcome.finished)
-        if admission.definition(of: outcome.job)?.runOn == .oneNode { fleetRunEnded(outcome, group: &group) }
+        fleetRunEnded(outcome, group: &group)
         perform(actions, group: &group)
     }
 }

@@ -92,6 +92,17 @@ public actor FleetDatabase {
         closing.close().whenComplete { _ in withExtendedLifetime(closing) {} }
     }
 
+    /// jobd's stop: the ends of the runs it stopped are written (connecting again if need be, as
+    /// their tasks may have been cancelled mid-write), then the connection is closed. Without this
+    /// the leases of runs stopped at shutdown would lapse into `lost`, and be retried elsewhere.
+    public func shutdown() async {
+        if !pendingEnds.isEmpty {
+            if !isConnected { try? await open(migrating: false) }
+            try? await writeEnds()
+        }
+        await close()
+    }
+
     /// Closes the connection and waits until it is closed (a reader's last act before it exits).
     public func close() async {
         guard let closing = connection else { return }

@@ -299,6 +299,20 @@ struct FleetDaemonTests {
         try fleet.stopAll()
         #expect(node.starts("catch-up").filter { $0.elapse == String(claimed + period) }.count == 1)
     }
+
+    /// A run that jobd's stop ends has its end recorded (`stopped`), not left to lapse into `lost`.
+    @Test func runsStoppedAtShutdownAreRecordedStopped() throws {
+        let fleet = try Fleet()
+        let node = try fleet.start("node-a", jobs: [
+            "long": "[Job]\nOnCalendar=*:*:*\nRunOn=one-node\nExecStart=/bin/sleep 30\nTimeoutStopSec=1s\n",
+        ])
+        try node.process.waitForEvent("run.start", fields: ["JOB": "long"], timeout: .seconds(15))
+        try fleet.stopAll()
+        let claims = try fleet.claims("long")
+        #expect(claims.count == 1 && claims.allSatisfy { $0.result == "stopped" && !$0.lost }, "\(claims)")
+        let open = try fleet.sql("SELECT count(*) FROM jobd.claims WHERE ended_at IS NULL")
+        #expect(open.first?.first == "0")
+    }
 }
 
 extension String {
