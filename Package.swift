@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // The Prometheus text format of MetricsFile=.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // libsystemd, bound for exactly one Swift target: SystemdKit.
@@ -92,7 +93,7 @@ let package = Package(
             dependencies: [
                 "CMalloc", "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
                 "JobdLocks",
-                "JobdControl",
+                "JobdControl", "JobdFleet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -104,7 +105,7 @@ let package = Package(
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport",
+                "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport", "JobdFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -166,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "jobd-benchmarks",
             dependencies: [
-                "CMallocInfo", "JobdTimers", "JobdCalendar", "JobdConfig", "JobdTestKit",
+                "CMallocInfo", "JobdTimers", "JobdCalendar", "JobdConfig", "JobdTestKit", "JobdFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/JobdBenchmarks",
@@ -186,6 +187,19 @@ let package = Package(
         .testTarget(
             name: "ManPageTests",
             dependencies: ["JobdConfig", "JobctlCommands", "JobdTestKit"],
+        // Fleet-wide jobs: claims, leases and heartbeats in PostgreSQL, and the fleet audit.
+        .target(
+            name: "JobdFleet",
+            dependencies: [
+                "JobdConfig", "JobdCalendar",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "JobdFleetTests",
+            dependencies: ["JobdFleet", "JobdConfig", "JobdCalendar", "JobdTestKit"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -6,7 +6,7 @@ import Foundation
 @main
 struct BenchmarkCommand: ParsableCommand {
     enum Part: String, CaseIterable, ExpressibleByArgument {
-        case timers, daemon, runs, calendar, soak
+        case timers, daemon, runs, calendar, fleet, soak
     }
 
     static let configuration = CommandConfiguration(
@@ -31,6 +31,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: "Calendar jobs loaded for issue 3's figure (part 4).")
     var calendarJobs = 100_000
 
+    @Option(help: "Fleet jobs due at the same second (part 5).")
+    var fleetJobs = 1_000
+
     @Option(help: "Reloads in the soak run.")
     var reloads = 1_000
 
@@ -51,6 +54,7 @@ struct BenchmarkCommand: ParsableCommand {
             case .daemon: try DaemonBenchmark(jobs: jobs, idleSeconds: idleSeconds).run(report)
             case .runs: try RunBenchmark(seconds: runSeconds).run(report)
             case .calendar: try CalendarBenchmark(jobs: calendarJobs).run(report)
+            case .fleet: try FleetBenchmark(jobs: fleetJobs).run(report)
             case .soak: try SoakRun(reloads: reloads).run(report)
             }
         }

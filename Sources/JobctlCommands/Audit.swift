@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
 import JobdAudit
+import JobdCalendar
+import JobdFleet
 import SystemdKit
 
 extension Jobctl {
     /// `jobctl audit`: reads jobd's events from the journal and proves that every job owner was
     /// released, or names the ones that were not. The analysis is `JobdAudit`'s; this reads the journal.
-    package struct Audit: ParsableCommand {
+    package struct Audit: AsyncParsableCommand {
         package static let configuration = CommandConfiguration(
             abstract: "Audit jobd's journal: prove that every job owner was released.",
             discussion: """
@@ -25,6 +27,12 @@ extension Jobctl {
                 --boot (-b) takes journalctl's values: nothing for the current boot, a boot ID, or an \
                 offset among the journal's boots ('0' the last, '-1' the one before, '1' the first).
 
+                With --fleet, audits the fleet's claims table instead (the database of the [Fleet] \
+                section of --config-dir's jobd.conf): an elapse claimed twice (a run of an elapse \
+                after one that did not fail), a claim with neither an end nor a lost record whose \
+                lease lapsed more than a lease ago, and an elapse of a RunOn=one-node job that no \
+                node claimed although a node was alive from a lease before it to a lease after it.
+
                 Exit status: 0 when no problem was found (clean, incomplete, or pending: a retired \
                 owner whose grace period has not passed yet), 1 on a leak, a late release or an \
                 impossible order of events, 2 when the journal cannot be read, 64 on invalid arguments.
@@ -35,9 +43,19 @@ extension Jobctl {
         @Flag(help: "Print the report as JSON (schema: JobdAudit's AuditReport.jsonData()).")
         var json = false
 
+        @Flag(help: "Audit the fleet's claims table rather than the journal.")
+        var fleet = false
+
+        @Option(name: .customLong("config-dir"), help: "With --fleet: jobd's configuration directory.")
+        var configDirectory = "/etc/jobd"
+
         package init() {}
 
-        package func run() throws {
+        package func run() async throws {
+            if fleet {
+                try await auditFleet()
+                return
+            }
             let clock = AuditClock(timeZone: .current)
             let (sinceUSec, untilUSec) = try journal.timeRange()
             let report: AuditReport
@@ -96,6 +114,30 @@ extension Jobctl {
 
         private static func instant(_ entry: JournalEntry) -> JournalInstant {
             JournalInstant(realtimeUSec: entry.realtimeUSec, monotonicUSec: entry.monotonicUSec, bootID: entry.bootID)
+        }
+
+        /// `--fleet`: the claims and the nodes' heartbeats, against the elapses of the job files.
+        private func auditFleet() async throws {
+            let connection = try await FleetConnection.open(configDirectory: configDirectory, command: "audit --fleet")
+            let claims: [ClaimRecord], nodes: (sessions: [NodeSession], now: RealtimeInstant)
+            do {
+                claims = try await connection.database.claims()
+                nodes = try await connection.database.nodeSessions()
+            } catch {
+                var standardError = StandardError()
+                print("jobctl audit --fleet: \(error)", to: &standardError)
+                throw ExitCode(2)
+            }
+            await connection.close()
+            let (sessions, now) = nodes
+            let start = sessions.map(\.startedAt).min() ?? now
+            let expected = FleetAudit.expectedElapses(
+                of: connection.configuration.jobs, from: start, to: now,
+                zone: TimeZoneRules.current(environment: ProcessInfo.processInfo.environment))
+            let audit = FleetAudit(claims: claims, sessions: sessions, expected: expected,
+                                   lease: Int64(connection.settings.lease.microseconds), now: now)
+            print(audit.text, terminator: "")
+            if audit.exitCode != 0 { throw ExitCode(audit.exitCode) }
         }
     }
 }

@@ -15,7 +15,7 @@ package struct Jobctl: AsyncParsableCommand {
         version: BuildInfo.version,
         subcommands: [
             Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self,
-            Audit.self, Logs.self, Import.self,
+            Audit.self, Logs.self, Import.self, Fleet.self,
         ])
 
     package init() {}

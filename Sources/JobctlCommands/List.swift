@@ -51,7 +51,9 @@ extension Jobctl {
                     job.errors?.first.map { $0.split(separator: "\n").first.map(String.init) ?? $0 } ?? job.triggers.joined(separator: " "),
                 ]
             }
-            printTable(rows, colour: 4)
+            // In a fleet, which node ran each RunOn=one-node job last.
+            let fleet = jobs.contains { $0.lastNode != nil }
+            printTable(fleet ? zip(rows, ["NODE"] + jobs.map { $0.lastNode ?? "-" }).map { $0 + [$1] } : rows, colour: 4)
             print("\n\(jobs.count) job(s) listed.")
         }
     }

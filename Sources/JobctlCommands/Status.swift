@@ -75,6 +75,9 @@ extension Jobctl {
         }
             print("  Last run: \(TimeFormat.wallClock(job.lastStartUSec)); \(TimeFormat.relative(job.lastStartUSec, now: now))"
                   + (job.lastStartCause.map { $0 == "timer" ? "" : " (\($0))" } ?? ""))
+            if let node = job.lastNode {
+                print(" Last node: \(node) (RunOn=one-node: the node that claimed the last elapse)")
+            }
             if let duration = job.lastDurationUSec {
                 print("  Duration: \(TimeSpan(microseconds: duration))")
             }

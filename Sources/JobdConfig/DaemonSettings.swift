@@ -10,9 +10,13 @@ package struct DaemonSettings: Sendable, Equatable {
     /// node_exporter's textfile collector); `nil` (the default) writes none.
     package var metricsFile: String?
 
-    package init(maxConcurrentRuns: Int? = nil, leakGrace: TimeSpan = .seconds(5)) {
+    /// The `[Fleet]` section: `nil` (no section) is a single machine.
+    package var fleet: FleetSettings?
+
+    package init(maxConcurrentRuns: Int? = nil, leakGrace: TimeSpan = .seconds(5), fleet: FleetSettings? = nil) {
         self.maxConcurrentRuns = maxConcurrentRuns
         self.leakGrace = leakGrace
+        self.fleet = fleet
     }
 
     static let section = "Daemon"
@@ -23,10 +27,12 @@ package struct DaemonSettings: Sendable, Equatable {
         let (file, syntaxErrors) = UnitFile.parse(text, path: path)
         var errors = syntaxErrors
         var settings = DaemonSettings()
-        for section in file.sections where section.name != Self.section && !section.name.hasPrefix("X-") {
+        for section in file.sections where section.name != Self.section && section.name != FleetSettings.section
+            && !section.name.hasPrefix("X-") {
             errors.append(ConfigError(file: path, line: section.line, message: "unknown section [\(section.name)]",
-                                      hint: "jobd.conf has one section, [Daemon]"))
+                                      hint: "jobd.conf has the sections [Daemon] and [Fleet]"))
         }
+        settings.fleet = FleetSettings.read(file, path: path, errors: &errors)
         for assignment in file.assignments where assignment.section == Self.section && !assignment.key.hasPrefix("X-") {
             let value = assignment.value
             switch assignment.key {

@@ -40,6 +40,8 @@ package struct JobDefinition: Sendable, Hashable {
     package var onFailure: [String] = []
     /// `OnSuccess=`: jobs started when a run succeeds.
     package var onSuccess: [String] = []
+    /// `RunOn=`: whether every node of a fleet runs the job (the default) or one node per elapse.
+    package var runOn: RunOn = .everyNode
 
     /// `TimeoutStopSec=`'s default: 10 s, jobd's grace for a run it stops.
     package static let defaultStopTimeout = TimeSpan.seconds(10)
@@ -96,6 +98,14 @@ package enum Trigger: Sendable, Hashable, CustomStringConvertible {
         default: false
         }
     }
+}
+
+/// `RunOn=`: where a job runs when several jobd nodes share a `[Fleet]` database.
+package enum RunOn: String, Sendable, Hashable, CaseIterable {
+    /// Every node runs each elapse, as a single machine does (the default).
+    case everyNode = "every-node"
+    /// One node per elapse: the node that claims the elapse in the fleet's database first.
+    case oneNode = "one-node"
 }
 
 /// `Overlap=`: what happens when a job falls due while a run of it is still going (a run started

@@ -55,6 +55,7 @@ package enum JobFileReader {
         var killMode = KillMode.controlGroup
         var onFailure: [String] = []
         var onSuccess: [String] = []
+        var runOn: (policy: RunOn, line: Int) = (.everyNode, 0)
         // A command whose value was wrong is not also reported as missing.
         var commandValueFailed = false
 
@@ -199,6 +200,13 @@ package enum JobFileReader {
                     if !names.contains(job) { names.append(job) }
                 }
                 if key == .onFailure { onFailure = names } else { onSuccess = names }
+            case .runOn:
+                guard let policy = value.isEmpty ? .everyNode : RunOn(rawValue: value) else {
+                    error(line, "RunOn=: '\(value)' is not a place to run",
+                          hint: "write every-node (each node runs it) or one-node (one node of the fleet per elapse)")
+                    continue
+                }
+                runOn = (policy, line)
             case .execStart:
                 if value.isEmpty {
                     commands.removeAll()
@@ -256,6 +264,14 @@ package enum JobFileReader {
             // A job without a trigger is valid: it runs when another job's OnFailure= or OnSuccess=
             // starts it, or on `jobctl run`.
         }
+        // A fleet elapse is a calendar time all nodes agree on; a span counted from one node's own
+        // start or runs is not, nor is one node's boot.
+        if runOn.policy == .oneNode {
+            for (trigger, line) in triggers where !trigger.isCalendar || trigger == .cron(.reboot) {
+                error(line, "\(trigger.key.rawValue)= cannot trigger a RunOn=one-node job (RunOn= is on line \(runOn.line))",
+                      hint: "a fleet job's elapses are calendar times every node computes alike: use OnCalendar= or Cron= with a schedule")
+            }
+        }
         // As systemd, but at load rather than at the first start: a job whose account does not
         // exist is a configuration error, never a run that fails every time.
         for (key, account) in [("User", user), ("Group", group)] {
@@ -286,6 +302,7 @@ package enum JobFileReader {
         definition.killMode = killMode
         definition.onFailure = onFailure
         definition.onSuccess = onSuccess
+        definition.runOn = runOn.policy
         return .success(definition)
     }
 

@@ -26,6 +26,7 @@ enum JobKey: String, CaseIterable {
     case onFailure = "OnFailure"
     case onSuccess = "OnSuccess"
     case killMode = "KillMode"
+    case runOn = "RunOn"
 
     static let section = "Job"
 

@@ -42,7 +42,7 @@ package struct JobdConfiguration: Sendable {
 extension JobDirectory {
     /// Reads `jobd.conf` and every job file, each on its own: an error in one file disables that
     /// file's job (or `jobd.conf`'s settings) only, and every error found is reported.
-    public func read() -> JobdConfiguration {
+    package func read() -> JobdConfiguration {
         var cache = JobFileCache()
         return read(using: &cache)
     }
@@ -51,7 +51,7 @@ extension JobDirectory {
     /// read that filled it, reads and parses only the others (on every core), and leaves this
     /// read's in `cache` for the next: what a reload does (see ``JobFileCache`` for what counts as
     /// unchanged).
-    public func read(using cache: inout JobFileCache) -> JobdConfiguration {
+    package func read(using cache: inout JobFileCache) -> JobdConfiguration {
         cache.beginRead()
         defer { cache.endRead() }
         // Zones named in calendar triggers are read again if their files changed (tzdata upgrade).

@@ -15,12 +15,15 @@ package enum RunResult: String, Sendable, Hashable, CaseIterable {
     case startFailed = "start-failed"
     /// jobd stopped the run on purpose: `Overlap=replace`, `jobctl stop`, or jobd's own stop. Not a failure.
     case stopped
+    /// The node running it stopped renewing its fleet lease (it died, or lost the database): another
+    /// node recorded the run lost when the lease lapsed. A failure.
+    case lost
 
     /// Whether the run counts as failed: for `jobctl status`'s exit status, `Restart=on-failure` and `OnFailure=`.
     package var isFailure: Bool {
         switch self {
         case .success, .stopped: false
-        case .exitCode, .signal, .coreDump, .timeout, .startFailed: true
+        case .exitCode, .signal, .coreDump, .timeout, .startFailed, .lost: true
         }
     }
 }

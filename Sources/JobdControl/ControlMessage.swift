@@ -203,6 +203,8 @@ package struct JobStatus: Codable, Sendable, Equatable {
     /// The last run's `JOBD_RUN_ID=`, and why it started (`timer`, `manual`, `retry`, `on-failure`, `on-success`).
     package var lastRunID: String?
     package var lastStartCause: String?
+    /// A `RunOn=one-node` job: the node that claimed the last elapse this node saw (itself or another).
+    package var lastNode: String?
     /// Runs in flight.
     package var runs: [RunInFlight]?
     /// When a failed run will be retried.

@@ -1,6 +1,7 @@
 import Glibc
 import JobdCalendar
 import JobdConfig
+import JobdFleet
 import JobdLogging
 import JobdRunner
 import JobdScheduler
@@ -95,8 +96,11 @@ package struct Daemon {
         let state = StateDirectory(path: options.stateDirectory, logger: logger)
         let bootID = (try? ID128.bootID()) ?? "unknown"
         let zone = TimeZoneRules.current(environment: options.environment)
+        let clocks = MainLoop.clocks(environment: options.environment)
+        let fleet = MainLoop.makeFleet(settings: settings, options: options, logger: logger, clocks: clocks)
+        let joined = await MainLoop.joinFleet(fleet, jobs: configuration.jobs, local: state)
         let scheduler = Scheduler(
-            queue: queue, daemonStart: .now(), logger: logger, zone: zone, store: state,
+            queue: queue, daemonStart: .now(), logger: logger, clocks: clocks, zone: zone, store: joined.store,
             firstStartThisBoot: state.isFirstStart(inBoot: bootID)
         ) { due in
             continuation.yield(.due(due))
@@ -112,6 +116,8 @@ package struct Daemon {
             options: options, settings: settings, logger: logger, scheduler: scheduler,
             runner: JobRunner(logger: logger, environment: options.environment), state: state,
             notifier: notifier, continuation: continuation, stallSeconds: stall)
+        loop.fleet = fleet
+        for notice in joined.notices { continuation.yield(.fleet(notice)) }
         // The control socket before READY=1: once systemd says jobd started, jobctl must work.
         let control = RuntimeFiles(lock: runtimeLock, directory: options.runtimeDirectory, logger: logger) { request, reply in
             continuation.yield(.control(request, reply))
@@ -125,11 +131,16 @@ package struct Daemon {
             group.addTask {
                 for await signal in signals { continuation.yield(.signal(signal)) }
             }
+            if let fleet {
+                let link = FleetLink(database: fleet, connected: !joined.notices.isEmpty)
+                group.addTask { await link.run { continuation.yield(.fleet($0)) } }
+            }
             for await event in events {
                 if !loop.handle(event, group: &group) { break }
             }
             group.cancelAll()
         }
+        await fleet?.shutdown()
         // Every thread jobd started ends here: the zone watch's (the timing thread's with its queue,
         // the control socket's with `control.remove()` below).
         zoneWatch?.stop()

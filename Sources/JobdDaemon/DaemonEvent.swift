@@ -1,5 +1,6 @@
 import JobdConfig
 import JobdControl
+import JobdFleet
 import JobdRunner
 import JobdScheduler
 import UnixSignals
@@ -28,4 +29,8 @@ enum DaemonEvent: Sendable {
     case timeZoneChanged
     /// A request on the control socket, and the way to answer it.
     case control(ControlRequest, ControlReply)
+    /// A fleet claim's verdict for a run the admission started (MainLoop+Fleet.swift).
+    case fleetClaimed(RunRequest, ClaimVerdict)
+    /// News from the fleet link: (re)connected, unavailable, the clock check, lost runs.
+    case fleet(FleetLink.Notice)
 }

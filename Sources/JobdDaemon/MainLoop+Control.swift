@@ -123,6 +123,7 @@ extension MainLoop {
         status.lastDurationUSec = history.lastRun?.duration.microseconds
         status.lastRunID = history.lastRun?.invocationID
         status.lastStartCause = history.lastStartCause
+        status.lastNode = fleetLastNode[name]
         let runs = admission.runsInFlight(of: name).map { run in
             JobStatus.RunInFlight(
                 runID: run.request.runID, invocationID: run.request.invocationID,

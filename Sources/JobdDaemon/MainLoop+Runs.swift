@@ -57,8 +57,13 @@ extension MainLoop {
         return fields
     }
 
-    private func start(_ request: RunRequest, group: inout DiscardingTaskGroup) {
+    /// Starts the run; a fleet job's run claims its elapse first, and starts with `claimed` once it holds it.
+    func start(_ request: RunRequest, group: inout DiscardingTaskGroup, claimed: Bool = false) {
         guard let definition = admission.definition(of: request.job) else { return }
+        if !claimed, needsClaim(request, definition) {
+            claim(request, group: &group)
+            return
+        }
         scheduler.runStarted(job: request.job, cause: request.cause.rawValue)
         let runner = self.runner
         let continuation = self.continuation
@@ -66,6 +71,7 @@ extension MainLoop {
         var extra = fields(of: request)
         extra[JobdField.reason] = nil
         if request.cause != .timer { extra[JobdField.cause] = request.cause.rawValue }
+        if claimed { extra.merge(fleetFields(of: request)) { $1 } }
         group.addTask {
             let outcome = await runner.run(definition, runID: request.runID, invocationID: request.invocationID,
                                            context: context, fields: extra)
@@ -101,6 +107,7 @@ extension MainLoop {
         record.shellStatus = termination.shellStatus
         scheduler.runFinished(job: outcome.job, record: record, now: outcome.finished)
         metricsChanged()
+        fleetRunEnded(outcome, group: &group)
         perform(actions, group: &group)
         if admission.runsInFlight(of: outcome.job).isEmpty, let waiters = stopWaiters.removeValue(forKey: outcome.job) {
             for waiter in waiters {

@@ -3,6 +3,7 @@ import Glibc
 import JobdCalendar
 import JobdConfig
 import JobdControl
+import JobdFleet
 import JobdLogging
 import JobdRunner
 import JobdScheduler
@@ -78,6 +79,11 @@ final class MainLoop {
     var runWaiters: [UInt64: ControlReply] = [:]
     /// Clients waiting for a job's runs to end after `jobctl stop --wait`, by job.
     var stopWaiters: [String: [ControlReply]] = [:]
+    /// The fleet's database (`[Fleet]` in jobd.conf at start), what `STATUS=` says of it, and the
+    /// node that claimed each fleet job's last elapse this node saw (MainLoop+Fleet.swift).
+    var fleet: FleetDatabase?
+    var fleetState: String?
+    var fleetLastNode: [String: String] = [:]
 
     init(
         options: DaemonOptions, settings: DaemonSettings, logger: Logger, scheduler: Scheduler, runner: JobRunner,
@@ -144,6 +150,11 @@ final class MainLoop {
             perform(admission.retriesDue(now: .now()), group: &group)
         case .writeMetrics:
             writeMetrics()
+        case .fleetClaimed(let request, let verdict):
+            claimed(request, verdict, group: &group)
+            if stopping, admission.running == 0 { return false }
+        case .fleet(let notice):
+            if !stopping { fleetNotice(notice, group: &group) }
         case .watchdogTick:
             notifier.send(.watchdog)
         case .signal(let signal) where signal == .sighup:
@@ -203,6 +214,7 @@ final class MainLoop {
             let left = max(0, next.at.duration(since: .now()).components.seconds)
             text += "; next: \(next.job) in \(TimeSpan.seconds(UInt64(left)))"
         }
+        if let fleetState { text += "; fleet: \(fleetState)" }
         return text
     }
 
@@ -218,7 +230,7 @@ final class MainLoop {
                          fields.merging([JobdField.reason: "owner-retired"]) { $1 })
             return
         }
-        perform(admission.due(job: due.job, now: .now()), group: &group)
+        perform(admission.due(job: due.job, now: .now(), elapse: scheduler.lastDueElapse), group: &group)
     }
 
     /// Starts a reload: the loader thread reads the configuration (file system reads and account

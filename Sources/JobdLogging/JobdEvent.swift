@@ -113,6 +113,10 @@ package enum JobdField {
     package static let leakGraceUSec = "JOBD_LEAK_GRACE_USEC"
     package static let file = "CONFIG_FILE"
     package static let line = "CONFIG_LINE"
+    /// On runs of `RunOn=one-node` jobs: the node that claimed the elapse, and the elapse (the
+    /// scheduled time, microseconds since the epoch) as the fleet's claims table has it.
+    package static let node = "JOBD_NODE"
+    package static let elapseUSec = "JOBD_ELAPSE_USEC"
 }
 
 extension Logger {

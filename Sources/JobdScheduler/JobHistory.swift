@@ -114,14 +114,7 @@ package enum NextElapse {
                 let base = [history.lastFinish, history.lastTrigger].compactMap { $0 }.max() ?? daemonStart
                 consider(base + span.duration)
             case .calendar, .cron(.schedule):
-                guard let wallClock else { continue }
-                let base = min(history.lastTriggerRealtime ?? wallClock.daemonStartRealtime, wallClock.realtime)
-                let elapse: RealtimeInstant? = switch trigger {
-                case .calendar(let spec): spec.nextElapse(after: base, in: wallClock.zone)
-                case .cron(let spec): spec.nextElapse(after: base, in: wallClock.zone)
-                default: nil
-                }
-                guard let elapse else { continue }
+                guard let wallClock, let elapse = calendarElapse(of: trigger, history: history, wallClock: wallClock) else { continue }
                 let ahead = elapse.microseconds - wallClock.realtime.microseconds
                 consider(ahead <= 0 ? wallClock.monotonic : wallClock.monotonic + .microseconds(ahead))
             case .cron(.reboot):
@@ -129,5 +122,21 @@ package enum NextElapse {
             }
         }
         return earliest
+    }
+
+    /// The next calendar elapse of `triggers` on the wall clock: the scheduled time itself, before
+    /// `RandomizedDelaySec=` and `AccuracySec=`, the same on every node that computes it. A fleet
+    /// names an elapse by it.
+    package static func calendarElapse(triggers: [Trigger], history: JobHistory, wallClock: WallClock) -> RealtimeInstant? {
+        triggers.compactMap { calendarElapse(of: $0, history: history, wallClock: wallClock) }.min()
+    }
+
+    private static func calendarElapse(of trigger: Trigger, history: JobHistory, wallClock: WallClock) -> RealtimeInstant? {
+        let base = min(history.lastTriggerRealtime ?? wallClock.daemonStartRealtime, wallClock.realtime)
+        return switch trigger {
+        case .calendar(let spec): spec.nextElapse(after: base, in: wallClock.zone)
+        case .cron(let spec): spec.nextElapse(after: base, in: wallClock.zone)
+        default: nil
+        }
     }
 }

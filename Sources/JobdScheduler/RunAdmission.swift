@@ -1,3 +1,4 @@
+import JobdCalendar
 import JobdConfig
 import JobdTimers
 
@@ -113,8 +114,10 @@ package struct RunAdmission: Sendable {
     }
 
     /// One of the job's triggers fell due. A disabled job's trigger is skipped.
-    package mutating func due(job: String, now: MonotonicInstant) -> [Action] {
-        let request = makeRequest(job: job, cause: .timer, now: now)
+    /// `elapse` is the calendar elapse a `RunOn=one-node` job fell due for (see ``RunRequest/scheduledElapse``).
+    package mutating func due(job: String, now: MonotonicInstant, elapse: RealtimeInstant? = nil) -> [Action] {
+        var request = makeRequest(job: job, cause: .timer, now: now)
+        request.scheduledElapse = elapse
         guard !disabled.contains(job) else { return [.skip(request, reason: "disabled")] }
         return ask(request, now: now)
     }
@@ -153,7 +156,8 @@ package struct RunAdmission: Sendable {
             let delay = definition.restart.delay(beforeRetry: attempt)
             let at = now + delay.duration
             let retry = RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: end.job, cause: .retry,
-                                   attempt: attempt, triggeredBy: request.triggeredBy, dueAt: at)
+                                   attempt: attempt, triggeredBy: request.triggeredBy, dueAt: at,
+                                   scheduledElapse: request.scheduledElapse)
             if let superseded = jobs[end.job]?.retry {
                 actions.append(.cancelRetry(superseded.request, reason: "superseded"))
             }
@@ -182,6 +186,39 @@ package struct RunAdmission: Sendable {
             actions += admit(queued, now: now)
         }
         return actions + startWaitingRuns(now: now)
+    }
+
+    /// A run that was started did not start after all: its fleet elapse was claimed by another node,
+    /// or could not be claimed. It leaves the runs in flight without a result (no retry, no
+    /// `OnFailure=`), and what waited for it goes on.
+    package mutating func startDeclined(job: String, runID: UInt64, reason: String, now: MonotonicInstant) -> [Action] {
+        guard let request = jobs[job]?.inFlight.removeValue(forKey: runID)?.request else { return [] }
+        defer { if jobs[job]?.isIdle == true { jobs[job] = nil } }
+        var actions: [Action] = [.skip(request, reason: reason)]
+        guard !isStopping else { return actions }
+        if let queued = jobs[job]?.queued, jobs[job]?.inFlight.isEmpty == true {
+            jobs[job]?.queued = nil
+            actions += admit(queued, now: now)
+        }
+        return actions + startWaitingRuns(now: now)
+    }
+
+    /// Another node's run of a fleet elapse was recorded `lost` by this node: under `Restart=` that
+    /// retries `lost`, this node retries it (as the next attempt of the same elapse, which it must
+    /// claim in turn). A lost run starts no `OnFailure=` job: its node is gone, not its outcome known.
+    package mutating func lostElsewhere(job: String, elapse: RealtimeInstant, attempt: UInt64, now: MonotonicInstant) -> [Action] {
+        guard !isStopping, let definition = definitions[job], definition.restart.condition.retries(.lost),
+              attempt < definition.restart.limit else { return [] }
+        let delay = definition.restart.delay(beforeRetry: attempt + 1)
+        let at = now + delay.duration
+        let retry = RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: job, cause: .retry,
+                               attempt: attempt + 1, dueAt: at, scheduledElapse: elapse)
+        var actions: [Action] = []
+        if let superseded = jobs[job]?.retry {
+            actions.append(.cancelRetry(superseded.request, reason: "superseded"))
+        }
+        jobs[job, default: JobRuns()].retry = (retry, at)
+        return actions + [.retry(retry, at: at, delay: delay)]
     }
 
     /// Starts (or lets wait, under `Overlap=`) every retry that is due.

@@ -1,3 +1,4 @@
+import JobdCalendar
 import JobdConfig
 import JobdTimers
 
@@ -31,11 +32,15 @@ package struct RunRequest: Sendable, Hashable {
     package var triggeredBy: TriggeringRun?
     /// When it was asked for; runs waiting for a slot start in this order.
     package var dueAt: MonotonicInstant
+    /// For a `RunOn=one-node` job's timer run and its retries: the calendar elapse it is for, which
+    /// the node must claim in the fleet's database before it starts.
+    package var scheduledElapse: RealtimeInstant?
 
     package init(
         runID: UInt64, invocationID: String, job: String, cause: Cause, attempt: UInt64 = 0,
-        triggeredBy: TriggeringRun? = nil, dueAt: MonotonicInstant
+        triggeredBy: TriggeringRun? = nil, dueAt: MonotonicInstant, scheduledElapse: RealtimeInstant? = nil
     ) {
+        self.scheduledElapse = scheduledElapse
         self.runID = runID
         self.invocationID = invocationID
         self.job = job

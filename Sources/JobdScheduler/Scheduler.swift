@@ -79,6 +79,9 @@ package final class Scheduler {
     /// Whether a run of the job is in flight (or waits for a slot): `OnUnitInactiveSec=` waits for
     /// it to end. The run admission answers; the scheduler keeps no run state of its own.
     package var isRunning: (String) -> Bool = { _ in false }
+    /// The calendar elapse each `RunOn=one-node` job's owner is armed for, by owner id: what a fleet
+    /// claims when the owner's timer fires.
+    private var scheduledElapses: [UInt64: RealtimeInstant] = [:]
 
     package init(
         queue: TimerQueue, daemonStart: MonotonicInstant, logger: Logger,
@@ -107,6 +110,9 @@ package final class Scheduler {
         let wallClock = NextElapse.WallClock(
             monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
             daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name))
+        if definition.runOn == .oneNode {
+            scheduledElapses[owner.id] = NextElapse.calendarElapse(triggers: definition.triggers, history: history, wallClock: wallClock)
+        }
         guard var deadline = NextElapse.next(
             triggers: definition.triggers, daemonStart: daemonStart, history: history,
             running: isRunning(definition.name), wallClock: wallClock) else {
@@ -188,6 +194,8 @@ package final class Scheduler {
         // detector keeps only weak references to see that they really go.
         leakDetector?.retire(previous.values.filter { owners[$0.name] !== $0 }, now: now)
         generation = Generation(number: number, owners: owners)
+        let live = Set(owners.values.map(\.id))
+        scheduledElapses = scheduledElapses.filter { live.contains($0.key) }
         logger.event(.generationLoad, level: .debug, "generation \(number) loaded: \(summary)", [
             JobdField.generation: String(number),
         ])
@@ -214,6 +222,7 @@ package final class Scheduler {
     /// that is no longer current (delivered as a reload let it go): nothing is to run then.
     package func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> Bool {
         guard let owner = generation.owners[due.job], owner.id == due.ownerID else { return false }
+        lastDueElapse = scheduledElapses[owner.id]
         var history = histories[due.job] ?? JobHistory()
         history.lastTrigger = now
         history.lastTriggerRealtime = clocks.realtime()
@@ -225,6 +234,9 @@ package final class Scheduler {
         arm(owner, history: history)
         return true
     }
+
+    /// The calendar elapse the fire that ``jobDue(_:now:)`` last accepted was armed for (`RunOn=one-node` jobs only).
+    package private(set) var lastDueElapse: RealtimeInstant?
 
     /// Records that a run of the job started (by a trigger, by hand, as a retry or on another job's
     /// outcome): `OnUnitActiveSec=` counts from it, as from `systemctl start` for a timer.

@@ -1,0 +1,115 @@
+import Glibc
+
+/// The `[Fleet]` section of `jobd.conf`: the PostgreSQL database through which the nodes of a fleet
+/// agree on who runs a `RunOn=one-node` job's elapse. Without the section jobd is a single machine.
+package struct FleetSettings: Sendable, Hashable {
+    /// How the connection is protected, as libpq's `sslmode=` names it (only the modes jobd supports).
+    package enum TLSMode: String, Sendable, Hashable, CaseIterable {
+        /// No TLS: loopback or a private network only.
+        case disable
+        /// TLS, the server's certificate not verified (protects against eavesdropping only).
+        case require
+        /// TLS, the certificate verified against `sslrootcert=` (or the system's roots), the host name too.
+        case verifyFull = "verify-full"
+    }
+
+    /// `Database=`'s parts: `postgresql://USER@HOST[:PORT]/DATABASE[?sslmode=…&sslrootcert=…]`.
+    package var host: String
+    package var port: Int = 5432
+    package var user: String
+    package var database: String
+    package var tls: TLSMode = .verifyFull
+    /// `sslrootcert=`: the CA certificates (PEM) a `verify-full` connection trusts; the system's by default.
+    package var rootCertificate: String?
+    /// `PasswordFile=`: a file readable by root only whose first line is the password; without it,
+    /// `PGPASSFILE` (libpq's format) or no password.
+    package var passwordFile: String?
+    /// `Node=`: this node's name in the claims; the host name by default.
+    package var node: String
+    /// `LeaseSec=`: how long a claim stays the node's without a renewal; a run whose node stopped
+    /// renewing is recorded `lost` by another node this long after its last renewal.
+    package var lease: TimeSpan = .seconds(30)
+    /// `MaxClockSkewSec=`: a node whose clock is further than this from the database's `now()` claims nothing.
+    package var maxClockSkew: TimeSpan = .seconds(2)
+    /// `Schema=`: the schema jobd's tables live in; the role needs rights on it alone.
+    package var schema: String = "jobd"
+
+    package init(host: String, port: Int = 5432, user: String, database: String, node: String) {
+        self.host = host
+        self.port = port
+        self.user = user
+        self.database = database
+        self.node = node
+    }
+
+    static let section = "Fleet"
+    static let keys = ["Database", "PasswordFile", "Node", "LeaseSec", "MaxClockSkewSec", "Schema"]
+
+    /// This machine's host name, the default `Node=`.
+    package static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "localhost" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Reads the `[Fleet]` assignments of `file`; `nil` with no error when the section is absent.
+    static func read(_ file: UnitFile, path: String, errors: inout [ConfigError]) -> FleetSettings? {
+        guard let section = file.sections.first(where: { $0.name == Self.section }) else { return nil }
+        var uri: (value: String, line: Int)?
+        var settings = FleetSettings(host: "", user: "", database: "", node: hostName())
+        func error(_ line: Int, _ message: String, _ hint: String) {
+            errors.append(ConfigError(file: path, line: line, message: message, hint: hint))
+        }
+        for assignment in file.assignments where assignment.section == Self.section && !assignment.key.hasPrefix("X-") {
+            let (value, line) = (assignment.value, assignment.line)
+            switch assignment.key {
+            case "Database":
+                uri = (value, line)
+            case "PasswordFile":
+                if value.isEmpty { settings.passwordFile = nil } else if value.hasPrefix("/") { settings.passwordFile = value } else {
+                    error(line, "PasswordFile=: '\(value)' is not an absolute path", "write a path such as /etc/jobd/fleet.password (mode 0600, owned by root)")
+                }
+            case "Node":
+                if value.isEmpty { settings.node = hostName() } else if JobFileReader.isValidJobName(value) { settings.node = value } else {
+                    error(line, "Node=: '\(value)' is not a node name", "use letters, digits and '_.@:-' only")
+                }
+            case "LeaseSec", "MaxClockSkewSec":
+                do {
+                    let span = try TimeSpan.parse(value)
+                    guard span > .zero, !span.isInfinite else { throw TimeSpanError(text: value, reason: "must be more than 0 and finite") }
+                    if assignment.key == "LeaseSec" { settings.lease = span } else { settings.maxClockSkew = span }
+                } catch let failure {
+                    error(line, "\(assignment.key)=: \(failure)", "write a time span such as 30s or 2s")
+                }
+            case "Schema":
+                if value.isEmpty || !value.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isLowercase || $0.properties.numericType == .decimal || $0 == "_") })
+                    || value.first!.isNumber {
+                    error(line, "Schema=: '\(value)' is not a plain schema name", "write lowercase letters, digits and '_', such as jobd")
+                } else {
+                    settings.schema = value
+                }
+            default:
+                let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
+                    ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")
+                error(line, "unknown key '\(assignment.key)=' in [Fleet]", hint)
+            }
+        }
+        guard let uri else {
+            error(section.line, "[Fleet] has no Database=", "write Database=postgresql://jobd@db.example.org/jobd")
+            return nil
+        }
+        switch FleetURI.parse(uri.value) {
+        case .success(let parsed):
+            settings.host = parsed.host
+            settings.port = parsed.port
+            settings.user = parsed.user
+            settings.database = parsed.database
+            settings.tls = parsed.tls
+            settings.rootCertificate = parsed.rootCertificate
+        case .failure(let failure):
+            error(uri.line, "Database=: \(failure.message)", failure.hint)
+            return nil
+        }
+        return settings
+    }
+}

@@ -1,0 +1,50 @@
+import JobdCalendar
+
+/// One row of the claims table: who claimed a run of an elapse, and how it ended.
+package struct ClaimRecord: Sendable, Hashable {
+    package var key: ClaimKey
+    package var node: String
+    /// The run's `JOBD_RUN_ID`, as the node's journal has it.
+    package var runID: String
+    package var claimedAt: RealtimeInstant
+    package var leaseUntil: RealtimeInstant
+    package var endedAt: RealtimeInstant?
+    /// A ``JobdConfig/RunResult`` raw value; `lost` for a run recorded lost.
+    package var result: String?
+    package var lostAt: RealtimeInstant?
+    /// The node that recorded it lost.
+    package var lostBy: String?
+
+    package init(
+        key: ClaimKey, node: String, runID: String, claimedAt: RealtimeInstant, leaseUntil: RealtimeInstant,
+        endedAt: RealtimeInstant? = nil, result: String? = nil, lostAt: RealtimeInstant? = nil, lostBy: String? = nil
+    ) {
+        self.key = key
+        self.node = node
+        self.runID = runID
+        self.claimedAt = claimedAt
+        self.leaseUntil = leaseUntil
+        self.endedAt = endedAt
+        self.result = result
+        self.lostAt = lostAt
+        self.lostBy = lostBy
+    }
+
+    /// Neither ended nor recorded lost: in flight, or a node's run nobody has yet seen lapse.
+    package var isOpen: Bool { endedAt == nil && lostAt == nil }
+}
+
+/// One start of jobd on a node, and its last heartbeat.
+package struct NodeSession: Sendable, Hashable {
+    package var node: String
+    package var instance: String
+    package var startedAt: RealtimeInstant
+    package var heartbeatAt: RealtimeInstant
+
+    package init(node: String, instance: String, startedAt: RealtimeInstant, heartbeatAt: RealtimeInstant) {
+        self.node = node
+        self.instance = instance
+        self.startedAt = startedAt
+        self.heartbeatAt = heartbeatAt
+    }
+}

@@ -1,0 +1,43 @@
+/// The arithmetic of leases and reconnection, apart from any clock or database so that tests can
+/// drive it with numbers.
+///
+/// A node renews its leases, heartbeats and looks for lapsed leases every third of the lease: a
+/// renewal can fail twice before its lease lapses. Reconnection waits double after each failure,
+/// from a second up to a third of the lease (never longer than 30 s), so a database that is back
+/// is used again within that bound.
+package struct LeaseSchedule: Sendable, Hashable {
+    /// The lease, in microseconds.
+    package var leaseMicroseconds: Int64
+    /// The largest accepted distance between this node's clock and the database's, in microseconds.
+    package var maxSkewMicroseconds: Int64
+
+    package init(leaseMicroseconds: Int64, maxSkewMicroseconds: Int64) {
+        self.leaseMicroseconds = max(1, leaseMicroseconds)
+        self.maxSkewMicroseconds = maxSkewMicroseconds
+    }
+
+    /// How often leases are renewed and heartbeats sent.
+    package var beatInterval: Duration { .microseconds(max(100_000, leaseMicroseconds / 3)) }
+
+    /// How long one database operation may take before the connection is given up as broken.
+    package var operationTimeout: Duration { .microseconds(operationTimeoutMicroseconds) }
+    package var operationTimeoutMicroseconds: Int64 { min(5_000_000, max(500_000, leaseMicroseconds / 3)) }
+
+    /// The wait before reconnection attempt `failures` (1 after the first failure).
+    package func reconnectDelay(afterFailures failures: Int) -> Duration {
+        let ceiling = min(30_000_000, max(1_000_000, leaseMicroseconds / 3))
+        let shift = min(max(failures - 1, 0), 20)
+        return .microseconds(min(ceiling, Int64(500_000) << shift))
+    }
+
+    /// The offset of the database's clock from this node's (positive: the database is ahead), from
+    /// a reading of the database's `now()` taken between two local readings.
+    package static func clockOffset(database: Int64, localBefore: Int64, localAfter: Int64) -> Int64 {
+        database - (localBefore + (localAfter - localBefore) / 2)
+    }
+
+    /// Whether a node whose clock is `offset` from the database's may claim.
+    package func acceptsSkew(_ offset: Int64) -> Bool {
+        offset.magnitude <= UInt64(maxSkewMicroseconds)
+    }
+}

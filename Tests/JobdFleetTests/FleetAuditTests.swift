@@ -1,0 +1,70 @@
+import JobdCalendar
+import JobdFleet
+import Testing
+
+/// The fleet audit over planted claims tables: each problem it names, and silence where there is none.
+@Suite struct FleetAuditTests {
+    static let second: Int64 = 1_000_000
+    static let lease = 3 * second
+    static let t0 = RealtimeInstant(seconds: 1_800_000_000)
+    static func at(_ seconds: Int64) -> RealtimeInstant { RealtimeInstant(microseconds: t0.microseconds + seconds * second) }
+
+    static func claim(_ elapse: Int64, attempt: UInt64 = 0, node: String = "a", result: String? = "success",
+                      lost: Bool = false, lease: Int64? = nil) -> ClaimRecord {
+        ClaimRecord(key: ClaimKey(job: "report", elapse: at(elapse), attempt: attempt), node: node, runID: "r\(elapse).\(attempt)",
+                    claimedAt: at(elapse), leaseUntil: at(lease ?? elapse + 3), endedAt: result == nil || lost ? nil : at(elapse + 1),
+                    result: lost ? "lost" : result, lostAt: lost ? at(elapse + 4) : nil, lostBy: lost ? "b" : nil)
+    }
+
+    static let sessions = [
+        NodeSession(node: "a", instance: "i1", startedAt: at(-10), heartbeatAt: at(100)),
+        NodeSession(node: "b", instance: "i2", startedAt: at(-10), heartbeatAt: at(100)),
+    ]
+
+    static func audit(_ claims: [ClaimRecord], expected: [Int64] = [], now: Int64 = 100) -> FleetAudit {
+        FleetAudit(claims: claims, sessions: sessions, expected: ["report": expected.map(at)], lease: lease, now: at(now))
+    }
+
+    @Test func aCleanFleet() {
+        let audit = Self.audit([Self.claim(0), Self.claim(1, node: "b"), Self.claim(2, result: "exit-code"),
+                                Self.claim(2, attempt: 1, node: "b"), Self.claim(3, lost: true), Self.claim(3, attempt: 1, node: "b")],
+                               expected: [0, 1, 2, 3])
+        #expect(audit.problems.isEmpty, "\(audit.problems)")
+        #expect(audit.exitCode == 0 && audit.claims == 6 && audit.elapses == 4)
+        #expect(audit.text.hasPrefix("fleet audit: 6 claim(s) of 4 elapse(s), 0 in flight, clean"))
+    }
+
+    @Test func aSecondRunOfAnElapseThatSucceededIsADuplicate() {
+        let audit = Self.audit([Self.claim(0), Self.claim(0, attempt: 1, node: "b")])
+        #expect(audit.exitCode == 1)
+        guard case .claimedTwice(let second, let first)? = audit.problems.first else { Issue.record("\(audit.problems)"); return }
+        #expect(second.node == "b" && first?.node == "a")
+    }
+
+    @Test func aRetryWithoutItsFirstAttemptIsADuplicate() {
+        #expect(Self.audit([Self.claim(0, attempt: 2)]).exitCode == 1)
+        #expect(Self.audit([Self.claim(0, result: "exit-code"), Self.claim(0, attempt: 2)]).exitCode == 1)
+    }
+
+    @Test func aLostRunThatEndedAfterAllRanTwiceWithItsRetry() {
+        var lostButEnded = Self.claim(0, lost: true)
+        lostButEnded.endedAt = Self.at(6)
+        lostButEnded.result = "success"
+        #expect(Self.audit([lostButEnded, Self.claim(0, attempt: 1, node: "b")]).exitCode == 1)
+    }
+
+    @Test func anOpenClaimIsInFlightUntilALeaseAfterItsLeaseLapsed() {
+        let open = Self.claim(90, result: nil, lease: 95)
+        let running = Self.audit([open], now: 97)
+        #expect(running.exitCode == 0 && running.inFlight == [open])
+        let abandoned = Self.audit([open], now: 99)
+        #expect(abandoned.problems == [.unfinished(open)])
+    }
+
+    @Test func anElapseNobodyClaimedWhileNodesWereAlive() {
+        let audit = Self.audit([Self.claim(0)], expected: [0, 1, 99])
+        // 99 is within a lease of the last heartbeat (100): the nodes may have died before it.
+        #expect(audit.problems == [.unclaimed(job: "report", elapse: Self.at(1), aliveNodes: ["a", "b"])])
+        #expect(audit.text.contains("unclaimed elapse: report at"))
+    }
+}

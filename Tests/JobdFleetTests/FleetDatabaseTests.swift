@@ -1,0 +1,99 @@
+import Foundation
+import JobdCalendar
+import JobdConfig
+import JobdFleet
+import JobdTestKit
+import Testing
+
+/// The fleet's database link against a real PostgreSQL: claims, TLS with certificate verification,
+/// and the password file's rules.
+@Suite(.serialized, .enabled(if: TemporaryPostgres.unavailableReason == nil || ProcessInfo.processInfo.environment["CI"] != nil))
+struct FleetDatabaseTests {
+    /// A CA, a server certificate for localhost and 127.0.0.1 signed by it, and an unrelated CA.
+    final class Certificates {
+        let directory = NSTemporaryDirectory() + "jobd-tls-" + UUID().uuidString
+
+        init() throws {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: directory + "/san", atomically: true, encoding: .utf8)
+            for ca in ["ca", "other-ca"] {
+                try openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(ca).key", "-out", "\(ca).pem",
+                             "-days", "2", "-subj", "/CN=jobd test \(ca)"])
+            }
+            try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"])
+            try openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                         "-out", "server.crt", "-days", "2", "-extfile", "san"])
+            if geteuid() == 0 {
+                _ = try CapturedProcess.run("/bin/chown", ["-R", "nobody:nogroup", directory])
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory + "/server.key")
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+        private func openssl(_ arguments: [String]) throws {
+            let result = try CapturedProcess.run("/bin/sh", ["-c", "cd '\(directory)' && exec openssl \"$@\"", "openssl"] + arguments)
+            guard result.status == 0 else { throw TemporaryPostgres.Failure(message: "openssl \(arguments): \(result.standardError)") }
+        }
+    }
+
+    static func settings(_ postgres: TemporaryPostgres, host: String = "127.0.0.1", tls: FleetSettings.TLSMode = .disable,
+                         root: String? = nil, node: String = "a") -> FleetSettings {
+        var settings = FleetSettings(host: host, port: postgres.port, user: "jobd", database: "fleet", node: node)
+        settings.tls = tls
+        settings.rootCertificate = root
+        return settings
+    }
+
+    static func database(_ settings: FleetSettings, password: String = "secret") -> FleetDatabase {
+        FleetDatabase(settings: settings, password: password, instance: settings.node,
+                      realtime: { RealtimeInstant(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)) })
+    }
+
+    @Test func tlsVerifiesTheServersCertificate() async throws {
+        let certificates = try Certificates()
+        let postgres = try TemporaryPostgres(settings: [
+            "ssl": "on", "ssl_cert_file": certificates.directory + "/server.crt", "ssl_key_file": certificates.directory + "/server.key",
+        ])
+        try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
+
+        let verified = Self.database(Self.settings(postgres, host: "localhost", tls: .verifyFull, root: certificates.directory + "/ca.pem"))
+        try await verified.connect()
+        let elapse = RealtimeInstant(seconds: 1_800_000_000)
+        #expect(await verified.claim(ClaimKey(job: "report", elapse: elapse), runID: "r1") == .won)
+        await verified.close()
+
+        let wrongCA = Self.database(Self.settings(postgres, host: "localhost", tls: .verifyFull, root: certificates.directory + "/other-ca.pem"))
+        await #expect(throws: FleetError.self) { try await wrongCA.connect() }
+        #expect(await wrongCA.claim(ClaimKey(job: "report", elapse: elapse), runID: "r2") == .unavailable(reason: "fleet-unavailable"))
+
+        // `require` encrypts without checking: any certificate will do.
+        let unverified = Self.database(Self.settings(postgres, host: "localhost", tls: .require, root: nil, node: "b"))
+        try await unverified.connect()
+        #expect(await unverified.claim(ClaimKey(job: "report", elapse: elapse), runID: "r3") == .taken(by: "a"))
+        await unverified.close()
+    }
+
+    @Test func aWrongPasswordIsAConnectionErrorAndClaimsWaitForNothing() async throws {
+        let postgres = try TemporaryPostgres()
+        try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
+        let wrong = Self.database(Self.settings(postgres), password: "not-it")
+        await #expect(throws: FleetError.self) { try await wrong.connect() }
+        let start = ContinuousClock.now
+        #expect(await wrong.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .unavailable(reason: "fleet-unavailable"))
+        #expect(ContinuousClock.now - start < .milliseconds(100))
+    }
+
+    @Test func thePasswordFileMustBeReadableByItsOwnerAlone() throws {
+        let path = NSTemporaryDirectory() + "jobd-password-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = FileManager.default.createFile(atPath: path, contents: Data("s3cret\nignored\n".utf8), attributes: [.posixPermissions: 0o600])
+        var settings = FleetSettings(host: "db", user: "jobd", database: "ops", node: "n")
+        settings.passwordFile = path
+        #expect(try FleetPassword.read(settings, environment: [:]) == "s3cret")
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
+        #expect(throws: FleetError.self) { try FleetPassword.read(settings, environment: [:]) }
+        settings.passwordFile = nil
+        #expect(try FleetPassword.read(settings, environment: [:]) == nil)
+    }
+}

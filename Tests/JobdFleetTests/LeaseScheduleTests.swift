@@ -1,0 +1,39 @@
+import JobdConfig
+import JobdFleet
+import Testing
+
+@Suite struct LeaseScheduleTests {
+    @Test func beatsEveryThirdOfTheLease() {
+        #expect(LeaseSchedule(leaseMicroseconds: 30_000_000, maxSkewMicroseconds: 0).beatInterval == .seconds(10))
+        #expect(LeaseSchedule(leaseMicroseconds: 3_000_000, maxSkewMicroseconds: 0).beatInterval == .seconds(1))
+        #expect(LeaseSchedule(leaseMicroseconds: 30_000, maxSkewMicroseconds: 0).beatInterval == .milliseconds(100))
+    }
+
+    @Test func reconnectionBacksOffToAThirdOfTheLease() {
+        let schedule = LeaseSchedule(leaseMicroseconds: 30_000_000, maxSkewMicroseconds: 0)
+        #expect((1...7).map { schedule.reconnectDelay(afterFailures: $0) }
+                == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10), .seconds(10)])
+        #expect(LeaseSchedule(leaseMicroseconds: 600_000_000, maxSkewMicroseconds: 0).reconnectDelay(afterFailures: 100) == .seconds(30))
+    }
+
+    @Test func clockOffsetIsMeasuredAgainstTheMiddleOfTheRoundTrip() {
+        #expect(LeaseSchedule.clockOffset(database: 1_000_500, localBefore: 1_000_000, localAfter: 1_000_200) == 400)
+        #expect(LeaseSchedule.clockOffset(database: 999_000, localBefore: 1_000_000, localAfter: 1_000_000) == -1_000)
+        let schedule = LeaseSchedule(leaseMicroseconds: 1, maxSkewMicroseconds: 500_000)
+        #expect(schedule.acceptsSkew(500_000) && schedule.acceptsSkew(-500_000))
+        #expect(!schedule.acceptsSkew(500_001) && !schedule.acceptsSkew(-600_000))
+    }
+
+    @Test func pgpassLinesMatchWithWildcardsAndEscapes() {
+        let settings = FleetSettings(host: "db", port: 5432, user: "jobd", database: "ops", node: "n")
+        let text = """
+            # comment
+            other:5432:ops:jobd:wrong
+            db:*:ops:jobd:pa\\:ss
+            *:*:*:*:fallback
+            """
+        #expect(FleetPassword.lookUp(in: text, settings: settings) == "pa:ss")
+        #expect(FleetPassword.lookUp(in: "*:*:*:*:fallback", settings: settings) == "fallback")
+        #expect(FleetPassword.lookUp(in: "db:5433:ops:jobd:x", settings: settings) == nil)
+    }
+}

@@ -1,0 +1,320 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// Fleets, end to end: several real jobd nodes on this machine (each its own configuration, runtime
+/// and state directories) sharing one real PostgreSQL started for the test. The claims table is
+/// read with psql, each node's runs from its stderr; the two must agree.
+@Suite(.serialized, .enabled(if: TemporaryPostgres.unavailableReason == nil || ProcessInfo.processInfo.environment["CI"] != nil))
+struct FleetDaemonTests {
+    static let password = "fleet-test-password"
+
+    /// One PostgreSQL with a `fleet` database whose role `jobd` owns the schema `jobd` and nothing else.
+    final class Fleet {
+        let postgres: TemporaryPostgres
+        var nodes: [Node] = []
+
+        init() throws {
+            postgres = try TemporaryPostgres()
+            try postgres.createFleetDatabase("fleet", user: "jobd", password: FleetDaemonTests.password)
+        }
+
+        /// Starts node `name` with `jobs`, a `[Fleet]` section with `LeaseSec=lease`, and `environment` added.
+        @discardableResult
+        func start(_ name: String, jobs: [String: String], lease: String = "3s", extra: String = "",
+                   environment: [String: String] = [:]) throws -> Node {
+            let node = try Node(name: name, fleet: self, jobs: jobs, lease: lease, extra: extra, environment: environment)
+            nodes.append(node)
+            return node
+        }
+
+        func sql(_ query: String) throws -> [[String]] {
+            try postgres.psql(query, database: "fleet").split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        }
+
+        /// Every claim: job, elapse (µs), attempt, node, run id, result, lost.
+        func claims(_ job: String) throws -> [(elapse: Int64, attempt: Int, node: String, runID: String, result: String, lost: Bool)] {
+            try sql("""
+                SELECT (extract(epoch FROM elapse) * 1000000)::bigint, attempt, node, run_id, coalesce(result, ''), lost_at IS NOT NULL
+                  FROM jobd.claims WHERE job = '\(job)' ORDER BY elapse, attempt
+                """).map { ($0[0].int64, Int($0[1])!, $0[2], $0[3], $0[4], $0[5] == "t") }
+        }
+
+        func stopAll() throws {
+            for node in nodes where node.process.process.isRunning { node.process.signal(SIGTERM) }
+            for node in nodes { _ = try node.process.waitForExit(timeout: .seconds(60)) }
+        }
+    }
+
+    final class Node {
+        let name: String
+        let config: TemporaryConfiguration
+        let runtime: String
+        let process: DaemonProcess
+        /// What the node says to its service manager (`STATUS=`).
+        let notify: NotifyListener
+
+        init(name: String, fleet: Fleet, jobs: [String: String], lease: String, extra: String, environment: [String: String]) throws {
+            self.name = name
+            notify = try NotifyListener()
+            config = try TemporaryConfiguration(jobs: jobs)
+            runtime = config.path + "/run"
+            let passwordFile = config.path + "/fleet.password"
+            _ = FileManager.default.createFile(atPath: passwordFile, contents: Data((FleetDaemonTests.password + "\n").utf8),
+                                           attributes: [.posixPermissions: 0o600])
+            try """
+                [Fleet]
+                Database=postgresql://jobd@127.0.0.1:\(fleet.postgres.port)/fleet?sslmode=disable
+                PasswordFile=\(passwordFile)
+                Node=\(name)
+                LeaseSec=\(lease)
+                \(extra)
+                """.write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
+            var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") && $0.key != "NOTIFY_SOCKET" }
+            env.merge(environment) { $1 }
+            env["NOTIFY_SOCKET"] = notify.address
+            process = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: env) {
+                $0.contains("run.start") || $0.contains("run.skip") || $0.contains("run.exit") || $0.contains("fleet:")
+                    || $0.contains("daemon.ready") || $0.contains("run.retry") || $0.contains("error")
+            }
+        }
+
+        deinit {
+            if process.process.isRunning { process.signal(SIGKILL) }
+        }
+
+        func jobctl(_ arguments: [String]) throws -> (Int32, String) {
+            let jobctl = try DaemonProcess(product: "jobctl", arguments: arguments, environment: ["NO_COLOR": "1", "PATH": "/usr/bin:/bin"])
+            let status = try jobctl.waitForExit(timeout: .seconds(60))
+            return (status, jobctl.lines.joined(separator: "\n"))
+        }
+
+        /// The run ids of `job`'s run.start events, with their JOBD_ELAPSE_USEC.
+        func starts(_ job: String) -> [(runID: String, elapse: String?, cause: String?)] {
+            process.events("run.start").filter { $0.field("JOB") == job }.map {
+                ($0.field("JOBD_RUN_ID") ?? "", $0.field("JOBD_ELAPSE_USEC"), $0.field("JOBD_CAUSE"))
+            }
+        }
+
+        func connected() throws {
+            try process.waitForLine(timeout: .seconds(60), "\(name) connected") { $0.contains("fleet: connected") }
+        }
+    }
+
+    static let everySecond = "[Job]\nOnCalendar=*:*:*\nRunOn=one-node\nExecStart=/bin/true\n"
+    static let hostEverySecond = "[Job]\nOnCalendar=*:*:*\nExecStart=/bin/true\n"
+
+    /// Every run.start of `job` on every node has its claim on that node, and every claim its run.start.
+    static func expectJournalsAgree(_ fleet: Fleet, job: String) throws {
+        let claims = try fleet.claims(job)
+        var started: [String: String] = [:]
+        for node in fleet.nodes {
+            for start in node.starts(job) {
+                #expect(started[start.runID] == nil, "run \(start.runID) started twice")
+                started[start.runID] = node.name
+            }
+        }
+        for claim in claims where !claim.lost || claim.result != "lost" {
+            #expect(started[claim.runID] == claim.node, "claim \(claim) has no run.start on \(claim.node)")
+        }
+        let claimed = Dictionary(claims.map { ($0.runID, $0.node) }) { a, _ in a }
+        for (runID, node) in started {
+            #expect(claimed[runID] == node, "run \(runID) on \(node) ran without a claim")
+        }
+    }
+
+    @Test func threeNodesRunAFleetJobOncePerElapseAndAHostJobOnEach() throws {
+        let fleet = try Fleet()
+        for name in ["node-a", "node-b", "node-c"] {
+            try fleet.start(name, jobs: ["tick": Self.everySecond, "host": Self.hostEverySecond])
+        }
+        for node in fleet.nodes { try node.connected() }
+        // The window the issue asks for is 60 s; 20 s keep the suite quick and still cover 20 elapses.
+        Thread.sleep(forTimeInterval: 20)
+        let (fleetStatus, fleetText) = try fleet.nodes[0].jobctl(["fleet", "--config-dir", fleet.nodes[0].config.path])
+        let (_, list) = try fleet.nodes[0].jobctl(["list", "--runtime-dir", fleet.nodes[0].runtime])
+        let (_, status) = try fleet.nodes[0].jobctl(["status", "tick", "--runtime-dir", fleet.nodes[0].runtime])
+        try fleet.stopAll()
+        let tickRow = list.split(separator: "\n").first { $0.contains(" tick ") }.map(String.init) ?? ""
+        #expect(list.split(separator: "\n").first?.hasSuffix("NODE") == true && tickRow.contains("node-"), "\(list)")
+        #expect(list.split(separator: "\n").first { $0.contains(" host ") }?.hasSuffix(" -") == true, "a host job has no node: \(list)")
+        #expect(status.contains(" Last node: node-"), "\(status)")
+
+        let claims = try fleet.claims("tick")
+        let elapses = claims.map(\.elapse)
+        #expect(claims.allSatisfy { $0.attempt == 0 && $0.result == "success" }, "\(claims)")
+        #expect(Set(elapses).count == elapses.count)
+        #expect(elapses.count >= 15, "\(elapses.count) elapses claimed in 20 s")
+        #expect(elapses.allSatisfy { $0 % 1_000_000 == 0 }, "elapses are the calendar's whole seconds")
+        if let first = elapses.first, let last = elapses.last {
+            #expect((last - first) / 1_000_000 + 1 == Int64(elapses.count), "every second from the first claim to the last was claimed")
+        }
+        try Self.expectJournalsAgree(fleet, job: "tick")
+        for node in fleet.nodes {
+            #expect(node.starts("host").count >= 15, "\(node.name) ran its host job \(node.starts("host").count) times")
+            #expect(node.starts("host").allSatisfy { $0.elapse == nil })
+            #expect(node.process.events("run.skip").contains { $0.field("JOBD_REASON")?.hasPrefix("claimed-by node-") == true })
+        }
+        #expect(fleetStatus == 0 && ["node-a", "node-b", "node-c"].allSatisfy(fleetText.contains), "\(fleetText)")
+
+        let configDir = fleet.nodes[0].config.path
+        let (clean, report) = try fleet.nodes[0].jobctl(["audit", "--fleet", "--config-dir", configDir])
+        #expect(clean == 0 && report.contains("clean"), "\(report)")
+        // A second run of an elapse that succeeded: the audit proves the duplicate.
+        _ = try fleet.sql("""
+            INSERT INTO jobd.claims (job, elapse, attempt, node, instance, run_id, lease_until, ended_at, result)
+            SELECT job, elapse, 1, 'node-x', 'planted', 'planted', now(), now(), 'success' FROM jobd.claims
+             WHERE job = 'tick' ORDER BY elapse LIMIT 1
+            """)
+        let (duplicate, planted) = try fleet.nodes[0].jobctl(["audit", "--fleet", "--config-dir", configDir])
+        #expect(duplicate == 1 && planted.contains("elapse claimed twice") && planted.contains("node-x"), "\(planted)")
+    }
+
+    @Test func aKilledNodesRunIsRecordedLostWithinTheLeaseAndRetriedElsewhere() throws {
+        let fleet = try Fleet()
+        let slow = "[Job]\nOnCalendar=*:*:0/30\nRunOn=one-node\nExecStart=/bin/sleep 4\nRestart=on-failure\nRestartSec=100ms\n"
+        for name in ["node-a", "node-b", "node-c"] { try fleet.start(name, jobs: ["slow": slow], lease: "2s") }
+        for node in fleet.nodes { try node.connected() }
+        // The first elapse (within 30 s) starts on one node.
+        var runner: Node?
+        let deadline = Date().addingTimeInterval(45)
+        while runner == nil, Date() < deadline {
+            runner = fleet.nodes.first { !$0.starts("slow").isEmpty }
+            if runner == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let victim = try #require(runner)
+        let run = try #require(victim.starts("slow").first)
+        let killed = Date()
+        victim.process.signal(SIGKILL)
+        _ = try victim.process.waitForExit()
+        let survivors = fleet.nodes.filter { $0 !== victim }
+        var retried: Node?
+        while retried == nil, Date().timeIntervalSince(killed) < 20 {
+            retried = survivors.first { $0.starts("slow").contains { $0.cause == "retry" } }
+            if retried == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let retrier = try #require(retried, "no surviving node retried the lost run")
+        let lostAfter = try fleet.sql("""
+            SELECT extract(epoch FROM lost_at - claimed_at) FROM jobd.claims WHERE run_id = '\(run.runID)'
+            """).first?.first.flatMap(Double.init)
+        try retrier.process.waitForEvent("run.exit", fields: ["JOB": "slow", "JOBD_CAUSE": "retry"], timeout: .seconds(20))
+        try fleet.stopAll()
+
+        let claims = try fleet.claims("slow")
+        let first = try #require(claims.first { $0.runID == run.runID })
+        #expect(first.lost && first.result == "lost" && first.node == victim.name)
+        // Lost within the lease (2 s) of the last renewal, a beat (2/3 s) at most after it lapsed.
+        #expect((lostAfter ?? 99) <= Date().timeIntervalSince(killed) && (lostAfter ?? 99) < 2 + 1 + 2, "lost after \(lostAfter ?? -1)s")
+        let retry = try #require(claims.first { $0.elapse == first.elapse && $0.attempt == 1 })
+        #expect(retry.node == retrier.name && retry.node != victim.name && retry.result == "success")
+        #expect(retrier.starts("slow").contains { $0.runID == retry.runID && $0.elapse == String(first.elapse) })
+        #expect(survivors.flatMap { $0.process.lines }.contains { $0.contains("fleet: run \(run.runID) of slow on node \(victim.name) is lost") })
+        let (clean, report) = try survivors[0].jobctl(["audit", "--fleet", "--config-dir", survivors[0].config.path])
+        #expect(clean == 0, "\(report)")
+    }
+
+    @Test func withTheDatabaseStoppedFleetJobsAreSkippedHostJobsRunAndJobdReconnects() throws {
+        let fleet = try Fleet()
+        for name in ["node-a", "node-b"] {
+            try fleet.start(name, jobs: ["tick": Self.everySecond, "host": Self.hostEverySecond], lease: "2s")
+        }
+        for node in fleet.nodes { try node.connected() }
+        Thread.sleep(forTimeInterval: 3)
+        let beforeOutage = fleet.nodes.map { $0.notify.messages.count }
+        try fleet.postgres.stop()
+        let stoppedAt = fleet.nodes.map { $0.process.lines.count }
+        // The issue's 10 s outage, shortened to 6 s: the backoff (at most a third of the lease) is the same.
+        Thread.sleep(forTimeInterval: 6)
+        let restartedAt = fleet.nodes.map { $0.process.lines.count }
+        try fleet.postgres.start()
+        let backAt = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        for node in fleet.nodes {
+            try node.process.waitForLine(from: restartedAt[fleet.nodes.firstIndex { $0 === node }!], timeout: .seconds(30), "reconnect") {
+                $0.contains("fleet: connected")
+            }
+        }
+        for (index, node) in fleet.nodes.enumerated() {
+            let unavailable = try node.notify.waitForMessage(from: beforeOutage[index], "STATUS= says the database is unavailable") {
+                $0.assignments["STATUS"]?.contains("fleet: database unavailable, reconnecting") == true
+            }
+            try node.notify.waitForMessage(from: unavailable, "STATUS= says connected again") {
+                $0.assignments["STATUS"]?.hasSuffix("; fleet: connected as \(node.name)") == true
+            }
+        }
+        Thread.sleep(forTimeInterval: 3)
+        try fleet.stopAll()
+
+        for (index, node) in fleet.nodes.enumerated() {
+            let outage = node.process.lines[stoppedAt[index]..<restartedAt[index]].map(LogLine.init)
+            let hostRuns = outage.filter { $0.matches(event: "run.start", fields: ["JOB": "host"]) }.count
+            #expect(hostRuns >= 4, "\(node.name) ran its host job \(hostRuns) times in the 6 s outage")
+            #expect(outage.contains { $0.matches(event: "run.skip", fields: ["JOB": "tick", "JOBD_REASON": "fleet-unavailable"]) })
+            #expect(node.process.lines.contains { $0.contains("fleet: database unavailable") })
+        }
+        try Self.expectJournalsAgree(fleet, job: "tick")
+        let claims = try fleet.claims("tick")
+        #expect(claims.contains { $0.elapse >= backAt }, "claims resumed after the database came back")
+    }
+
+    @Test func nodesWithSkewedClocksNeverDoubleRunAndATooSkewedNodeClaimsNothing() throws {
+        let fleet = try Fleet()
+        for (name, skew) in [("slow-clock", "-500"), ("true-clock", "0"), ("fast-clock", "500"), ("wrong-clock", "5000")] {
+            try fleet.start(name, jobs: ["tick": Self.everySecond], extra: "MaxClockSkewSec=1s",
+                            environment: ["JOBD_FAULT_CLOCK_SKEW_MSEC": skew])
+        }
+        for node in fleet.nodes { try node.connected() }
+        Thread.sleep(forTimeInterval: 10)
+        try fleet.stopAll()
+        let claims = try fleet.claims("tick")
+        #expect(claims.count >= 7)
+        #expect(Set(claims.map(\.elapse)).count == claims.count && claims.allSatisfy { $0.attempt == 0 })
+        try Self.expectJournalsAgree(fleet, job: "tick")
+        let wrong = fleet.nodes[3]
+        #expect(wrong.starts("tick").isEmpty && !claims.contains { $0.node == "wrong-clock" })
+        #expect(wrong.process.events("run.skip").contains { $0.field("JOBD_REASON") == "clock-skew" })
+        #expect(wrong.process.lines.contains { $0.contains("more than MaxClockSkewSec=") })
+        let (clean, report) = try fleet.nodes[1].jobctl(["audit", "--fleet", "--config-dir", fleet.nodes[1].config.path])
+        #expect(clean == 0, "\(report)")
+    }
+
+    /// `Persistent=` catches up from the fleet's last claimed elapse: a new node (no local record)
+    /// runs the elapse after the one the fleet claimed last, once, at its start.
+    @Test func persistentCatchUpCountsFromTheFleetsLastClaim() throws {
+        let fleet = try Fleet()
+        // A first node creates the schema, then goes.
+        try fleet.start("node-a", jobs: [:]).connected()
+        try fleet.stopAll()
+        let period: Int64 = 10_000_000
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let claimed = now / period * period - 2 * period
+        _ = try fleet.sql("""
+            INSERT INTO jobd.claims (job, elapse, attempt, node, instance, run_id, lease_until, ended_at, result)
+            VALUES ('catch-up', 'epoch'::timestamptz + \(claimed) * interval '1 microsecond', 0, 'node-a', 'gone', 'r0', now(), now(), 'success')
+            """)
+        let node = try fleet.start("node-b", jobs: [
+            "catch-up": "[Job]\nOnCalendar=*:*:0/10\nPersistent=yes\nRunOn=one-node\nExecStart=/bin/true\n",
+        ])
+        try node.process.waitForEvent("run.start", fields: ["JOB": "catch-up", "JOBD_ELAPSE_USEC": String(claimed + period)],
+                                      timeout: .seconds(5))
+        try fleet.stopAll()
+        #expect(node.starts("catch-up").filter { $0.elapse == String(claimed + period) }.count == 1)
+    }
+
+    /// A run that jobd's stop ends has its end recorded (`stopped`), not left to lapse into `lost`.
+    @Test func runsStoppedAtShutdownAreRecordedStopped() throws {
+        let fleet = try Fleet()
+        let node = try fleet.start("node-a", jobs: [
+            "long": "[Job]\nOnCalendar=*:*:*\nRunOn=one-node\nExecStart=/bin/sleep 30\nTimeoutStopSec=1s\n",
+        ])
+        try node.process.waitForEvent("run.start", fields: ["JOB": "long"], timeout: .seconds(15))
+        try fleet.stopAll()
+        let claims = try fleet.claims("long")
+        #expect(claims.count == 1 && claims.allSatisfy { $0.result == "stopped" && !$0.lost }, "\(claims)")
+        let open = try fleet.sql("SELECT count(*) FROM jobd.claims WHERE ended_at IS NULL")
+        #expect(open.first?.first == "0")
+    }
+}
+
+extension String {
+    fileprivate var int64: Int64 { Int64(self) ?? -1 }
+}
