@@ -187,6 +187,8 @@ let package = Package(
         .testTarget(
             name: "ManPageTests",
             dependencies: ["JobdConfig", "JobctlCommands", "JobdTestKit"],
+            swiftSettings: swiftSettings
+        ),
         // Fleet-wide jobs: claims, leases and heartbeats in PostgreSQL, and the fleet audit.
         .target(
             name: "JobdFleet",
