@@ -31,7 +31,7 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: "Calendar jobs loaded for issue 3's figure (part 4).")
     var calendarJobs = 100_000
 
-    @Option(help: "Fleet jobs due at the same second (part 5).")
+    @Option(help: "Fleet jobs due at the same second (part 6).")
     var fleetJobs = 1_000
 
     @Option(help: "Reloads in the soak run.")

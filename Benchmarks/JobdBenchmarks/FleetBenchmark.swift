@@ -4,7 +4,7 @@ import JobdConfig
 import JobdFleet
 import JobdTestKit
 
-/// Part 5: fleet claims. `jobs` fleet jobs fall due at the same second on three nodes, each node
+/// Part 6: fleet claims. `jobs` fleet jobs fall due at the same second on three nodes, each node
 /// claiming every one of them on its own connection to one real PostgreSQL (a temporary cluster on
 /// loopback, as the tests start it): the claim latency each node sees, and the database round trips
 /// per elapse (claims plus the end of the winner's run). The nodes are jobd's claim path
@@ -13,7 +13,7 @@ struct FleetBenchmark {
     var jobs: Int
 
     func run(_ report: Report) throws {
-        report.section("Part 5: fleet claims (\(jobs) jobs due at the same second, 3 nodes, one PostgreSQL on loopback)", part: "5 fleet")
+        report.section("Part 6: fleet claims (\(jobs) jobs due at the same second, 3 nodes, one PostgreSQL on loopback)", part: "6 fleet")
         let postgres = try TemporaryPostgres()
         try postgres.createFleetDatabase("fleet", user: "jobd", password: "bench")
         var settings = FleetSettings(host: "127.0.0.1", port: postgres.port, user: "jobd", database: "fleet", node: "")
