@@ -84,7 +84,7 @@ package final class TemporaryPostgres: @unchecked Sendable {
         try psql("CREATE ROLE \(user) LOGIN PASSWORD '\(password)'")
         try psql("CREATE DATABASE \(name)")
         try psql("REVOKE ALL ON DATABASE \(name) FROM PUBLIC; GRANT CONNECT ON DATABASE \(name) TO \(user); "
-                 + "REVOKE ALL ON SCHEMA package FROM PUBLIC; CREATE SCHEMA \(schema) AUTHORIZATION \(user)", database: name)
+                 + "REVOKE ALL ON SCHEMA public FROM PUBLIC; CREATE SCHEMA \(schema) AUTHORIZATION \(user)", database: name)
     }
 
     package struct Failure: Error, CustomStringConvertible {
