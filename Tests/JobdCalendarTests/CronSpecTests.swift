@@ -181,6 +181,15 @@ import Testing
         }
     }
 
+    // Found by the fuzzer (scripts/fuzz cron): a wildcard job whose every match falls in a skipped
+    // hour (March 31 a Sunday at 02:xx: always the EU's spring-forward) recursed once per matching
+    // year until the stack overflowed, which would have crashed jobd.
+    @Test(arguments: ["* 2 31 3 */7", "* 2 31 3 */32", "* 2 25-31 3 */7"])
+    func aWildcardJobThatOnlyMatchesSkippedHoursNeverElapses(text: String) throws {
+        #expect(try next(text, after: "2026-01-01 00:00:00 UTC", in: berlin, count: 1) == ["never"])
+        #expect(try next(text, after: "2026-01-01 00:00:00 UTC", in: utc, count: 1) != ["never"])
+    }
+
     @Test func impossibleDatesNeverElapse() throws {
         #expect(try next("0 0 30 2 *", after: "2026-01-01 00:00:00 UTC", in: utc, count: 1) == ["never"])
         #expect(
