@@ -204,5 +204,13 @@ let package = Package(
             dependencies: ["JobdFleet", "JobdConfig", "JobdCalendar", "JobdTestKit"],
             swiftSettings: swiftSettings
         ),
+        // The fuzz targets (scripts/fuzz builds them with -sanitize=fuzzer); built normally, it
+        // replays inputs without libFuzzer.
+        .executableTarget(
+            name: "jobd-fuzz",
+            dependencies: ["JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit"],
+            path: "Fuzz/JobdFuzz",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -44,6 +44,10 @@ struct InstanceLedger {
     /// Compact `owner.retain` entries whose `JOBD_OWNERS` did not parse (or disagreed with
     /// `JOBD_OWNER_COUNT`): the owners they kept are unknown, so the instance is incomplete.
     var unreadableRetains = 0
+    /// The most owners one compact `owner.retain` is believed to name (jobd names one per job, and is
+    /// measured at 20,000): a larger range, such as `1-2222222222`, is unreadable rather than
+    /// expanded into billions of owners.
+    static let maximumOwnersPerRetain = 1_000_000
 
     init(id: String, first entry: AuditEntry) {
         self.id = id
@@ -104,7 +108,9 @@ struct InstanceLedger {
             if let ownerID {
                 kept = [ownerID]
             } else if let text = entry[JobdField.owners] {
-                guard let ranges = OwnerIDRanges(text), (entry[JobdField.ownerCount].flatMap { Int($0) } ?? ranges.count) == ranges.count else {
+                guard let ranges = OwnerIDRanges(text), ranges.count <= Self.maximumOwnersPerRetain,
+                    (entry[JobdField.ownerCount].flatMap { Int($0) } ?? ranges.count) == ranges.count
+                else {
                     unreadableRetains += 1
                     return
                 }

@@ -7,24 +7,34 @@ extension CronSchedule {
     /// for how skipped and repeated local times are treated.
     package func nextElapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> RealtimeInstant? {
         let data = zone.data
-        let after = instant.seconds
-        // Far from any offset change, local time is a plain shift of UTC.
-        let offset = data.offset(atSeconds: after)
-        let nearbyTransition = data.nextTransition(afterSeconds: after - Self.catchUpLimit - 3600)
-        if let local = firstMatch(atOrAfter: after + offset + 60 - CivilCalendar.floorMod(after + offset, 60)) {
-            let candidate = local - offset
-            if nearbyTransition.map({ $0 > candidate }) ?? true {
-                return RealtimeInstant(seconds: candidate)
+        var after = instant.seconds
+        // A loop, not recursion: when every match falls in a skipped hour (`* 2 31 3 */7` in
+        // Europe/Berlin: a wildcard job on a day whose 02:00 never exists), the search resumes past
+        // each change until firstMatch's 400-year horizon, and the answer is "never".
+        let horizon = after + 400 * 366 * CivilCalendar.secondsPerDay
+        while after < horizon {
+            // Far from any offset change, local time is a plain shift of UTC.
+            let offset = data.offset(atSeconds: after)
+            let nearbyTransition = data.nextTransition(afterSeconds: after - Self.catchUpLimit - 3600)
+            if let local = firstMatch(atOrAfter: after + offset + 60 - CivilCalendar.floorMod(after + offset, 60)) {
+                let candidate = local - offset
+                if nearbyTransition.map({ $0 > candidate }) ?? true {
+                    return RealtimeInstant(seconds: candidate)
+                }
+            } else if nearbyTransition == nil {
+                return nil
             }
-        } else if nearbyTransition == nil {
-            return nil
+            let (run, resume) = nextElapseNearTransition(after: after, in: data)
+            guard let resume else { return run.map { RealtimeInstant(seconds: $0) } }
+            after = resume
         }
-        return nextElapseNearTransition(after: after, in: data).map { RealtimeInstant(seconds: $0) }
+        return nil
     }
 
     /// Walks matching local minutes in order, starting early enough to see a repeated hour, and
-    /// keeps the earliest run instant after `after`.
-    private func nextElapseNearTransition(after: Int64, in zone: ZoneData) -> Int64? {
+    /// keeps the earliest run instant after `after`; or, when no run is near the change, says
+    /// where to resume the search (`resume`, later than `after`).
+    private func nextElapseNearTransition(after: Int64, in zone: ZoneData) -> (run: Int64?, resume: Int64?) {
         let window = Self.catchUpLimit
         let startLocal = after + zone.offset(atSeconds: after) - window
         var local = startLocal - CivilCalendar.floorMod(startLocal, 60)
@@ -32,7 +42,7 @@ extension CronSchedule {
         var bestLocal: Int64 = 0
         while let match = firstMatch(atOrAfter: local) {
             if let best, match > bestLocal + window {
-                return best
+                return (best, nil)
             }
             for run in runInstants(forLocal: match, in: zone) where run > after {
                 if best.map({ run < $0 }) ?? true {
@@ -42,13 +52,11 @@ extension CronSchedule {
             }
             if best == nil && match > startLocal + 4 * window {
                 // No run near the change: continue far from it.
-                let resume = match - zone.offset(atSeconds: match)
-                return nextElapse(after: RealtimeInstant(seconds: resume), in: TimeZoneRules(identifier: "", data: zone))
-                    .map { $0.seconds }
+                return (nil, match - zone.offset(atSeconds: match))
             }
             local = match + 60
         }
-        return best
+        return (best, nil)
     }
 
     /// The instants at which cron starts the job for local minute `local`.

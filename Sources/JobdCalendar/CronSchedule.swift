@@ -160,14 +160,17 @@ package struct CronSchedule: Sendable, Hashable {
             Self.format(minutes, range: 0...59, star: minuteIsStar),
             Self.format(hours, range: 0...23, star: hourIsStar),
             Self.format(daysOfMonth, range: 1...31, star: dayOfMonthIsStar),
-            Self.format(months, range: 1...12, star: false),
+            Self.format(months, range: 1...12, star: false, starMatters: false),
             Self.format(daysOfWeek, range: 0...6, star: dayOfWeekIsStar),
         ].joined(separator: " ")
     }
 
-    private static func format(_ bits: UInt64, range: ClosedRange<Int>, star: Bool) -> String {
+    /// `starMatters`: whether the field's leading `*` changes a rule (the day rule, the DST rule).
+    private static func format(_ bits: UInt64, range: ClosedRange<Int>, star: Bool, starMatters: Bool = true) -> String {
         let values = range.filter { bits & (1 << UInt64($0)) != 0 }
-        if values.count == range.count {
+        // A full field prints as `*` only when that keeps its rules: `0-7` for the day of week stays
+        // restricted for the day rule, and `0-59` for the minute keeps a job fixed-time for DST.
+        if values.count == range.count && (star || !starMatters) {
             return "*"
         }
         if star {

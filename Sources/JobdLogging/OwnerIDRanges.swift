@@ -21,15 +21,20 @@ package struct OwnerIDRanges: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses the field's text; `nil` unless every element is `N` or `N-M` with `N ≤ M`, ascending
-    /// and disjoint.
+    /// and disjoint, and the ids number fewer than `Int.max` (so that ``count`` cannot overflow).
     package init?(_ text: some StringProtocol) {
         var ranges: [ClosedRange<UInt64>] = []
+        var total = 0
         for element in text.split(separator: ",", omittingEmptySubsequences: false) {
             let bounds = element.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
             guard let lower = UInt64(bounds[0]) else { return nil }
             let upper = bounds.count == 2 ? UInt64(bounds[1]) : lower
             guard let upper, lower <= upper else { return nil }
             if let last = ranges.last, lower <= last.upperBound { return nil }
+            guard upper - lower < UInt64(Int.max) else { return nil }
+            let (sum, overflow) = total.addingReportingOverflow(Int(upper - lower) + 1)
+            guard !overflow else { return nil }
+            total = sum
             ranges.append(lower...upper)
         }
         self.ranges = ranges

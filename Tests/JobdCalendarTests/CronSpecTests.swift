@@ -155,6 +155,41 @@ import Testing
         #expect(try !CronSchedule(fields: "30 2 * * *", original: "").isWildcard)
     }
 
+    // Found by the fuzzer (scripts/fuzz cron): a restricted field that covers every value
+    // normalized to `*`, which changed its meaning: `02 * 5 * 0-7` runs every day (either day field
+    // matches, and 0-7 is every weekday), `2 * 5 * *` only on the 5th. A full minute or hour field
+    // written without `*` likewise keeps a job fixed-time for the DST rules.
+    @Test(arguments: [
+        ("02 * 5 * 0-7", "2 * 5 * 0-6"),
+        ("0 0 1-31 * 1", "0 0 1-31 * 1"),
+        ("0-59 2 * * *", "0-59 2 * * *"),
+        ("30 0-23 * * *", "30 0-23 * * *"),
+        ("*/1 * 1-31 1-12 0-7", "* * 1-31 * 0-6"),
+    ])
+    func aFullRestrictedFieldStaysRestrictedWhenNormalized(text: String, normalized: String) throws {
+        let spec = try CronSpec.parse(text)
+        #expect(spec.normalized == normalized)
+        let again = try CronSpec.parse(spec.normalized)
+        for zone in [utc, berlin] {
+            for start in ["1970-01-01 00:00:00 UTC", "2026-03-29 00:30:00 UTC", "2026-10-25 00:30:00 UTC"] {
+                let base = instant(start, in: zone)
+                #expect(
+                    elapses(5, after: base, in: zone) { again.nextElapse(after: $0, in: zone) }
+                        == elapses(5, after: base, in: zone) { spec.nextElapse(after: $0, in: zone) },
+                    "\(text) after \(start) in \(zone.identifier)")
+            }
+        }
+    }
+
+    // Found by the fuzzer (scripts/fuzz cron): a wildcard job whose every match falls in a skipped
+    // hour (March 31 a Sunday at 02:xx: always the EU's spring-forward) recursed once per matching
+    // year until the stack overflowed, which would have crashed jobd.
+    @Test(arguments: ["* 2 31 3 */7", "* 2 31 3 */32", "* 2 25-31 3 */7"])
+    func aWildcardJobThatOnlyMatchesSkippedHoursNeverElapses(text: String) throws {
+        #expect(try next(text, after: "2026-01-01 00:00:00 UTC", in: berlin, count: 1) == ["never"])
+        #expect(try next(text, after: "2026-01-01 00:00:00 UTC", in: utc, count: 1) != ["never"])
+    }
+
     @Test func impossibleDatesNeverElapse() throws {
         #expect(try next("0 0 30 2 *", after: "2026-01-01 00:00:00 UTC", in: utc, count: 1) == ["never"])
         #expect(
