@@ -184,7 +184,21 @@ package actor FleetDatabase {
         do {
             let rows = try await bounded { try await connection.query(query, logger: self.logger).collect() }
             roundTrips += 1
-            guard let row = rows.first else { return .taken(by: "another node") }
+            guard let row = rows.first else {
+                // Another node's claim committed while this statement waited on it: the statement's
+                // snapshot predates that row, so a second statement reads who holds it.
+                var winner = PostgresBindings()
+                winner.append(key.job)
+                winner.append(key.elapse.microseconds)
+                winner.append(Int32(clamping: key.attempt))
+                let holder = PostgresQuery(unsafeSQL: """
+                    SELECT node FROM \(table)
+                     WHERE job = $1 AND elapse = 'epoch'::timestamptz + $2 * interval '1 microsecond' AND attempt = $3
+                    """, binds: winner)
+                let holders = try await bounded { try await connection.query(holder, logger: self.logger).collect() }
+                roundTrips += 1
+                return .taken(by: try holders.first?.decode(String.self) ?? "another node")
+            }
             let (won, node) = try row.decode((Bool, String).self)
             if won {
                 held[runID] = key
