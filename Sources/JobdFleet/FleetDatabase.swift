@@ -19,6 +19,8 @@ package actor FleetDatabase {
     private var nextConnectionID = 1
     /// The database's clock minus this node's, in microseconds, as the last beat measured it.
     package private(set) var clockOffset: Int64?
+    /// How far ``clockOffset`` may be wrong: half the round trip that measured it.
+    package private(set) var clockUncertainty: Int64 = 0
     /// Runs this node claimed and has not recorded the end of, by run id (`JOBD_RUN_ID`).
     private var held: [String: ClaimKey] = [:]
     /// Ends not yet written (the database was unreachable when the run ended), by run id.
@@ -159,7 +161,9 @@ package actor FleetDatabase {
     /// Claims `key` for the run `runID`: one round trip, `INSERT … ON CONFLICT DO NOTHING`.
     package func claim(_ key: ClaimKey, runID: String) async -> ClaimVerdict {
         guard let connection, !connection.isClosed else { return .unavailable(reason: "fleet-unavailable") }
-        guard let offset = clockOffset, schedule.acceptsSkew(offset) else { return .unavailable(reason: "clock-skew") }
+        guard let offset = clockOffset, schedule.acceptsSkew(offset, uncertainty: clockUncertainty) else {
+            return .unavailable(reason: "clock-skew")
+        }
         var binds = PostgresBindings()
         binds.append(key.job)
         binds.append(key.elapse.microseconds)
@@ -258,6 +262,8 @@ package actor FleetDatabase {
         package var clockOffset: Int64
         /// Claims of other nodes whose lease lapsed, which this node recorded `lost`.
         package var lost: [LostClaim]
+        /// How far `clockOffset` may be wrong: half the round trip that measured it.
+        package var clockUncertainty: Int64 = 0
     }
 
     /// A run recorded `lost`.
@@ -287,6 +293,7 @@ package actor FleetDatabase {
             let database = try rows.first?.decode(Int64.self) ?? after
             let offset = LeaseSchedule.clockOffset(database: database, localBefore: before, localAfter: after)
             clockOffset = offset
+            clockUncertainty = max(0, after - before) / 2
             try await writeEnds()
             if !held.isEmpty {
                 var renew = PostgresBindings()
@@ -315,7 +322,9 @@ package actor FleetDatabase {
                 lost.append(LostClaim(key: ClaimKey(job: job, elapse: RealtimeInstant(microseconds: elapse), attempt: UInt64(max(0, attempt))),
                                       node: node, runID: runID))
             }
-            return BeatReport(clockOffset: offset, lost: lost)
+            var report = BeatReport(clockOffset: offset, lost: lost)
+            report.clockUncertainty = clockUncertainty
+            return report
         } catch let error as FleetError {
             drop()
             throw error

@@ -41,7 +41,7 @@ package struct FleetLink: Sendable {
                     failures = 0
                     notify(.connected(clockOffset: report.clockOffset))
                 }
-                let accepted = schedule.acceptsSkew(report.clockOffset)
+                let accepted = schedule.acceptsSkew(report.clockOffset, uncertainty: report.clockUncertainty)
                 if accepted != clockAccepted {
                     if clockAccepted != nil || !accepted { notify(.clock(offset: report.clockOffset, accepted: accepted)) }
                     clockAccepted = accepted

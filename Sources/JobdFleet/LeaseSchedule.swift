@@ -37,7 +37,10 @@ package struct LeaseSchedule: Sendable, Hashable {
     }
 
     /// Whether a node whose clock is `offset` from the database's may claim.
-    package func acceptsSkew(_ offset: Int64) -> Bool {
-        offset.magnitude <= UInt64(maxSkewMicroseconds)
+    /// `uncertainty` is how far the measured offset may be wrong (half the round trip that measured
+    /// it): a node is refused only when it is surely too far off, so that a slow database does not
+    /// read as a wrong clock.
+    package func acceptsSkew(_ offset: Int64, uncertainty: Int64 = 0) -> Bool {
+        offset.magnitude <= UInt64(maxSkewMicroseconds) + UInt64(max(0, uncertainty))
     }
 }
