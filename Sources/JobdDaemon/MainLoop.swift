@@ -50,6 +50,8 @@ final class MainLoop {
     /// Job files with errors (and `jobd.conf`'s errors), as the last load found them.
     var broken: [String: JobdConfiguration.BrokenJob] = [:]
     var settingsErrors: [ConfigError] = []
+    /// What `STATUS=` says of them: the last load's ``JobdConfiguration/brokenSummary``.
+    private var brokenSummary: String?
     /// What the last read found in each job file, so that a reload reads and parses only the
     /// files that changed. It travels with the loader thread while a reload reads.
     var jobFiles = JobFileCache()
@@ -130,6 +132,7 @@ final class MainLoop {
     private func record(_ configuration: JobdConfiguration) {
         broken = Dictionary(configuration.broken.map { ($0.name, $0) }) { $1 }
         settingsErrors = configuration.settingsErrors
+        brokenSummary = configuration.brokenSummary
         if let settings = configuration.settings { self.settings = settings }
     }
 
@@ -197,12 +200,7 @@ final class MainLoop {
         if admission.waitingForSlot > 0 { text += ", \(admission.waitingForSlot) waiting for a slot" }
         let failed = scheduler.histories.values.count { $0.lastRun?.result.isFailure == true }
         if failed > 0 { text += ", \(failed) failed" }
-        let brokenFiles = broken.count + (settingsErrors.isEmpty ? 0 : 1)
-        if brokenFiles > 0 {
-            let names = (broken.values.map { String($0.path.split(separator: "/").last ?? "") }.sorted()
-                + (settingsErrors.isEmpty ? [] : ["jobd.conf"]))
-            text += "; \(brokenFiles) broken file(s): " + names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", …" : "")
-        }
+        if let brokenSummary { text += "; " + brokenSummary }
         if let detector = scheduler.leakDetector, detector.leaked > 0 {
             text += "; \(detector.leaked) leaked owner(s)"
         }
