@@ -128,7 +128,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "JobdTimersTests", dependencies: ["JobdTimers", "JobdTestKit"], swiftSettings: swiftSettings),
-        .testTarget(name: "JobdCalendarTests", dependencies: ["JobdCalendar"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobdCalendarTests", dependencies: ["JobdCalendar", "JobdLocks"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdConfigTests",
             dependencies: ["JobdConfig", "JobdTestKit"],

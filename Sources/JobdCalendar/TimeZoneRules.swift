@@ -193,7 +193,7 @@ package struct TimeZoneRules: Sendable, Hashable {
 
     /// Whether `path` exists, is a regular file and starts with the TZif magic.
     static func isTZifFile(atPath path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = openForReading(path)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var status = stat()
@@ -203,12 +203,22 @@ package struct TimeZoneRules: Sendable, Hashable {
         return magic == Array("TZif".utf8)
     }
 
+    /// The largest zone file read: tzdata's biggest are under 4 KiB; anything near this is not a zone.
+    static let maximumZoneFileSize = 1 << 20
+
+    /// Opens `path` without blocking: a FIFO or device named as a zone (or planted as
+    /// `/etc/localtime`) is then refused by the `fstat` that follows instead of hanging the open.
+    /// `O_NONBLOCK` changes nothing for the regular files that are read.
+    private static func openForReading(_ path: String) -> Int32 {
+        open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+    }
+
     private static func readWholeFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = openForReading(path)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= maximumZoneFileSize else { return nil }
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
@@ -219,6 +229,8 @@ package struct TimeZoneRules: Sendable, Hashable {
             }
             if count == 0 { break }
             result.append(contentsOf: chunk[0..<count])
+            // A file that grows while it is read is still bounded.
+            guard result.count <= maximumZoneFileSize else { return nil }
         }
         return result
     }

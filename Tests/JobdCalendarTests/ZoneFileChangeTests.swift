@@ -1,4 +1,5 @@
 import Foundation
+import JobdLocks
 import Testing
 
 @testable import JobdCalendar
@@ -32,5 +33,33 @@ import Testing
         let kept = try TimeZoneRules.load(named: path)
         TimeZoneRules.revalidateCache()
         #expect(try TimeZoneRules.load(named: path).data === kept.data)
+    }
+
+    /// A FIFO named as a zone (an absolute path, or planted as `/etc/localtime`) is refused at
+    /// once: opening it used to block until a writer came, hanging the load that read it.
+    @Test func aFIFONamedAsAZoneIsRefusedWithoutBlocking() async throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/Fifo"
+        #expect(mkfifo(path, 0o600) == 0)
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
+            let answered = LockedBox(false)
+            Thread.detachNewThread {
+                let refused: Bool
+                do { _ = try TimeZoneRules.load(named: path); refused = false } catch { refused = true }
+                if answered.withLock({ (done: inout Bool) -> Bool in defer { done = true }; return !done }) { continuation.resume(returning: refused) }
+            }
+            // If the load blocks in open(), say so after 10 s and let it go by opening the writer side.
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 10)
+                if answered.withLock({ (done: inout Bool) -> Bool in defer { done = true }; return !done }) {
+                    continuation.resume(returning: nil)
+                    let writer = open(path, O_WRONLY)
+                    if writer >= 0 { close(writer) }
+                }
+            }
+        }
+        #expect(outcome != nil, "the load blocked opening the FIFO")
+        #expect(outcome == true, "a FIFO is not a zone file")
     }
 }
