@@ -78,31 +78,9 @@ struct MetricsFile {
         return registry.emitToString()
     }
 
-    struct WriteError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// Writes `text` to `path` atomically.
-    func write(_ text: String) throws(WriteError) {
-        // An unpredictable name, created afresh and never through a link.
-        let temporary = path + ".tmp-" + String(UInt64.random(in: .min ... .max), radix: 36)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw WriteError(description: "cannot create a file beside \(path): \(String(cString: strerror(errno)))") }
-        var bytes = Array(text.utf8)[...]
-        var failure: Int32 = 0
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { failure = errno; break }
-            bytes = bytes.dropFirst(written)
-        }
+    func write(_ text: String) throws(AtomicFile.WriteError) {
         // Readable by the collector, which need not run as root.
-        if failure == 0, fchmod(fd, 0o644) != 0 { failure = errno }
-        close(fd)
-        if failure == 0, rename(temporary, path) != 0 { failure = errno }
-        if failure != 0 {
-            unlink(temporary)
-            throw WriteError(description: "cannot write \(path): \(String(cString: strerror(failure)))")
-        }
+        try AtomicFile.replace(path, with: text, mode: 0o644)
     }
 }

@@ -10,8 +10,8 @@ import JobdLocks
 /// (a temporary file renamed over the old one), so a crash never leaves half a stamp.
 ///
 /// jobd runs as root: the directories must be its own and writable by no one else (checked once;
-/// otherwise nothing is kept, and jobd says so), temporary files get unpredictable names created
-/// with `O_EXCL` (`mkostemp`), and no file is opened through a link.
+/// otherwise nothing is kept, and jobd says so), files are written through ``AtomicFile``, and no
+/// file is opened through a link.
 final class StateDirectory: TriggerStore {
     let path: String
     private let logger: Logger
@@ -51,7 +51,8 @@ final class StateDirectory: TriggerStore {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
             }
-            if !name.hasPrefix("."), !name.hasSuffix(".tmp") { names.insert(name) }
+            // Hidden names are AtomicFile's temporary files (and `.`, `..`).
+            if !name.hasPrefix(".") { names.insert(name) }
         }
         return names
     }
@@ -88,28 +89,19 @@ final class StateDirectory: TriggerStore {
 
     private func write(_ file: String, _ text: String) {
         guard unusable == nil else { return }
-        // FILE.RANDOM, created with O_EXCL|O_NOFOLLOW as mkostemp would (which Swift's Glibc
-        // does not export): never a name someone could plant a link at in advance.
-        var fd: Int32 = -1
-        var temporary = ""
-        for _ in 0..<8 {
-            temporary = file + "." + String(UInt64.random(in: 1 ... .max), radix: 36)
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            if fd >= 0 || errno != EEXIST { break }
+        let problem: String
+        do {
+            try AtomicFile.replace(file, with: text + "\n", durable: true)
+            return
+        } catch {
+            problem = error.description
         }
-        let line = text + "\n"
-        let ok = fd >= 0 && Glibc.write(fd, line, line.utf8.count) == line.utf8.count && fsync(fd) == 0
-        let failure = errno
-        if fd >= 0 { close(fd) }
-        if ok && rename(temporary, file) == 0 { return }
-        let error = String(cString: strerror(ok ? errno : failure))
-        if fd >= 0 { unlink(temporary) }
         let firstFailure = reportedFailure.withLock { reported in
             defer { reported = true }
             return !reported
         }
         guard firstFailure else { return }
-        logger.warning("cannot write \(file) in the state directory: \(error); Persistent= and @reboot will not survive a restart")
+        logger.warning("\(problem) in the state directory; Persistent= and @reboot will not survive a restart")
     }
 }
 

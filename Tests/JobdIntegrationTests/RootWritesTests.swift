@@ -31,7 +31,7 @@ import Testing
         }
         let stamp = try String(contentsOfFile: state + "/timestamps/tick", encoding: .utf8)
         #expect(Int64(stamp.trimmingCharacters(in: .whitespacesAndNewlines)) != nil, "\(stamp)")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: state + "/timestamps").filter { $0.hasPrefix("tick.") && $0 != "tick.tmp" }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: state + "/timestamps").filter { ($0.hasPrefix("tick.") || $0.hasPrefix(".tick.")) && $0 != "tick.tmp" }
         #expect(leftovers.isEmpty, "no temporary file left: \(leftovers)")
     }
 

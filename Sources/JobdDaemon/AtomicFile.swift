@@ -1,0 +1,50 @@
+import Glibc
+
+/// Replaces a file's contents atomically: the text goes to a temporary file beside it, which is
+/// renamed over the old one, so a reader (or jobd after a crash) sees the old file or the new one,
+/// never half of one.
+///
+/// jobd writes as root, so the temporary file gets an unpredictable name, created afresh with
+/// `O_EXCL|O_NOFOLLOW` (what `mkostemp` does; Swift's Glibc does not export it): no one can plant a
+/// link at it in advance. The name starts with a dot, so that a listing of the directory (the
+/// disabled jobs) never takes a temporary file for an entry.
+enum AtomicFile {
+    /// Why a file could not be written: the step and its errno.
+    struct WriteError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Writes `text` to `path`, with `mode`, and, with `durable`, `fsync`s it before the rename.
+    static func replace(_ path: String, with text: String, mode: mode_t = 0o644, durable: Bool = false) throws(WriteError) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var fd: Int32 = -1
+        var temporary = ""
+        for _ in 0..<8 {
+            temporary = directory + "." + name + "." + String(UInt64.random(in: 1 ... .max), radix: 36)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw WriteError(description: "cannot create a file beside \(path): \(describe(errno))") }
+        var bytes = Array(text.utf8)[...]
+        var failure: Int32 = 0
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { failure = written < 0 ? errno : EIO; break }
+            bytes = bytes.dropFirst(written)
+        }
+        // The mode asked for, whatever the umask took away.
+        if failure == 0, fchmod(fd, mode) != 0 { failure = errno }
+        if failure == 0, durable, fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if failure == 0, rename(temporary, path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary)
+            throw WriteError(description: "cannot write \(path): \(describe(failure))")
+        }
+    }
+
+    private static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
