@@ -164,10 +164,7 @@ package actor FleetDatabase {
         guard let offset = clockOffset, schedule.acceptsSkew(offset, uncertainty: clockUncertainty) else {
             return .unavailable(reason: "clock-skew")
         }
-        var binds = PostgresBindings()
-        binds.append(key.job)
-        binds.append(key.elapse.microseconds)
-        binds.append(Int32(clamping: key.attempt))
+        var binds = Self.bindings(of: key)
         binds.append(settings.node)
         binds.append(instance)
         binds.append(runID)
@@ -180,9 +177,7 @@ package actor FleetDatabase {
                 ON CONFLICT DO NOTHING RETURNING node)
             SELECT true, node FROM won
             UNION ALL
-            SELECT false, node FROM \(table)
-             WHERE job = $1 AND elapse = 'epoch'::timestamptz + $2 * interval '1 microsecond' AND attempt = $3
-               AND NOT EXISTS (SELECT 1 FROM won)
+            SELECT false, node FROM \(table) WHERE \(Self.keyCondition) AND NOT EXISTS (SELECT 1 FROM won)
             """
         let query = PostgresQuery(unsafeSQL: sql, binds: binds)
         do {
@@ -191,14 +186,8 @@ package actor FleetDatabase {
             guard let row = rows.first else {
                 // Another node's claim committed while this statement waited on it: the statement's
                 // snapshot predates that row, so a second statement reads who holds it.
-                var winner = PostgresBindings()
-                winner.append(key.job)
-                winner.append(key.elapse.microseconds)
-                winner.append(Int32(clamping: key.attempt))
-                let holder = PostgresQuery(unsafeSQL: """
-                    SELECT node FROM \(table)
-                     WHERE job = $1 AND elapse = 'epoch'::timestamptz + $2 * interval '1 microsecond' AND attempt = $3
-                    """, binds: winner)
+                let holder = PostgresQuery(
+                    unsafeSQL: "SELECT node FROM \(table) WHERE \(Self.keyCondition)", binds: Self.bindings(of: key))
                 let holders = try await bounded { try await connection.query(holder, logger: self.logger).collect() }
                 roundTrips += 1
                 return .taken(by: try holders.first?.decode(String.self) ?? "another node")
@@ -216,6 +205,19 @@ package actor FleetDatabase {
         }
     }
 
+    /// A claim's key as the first three parameters, `$1` to `$3`, which ``keyCondition`` reads.
+    private static func bindings(of key: ClaimKey) -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(key.job)
+        binds.append(key.elapse.microseconds)
+        binds.append(Int32(clamping: key.attempt))
+        return binds
+    }
+
+    /// The row of the claim whose key is bound as `$1` to `$3` (``bindings(of:)``).
+    private static let keyCondition =
+        "job = $1 AND elapse = 'epoch'::timestamptz + $2 * interval '1 microsecond' AND attempt = $3"
+
     /// Records the end of a run this node claimed (a run id it does not hold is ignored). Written
     /// now if it can be, else at the next beat; its lease is renewed until then.
     package func finish(runID: String, result: String) async {
@@ -231,16 +233,10 @@ package actor FleetDatabase {
         guard let connection, !connection.isClosed else { return }
         for (runID, result) in pendingEnds.sorted(by: { $0.key < $1.key }) {
             guard let key = held[runID] else { pendingEnds[runID] = nil; continue }
-            var binds = PostgresBindings()
-            binds.append(key.job)
-            binds.append(key.elapse.microseconds)
-            binds.append(Int32(clamping: key.attempt))
+            var binds = Self.bindings(of: key)
             binds.append(runID)
             binds.append(result)
-            let sql = """
-                UPDATE \(table) SET ended_at = now(), result = $5
-                 WHERE job = $1 AND elapse = 'epoch'::timestamptz + $2 * interval '1 microsecond' AND attempt = $3 AND run_id = $4
-                """
+            let sql = "UPDATE \(table) SET ended_at = now(), result = $5 WHERE \(Self.keyCondition) AND run_id = $4"
             let query = PostgresQuery(unsafeSQL: sql, binds: binds)
             do {
                 _ = try await bounded { try await connection.query(query, logger: self.logger).collect() }
