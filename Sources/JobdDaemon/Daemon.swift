@@ -126,6 +126,9 @@ package struct Daemon {
             WatchdogPinger(queue: queue, interval: interval) { continuation.yield(.watchdogTick) }
         }
 
+        // jobd's own timers (retries, the reload watch, metrics, the leak check's, the watchdog's),
+        // all made by now, before any job's: counted so that the exit line counts only jobs'.
+        let ownTimers = queue.statistics.liveTimers
         await withDiscardingTaskGroup { group in
             loop.start(configuration, jobFiles: jobFiles, group: &group)
             group.addTask {
@@ -146,8 +149,6 @@ package struct Daemon {
         zoneWatch?.stop()
         withExtendedLifetime((watchdog, zoneWatch, loop)) {}
         control.remove()
-        // jobd's own timers (retries, the reload watch, metrics, the leak check's, the watchdog's) are not jobs'.
-        let ownTimers = 4 + (watchdog == nil ? 0 : 1)
         logger.event(.daemonExit, "jobd stopped: \(queue.statistics.liveTimers - ownTimers) job timer(s) live, "
                      + "\(scheduler.liveOwners) owner(s) in the generation", [:])
         return 0

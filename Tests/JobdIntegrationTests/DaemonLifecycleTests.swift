@@ -42,6 +42,9 @@ import Testing
             #expect(invalidations.first?.field("JOBD_REASON") == "shutdown", "\(job)")
             #expect(invalidations.first?.field("JOBD_TIMER") == initialized.first?.field("JOBD_TIMER"), "\(job)")
         }
+        // jobd's own timers (retry, reload watch, metrics, leak check) are not counted as jobs'.
+        let exit = daemon.events("daemon.exit").first?.message ?? ""
+        #expect(exit.contains("stopped: 0 job timer(s) live, 0 owner(s)"), "\(exit)")
     }
 
     /// A broken job file disables its own job only: jobd starts, says which file and line, and
