@@ -1,4 +1,5 @@
 import ArgumentParser
+import JobdControl
 
 /// jobctl: the operator's tool for jobd. Each subcommand is its own type in this module; the
 /// `jobctl` executable only runs this.

@@ -1,6 +1,7 @@
 import Glibc
 import JobdCalendar
 import JobdConfig
+import JobdControl
 import JobdFleet
 import JobdLogging
 import JobdRunner
@@ -57,7 +58,7 @@ package struct Daemon {
     package func run() async -> Int32 {
         // One jobd per runtime directory: the lock before anything is logged, read or bound.
         guard case .proceed(let runtimeLock) = RuntimeFiles.lock(directory: options.runtimeDirectory, logger: logger) else { return 1 }
-        logger.event(.daemonStart, "jobd starting with configuration \(options.configDirectory)")
+        logger.event(.daemonStart, "jobd \(BuildInfo.version) starting with configuration \(options.configDirectory)")
         // Signal handlers first: READY=1 promises that a SIGHUP from now on is a reload.
         var trapped: [UnixSignal] = [.sigterm, .sigint, .sighup]
         let stall = options.environment[MainLoop.stallVariable].flatMap(Double.init)

@@ -20,8 +20,9 @@ enum JobdMain {
 struct JobdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jobd",
-        abstract: "Run jobs on weak-target timers, as defined in CONFIG_DIR/jobs.d/*.job.",
-        version: "0.1.0")
+        abstract: "The job scheduler daemon: runs the jobs of CONFIG_DIR/jobs.d/*.job when they fall due.",
+        discussion: "Run by jobd.service (systemctl start jobd); jobctl(1) lists, runs and inspects its jobs. See jobd(8) and jobd.job(5).",
+        version: BuildInfo.version)
 
     @Option(name: .customLong("config-dir"), help: "The configuration directory, holding jobs.d/.")
     var configDirectory = "/etc/jobd"

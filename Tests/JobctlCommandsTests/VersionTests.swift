@@ -2,20 +2,20 @@ import Foundation
 import JobdTestKit
 import Testing
 
-/// `jobctl --version` names the commit of the build: what scripts/version recorded from
+/// `jobd --version` and `jobctl --version` name the commit of the build: what scripts/version recorded from
 /// `git describe` in `Sources/CBuildInfo/build-info.h` before the build (scripts/setup runs it for
 /// scripts/test, scripts/install and scripts/run).
 @Suite struct VersionTests {
     let root = DaemonProcess.packageRoot()
 
-    /// The binary says what the header recorded ("unknown" without one).
-    @Test func versionNamesTheRecordedCommit() throws {
-        let jobctl = try CapturedProcess.run(DaemonProcess.productsDirectory + "/jobctl", ["--version"])
-        #expect(jobctl.status == 0)
-        let said = jobctl.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// Both binaries say what the header recorded ("unknown" without one).
+    @Test(arguments: ["jobd", "jobctl"]) func versionNamesTheRecordedCommit(product: String) throws {
+        let binary = try CapturedProcess.run(DaemonProcess.productsDirectory + "/" + product, ["--version"])
+        #expect(binary.status == 0)
+        let said = binary.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let header = (try? String(contentsOfFile: root + "/Sources/CBuildInfo/build-info.h", encoding: .utf8)) ?? ""
         let recorded = header.split(separator: "\"").dropFirst().first.map(String.init) ?? "unknown"
-        #expect(said == "0.1.0 (git \(recorded))", "the build did not pick up build-info.h: \(header)")
+        #expect(said == "0.1.0 (git \(recorded))", "\(product): the build did not pick up build-info.h: \(header)")
     }
 
     /// scripts/version records what `git describe` says of the checkout now.

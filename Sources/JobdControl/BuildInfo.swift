@@ -1,6 +1,7 @@
 import CBuildInfo
 
-/// What `jobctl --version` says: the release and the commit of the build.
+/// What `jobd --version` and `jobctl --version` say, and `daemon.start` logs: the release and the
+/// commit of the build.
 ///
 /// The commit comes from `Sources/CBuildInfo/build-info.h`, which scripts/version writes from
 /// `git describe` (scripts/setup runs it before every build of scripts/install, scripts/test and
