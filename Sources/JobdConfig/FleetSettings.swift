@@ -33,6 +33,10 @@ package struct FleetSettings: Sendable, Hashable {
     package var maxClockSkew: TimeSpan = .seconds(2)
     /// `Schema=`: the schema jobd's tables live in; the role needs rights on it alone.
     package var schema: String = "jobd"
+    /// `MaxRetentionSec=`: claims of elapses older than this are removed (each job's latest claim
+    /// always stays: `Persistent=` counts from it), and so are nodes' starts whose last heartbeat is
+    /// older; `infinity` (or `0`, as journald reads it) keeps everything.
+    package var retention: TimeSpan = .seconds(30 * 86_400)
 
     package init(host: String, port: Int = 5432, user: String, database: String, node: String) {
         self.host = host
@@ -43,7 +47,7 @@ package struct FleetSettings: Sendable, Hashable {
     }
 
     static let section = "Fleet"
-    static let keys = ["Database", "PasswordFile", "Node", "LeaseSec", "MaxClockSkewSec", "Schema"]
+    static let keys = ["Database", "PasswordFile", "Node", "LeaseSec", "MaxClockSkewSec", "Schema", "MaxRetentionSec"]
 
     /// This machine's host name, the default `Node=`.
     package static func hostName() -> String {
@@ -80,6 +84,13 @@ package struct FleetSettings: Sendable, Hashable {
                     if assignment.key == "LeaseSec" { settings.lease = span } else { settings.maxClockSkew = span }
                 } catch let failure {
                     error(line, "\(assignment.key)=: \(failure)", "write a time span such as 30s or 2s")
+                }
+            case "MaxRetentionSec":
+                do {
+                    let span = try TimeSpan.parse(value)
+                    settings.retention = span == .zero ? .infinity : span
+                } catch let failure {
+                    error(line, "MaxRetentionSec=: \(failure)", "write a time span such as 30d, or infinity to keep every claim")
                 }
             case "Schema":
                 if value.isEmpty || !value.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isLowercase || $0.properties.numericType == .decimal || $0 == "_") })

@@ -142,6 +142,10 @@ extension MainLoop {
                 perform(admission.lostElsewhere(job: claim.key.job, elapse: claim.key.elapse, attempt: claim.key.attempt,
                                                 now: .now()), group: &group)
             }
+        case .pruned(let count):
+            let retention = fleet.map { "\($0.settings.retention)" } ?? "MaxRetentionSec="
+            logger.info("fleet: removed \(count) claim(s) of elapses older than \(retention) (MaxRetentionSec=; each job's latest claim stays)",
+                        metadata: [JobdField.node: .string(node)])
         }
         notifier.send(.status(status))
     }

@@ -27,6 +27,8 @@ package actor FleetDatabase {
     private var pendingEnds: [String: String] = [:]
     /// Round trips to the database so far (the benchmark's count).
     package private(set) var roundTrips = 0
+    /// When this node last removed old claims (`MaxRetentionSec=`).
+    private var lastPrune: RealtimeInstant?
 
     /// A logger that drops everything, for readers such as jobctl.
     package static let silent = Logger(label: "jobd-fleet") { _ in SwiftLogNoOpLogHandler() }
@@ -260,6 +262,8 @@ package actor FleetDatabase {
         package var lost: [LostClaim]
         /// How far `clockOffset` may be wrong: half the round trip that measured it.
         package var clockUncertainty: Int64 = 0
+        /// Claims removed as older than `MaxRetentionSec=` by this beat (it looks once an hour).
+        package var pruned = 0
     }
 
     /// A run recorded `lost`.
@@ -320,6 +324,11 @@ package actor FleetDatabase {
             }
             var report = BeatReport(clockOffset: offset, lost: lost)
             report.clockUncertainty = clockUncertainty
+            let now = realtime()
+            if !settings.retention.isInfinite, lastPrune.map({ now.microseconds - $0.microseconds >= Self.pruneInterval }) ?? true {
+                report.pruned = try await prune(connection)
+                lastPrune = now
+            }
             return report
         } catch let error as FleetError {
             drop()
@@ -328,6 +337,35 @@ package actor FleetDatabase {
             drop()
             throw FleetError(.connection, Self.describe(error))
         }
+    }
+
+    /// How often a node removes old claims: once an hour (microseconds), and at its first beat.
+    static let pruneInterval: Int64 = 3_600_000_000
+
+    /// Removes the claims of elapses older than `MaxRetentionSec=` that have ended (or were lost),
+    /// except each job's latest claim, which `Persistent=` counts from (`lastElapses(of:)`), and the
+    /// nodes' starts whose last heartbeat is older. Every node does it; the deletes agree. Returns
+    /// how many claims went.
+    private func prune(_ connection: PostgresConnection) async throws -> Int {
+        var binds = PostgresBindings()
+        binds.append(Int64(clamping: settings.retention.microseconds))
+        let claims = PostgresQuery(unsafeSQL: """
+            WITH gone AS (
+                DELETE FROM \(table) AS old
+                 WHERE old.elapse < now() - $1 * interval '1 microsecond'
+                   AND (old.ended_at IS NOT NULL OR old.lost_at IS NOT NULL)
+                   AND EXISTS (SELECT 1 FROM \(table) AS later WHERE later.job = old.job AND later.elapse > old.elapse)
+                RETURNING 1)
+            SELECT count(*)::bigint FROM gone
+            """, binds: binds)
+        let rows = try await bounded { try await connection.query(claims, logger: self.logger).collect() }
+        roundTrips += 1
+        let starts = PostgresQuery(unsafeSQL: """
+            DELETE FROM \(nodes) WHERE heartbeat_at < now() - $1 * interval '1 microsecond'
+            """, binds: binds)
+        _ = try await bounded { try await connection.query(starts, logger: self.logger).collect() }
+        roundTrips += 1
+        return Int(try rows.first?.decode(Int64.self) ?? 0)
     }
 
     // MARK: Reading

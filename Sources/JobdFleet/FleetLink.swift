@@ -14,6 +14,8 @@ package struct FleetLink: Sendable {
         case clock(offset: Int64, accepted: Bool)
         /// Runs of other nodes this node recorded lost.
         case lost([FleetDatabase.LostClaim])
+        /// Claims this node removed as older than `MaxRetentionSec=`.
+        case pruned(Int)
     }
 
     package let database: FleetDatabase
@@ -47,6 +49,7 @@ package struct FleetLink: Sendable {
                     clockAccepted = accepted
                 }
                 if !report.lost.isEmpty { notify(.lost(report.lost)) }
+                if report.pruned > 0 { notify(.pruned(report.pruned)) }
                 try await Task.sleep(for: schedule.beatInterval)
             } catch is CancellationError {
                 return

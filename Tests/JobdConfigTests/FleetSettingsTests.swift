@@ -20,17 +20,26 @@ import Testing
             LeaseSec=45s
             MaxClockSkewSec=500ms
             Schema=jobd_prod
+            MaxRetentionSec=90d
             """).get().fleet)
         #expect(fleet.host == "db.example.org" && fleet.port == 6432 && fleet.user == "jobd" && fleet.database == "ops")
         #expect(fleet.tls == .verifyFull && fleet.rootCertificate == "/etc/jobd/ca.pem")
         #expect(fleet.passwordFile == "/etc/jobd/fleet.password" && fleet.node == "web-1" && fleet.schema == "jobd_prod")
         #expect(fleet.lease == .seconds(45) && fleet.maxClockSkew == TimeSpan(microseconds: 500_000))
+        #expect(fleet.retention == .seconds(90 * 86_400))
+    }
+
+    /// `0`, as journald.conf's MaxRetentionSec= reads it, and `infinity` keep every claim.
+    @Test(arguments: ["0", "infinity"]) func retentionOffKeepsEverything(value: String) throws {
+        let fleet = try #require(try Self.settings("[Fleet]\nDatabase=postgres://jobd@db/jobd\nMaxRetentionSec=\(value)\n").get().fleet)
+        #expect(fleet.retention.isInfinite)
     }
 
     @Test func defaults() throws {
         let fleet = try #require(try Self.settings("[Fleet]\nDatabase=postgres://jobd@[::1]/jobd\n").get().fleet)
         #expect(fleet.host == "::1" && fleet.port == 5432 && fleet.tls == .verifyFull)
         #expect(fleet.node == FleetSettings.hostName() && fleet.lease == .seconds(30) && fleet.schema == "jobd")
+        #expect(fleet.retention == .seconds(30 * 86_400))
     }
 
     /// Each row: the section's body, the line and the words of the error.
@@ -44,6 +53,7 @@ import Testing
         ("Database=postgresql://jobd@db/jobd\nPasswordFile=fleet.pw\n", 3, "is not an absolute path"),
         ("Database=postgresql://jobd@db/jobd\nSchema=Drop Table\n", 3, "is not a plain schema name"),
         ("Database=postgresql://jobd@db/jobd\nLease=30s\n", 3, "did you mean 'LeaseSec='?"),
+        ("Database=postgresql://jobd@db/jobd\nMaxRetentionSec=a month\n", 3, "MaxRetentionSec="),
     ]
 
     @Test(arguments: broken)

@@ -74,6 +74,46 @@ struct FleetDatabaseTests {
         await unverified.close()
     }
 
+    /// `MaxRetentionSec=`: ended claims of old elapses go, at a node's first beat and then once an
+    /// hour; each job's latest claim stays (`Persistent=` counts from it), and so does a claim still open.
+    @Test func oldClaimsAreRemovedButEachJobsLatestStays() async throws {
+        let postgres = try TemporaryPostgres()
+        try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
+        var settings = Self.settings(postgres)
+        settings.retention = .seconds(30 * 86_400)
+        let node = Self.database(settings)
+        _ = try await node.connect()
+        let day: Int64 = 86_400, now = Int64(Date().timeIntervalSince1970)
+        func run(_ job: String, daysAgo: Int64, ends: Bool = true) async {
+            let runID = "\(job)-\(daysAgo)"
+            #expect(await node.claim(ClaimKey(job: job, elapse: RealtimeInstant(seconds: now - daysAgo * day)), runID: runID) == .won)
+            if ends { await node.finish(runID: runID, result: "success") }
+        }
+        await run("daily", daysAgo: 40)
+        await run("daily", daysAgo: 35)
+        await run("daily", daysAgo: 1)
+        await run("yearly", daysAgo: 300)
+        await run("stuck", daysAgo: 50, ends: false)
+        await run("stuck", daysAgo: 2)
+
+        // Another node starting: its first beat (at connect) looks.
+        var otherSettings = settings
+        otherSettings.node = "b"
+        let other = Self.database(otherSettings)
+        #expect(try await other.connect().pruned == 2)
+        func left() async throws -> [String] {
+            try await node.claims().map { "\($0.key.job) \((now - $0.key.elapse.microseconds / 1_000_000) / day)" }.sorted()
+        }
+        #expect(try await left() == ["daily 1", "stuck 2", "stuck 50", "yearly 300"])
+
+        // Not again within the hour.
+        await run("daily", daysAgo: 45)
+        #expect(try await other.beat().pruned == 0)
+        #expect(try await left().contains("daily 45"))
+        await other.shutdown()
+        await node.shutdown()
+    }
+
     @Test func aWrongPasswordIsAConnectionErrorAndClaimsWaitForNothing() async throws {
         let postgres = try TemporaryPostgres()
         try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
