@@ -158,7 +158,7 @@ let package = Package(
         .systemLibrary(name: "CBuildInfo"),
         .testTarget(
             name: "JobctlCommandsTests",
-            dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit"],
+            dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit", "JobdCalendar"],
             swiftSettings: swiftSettings
         ),
         // mallinfo2, which Swift's Glibc module leaves out; imported by jobd-benchmarks alone.
@@ -177,7 +177,7 @@ let package = Package(
         .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdCalendar"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdImportTests",
-            dependencies: ["JobdImport", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdTestKit",
+            dependencies: ["JobdImport", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdTestKit", "JobctlCommands",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
