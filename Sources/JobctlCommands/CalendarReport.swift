@@ -1,4 +1,4 @@
-import JobdCalendar
+package import JobdCalendar
 
 /// What `systemd-analyze calendar [--iterations N] [--base-time T] EXPR...` prints, computed
 /// without running it: for the `jobctl calendar` command.

@@ -1,4 +1,4 @@
-import ArgumentParser
+package import ArgumentParser
 
 /// jobctl: the operator's tool for jobd. Each subcommand is its own type in this module; the
 /// `jobctl` executable only runs this.

@@ -1,4 +1,4 @@
-import JobdCalendar
+package import JobdCalendar
 
 /// What makes a job fall due.
 package enum Trigger: Sendable, Hashable, CustomStringConvertible {

@@ -6,7 +6,7 @@ import JobdLogging
 import JobdRunner
 import JobdScheduler
 import JobdTimers
-import Logging
+package import Logging
 import SystemdKit
 import UnixSignals
 

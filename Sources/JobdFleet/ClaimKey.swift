@@ -1,4 +1,4 @@
-import JobdCalendar
+package import JobdCalendar
 
 /// One run of a fleet job as the fleet names it: the job, the calendar elapse it is for (the
 /// scheduled time, the same on every node whatever its clock says), and the attempt (0 for the

@@ -1,4 +1,4 @@
-import JobdCalendar
+package import JobdCalendar
 
 /// One row of the claims table: who claimed a run of an elapse, and how it ended.
 package struct ClaimRecord: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import JobdCalendar
+package import JobdCalendar
 
 /// One start of jobd on a node, and its last heartbeat.
 package struct NodeSession: Sendable, Hashable {

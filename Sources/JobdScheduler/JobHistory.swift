@@ -1,6 +1,6 @@
-import JobdCalendar
-import JobdConfig
-import JobdTimers
+package import JobdCalendar
+package import JobdConfig
+package import JobdTimers
 
 /// What jobd remembers of a job across owners: a reload that replaces a job's owner keeps these,
 /// so a changed job keeps its last-run time.

@@ -1,6 +1,6 @@
-import JobdCalendar
-import JobdConfig
-import JobdTimers
+package import JobdCalendar
+package import JobdConfig
+package import JobdTimers
 
 /// When a job falls due next: the earliest of its triggers, following systemd's timer rules with one
 /// difference, chosen because a job file is all a user writes:

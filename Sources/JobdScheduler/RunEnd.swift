@@ -1,4 +1,4 @@
-import JobdConfig
+package import JobdConfig
 
 /// How a run ended, as the run admission needs to know it.
 package struct RunEnd: Sendable, Hashable {

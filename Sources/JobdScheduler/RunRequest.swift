@@ -1,6 +1,6 @@
-import JobdCalendar
+package import JobdCalendar
 import JobdConfig
-import JobdTimers
+package import JobdTimers
 
 /// A run that was asked for: by a trigger, by hand, as a retry, or by another job's `OnFailure=` or
 /// `OnSuccess=`. It keeps its id from the moment it is asked for, whether it starts at once, waits,

@@ -1,4 +1,4 @@
-import JobdConfig
+package import JobdConfig
 
 /// The run whose outcome started another job through `OnFailure=` or `OnSuccess=`: what the started
 /// job finds in its environment.

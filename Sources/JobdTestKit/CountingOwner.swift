@@ -1,5 +1,5 @@
-import JobdTimers
 import Foundation
+package import JobdTimers
 import Synchronization
 
 /// An owner in the shape jobd's job owners have: it holds its timer, is the timer's target, and

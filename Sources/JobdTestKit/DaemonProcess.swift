@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// A built jobd (or jobctl) started as a real process, whose stderr lines a test can await.
 ///
