@@ -8,11 +8,16 @@
 //   runs          -> JobdRunner
 //   journal       -> JobdLogging on SystemdKit (the only target that imports libsystemd)
 // JobdDaemon wires them together; `jobd` and `jobctl` are thin executables over it.
+
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    // As swift-log: a file imports what it uses (SE-0444), and an import says whether the module's
+    // types are part of this one's API (SE-0409: `package import`, `public import`).
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(
@@ -158,7 +163,7 @@ let package = Package(
         .systemLibrary(name: "CBuildInfo"),
         .testTarget(
             name: "JobctlCommandsTests",
-            dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit"],
+            dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit", "JobdCalendar"],
             swiftSettings: swiftSettings
         ),
         // mallinfo2, which Swift's Glibc module leaves out; imported by jobd-benchmarks alone.
@@ -177,7 +182,7 @@ let package = Package(
         .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdCalendar"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdImportTests",
-            dependencies: ["JobdImport", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdTestKit",
+            dependencies: ["JobdImport", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdTestKit", "JobctlCommands",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import JobdTestKit
 import JobdTimers
 
 /// Part 2: the release jobd on `jobs` job files: start to `READY=1`, reloads that change 10% of

@@ -1,7 +1,8 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
 import JobdAudit
 import JobdCalendar
+import JobdConfig
 import JobdFleet
 import SystemdKit
 

@@ -1,4 +1,4 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
 import Glibc
 import JobdCalendar
@@ -39,7 +39,7 @@ extension Jobctl {
             var base: RealtimeInstant?
             if let baseTime {
                 do {
-                    base = try CalendarReport.parseBaseTime(baseTime, now: nowInstant, zone: zone)
+                    base = try BaseTime.parse(baseTime, now: nowInstant, zone: zone)
                 } catch {
                     print("jobctl: invalid --base-time '\(baseTime)': \(error)", to: &standardError)
                     throw ExitCode(1)

@@ -1,5 +1,6 @@
-import ArgumentParser
+package import ArgumentParser
 import JobdCalendar
+import JobdConfig
 import JobdFleet
 
 extension Jobctl {

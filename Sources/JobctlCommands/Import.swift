@@ -1,4 +1,4 @@
-import ArgumentParser
+package import ArgumentParser
 
 extension Jobctl {
     /// `jobctl import`: turns crontabs and systemd timers into job files. The conversion is

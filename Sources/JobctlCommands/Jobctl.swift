@@ -1,4 +1,4 @@
-import ArgumentParser
+package import ArgumentParser
 import JobdControl
 
 /// jobctl: the operator's tool for jobd. Each subcommand is its own type in this module; the

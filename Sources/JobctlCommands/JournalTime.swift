@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+package import Foundation
 import JobdConfig
 
 /// A `--since`/`--until` value read as journalctl reads it (systemd.time(7), "PARSING TIMESTAMPS";

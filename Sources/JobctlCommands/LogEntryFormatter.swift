@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
-import SystemdKit
+package import Foundation
+package import SystemdKit
 
 /// How `jobctl logs` prints a journal entry: `short` as journalctl's short format (the time, the
 /// job and its run, the message), `json` as one JSON object per line (every field, as journalctl's

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Writes and reads the times of an audit in one time zone: `YYYY-MM-DD HH:MM:SS` as journalctl
 /// shows them, so that an audit's findings can be looked up with `journalctl --since`.

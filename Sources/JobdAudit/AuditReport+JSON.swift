@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 extension AuditReport {
     /// The report as JSON: `jobctl audit --json`. Keys are sorted and the layout is fixed, so two

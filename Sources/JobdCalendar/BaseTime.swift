@@ -6,8 +6,8 @@
 /// - `+SPAN`, `-SPAN`, `SPAN ago`, `SPAN left` relative to now, spans like `5min`, `1h 30min`;
 /// - `[WEEKDAY] [YY]YY-MM-DD [HH:MM[:SS[.FRACTION]]] [ZONE]` or `HH:MM[:SS]` (today), where ZONE
 ///   is `UTC`, the local zone's abbreviation, or a tzdata name such as `Europe/Berlin`.
-enum BaseTime {
-    static func parse(_ text: String, now: RealtimeInstant, zone: TimeZoneRules) throws(CalendarError) -> RealtimeInstant {
+package enum BaseTime {
+    package static func parse(_ text: String, now: RealtimeInstant, zone: TimeZoneRules) throws(CalendarError) -> RealtimeInstant {
         func fail(_ expected: String) -> CalendarError {
             CalendarError(code: .invalidTimestamp, input: text, expected: expected)
         }

@@ -17,7 +17,7 @@ extension CalendarSpec {
     }
 
     /// What systemd's `calendar_spec_next_usec` concludes.
-    enum ElapseOutcome: Hashable {
+    package enum ElapseOutcome: Hashable {
         case elapse(RealtimeInstant)
         /// `-ENOENT`: the event will not elapse again ("never").
         case never
@@ -25,7 +25,7 @@ extension CalendarSpec {
         case failed
     }
 
-    func elapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> ElapseOutcome {
+    package func elapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> ElapseOutcome {
         var reference = instant
         // An expression ending in the local daylight abbreviation (`02:30 CEST`) can land on the
         // reference itself inside a repeated hour; step past the hour rather than stall (systemd

@@ -1,9 +1,9 @@
 /// Timestamps and time differences written the way systemd writes them.
-enum TimestampFormat {
+package enum TimestampFormat {
     static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 
     /// `Mon 2026-03-30 02:30:00 CEST`: systemd's `format_timestamp`, in `zone`.
-    static func timestamp(_ instant: RealtimeInstant, in zone: TimeZoneRules) -> String {
+    package static func timestamp(_ instant: RealtimeInstant, in zone: TimeZoneRules) -> String {
         let seconds = instant.seconds
         let type = zone.data.typeIndex(atSeconds: seconds)
         let tm = BrokenDownTime(localSeconds: seconds + zone.data.typeOffsets[type])
@@ -11,7 +11,7 @@ enum TimestampFormat {
     }
 
     /// `Mon 2026-03-30 00:30:00 UTC`.
-    static func utcTimestamp(_ instant: RealtimeInstant) -> String {
+    package static func utcTimestamp(_ instant: RealtimeInstant) -> String {
         dateTime(BrokenDownTime(localSeconds: instant.seconds)) + " UTC"
     }
 
@@ -27,7 +27,7 @@ enum TimestampFormat {
     }
 
     /// `11h left`, `7 months 24 days ago`, `now`: systemd's `format_timestamp_relative`.
-    static func relative(_ instant: RealtimeInstant, now: RealtimeInstant) -> String {
+    package static func relative(_ instant: RealtimeInstant, now: RealtimeInstant) -> String {
         let second: Int64 = 1_000_000
         let minute = 60 * second
         let hour = 60 * minute

@@ -1,4 +1,4 @@
-import Glibc
+package import Glibc
 
 /// The credentials a run switches to, as the system's user database (NSS: `/etc/passwd`, LDAP…)
 /// gives them for `User=` and `Group=`.

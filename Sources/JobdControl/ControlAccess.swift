@@ -1,4 +1,4 @@
-import Glibc
+package import Glibc
 
 /// Who may do what on the control socket. Root and jobd's own user may do everything; members of
 /// the readers' group (`jobd`, where it exists; the package creates it) may look (`list`,

@@ -2,7 +2,11 @@ import Glibc
 import JobdConfig
 import JobdControl
 import JobdLogging
+import JobdRunner
 import JobdScheduler
+import JobdTimers
+import Logging
+import SystemdKit
 
 extension MainLoop {
     /// Answers a control request. Queries are answered from the loop's own state; `run` and

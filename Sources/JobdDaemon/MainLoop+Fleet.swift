@@ -4,7 +4,9 @@ import JobdFleet
 import JobdLogging
 import JobdRunner
 import JobdScheduler
+import JobdTimers
 import Logging
+import SystemdKit
 
 /// Fleet jobs (`RunOn=one-node`): a timer run (or its retry) is started only after this node claimed
 /// its elapse in the fleet's database. The claim runs off the main loop; its verdict comes back as

@@ -4,6 +4,8 @@ import JobdLogging
 import JobdRunner
 import JobdScheduler
 import JobdTimers
+import Logging
+import SystemdKit
 
 extension MainLoop {
     /// Performs what the run admission decided, in order, then arms the retry timer for the next

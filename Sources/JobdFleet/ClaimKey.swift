@@ -1,4 +1,4 @@
-import JobdCalendar
+package import JobdCalendar
 
 /// One run of a fleet job as the fleet names it: the job, the calendar elapse it is for (the
 /// scheduled time, the same on every node whatever its clock says), and the attempt (0 for the
@@ -16,24 +16,5 @@ package struct ClaimKey: Sendable, Hashable, CustomStringConvertible {
 
     package var description: String {
         "\(job) elapse \(elapse.microseconds)" + (attempt > 0 ? " attempt \(attempt)" : "")
-    }
-}
-
-/// What a claim came to.
-package enum ClaimVerdict: Sendable, Hashable {
-    /// This node holds the elapse: it runs it.
-    case won
-    /// Another node (named, when the database said which) holds it.
-    case taken(by: String)
-    /// Nothing could be claimed: the database is unreachable, or this node's clock is too far off.
-    case unavailable(reason: String)
-
-    /// The `run.skip` reason of a run that does not start.
-    package var skipReason: String? {
-        switch self {
-        case .won: nil
-        case .taken(let node): "claimed-by \(node)"
-        case .unavailable(let reason): reason
-        }
     }
 }

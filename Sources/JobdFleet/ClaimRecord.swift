@@ -1,4 +1,4 @@
-import JobdCalendar
+package import JobdCalendar
 
 /// One row of the claims table: who claimed a run of an elapse, and how it ended.
 package struct ClaimRecord: Sendable, Hashable {
@@ -32,19 +32,4 @@ package struct ClaimRecord: Sendable, Hashable {
 
     /// Neither ended nor recorded lost: in flight, or a node's run nobody has yet seen lapse.
     package var isOpen: Bool { endedAt == nil && lostAt == nil }
-}
-
-/// One start of jobd on a node, and its last heartbeat.
-package struct NodeSession: Sendable, Hashable {
-    package var node: String
-    package var instance: String
-    package var startedAt: RealtimeInstant
-    package var heartbeatAt: RealtimeInstant
-
-    package init(node: String, instance: String, startedAt: RealtimeInstant, heartbeatAt: RealtimeInstant) {
-        self.node = node
-        self.instance = instance
-        self.startedAt = startedAt
-        self.heartbeatAt = heartbeatAt
-    }
 }

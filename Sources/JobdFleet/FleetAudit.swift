@@ -1,5 +1,5 @@
-import JobdCalendar
-import JobdConfig
+package import JobdCalendar
+package import JobdConfig
 
 /// The lifecycle audit carried to a fleet: over the claims table and the nodes' heartbeats, it
 /// proves that no elapse ran twice, that every claimed run ended or was recorded lost, and that no

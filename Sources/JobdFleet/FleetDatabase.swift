@@ -1,6 +1,6 @@
-import JobdCalendar
-import JobdConfig
-import Logging
+package import JobdCalendar
+package import JobdConfig
+package import Logging
 import PostgresNIO
 
 /// This node's link to the fleet's PostgreSQL: one connection, opened and migrated by

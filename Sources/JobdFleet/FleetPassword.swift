@@ -1,5 +1,5 @@
 import Glibc
-import JobdConfig
+package import JobdConfig
 
 /// Where the fleet's database password comes from: `PasswordFile=` (its first line), else the file
 /// `PGPASSFILE` names, in libpq's `host:port:database:user:password` format. Either must be a

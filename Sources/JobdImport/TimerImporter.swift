@@ -1,4 +1,4 @@
-import JobdConfig
+package import JobdConfig
 
 /// Converts a systemd `.timer` and the `.service` it starts into one job file, and lists every key
 /// it could not carry over. Pure: the caller reads both files (with jobd's ``UnitFile`` reader).

@@ -1,4 +1,4 @@
-import Logging
+package import Logging
 
 /// The kinds of event jobd logs. Each is one `JOBD_EVENT=` value in the journal, with its own
 /// `MESSAGE_ID` so that `journalctl -x` can explain it (see `systemd/jobd.catalog`).

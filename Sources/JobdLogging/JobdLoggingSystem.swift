@@ -1,7 +1,7 @@
 import Glibc
-import Logging
-import SystemdKit
 import JobdLocks
+package import Logging
+import SystemdKit
 
 /// Sets up swift-log for a jobd process: the journal when jobd runs under systemd or a journald is
 /// reachable, readable stderr lines otherwise.

@@ -1,6 +1,6 @@
 import Glibc
-import Logging
-import SystemdKit
+package import Logging
+package import SystemdKit
 
 /// Writes each log record as one journal entry, with jobd's metadata as journal fields.
 ///

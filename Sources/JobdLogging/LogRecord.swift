@@ -1,5 +1,5 @@
 import Glibc
-import Logging
+package import Logging
 
 /// One swift-log call, resolved into what both jobd handlers write: the merged metadata as strings,
 /// the time it was made, and where it came from. ``JournalLogHandler`` turns it into journal fields,

@@ -1,6 +1,6 @@
-import Glibc
-import Logging
+package import Glibc
 import JobdLocks
+package import Logging
 
 /// Writes each log record as one readable line on stderr, for people and for `grep`:
 ///

@@ -1,9 +1,9 @@
-import JobdConfig
+import Glibc
+package import JobdConfig
 import JobdLogging
 import JobdTimers
-import Logging
+package import Logging
 import Subprocess
-import Glibc
 
 #if canImport(System)
 import System

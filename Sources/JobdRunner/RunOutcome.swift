@@ -1,6 +1,6 @@
 import Glibc
-import JobdConfig
-import JobdTimers
+package import JobdConfig
+package import JobdTimers
 
 #if canImport(System)
 import System

@@ -1,5 +1,5 @@
 import Glibc
-import JobdConfig
+package import JobdConfig
 import JobdLocks
 
 /// The runs in flight and their process groups, so that jobd can stop any run it started. Each

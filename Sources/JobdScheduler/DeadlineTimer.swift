@@ -1,4 +1,4 @@
-import JobdTimers
+package import JobdTimers
 
 /// A timer that calls back when a deadline of the main loop's passes: the leak check's, the next
 /// retry's. Its owner holds it; it holds itself as its timer's target, weakly, like every owner.

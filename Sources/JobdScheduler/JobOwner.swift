@@ -1,7 +1,7 @@
-import JobdConfig
+package import JobdConfig
 import JobdLogging
-import JobdTimers
-import Logging
+package import JobdTimers
+package import Logging
 import Synchronization
 
 /// A job that fell due: what the timing thread tells the daemon's main loop.

@@ -1,6 +1,6 @@
 import JobdLogging
-import JobdTimers
-import Logging
+package import JobdTimers
+package import Logging
 
 /// Watches owners after they are retired, by a reload or at shutdown, through weak references:
 /// an owner still alive `grace` after its retirement is a leak, logged as `owner.leak` (warning)

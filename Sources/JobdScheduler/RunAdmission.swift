@@ -1,6 +1,6 @@
-import JobdCalendar
-import JobdConfig
-import JobdTimers
+package import JobdCalendar
+package import JobdConfig
+package import JobdTimers
 
 /// Every decision about runs, and the only record of them: which runs are in flight, which wait
 /// (for their job's run in flight under `Overlap=queue`/`replace`, or for a slot under

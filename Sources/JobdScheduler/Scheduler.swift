@@ -1,9 +1,9 @@
 import Glibc
-import JobdCalendar
-import JobdConfig
+package import JobdCalendar
+package import JobdConfig
 import JobdLogging
-import JobdTimers
-import Logging
+package import JobdTimers
+package import Logging
 
 /// The scheduler's state and decisions: the running generation of job owners, each job's history,
 /// and what to do when a job falls due or a run ends. It does no I/O of its own beyond arming

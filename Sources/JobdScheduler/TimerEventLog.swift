@@ -1,6 +1,6 @@
 import JobdLogging
-import JobdTimers
-import Logging
+package import JobdTimers
+package import Logging
 
 /// Logs every timer's schedule and invalidation, with the job (the timer's label), the owner (its
 /// tag) and, for invalidations, the reason: the timer half of the leak audit.

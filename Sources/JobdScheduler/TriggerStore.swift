@@ -1,4 +1,4 @@
-import JobdCalendar
+package import JobdCalendar
 
 /// Where `Persistent=` jobs' last triggers are kept across jobd's restarts.
 package protocol TriggerStore: Sendable {

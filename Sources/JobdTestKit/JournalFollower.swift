@@ -1,5 +1,5 @@
 import Foundation
-import SystemdKit
+package import SystemdKit
 
 /// Follows a journal from its start and waits for entries, with `sd_journal_wait`: an event, not a
 /// sleep. Used inside a private journald's namespace, where the local journal is the private one.

@@ -1,6 +1,6 @@
 import Foundation
-import SystemdKit
-import Testing
+package import SystemdKit
+package import Testing
 
 /// Runs a command against a real, private systemd-journald (`scripts/with-journald`) and reads what
 /// it logged back with ``SystemdKit/JournalReader``.

@@ -1,4 +1,4 @@
-import CPidfd
+package import CPidfd
 import Glibc
 
 /// Awaits the end of any process, also one that is not a child of the test (a job's grandchild),

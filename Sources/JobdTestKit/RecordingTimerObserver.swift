@@ -1,6 +1,6 @@
-import JobdTimers
 import Dispatch
 import Foundation
+package import JobdTimers
 import Synchronization
 
 /// A ``TimerObserver`` that records every schedule and invalidation, for assertions by count.

@@ -1,5 +1,5 @@
 import CSystemd
-import Glibc
+package import Glibc
 
 /// The one error type of SystemdKit: what failed, the errno behind it when there is one, and the
 /// context a user needs to act on it.

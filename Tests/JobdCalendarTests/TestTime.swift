@@ -3,7 +3,7 @@
 /// Readable instants for tests: `instant("2026-03-29 00:30:00 UTC")`, or local time in a zone.
 func instant(_ text: String, in zone: TimeZoneRules = .utc) -> RealtimeInstant {
     do {
-        return try CalendarReport.parseBaseTime(text, now: RealtimeInstant(seconds: 0), zone: zone)
+        return try BaseTime.parse(text, now: RealtimeInstant(seconds: 0), zone: zone)
     } catch {
         fatalError("test timestamp '\(text)': \(error)")
     }

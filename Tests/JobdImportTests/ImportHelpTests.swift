@@ -1,3 +1,4 @@
+import Foundation
 import JobdConfig
 import JobdImport
 import JobdTestKit

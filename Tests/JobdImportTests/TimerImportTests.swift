@@ -1,4 +1,5 @@
 import Foundation
+import JobctlCommands
 import JobdCalendar
 import JobdConfig
 import JobdImport

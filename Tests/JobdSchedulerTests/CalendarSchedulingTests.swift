@@ -13,7 +13,7 @@ import Testing
     final class FakeClocks: @unchecked Sendable {
         let lock = Guarded((monotonic: UInt64(1_000_000_000_000), realtime: Int64(0)))
         init(realtime: String) {
-            let seconds = try! CalendarReport.parseBaseTime(realtime, now: RealtimeInstant(seconds: 0), zone: .utc)
+            let seconds = try! BaseTime.parse(realtime, now: RealtimeInstant(seconds: 0), zone: .utc)
             lock.withLock { $0.realtime = seconds.microseconds }
         }
         var clocks: Scheduler.Clocks {
@@ -103,7 +103,7 @@ import Testing
         let fake = FakeClocks(realtime: "2026-11-22 10:20:00 UTC")
         let store = MemoryStore()
         // jobd last triggered the job at 08:00; it was down at 09:00 and 10:00.
-        store.recordTrigger(of: "hourly", at: try CalendarReport.parseBaseTime("2026-11-22 08:00:00 UTC", now: .init(seconds: 0), zone: .utc))
+        store.recordTrigger(of: "hourly", at: try BaseTime.parse("2026-11-22 08:00:00 UTC", now: .init(seconds: 0), zone: .utc))
         let (scheduler, _) = makeScheduler(fake, store: store)
         scheduler.load([try job("hourly", "OnCalendar=hourly\nPersistent=yes"), try job("forgetful", "OnCalendar=hourly")])
         #expect(scheduler.generation.owners["hourly"]!.timer.deadline == fake.monotonic, "missed while down: due now")

@@ -21,7 +21,7 @@ extension CalendarSchedulingTests {
         let fake = FakeClocks(realtime: "2026-11-22 10:20:00 UTC")
         let (scheduler, queue) = makeScheduler(fake)
         scheduler.load([try job("report", "OnCalendar=*:0/15\nRunOn=one-node\nAccuracySec=1min\nRandomizedDelaySec=30s")])
-        let quarter = try CalendarReport.parseBaseTime("2026-11-22 10:30:00 UTC", now: .init(seconds: 0), zone: .utc)
+        let quarter = try BaseTime.parse("2026-11-22 10:30:00 UTC", now: .init(seconds: 0), zone: .utc)
         // The timer fires up to 90 s after 10:30; the elapse is 10:30 all the same.
         let deadline = try #require(scheduler.generation.owners["report"]?.timer.deadline)
         let late = Int64(deadline.duration(since: fake.monotonic).components.seconds) + 1

@@ -1,8 +1,10 @@
+import ArgumentParser
 import Foundation
 import JobctlCommands
-@testable import JobdConfig
 import JobdTestKit
 import Testing
+
+@testable import JobdConfig
 
 /// The manual pages are part of the product: they must say what the code does. Each key of a job
 /// file and of jobd.conf is defined in its page (and no key that does not exist), each jobctl

@@ -2,6 +2,7 @@ import Foundation
 import JobdLogging
 import JobdTestKit
 import Logging
+import SystemdKit
 import Testing
 
 extension ProcessWideTests {

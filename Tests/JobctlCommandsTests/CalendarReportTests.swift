@@ -1,9 +1,9 @@
 import Foundation
+import JobctlCommands
+import JobdCalendar
 import Testing
 
-@testable import JobdCalendar
-
-/// CalendarReport against what `systemd-analyze calendar` prints, captured live.
+/// `jobctl calendar`'s CalendarReport against what `systemd-analyze calendar` prints, captured live.
 @Suite struct CalendarReportTests {
     static var realNow: RealtimeInstant {
         RealtimeInstant(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
@@ -16,7 +16,7 @@ import Testing
         let zone = try TimeZoneRules.load(named: zoneName)
         let now = Self.realNow
         let run = try SystemdAnalyze.calendar(expressions, iterations: iterations, baseTime: baseTime, timeZone: zoneName)
-        let base = try baseTime.map { try CalendarReport.parseBaseTime($0, now: now, zone: zone) }
+        let base = try baseTime.map { try BaseTime.parse($0, now: now, zone: zone) }
         let report = CalendarReport.render(expressions, now: now, baseTime: base, zone: zone, iterations: iterations)
         #expect(report.output == run.stdout)
         #expect(report.allValid == (run.status == 0))
@@ -50,32 +50,11 @@ import Testing
             test: "universalZoneHasNoUTCLines")
     }
 
-    @Test func baseTimeForms() throws {
-        let berlin = try TimeZoneRules.load(named: "Europe/Berlin")
-        let now = instant("2026-06-10 15:20:00 UTC")
-        func base(_ text: String) throws -> String {
-            format(try CalendarReport.parseBaseTime(text, now: now, zone: berlin), in: berlin)
-        }
-        #expect(try base("now") == "Wed 2026-06-10 17:20:00 CEST")
-        #expect(try base("today") == "Wed 2026-06-10 00:00:00 CEST")
-        #expect(try base("tomorrow") == "Thu 2026-06-11 00:00:00 CEST")
-        #expect(try base("yesterday") == "Tue 2026-06-09 00:00:00 CEST")
-        #expect(try base("@1774745999") == "Sun 2026-03-29 01:59:59 CET")
-        #expect(try base("2026-03-29 00:30:00 UTC") == "Sun 2026-03-29 01:30:00 CET")
-        #expect(try base("2026-12-24 18:00") == "Thu 2026-12-24 18:00:00 CET")
-        #expect(try base("2026-12-24 18:00 America/New_York") == "Fri 2026-12-25 00:00:00 CET")
-        #expect(try base("Thu 2026-12-24") == "Thu 2026-12-24 00:00:00 CET")
-        #expect(try base("+1h 30min") == "Wed 2026-06-10 18:50:00 CEST")
-        #expect(try base("2 days ago") == "Mon 2026-06-08 17:20:00 CEST")
-        #expect(throws: CalendarError.self) { try CalendarReport.parseBaseTime("Fri 2026-12-24", now: now, zone: berlin) }
-        #expect(throws: CalendarError.self) { try CalendarReport.parseBaseTime("soon", now: now, zone: berlin) }
-    }
-
     @Test func cronModeUsesCronSemantics() throws {
         let zone = TimeZoneRules.utc
+        let now = RealtimeInstant(seconds: 1_781_104_800)  // 2026-06-10 15:20:00 UTC
         let report = CalendarReport.render(
-            ["0 9 * jan,jul mon-fri", "@reboot", "61 * * * *"], now: instant("2026-06-10 15:20:00 UTC"), zone: zone,
-            iterations: 2, cron: true)
+            ["0 9 * jan,jul mon-fri", "@reboot", "61 * * * *"], now: now, zone: zone, iterations: 2, cron: true)
         #expect(
             report.output == """
                   Original form: 0 9 * jan,jul mon-fri

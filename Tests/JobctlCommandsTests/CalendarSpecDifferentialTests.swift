@@ -1,4 +1,5 @@
 import Foundation
+import JobctlCommands
 import Testing
 
 @testable import JobdCalendar

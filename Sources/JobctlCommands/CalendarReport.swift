@@ -1,3 +1,5 @@
+package import JobdCalendar
+
 /// What `systemd-analyze calendar [--iterations N] [--base-time T] EXPR...` prints, computed
 /// without running it: for the `jobctl calendar` command.
 ///
@@ -45,13 +47,6 @@ package struct CalendarReport: Sendable, Hashable {
             }
         }
         return CalendarReport(output: output, errors: errors)
-    }
-
-    /// Reads a `--base-time` value. See ``BaseTime`` for the accepted forms.
-    package static func parseBaseTime(
-        _ text: String, now: RealtimeInstant, zone: TimeZoneRules
-    ) throws(CalendarError) -> RealtimeInstant {
-        try BaseTime.parse(text, now: now, zone: zone)
     }
 
     private enum BlockOutcome {

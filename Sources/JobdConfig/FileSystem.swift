@@ -1,0 +1,61 @@
+import Glibc
+
+/// The little file access configuration needs, on Glibc directly.
+enum FileSystem {
+    static func directoryEntries(_ path: String) -> Result<[String], FileAccessError> {
+        guard let directory = opendir(path) else { return .failure(FileAccessError(errno: errno, "cannot open it")) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return .success(names)
+    }
+
+    /// The file's contents as UTF-8 text, or a message saying why not. Sized by `fstat`, so a
+    /// small job file costs one small allocation, not a zeroed 64 KiB buffer.
+    ///
+    /// Only a regular file (or a link to one) is read: its type is known from `lstat`/`stat` before
+    /// it is opened, so a FIFO never blocks and a device is never opened (opening some has effects:
+    /// `/dev/watchdog`). The open is non-blocking and refuses a link where there was none, and
+    /// `fstat` checks that the file opened is the one looked at.
+    static func readTextFile(_ path: String, limit: Int = 1 << 20) -> Result<String, FileAccessError> {
+        var looked = stat()
+        guard lstat(path, &looked) == 0 else { return .failure(FileAccessError(errno: errno, "cannot open the file")) }
+        let isLink = looked.st_mode & S_IFMT == S_IFLNK
+        if isLink, stat(path, &looked) != 0 { return .failure(FileAccessError(errno: errno, "cannot open the file the link points to")) }
+        guard looked.st_mode & S_IFMT == S_IFREG else { return .failure(FileAccessError(notRegular: looked.st_mode)) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (isLink ? 0 : O_NOFOLLOW))
+        guard fd >= 0 else { return .failure(FileAccessError(errno: errno, "cannot open the file")) }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return .failure(FileAccessError(errno: errno, "cannot read the file")) }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_dev == looked.st_dev, status.st_ino == looked.st_ino else {
+            return .failure(FileAccessError("the file was replaced while it was opened; try again"))
+        }
+        guard status.st_size <= limit else { return .failure(FileAccessError("the file is larger than \(limit) bytes")) }
+        // One more byte than the size: a file that grew meanwhile is read on, not cut.
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
+        var count = 0
+        while true {
+            if count == bytes.count {
+                guard bytes.count <= limit else { return .failure(FileAccessError("the file is larger than \(limit) bytes")) }
+                bytes += [UInt8](repeating: 0, count: max(4_096, bytes.count))
+            }
+            let got = bytes[count...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                return .failure(FileAccessError(errno: errno, "cannot read the file"))
+            }
+            if got == 0 { break }
+            count += got
+        }
+        guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
+            return .failure(FileAccessError("the file is not valid UTF-8 text"))
+        }
+        return .success(text)
+    }
+}

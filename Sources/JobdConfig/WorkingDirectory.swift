@@ -1,0 +1,5 @@
+/// `WorkingDirectory=`: an absolute path; with a leading `-`, a missing directory is not an error.
+package struct WorkingDirectory: Sendable, Hashable {
+    package var path: String
+    package var optional: Bool
+}

@@ -1,0 +1,39 @@
+/// A request from a client.
+package struct ControlRequest: Codable, Sendable, Equatable {
+    package enum Command: String, Codable, Sendable {
+        /// The daemon's status, or one job's with `job`.
+        case status
+        /// Every job with its next and last elapse, as `systemctl list-timers`.
+        case list
+        /// Start a run of `job` now; with `wait`, answer again when it ends.
+        case run
+        /// Answer `reload-subscribed` at once and `reload-result` when the next reload ends.
+        case watchReload = "watch-reload"
+        /// Stop `job`'s runs in flight (and drop its waiting run and pending retry); with `wait`,
+        /// answer again when they have ended.
+        case stop
+        /// Keep `job`'s triggers from starting runs (`jobctl run` still does), across reloads and restarts.
+        case disable
+        /// Undo `disable`.
+        case enable
+    }
+
+    package var version: Int
+    package var command: Command
+    package var job: String?
+    package var wait: Bool?
+    /// With `run` and `wait`: the run's output too, as `run-output` lines (the default when `wait`).
+    package var output: Bool?
+
+    package init(command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil) {
+        self.version = ControlProtocol.version
+        self.command = command
+        self.job = job
+        self.wait = wait
+        self.output = output
+    }
+
+    /// Whether the reply streams a run's output: a client that reads slowly then holds its
+    /// connection for the whole run, and loses lines rather than slow jobd down.
+    package var streamsOutput: Bool { command == .run && wait == true && output != false }
+}
