@@ -15,7 +15,9 @@ import Testing
 
     @Test func persistentJobCatchesUpOnceOnATriggerMissedWhileJobdWasStopped() throws {
         // Two elapses a few seconds apart; jobd runs across the first and is stopped across the second.
-        let first = Date(timeIntervalSince1970: ceil(Date().timeIntervalSince1970) + 2)
+        // jobd must be up before the first (a job never triggered has no stamp to catch up from):
+        // it starts in about 0.1 s, and 4 s leaves room for a loaded 2-core machine.
+        let first = Date(timeIntervalSince1970: ceil(Date().timeIntervalSince1970) + 4)
         let second = first.addingTimeInterval(3)
         let schedule = "OnCalendar=\(Self.calendarTime(first))\nOnCalendar=\(Self.calendarTime(second))\nExecStart=/bin/true\n"
         let config = try TemporaryConfiguration(jobs: [

@@ -21,7 +21,10 @@ import Testing
         #expect(try daemon.waitForExit() == 0)
     }
 
-    @Test func sigtermWithNoJobRunningExitsWithinOneSecondAndReleasesEveryOwner() throws {
+    /// With no run to wait for, jobd's stop waits for nothing: the bound is below the waits a
+    /// wrong stop would make (the 5 s leak grace, the 10 s kill grace), with room for a loaded
+    /// machine (it takes about 0.05 s idle).
+    @Test func sigtermWithNoJobRunningExitsPromptlyAndReleasesEveryOwner() throws {
         let jobs = ["alpha", "beta", "gamma"]
         let config = try TemporaryConfiguration(jobs: Dictionary(uniqueKeysWithValues: jobs.map {
             ($0, "[Job]\nOnStartupSec=1h\nOnUnitActiveSec=1h\nExecStart=/bin/true\n")
@@ -31,7 +34,7 @@ import Testing
 
         daemon.signal(SIGTERM)
 
-        #expect(try daemon.waitForExit(timeout: .seconds(1)) == 0)
+        #expect(try daemon.waitForExit(timeout: .seconds(3)) == 0)
         for job in jobs {
             let initialized = daemon.events("owner.init").filter { $0.field("JOB") == job }
             let deinitialized = daemon.events("owner.deinit").filter { $0.field("JOB") == job }
