@@ -101,11 +101,12 @@ package struct JobRunner: Sendable {
         if case .failedToStart(let reason) = termination {
             logger.event(.runStart, level: .error, "run \(runID) of \(definition.name) could not start: \(reason)", fields)
         }
-        // What the run left behind in its process group is stopped before the run ends (and
-        // before it leaves the registry, so that a stop of jobd still reaches the group).
+        // What the run left behind in its process group or cgroup is stopped before the run ends
+        // (and before it leaves the registry, so that a stop of jobd still reaches it).
         var leftovers = 0
         if let pid { leftovers = await stopLeftovers(of: definition, group: pid, cgroup: cgroup, fields: fields) }
-        let usage = cgroup.flatMap { finish($0, keep: leftovers > 0 && definition.killMode != .controlGroup) }
+        // A run that never started has its cgroup removed, and no usage to report.
+        let usage = cgroup.flatMap { finish($0, keep: leftovers > 0 && definition.killMode != .controlGroup) }.flatMap { pid == nil ? nil : $0 }
         // Only now is the process reaped; until then a stop must still be able to signal it.
         registry.remove(runID: runID)
         let finished = MonotonicInstant.now()
