@@ -37,6 +37,6 @@ package struct RunCgroup: Sendable {
         return RunUsage(cpuUSec: cpu.total, userUSec: cpu.user, systemUSec: cpu.system, memoryPeak: peak)
     }
 
-    /// Removes the cgroup; fails (EBUSY) while a process is in it.
-    func remove() -> Bool { rmdir(directory) == 0 }
+    /// Removes the cgroup; fails (EBUSY) while a process is in it. One already gone counts as removed.
+    func remove() -> Bool { rmdir(directory) == 0 || errno == ENOENT }
 }
