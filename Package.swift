@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks",
+                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -219,3 +219,11 @@ let package = Package(
         ),
     ]
 )
+
+// The trampoline that puts a run's process into its cgroup before the job's command runs
+// (Sources/jobd-cgexec/main.c); installed beside jobd, in libexec.
+package.targets.append(.executableTarget(name: "jobd-cgexec"))
+// getxattr, which Swift's Glibc module leaves out; imported by JobdRunner alone.
+package.targets.append(.systemLibrary(name: "CXattr"))
+package.products.append(.executable(name: "jobd-cgexec", targets: ["jobd-cgexec"]))
+package.targets.append(.testTarget(name: "JobdRunnerTests", dependencies: ["JobdRunner"], swiftSettings: swiftSettings))

@@ -144,6 +144,11 @@ package enum JobdCatalog {
                 stopped is a failure: read the run's output with journalctl JOBD_RUN_ID=@JOBD_RUN_ID@
                 A failed run is retried if the job has Restart=, and starts the jobs in its
                 OnFailure= once no retry is left; a successful one starts those in its OnSuccess=.
+                Where jobd has a delegated cgroup (Delegate=yes in jobd.service), each run has a cgroup
+                of its own (JOBD_CGROUP=), and this entry carries the CPU time its processes used in
+                microseconds (JOBD_CPU_USEC=, JOBD_CPU_USER_USEC=, JOBD_CPU_SYSTEM_USEC=) and, where
+                the memory controller is on the cgroup v2 hierarchy, their peak memory in bytes
+                (JOBD_MEMORY_PEAK=), as systemd's "Consumed ... CPU time" line for a service.
                 """)
         case .runSkip:
             Entry(subject: "A job run was skipped", body: """
@@ -202,7 +207,8 @@ package enum JobdCatalog {
         case .runLeftovers:
             Entry(subject: "A job run left processes behind", body: """
                 The main process of run @JOBD_RUN_ID@ of job @JOB@ ended, but @JOBD_LEFTOVERS@
-                process(es) it started were still running in its process group. Unless the job has
+                process(es) it started were still running in its cgroup (where jobd has a delegated
+                one, Delegate=yes) or else in its process group. Unless the job has
                 KillMode=process, they get SIGTERM, and SIGKILL after the job's TimeoutStopSec=, as
                 systemd stops what is left of a service. A job that means to leave a daemon running
                 should say KillMode=process; one that forgets to wait for its children should wait.

@@ -117,6 +117,17 @@ package enum JobdField {
     /// scheduled time, microseconds since the epoch) as the fleet's claims table has it.
     package static let node = "JOBD_NODE"
     package static let elapseUSec = "JOBD_ELAPSE_USEC"
+    /// On `run.start` and `run.exit` where jobd has a delegated cgroup: the run's cgroup, as
+    /// `/proc/PID/cgroup` names it (`/system.slice/jobd.service/run-…`).
+    package static let cgroup = "JOBD_CGROUP"
+    /// On `run.exit` where the run had a cgroup: its CPU time in microseconds (`cpu.stat`), in all
+    /// and in user and kernel mode, and its peak memory in bytes (`memory.peak`, where there is one).
+    package static let cpuUSec = "JOBD_CPU_USEC"
+    package static let cpuUserUSec = "JOBD_CPU_USER_USEC"
+    package static let cpuSystemUSec = "JOBD_CPU_SYSTEM_USEC"
+    package static let memoryPeak = "JOBD_MEMORY_PEAK"
+    /// On jobd's start-up line about how it tracks runs: `cgroup` or `process-group`.
+    package static let tracking = "JOBD_TRACKING"
 }
 
 extension Logger {

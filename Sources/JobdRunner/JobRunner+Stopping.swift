@@ -44,7 +44,7 @@ extension JobRunner {
         case .shutdown: "run \(runID) of \(definition.name) is stopped: jobd is stopping"
         }
         logger.event(reason == .runtimeExceeded ? .runTimeout : .runStop, level: reason == .shutdown ? .notice : .warning,
-                     "\(message): SIGTERM to its process group, SIGKILL after TimeoutStopSec=\(grace)", fields)
+                     "\(message): SIGTERM to its \(tracking.name == "cgroup" ? "cgroup" : "process group"), SIGKILL after TimeoutStopSec=\(grace)", fields)
         registry.terminate(runID: runID)
         guard !grace.isInfinite else { return }
         do { try await Task.sleep(for: grace.duration) } catch { return }
@@ -55,15 +55,15 @@ extension JobRunner {
 }
 
 extension JobRunner {
-    /// The processes a run left in its process group when its main process ended: logged as
-    /// `run.leftovers`, then, unless the job has `KillMode=process`, stopped as systemd stops what
-    /// is left of a service: SIGTERM (and SIGCONT), SIGKILL once `TimeoutStopSec=` has passed.
-    /// Returns how many there were.
+    /// The processes a run left in its process group (or its cgroup, where it has one) when its
+    /// main process ended: logged as `run.leftovers`, then, unless the job has `KillMode=process`,
+    /// stopped as systemd stops what is left of a service: SIGTERM (and SIGCONT), SIGKILL once
+    /// `TimeoutStopSec=` has passed (`cgroup.kill` for a cgroup). Returns how many there were.
     ///
     /// The kernel tells nobody when a process group empties, so this looks again every 10 ms up to
-    /// 100 ms apart; a cgroup's `cgroup.events` would say it, where jobd has one to give each run.
-    func stopLeftovers(of definition: JobDefinition, group: pid_t, fields: [String: String]) async -> Int {
-        let count = ProcessGroup.members(of: group)
+    /// 100 ms apart (at `/proc` for a group, at the cgroup's `cgroup.events` for a cgroup).
+    func stopLeftovers(of definition: JobDefinition, group: pid_t, cgroup: RunCgroup?, fields: [String: String]) async -> Int {
+        let count = cgroup?.members.count ?? ProcessGroup.members(of: group)
         guard count > 0 else { return 0 }
         let fields = fields.merging([JobdField.leftovers: String(count)]) { $1 }
         guard definition.killMode == .controlGroup else {
@@ -71,24 +71,29 @@ extension JobRunner {
             return count
         }
         let grace = definition.stopTimeout
+        let target = cgroup == nil ? "its process group" : "its cgroup"
         logger.event(.runLeftovers, level: .warning,
-                     "\(definition.name) left \(count) process(es) behind: SIGTERM to its process group, SIGKILL after TimeoutStopSec=\(grace)",
+                     "\(definition.name) left \(count) process(es) behind: SIGTERM to \(target), SIGKILL after TimeoutStopSec=\(grace)",
                      fields)
-        killpg(group, SIGTERM)
-        killpg(group, SIGCONT)
-        if await Self.waitUntilEmpty(group, for: grace.duration) { return count }
+        let isEmpty = { cgroup.map { !$0.isPopulated } ?? (ProcessGroup.members(of: group) == 0) }
+        let send = { (signal: Int32) in
+            if let cgroup { signal == SIGKILL ? cgroup.kill() : cgroup.signal(signal) } else { killpg(group, signal) }
+        }
+        send(SIGTERM)
+        send(SIGCONT)
+        if await Self.waitUntil(isEmpty, for: grace.duration) { return count }
         logger.event(.runKill, level: .warning,
                      "\(definition.name)'s leftovers still running \(grace) after SIGTERM: SIGKILL", fields)
-        killpg(group, SIGKILL)
-        _ = await Self.waitUntilEmpty(group, for: .seconds(5))
+        send(SIGKILL)
+        _ = await Self.waitUntil(isEmpty, for: .seconds(5))
         return count
     }
 
-    /// Whether process group `group` emptied within `limit`.
-    private static func waitUntilEmpty(_ group: pid_t, for limit: Duration) async -> Bool {
+    /// Whether `isEmpty` came true within `limit`.
+    private static func waitUntil(_ isEmpty: () -> Bool, for limit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + limit
         var pause = Duration.milliseconds(10)
-        while ProcessGroup.members(of: group) > 0 {
+        while !isEmpty() {
             guard ContinuousClock.now < deadline else { return false }
             try? await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
             pause = min(pause * 2, .milliseconds(100))

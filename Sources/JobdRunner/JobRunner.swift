@@ -18,8 +18,9 @@ import JobdLocks
 ///
 /// Each run gets its own session (and so its own process group), stdin from `/dev/null`, the job's
 /// working directory and account (`User=`, `Group=`), and a clean environment (see
-/// ``environment(for:account:files:runID:)``). Beside each run a watcher stops it when it outlives
-/// `RuntimeMaxSec=` or when jobd asks (``RunRegistry``): SIGTERM to its process group, then SIGKILL
+/// ``environment(for:account:files:runID:)``), and, where jobd has a delegated cgroup subtree, a
+/// cgroup of its own (``RunTracking``). Beside each run a watcher stops it when it outlives
+/// `RuntimeMaxSec=` or when jobd asks (``RunRegistry``): SIGTERM to its processes, then SIGKILL
 /// after `TimeoutStopSec=`.
 package struct JobRunner: Sendable {
     /// The `PATH` a job gets unless its `Environment=` sets one: systemd's default for services.
@@ -31,11 +32,14 @@ package struct JobRunner: Sendable {
     package let registry: RunRegistry
     /// Who follows which run's output (`jobctl run --wait`).
     package let outputTaps = RunOutputTaps()
+    /// Process groups or cgroups; without one given, found out (and logged) here.
+    package let tracking: RunTracking
 
-    package init(logger: Logger, environment: [String: String], registry: RunRegistry = RunRegistry()) {
+    package init(logger: Logger, environment: [String: String], registry: RunRegistry = RunRegistry(), tracking: RunTracking? = nil) {
         self.logger = logger
         self.inheritedLanguage = environment["LANG"]
         self.registry = registry
+        self.tracking = tracking ?? .detect(logger: logger)
     }
 
     /// The environment a run of `definition` gets, as systemd composes a service's: a default
@@ -76,10 +80,14 @@ package struct JobRunner: Sendable {
         let stopReason = StopRecord()
         var termination: RunTermination
         var pid: pid_t?
+        var cgroup: RunCgroup?
         switch prepare(definition, runID: runID, invocationID: invocationID, context: context) {
         case .failure(let reason):
             termination = .failedToStart(reason.description)
-        case .success(let configuration):
+        case .success(var configuration):
+            cgroup = makeCgroup(definition, runID: runID, invocationID: invocationID, fields: fields)
+            configuration.cgroup = cgroup
+            if let cgroup { fields[JobdField.cgroup] = cgroup.path }
             let startFields = fields
             (termination, pid) = await withTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -93,10 +101,12 @@ package struct JobRunner: Sendable {
         if case .failedToStart(let reason) = termination {
             logger.event(.runStart, level: .error, "run \(runID) of \(definition.name) could not start: \(reason)", fields)
         }
-        // What the run left behind in its process group is stopped before the run ends (and
-        // before it leaves the registry, so that a stop of jobd still reaches the group).
+        // What the run left behind in its process group or cgroup is stopped before the run ends
+        // (and before it leaves the registry, so that a stop of jobd still reaches it).
         var leftovers = 0
-        if let pid { leftovers = await stopLeftovers(of: definition, group: pid, fields: fields) }
+        if let pid { leftovers = await stopLeftovers(of: definition, group: pid, cgroup: cgroup, fields: fields) }
+        // A run that never started has its cgroup removed, and no usage to report.
+        let usage = cgroup.flatMap { finish($0, keep: leftovers > 0 && definition.killMode != .controlGroup) }.flatMap { pid == nil ? nil : $0 }
         // Only now is the process reaped; until then a stop must still be able to signal it.
         registry.remove(runID: runID)
         let finished = MonotonicInstant.now()
@@ -110,9 +120,10 @@ package struct JobRunner: Sendable {
         if leftovers > 0 { fields[JobdField.leftovers] = String(leftovers) }
         if let reason { fields[JobdField.reason] = reason.rawValue }
         if let pid { fields[JobdField.pid] = String(pid) }
+        if let usage { fields.merge(usage.fields) { $1 } }
         logger.event(.runExit, level: result.isFailure ? .warning : .info,
                      "run \(runID) of \(definition.name) \(termination) after \(elapsed): \(result.rawValue)"
-                        + (reason.map { " (stopped: \($0.rawValue))" } ?? ""), fields)
+                        + (reason.map { " (stopped: \($0.rawValue))" } ?? "") + (usage.map { ". \($0.summary)" } ?? ""), fields)
         return RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, pid: pid, termination: termination,
                           started: started, finished: finished, result: result, stopReason: reason)
     }
@@ -131,6 +142,8 @@ package struct JobRunner: Sendable {
         var environment: [String: String]
         var workingDirectory: FilePath
         var account: Account?
+        /// The run's own cgroup, which `jobd-cgexec` enters before the command runs.
+        var cgroup: RunCgroup?
     }
 
     /// Why a run could not be prepared; it is logged and the run counts as failed to start.
@@ -177,6 +190,14 @@ package struct JobRunner: Sendable {
     ) async -> (RunTermination, pid_t?) {
         var argv = configuration.argv
         if let account = configuration.account { argv = Self.setpriv(account) + argv }
+        if let cgroup = configuration.cgroup, case .cgroups(let delegated) = tracking {
+            // The trampoline execs what it is given, so a command that is not there must be found
+            // missing here, to be a failed start as without it (setpriv, for User=, finds its own).
+            if configuration.account == nil, let missing = Self.missingExecutable(argv[0], path: configuration.environment["PATH"]) {
+                return (.failedToStart(missing), nil)
+            }
+            argv = [delegated.trampoline, cgroup.directory] + argv
+        }
         let executable: Executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
         var options = PlatformOptions()
         options.createSession = true
@@ -192,7 +213,7 @@ package struct JobRunner: Sendable {
             ) { execution in
                 let pid = execution.processIdentifier.value
                 pidBox.withLock { $0 = pid }
-                registry.started(runID: runID, pid: pid)
+                registry.started(runID: runID, pid: pid, cgroup: configuration.cgroup)
                 logger.event(.runStart, "run \(runID) of \(definition.name) started: \(definition.command.text)",
                              fields.merging([JobdField.pid: String(pid)]) { $1 })
                 let standardOutput = execution.standardOutput

@@ -3,7 +3,8 @@ import Glibc
 /// A run's process group (each run is its own session, so the group's id is the run's first pid):
 /// what is left of it after the run's main process ended. A process that started a session or
 /// group of its own (`setsid`, `setpgid`, a daemonizing double fork) has left the group and is not
-/// seen here; systemd would still find it in the service's cgroup.
+/// seen here; systemd would still find it in the service's cgroup. Used where jobd has no
+/// delegated cgroup (``RunTracking``); where it has one, a run's own cgroup holds all of its processes.
 enum ProcessGroup {
     /// The processes still in group `pgid` (zombies not counted: they are already gone).
     static func members(of pgid: pid_t) -> Int {

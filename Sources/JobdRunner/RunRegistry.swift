@@ -2,9 +2,10 @@ import Glibc
 package import JobdConfig
 import JobdLocks
 
-/// The runs in flight and their process groups, so that jobd can stop any run it started. Each
-/// run is its own session, so its process group id is its pid, and signalling the group reaches
-/// the processes it started too.
+/// The runs in flight and their process groups or cgroups, so that jobd can stop any run it
+/// started. Each run is its own session, so its process group id is its pid, and signalling the
+/// group reaches the processes it started too; where the run has a cgroup (``RunTracking``), every
+/// process in it is signalled instead, also one that left the group.
 ///
 /// Stopping a run asks the run's own watcher (see ``JobRunner``) to do it, so that every stop
 /// takes the same path: SIGTERM, then SIGKILL once the job's `TimeoutStopSec=` has passed.
@@ -12,6 +13,7 @@ package final class RunRegistry: Sendable {
     private struct Entry {
         var job: String
         var pid: pid_t?
+        var cgroup: RunCgroup?
         /// The last signal sent; a process that appears after it was sent gets it at once.
         var signal: Int32?
         var stop: AsyncStream<StopReason>.Continuation
@@ -45,12 +47,13 @@ package final class RunRegistry: Sendable {
     }
 
     /// Records the run's process; if the run was signalled before it had one, the signal goes now.
-    func started(runID: UInt64, pid: pid_t) {
+    func started(runID: UInt64, pid: pid_t, cgroup: RunCgroup?) {
         let late = state.withLock { state -> Int32? in
             state.runs[runID]?.pid = pid
+            state.runs[runID]?.cgroup = cgroup
             return state.runs[runID]?.signal
         }
-        if let late { killpg(pid, late) }
+        if let late { Self.send(late, pid: pid, cgroup: cgroup) }
     }
 
     /// Forgets a run whose process has been reaped.
@@ -59,24 +62,41 @@ package final class RunRegistry: Sendable {
         entry?.stop.finish()
     }
 
-    /// SIGTERM to the run's process group, and SIGCONT so that a stopped process sees it.
+    /// SIGTERM to the run's processes, and SIGCONT so that a stopped process sees it.
     func terminate(runID: UInt64) {
         signal(runID: runID, SIGTERM)
-        if let pid = state.withLock({ $0.runs[runID]?.pid }) { killpg(pid, SIGCONT) }
+        if let (pid, cgroup) = state.withLock({ state in state.runs[runID].flatMap { entry in entry.pid.map { ($0, entry.cgroup) } } }) {
+            Self.send(SIGCONT, pid: pid, cgroup: cgroup)
+        }
     }
 
-    /// SIGKILL to the run's process group.
+    /// SIGKILL to the run's processes.
     func kill(runID: UInt64) {
         signal(runID: runID, SIGKILL)
     }
 
-    /// Sends `signal` to the run's process group (now, or as soon as it has one).
+    /// Sends `signal` to the run's processes (now, or as soon as it has one).
     private func signal(runID: UInt64, _ signal: Int32) {
-        let pid = state.withLock { state -> pid_t? in
+        let target = state.withLock { state -> (pid_t, RunCgroup?)? in
             state.runs[runID]?.signal = signal
-            return state.runs[runID]?.pid
+            return state.runs[runID].flatMap { entry in entry.pid.map { ($0, entry.cgroup) } }
         }
-        if let pid { killpg(pid, signal) }
+        if let (pid, cgroup) = target { Self.send(signal, pid: pid, cgroup: cgroup) }
+    }
+
+    /// `signal` to every process in the run's cgroup and to its main process (which may not have
+    /// entered the cgroup yet), or to its process group.
+    private static func send(_ signal: Int32, pid: pid_t, cgroup: RunCgroup?) {
+        guard let cgroup else {
+            killpg(pid, signal)
+            return
+        }
+        if signal == SIGKILL {
+            cgroup.kill()
+        } else {
+            cgroup.signal(signal)
+        }
+        if !cgroup.members.contains(pid) { Glibc.kill(pid, signal) }
     }
 
     /// Asks every run of `job` to stop; returns how many were asked.

@@ -1,0 +1,42 @@
+import CXattr
+import Glibc
+
+/// Reading and writing the files of a cgroup directory, errors as errno values.
+enum CgroupFile {
+    /// The whole file (`cgroup.procs` of a run with thousands of processes is longer than a page).
+    static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { break }
+            bytes += buffer.prefix(count)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Writes `text` in one write(2), as the kernel takes a cgroup file's value; returns the errno
+    /// of a failure.
+    static func write(_ path: String, _ text: String) -> Int32? {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return errno }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        return written == bytes.count ? nil : errno
+    }
+
+    /// An xattr's value (`trusted.delegate`), if the file has it.
+    static func xattr(_ path: String, _ name: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { getxattr(path, name, $0.baseAddress, $0.count) }
+        return count >= 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : nil
+    }
+
+    static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

@@ -1,0 +1,88 @@
+import Glibc
+
+/// The cgroup files jobd reads, parsed: pure, so that tests need no cgroup.
+enum CgroupText {
+    /// jobd's cgroup v2 path (`/system.slice/jobd.service`) from `/proc/self/cgroup`: the `0::PATH`
+    /// line, which a unified or hybrid hierarchy has and a legacy-only one does not.
+    static func unifiedPath(procSelfCgroup text: String) -> String? {
+        for line in text.split(separator: "\n") where line.hasPrefix("0::") {
+            let path = String(line.dropFirst(3))
+            return path.hasPrefix("/") ? path : nil
+        }
+        return nil
+    }
+
+    /// Where the cgroup v2 file system is mounted, from `/proc/self/mountinfo`: `/sys/fs/cgroup` on
+    /// a unified system, `/sys/fs/cgroup/unified` on a hybrid one. Only a mount of the hierarchy's
+    /// root counts (field 4 is `/`), so that the path of a cgroup can be appended to it.
+    static func cgroup2Mount(mountinfo text: String) -> String? {
+        for line in text.split(separator: "\n") {
+            // ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
+            let fields = line.split(separator: " ")
+            guard let separator = fields.firstIndex(of: "-"), separator + 1 < fields.count, fields.count > 4,
+                  fields[separator + 1] == "cgroup2", fields[3] == "/" else { continue }
+            return unescapeMountPath(String(fields[4]))
+        }
+        return nil
+    }
+
+    /// mountinfo writes space, tab, newline and backslash in paths as octal escapes (`\040`).
+    private static func unescapeMountPath(_ path: String) -> String {
+        guard path.contains("\\") else { return path }
+        var bytes: [UInt8] = []
+        var utf8 = Array(path.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "\\"), utf8.count >= 3, let value = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(3)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `cgroup.events` says the cgroup (or one below it) still has a process: `populated 1`.
+    static func populated(events text: String) -> Bool? {
+        value(of: "populated", in: text).map { $0 != 0 }
+    }
+
+    /// The CPU time of `cpu.stat` (its first three lines exist without the cpu controller).
+    static func cpuUsage(cpuStat text: String) -> (total: UInt64, user: UInt64, system: UInt64)? {
+        guard let total = value(of: "usage_usec", in: text), let user = value(of: "user_usec", in: text),
+              let system = value(of: "system_usec", in: text) else { return nil }
+        return (total, user, system)
+    }
+
+    /// A file holding one number, such as `memory.peak`.
+    static func number(_ text: String) -> UInt64? {
+        UInt64(text.trimmingWhitespace)
+    }
+
+    /// The pids of `cgroup.procs`, one per line.
+    static func pids(procs text: String) -> [pid_t] {
+        text.split(separator: "\n").compactMap { pid_t($0) }
+    }
+
+    /// The controllers `cgroup.controllers` lists, space-separated.
+    static func controllers(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+    }
+
+    /// The number after `key ` in a flat-keyed file (`key value` per line).
+    private static func value(of key: String, in text: String) -> UInt64? {
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            if words.count == 2, words[0] == key { return UInt64(words[1]) }
+        }
+        return nil
+    }
+}
+
+extension String {
+    fileprivate var trimmingWhitespace: Substring {
+        let isSpace = { (character: Character) in character == " " || character == "\n" || character == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return self[first...last]
+    }
+}

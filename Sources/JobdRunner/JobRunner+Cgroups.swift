@@ -1,0 +1,44 @@
+import Glibc
+import JobdConfig
+import JobdLogging
+import Logging
+
+extension JobRunner {
+    /// The run's own cgroup where jobd tracks runs by cgroup; nil (the run is tracked by its process
+    /// group, with a warning) when it cannot be created.
+    func makeCgroup(_ definition: JobDefinition, runID: UInt64, invocationID: String, fields: [String: String]) -> RunCgroup? {
+        guard case .cgroups(let delegated) = tracking else { return nil }
+        switch delegated.makeRunCgroup(invocationID: invocationID, runID: runID) {
+        case .success(let cgroup):
+            return cgroup
+        case .failure(let refusal):
+            logger.warning("run \(runID) of \(definition.name) is tracked by its process group: \(refusal.description)",
+                           metadata: fields.mapValues { .string($0) })
+            return nil
+        }
+    }
+
+    /// Once the run's leftovers are stopped (or kept): what the run used, and the cgroup removed, or
+    /// kept until its last process is gone.
+    func finish(_ cgroup: RunCgroup, keep: Bool) -> RunUsage? {
+        guard case .cgroups(let delegated) = tracking else { return nil }
+        let usage = cgroup.usage
+        if keep || !cgroup.remove() { delegated.keep(cgroup) }
+        delegated.removeEmptyKept()
+        return usage
+    }
+
+    /// Why `command` cannot be executed (as execvp would find it in `path`), or nil if it can.
+    static func missingExecutable(_ command: String, path: String?) -> String? {
+        if command.contains("/") {
+            return access(command, X_OK) == 0 ? nil : "\(command): \(String(cString: strerror(errno)))"
+        }
+        let directories = (path ?? defaultPath).split(separator: ":", omittingEmptySubsequences: false)
+        for directory in directories {
+            let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + command
+            var status = stat()
+            if stat(candidate, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return nil }
+        }
+        return "\(command): executable not found in PATH"
+    }
+}

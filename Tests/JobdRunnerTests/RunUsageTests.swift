@@ -1,0 +1,34 @@
+@testable import JobdRunner
+import Testing
+
+/// What a run used, in the words and fields of `run.exit`.
+struct RunUsageTests {
+    @Test func cpuTimeReadsAsSystemdPrintsIt() {
+        #expect(RunUsage.cpuTime(0) == "0")
+        #expect(RunUsage.cpuTime(999) == "0")
+        #expect(RunUsage.cpuTime(45_300) == "45ms")
+        #expect(RunUsage.cpuTime(1_234_567) == "1.234s")
+        #expect(RunUsage.cpuTime(1_200_000) == "1.2s")
+        #expect(RunUsage.cpuTime(2_000_000) == "2s")
+        #expect(RunUsage.cpuTime(123_456_000) == "2min 3.456s")
+        #expect(RunUsage.cpuTime(3_720_000_000) == "1h 2min")
+    }
+
+    @Test func bytesReadAsSystemdPrintsThem() {
+        #expect(RunUsage.bytes(512) == "512B")
+        #expect(RunUsage.bytes(1024) == "1.0K")
+        #expect(RunUsage.bytes(12_910_592) == "12.3M")
+        #expect(RunUsage.bytes(1 << 30) == "1.0G")
+        #expect(RunUsage.bytes(UInt64(1.99 * Double(1 << 20))) == "1.9M")
+    }
+
+    @Test func theSummaryAndFieldsLeaveOutAMissingPeak() {
+        var usage = RunUsage(cpuUSec: 1_234_567, userUSec: 1_000_000, systemUSec: 234_567, memoryPeak: 12_910_592)
+        #expect(usage.summary == "Consumed 1.234s CPU time, 12.3M memory peak")
+        #expect(usage.fields == ["JOBD_CPU_USEC": "1234567", "JOBD_CPU_USER_USEC": "1000000", "JOBD_CPU_SYSTEM_USEC": "234567",
+                                 "JOBD_MEMORY_PEAK": "12910592"])
+        usage.memoryPeak = nil
+        #expect(usage.summary == "Consumed 1.234s CPU time")
+        #expect(usage.fields["JOBD_MEMORY_PEAK"] == nil)
+    }
+}
