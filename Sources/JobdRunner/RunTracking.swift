@@ -1,5 +1,5 @@
 import JobdLogging
-import Logging
+package import Logging
 
 /// How jobd finds and stops the processes of its runs, decided once at start.
 package enum RunTracking: Sendable {
