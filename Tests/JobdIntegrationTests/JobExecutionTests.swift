@@ -78,7 +78,8 @@ import Testing
         try setup.daemon.waitForEvent("run.output", fields: ["JOBD_RUN": first.run])
         let (status, output) = try setup.jobctl(["run", "hold"])
         #expect(status == 75, "\(output)")
-        #expect(setup.daemon.events("run.skip").last?.field("JOBD_REASON") == "overlap")
+        // jobctl's answer may come before jobd's log line reaches this process: wait for it.
+        try setup.daemon.waitForEvent("run.skip", fields: ["JOB": "hold", "JOBD_REASON": "overlap"])
         Self.release(setup, run: first.run)
         try setup.daemon.waitForEvent("run.exit", fields: ["JOBD_RUN": first.run])
         #expect(setup.daemon.events("run.start").count == 1)
@@ -90,9 +91,10 @@ import Testing
         try setup.daemon.waitForEvent("run.output", fields: ["JOBD_RUN": first.run])
         let second = try Self.startRun(setup, "hold")
         #expect(second.queued)
-        #expect(setup.daemon.events("run.wait").last?.field("JOBD_REASON") == "overlap")
+        // jobctl's answers may come before jobd's log lines reach this process: wait for them.
+        try setup.daemon.waitForEvent("run.wait", fields: ["JOB": "hold", "JOBD_REASON": "overlap"])
         #expect(try setup.jobctl(["run", "hold"]).0 == 75, "one run waits at most")
-        #expect(setup.daemon.events("run.skip").last?.field("JOBD_REASON") == "already-queued")
+        try setup.daemon.waitForEvent("run.skip", fields: ["JOB": "hold", "JOBD_REASON": "already-queued"])
         Self.release(setup, run: first.run)
         let firstExit = try setup.daemon.waitForEvent("run.exit", fields: ["JOBD_RUN": first.run])
         let secondStart = try setup.daemon.waitForEvent("run.start", fields: ["JOBD_RUN": second.run])
