@@ -90,7 +90,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The control socket: its protocol, jobd's server and jobctl's client.
-        .target(name: "JobdControl", dependencies: ["CSocket", "CBuildInfo"], swiftSettings: swiftSettings),
+        .target(name: "JobdControl", dependencies: ["CSocket", "CBuildInfo", "JobdLocks"], swiftSettings: swiftSettings),
         // malloc_trim, which Swift's Glibc module leaves out; imported by JobdDaemon alone.
         .systemLibrary(name: "CMalloc"),
         .target(

@@ -1,6 +1,7 @@
 import CSocket
 import Foundation
 import Glibc
+import JobdLocks
 import Synchronization
 
 /// jobd's end of the control socket.
@@ -69,7 +70,13 @@ package final class ControlServer: Sendable {
         }
         listenFD = fd
         wakeFDs = (pipeFDs[0], pipeFDs[1])
-        Thread.detachNewThread { [self] in acceptLoop() }
+        do {
+            try DetachedThread.start { [self] in acceptLoop() }
+        } catch {
+            for open in [fd, pipeFDs[0], pipeFDs[1]] { close(open) }
+            unlink(path)
+            throw ControlError(.setupFailed, "cannot serve \(path): \(error)", errno: error.code)
+        }
     }
 
     /// Stops accepting and removes the socket file. Connections in progress finish on their own.
@@ -107,10 +114,15 @@ package final class ControlServer: Sendable {
                 refuse(client, .error("too many connections (\(Self.maximumConnections)); try again", code: .busy), deadline: deadline)
                 continue
             }
-            Thread.detachNewThread { [self] in
-                serve(client, level: level, deadline: deadline)
-                close(client)
+            do {
+                try DetachedThread.start { [self] in
+                    serve(client, level: level, deadline: deadline)
+                    close(client)
+                    connections.subtract(1, ordering: .relaxed)
+                }
+            } catch {
                 connections.subtract(1, ordering: .relaxed)
+                refuse(client, .error("jobd cannot serve this connection: \(error); try again", code: .busy), deadline: deadline)
             }
         }
     }
@@ -126,10 +138,16 @@ package final class ControlServer: Sendable {
             close(fd)
             return
         }
-        Thread.detachNewThread { [self] in
-            Self.answerLast(fd, response, deadline: deadline)
-            close(fd)
+        do {
+            try DetachedThread.start { [self] in
+                Self.answerLast(fd, response, deadline: deadline)
+                close(fd)
+                refusing.subtract(1, ordering: .relaxed)
+            }
+        } catch {
             refusing.subtract(1, ordering: .relaxed)
+            _ = UnixStream.sendAll(fd, Self.encode(response))
+            close(fd)
         }
     }
 
