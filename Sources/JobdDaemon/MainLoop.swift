@@ -4,6 +4,7 @@ import JobdCalendar
 import JobdConfig
 import JobdControl
 import JobdFleet
+import JobdLocks
 import JobdLogging
 import JobdRunner
 import JobdScheduler
@@ -249,7 +250,7 @@ final class MainLoop {
         let continuation = self.continuation
         let cache = jobFiles
         do {
-            try DaemonThread.start {
+            try DetachedThread.start {
                 if let slow { usleep(UInt32(min(slow, 600) * 1_000_000)) }
                 var cache = cache
                 let configuration = directory.read(using: &cache)

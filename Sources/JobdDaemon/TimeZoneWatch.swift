@@ -1,4 +1,5 @@
 import Glibc
+import JobdLocks
 
 /// Hears `/etc/localtime` change (`timedatectl set-timezone` replaces the link) with inotify on
 /// `/etc`, and calls back on a thread of its own. `TZ` in jobd's environment wins over the file,
@@ -21,7 +22,7 @@ final class TimeZoneWatch: Sendable {
         for end in wake { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         context = Context(fd: fd, wake: (wake[0], wake[1]), onChange: onChange)
         do {
-            try DaemonThread.start { [context] in context.run() }
+            try DetachedThread.start { [context] in context.run() }
         } catch {
             context.closeAll()
             return nil

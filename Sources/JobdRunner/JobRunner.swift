@@ -1,5 +1,6 @@
 import Glibc
 package import JobdConfig
+import JobdLocks
 import JobdLogging
 import JobdTimers
 package import Logging
@@ -9,7 +10,6 @@ import Subprocess
 import System
 #else
 import SystemPackage
-import JobdLocks
 #endif
 
 /// Starts a job's command and waits for it, logging `run.start` (with the PID) and `run.exit`
@@ -32,12 +32,17 @@ package struct JobRunner: Sendable {
     package let registry: RunRegistry
     /// Who follows which run's output (`jobctl run --wait`).
     package let outputTaps = RunOutputTaps()
+    /// For the tests (`JOBD_FAULT_SLOW_ACCOUNT_SECONDS`): each `User=`/`Group=` look-up of a run
+    /// waits this long first, as a hung LDAP server or sssd would make it.
+    package static let slowAccountVariable = "JOBD_FAULT_SLOW_ACCOUNT_SECONDS"
+    private let slowAccountLookUp: Double?
     /// Process groups or cgroups; without one given, found out (and logged) here.
     package let tracking: RunTracking
 
     package init(logger: Logger, environment: [String: String], registry: RunRegistry = RunRegistry(), tracking: RunTracking? = nil) {
         self.logger = logger
         self.inheritedLanguage = environment["LANG"]
+        self.slowAccountLookUp = environment[Self.slowAccountVariable].flatMap(Double.init)
         self.registry = registry
         self.tracking = tracking ?? .detect(logger: logger)
     }
@@ -81,7 +86,7 @@ package struct JobRunner: Sendable {
         var termination: RunTermination
         var pid: pid_t?
         var cgroup: RunCgroup?
-        switch prepare(definition, runID: runID, invocationID: invocationID, context: context) {
+        switch await prepareAside(definition, runID: runID, invocationID: invocationID, context: context) {
         case .failure(let reason):
             termination = .failedToStart(reason.description)
         case .success(var configuration):
@@ -151,10 +156,35 @@ package struct JobRunner: Sendable {
         var description: String
     }
 
+    /// ``prepare(_:runID:invocationID:context:)``, on a thread of its own where it may block:
+    /// `User=` and `Group=` are looked up through NSS (which may ask LDAP or sssd), and
+    /// `EnvironmentFile=` and an optional `WorkingDirectory=` touch file systems (which may be
+    /// remote). A hung look-up then holds its own run alone, never one of the few threads (one per
+    /// core) of Swift's concurrency pool that jobd's main loop and every run share.
+    private func prepareAside(
+        _ definition: JobDefinition, runID: UInt64, invocationID: String, context: [String: String]
+    ) async -> Result<SpawnConfiguration, PreparationError> {
+        let mayBlock = definition.user != nil || definition.group != nil || !definition.environmentFiles.isEmpty
+            || definition.workingDirectory?.optional == true
+        guard mayBlock else { return prepare(definition, runID: runID, invocationID: invocationID, context: context) }
+        return await withCheckedContinuation { continuation in
+            do {
+                try DetachedThread.start {
+                    continuation.resume(returning: prepare(definition, runID: runID, invocationID: invocationID, context: context))
+                }
+            } catch {
+                continuation.resume(returning: .failure(PreparationError(description: String(describing: error))))
+            }
+        }
+    }
+
     private func prepare(
         _ definition: JobDefinition, runID: UInt64, invocationID: String, context: [String: String]
     ) -> Result<SpawnConfiguration, PreparationError> {
         let account: Account?
+        if let slowAccountLookUp, definition.user != nil || definition.group != nil {
+            usleep(UInt32(min(slowAccountLookUp, 600) * 1_000_000))
+        }
         do {
             account = try Account.resolve(user: definition.user, group: definition.group)
         } catch {

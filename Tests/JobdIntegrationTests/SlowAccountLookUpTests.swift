@@ -1,0 +1,43 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// A run's `User=` look-up (NSS: LDAP, sssd) happens on a thread of its own: runs whose look-ups
+/// hang hold only themselves, while other jobs fire and the watchdog pings go on. Before, the
+/// look-ups ran on Swift's concurrency pool (one thread per core), so as many hung look-ups as
+/// cores stalled jobd's main loop, and with it every job and the watchdog.
+@Suite(.serialized) struct SlowAccountLookUpTests {
+    @Test func otherJobsFireAndPingsFlowWhileRunsWaitForTheirAccounts() throws {
+        // More hung look-ups than the pool has threads, on any machine.
+        let hung = ProcessInfo.processInfo.activeProcessorCount + 2
+        var jobs = ["tick": "[Job]\nOnStartupSec=0\nOnUnitActiveSec=200ms\nExecStart=/bin/true\n"]
+        for index in 0..<hung { jobs["ldap\(index)"] = "[Job]\nOnStartupSec=0\nUser=root\nExecStart=/bin/true\n" }
+        let config = try TemporaryConfiguration(jobs: jobs)
+        let notify = try NotifyListener()
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") }
+        environment["NOTIFY_SOCKET"] = notify.address
+        // Pings every 500 ms; a stalled loop leaves a gap of seconds (see SlowReloadTests).
+        environment["WATCHDOG_USEC"] = "1000000"
+        // Each User= look-up waits 6 s first, as a hung LDAP server would make it.
+        environment["JOBD_FAULT_SLOW_ACCOUNT_SECONDS"] = "6"
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
+        let ready = try notify.waitForMessage("READY=1") { $0.assignments["READY"] == "1" }
+        let start = try daemon.waitForEvent("daemon.ready")
+
+        // While the look-ups hang: the other job runs again and again...
+        var from = start
+        for _ in 0..<10 { from = try daemon.waitForEvent("run.exit", fields: ["JOB": "tick"], from: from + 1, timeout: .seconds(5)) }
+        let ldapStarts = daemon.events("run.start").filter { $0.field("JOB")?.hasPrefix("ldap") == true }
+        #expect(ldapStarts.isEmpty, "the ticks came while every look-up still hung")
+        // ...and the pings never stop for as long as the watchdog interval.
+        let firstLookedUp = try daemon.waitForEvent("run.start", fields: ["JOB": "ldap0"], timeout: .seconds(15))
+        let pings = notify.messages[ready...].filter { $0.assignments["WATCHDOG"] == "1" }.map(\.arrival)
+        #expect(pings.count >= 8, "pings went on while the look-ups hung: \(pings.count)")
+        let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 < 1_000_000_000 }, "no gap as long as the watchdog interval: \(gaps)")
+        // The hung runs start once their accounts are found.
+        for index in 0..<hung { try daemon.waitForEvent("run.exit", fields: ["JOB": "ldap\(index)"], from: firstLookedUp - 1) }
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+}
