@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "JobdScheduler",
             dependencies: [
-                "JobdTimers", "JobdConfig", "JobdCalendar", "JobdLogging",
+                "JobdTimers", "JobdConfig", "JobdCalendar", "JobdLogging", "JobdLocks",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -25,6 +25,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: "Seconds of the idle window in which jobd's CPU time is measured (part 2).")
     var idleSeconds = 60
 
+    @Option(help: "Calendar jobs for start to READY=1 and its RSS (part 2, issue 19); 0 skips it.")
+    var startJobs = 100_000
+
     @Option(help: "Seconds over which runs per second are counted (part 3).")
     var runSeconds = 10
 
@@ -51,7 +54,7 @@ struct BenchmarkCommand: ParsableCommand {
         for part in selected {
             switch part {
             case .timers: try TimerBenchmark(count: timers).run(report)
-            case .daemon: try DaemonBenchmark(jobs: jobs, idleSeconds: idleSeconds).run(report)
+            case .daemon: try DaemonBenchmark(jobs: jobs, idleSeconds: idleSeconds, startJobs: startJobs).run(report)
             case .runs: try RunBenchmark(seconds: runSeconds).run(report)
             case .calendar: try CalendarBenchmark(jobs: calendarJobs).run(report)
             case .fleet: try FleetBenchmark(jobs: fleetJobs).run(report)

@@ -4,6 +4,8 @@ import Foundation
 /// which falls due for hours, so that an idle jobd has nothing to do but wait.
 struct JobFileSet {
     var count: Int
+    /// Every job `OnCalendar=` or `Cron=` (half each), as issue 19's start-up figure has them.
+    var calendarOnly = false
     /// Calendar and cron triggers are set twelve hours from now (UTC), so none is due soon.
     var quietHour = (Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).hour! + 12) % 24
 
@@ -11,7 +13,7 @@ struct JobFileSet {
     /// two revisions differ in 10% of the jobs.
     func text(index: Int, revision: Int = 0) -> String {
         let minute = index % 60
-        let trigger = switch index % 10 {
+        let trigger = switch calendarOnly ? 4 + 3 * (index % 2) : index % 10 {
         case 0..<4: "OnStartupSec=1h\nOnUnitActiveSec=6h"
         case 4..<7: "OnCalendar=*-*-* \(quietHour):\(minute < 10 ? "0" : "")\(minute):00"
         default: "Cron=\(minute) \(quietHour) * * *"

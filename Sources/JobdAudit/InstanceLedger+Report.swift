@@ -22,9 +22,9 @@ extension InstanceLedger {
             if let released = owner.released {
                 counts.released += 1
                 if let problem = lateRelease(owner, released: released, graceUSec: graceUSec, clock: clock) { problems.append(problem) }
-                if owner.created != nil, let timer = owner.timer, !invalidatedTimers.contains(timer) {
+                if owner.created != nil, !invalidatedOwners.contains(owner.id), !(owner.timer.map(invalidatedTimers.contains) ?? false) {
                     problems.append(problem(.timerNotInvalidated, owner, at: released,
-                        "released at \(clock.describe(released)) but its timer \(timer) was never invalidated"))
+                        "released at \(clock.describe(released)) but its timer\(owner.timer.map { " \($0)" } ?? "") was never invalidated"))
                 }
             } else {
                 let (state, problem) = judgeAlive(owner, horizon: horizon, graceUSec: graceUSec, clock: clock)
@@ -61,11 +61,11 @@ extension InstanceLedger {
         }
         if malformedCount > 0 {
             reasons.append("\(malformedCount) jobd entr\(malformedCount == 1 ? "y" : "ies") could not be read (a field the audit "
-                + "judges by is missing or not a number): what they recorded is unknown")
+                + "judges by is missing, not a number, or names jobs that do not match its owners): what they recorded is unknown")
         }
-        if unreadableRetains > 0 {
-            reasons.append("\(unreadableRetains) owner.retain entr\(unreadableRetains == 1 ? "y has" : "ies have") an unreadable "
-                + "JOBD_OWNERS: the owners kept by that reload are unknown")
+        if unreadableCompactEntries > 0 {
+            reasons.append("\(unreadableCompactEntries) compact entr\(unreadableCompactEntries == 1 ? "y (owner.retain, owners.init, owners.deinit or timers.invalidate) has" : "ies (owner.retain, owners.init, owners.deinit or timers.invalidate) have") "
+                + "an unreadable JOBD_OWNERS: the owners they name are unknown")
         }
         reasons.append(contentsOf: gaps)
         if exited == nil {

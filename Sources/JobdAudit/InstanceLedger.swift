@@ -31,6 +31,8 @@ struct InstanceLedger {
     var unretired: Set<UInt64> = []
     var timers = TimerCounts()
     var invalidatedTimers: Set<UInt64> = []
+    /// Owners whose timer was invalidated (`JOBD_OWNER` of `timer.invalidate`, `JOBD_OWNERS` of `timers.invalidate`).
+    var invalidatedOwners: Set<UInt64> = []
     var lateFires: [LateFire] = []
     /// The longest `LeakGraceSec=` jobd logged in this instance (`JOBD_LEAK_GRACE_USEC`), if any:
     /// owners are judged by it rather than by the audit's default.
@@ -41,13 +43,14 @@ struct InstanceLedger {
     static let malformedExamplesKept = 5
     /// Fields that must be numbers wherever they appear.
     static let numericFields = [JobdField.owner, JobdField.generation, JobdField.timer, JobdField.leakGraceUSec]
-    /// Compact `owner.retain` entries whose `JOBD_OWNERS` did not parse (or disagreed with
-    /// `JOBD_OWNER_COUNT`): the owners they kept are unknown, so the instance is incomplete.
-    var unreadableRetains = 0
-    /// The most owners one compact `owner.retain` is believed to name (jobd names one per job, and is
+    /// Compact entries (`owner.retain`, `owners.init`, `owners.deinit`, `timers.invalidate`) whose
+    /// `JOBD_OWNERS` did not parse (or disagreed with `JOBD_OWNER_COUNT`): the owners they name are
+    /// unknown, so the instance is incomplete.
+    var unreadableCompactEntries = 0
+    /// The most owners one compact entry is believed to name (jobd names one per job, and is
     /// measured at 20,000): a larger range, such as `1-2222222222`, is unreadable rather than
     /// expanded into billions of owners.
-    static let maximumOwnersPerRetain = 1_000_000
+    static let maximumOwnersPerEntry = 1_000_000
 
     init(id: String, first entry: AuditEntry) {
         self.id = id
@@ -96,10 +99,14 @@ struct InstanceLedger {
             }
         case .ownerInit:
             guard let ownerID else { return }
-            update(ownerID, entry) { owner in
-                if owner.created == nil { owner.created = time }
-                owner.createdGeneration = owner.createdGeneration ?? generation
-                owner.lastGeneration = max(owner.lastGeneration ?? 0, generation ?? 0)
+            created(ownerID, in: generation, entry)
+            if let generation { _ = self[generation: generation] }
+        case .ownersInit:
+            guard let ids = compactOwners(entry) else { return }
+            let jobs = entry[JobdField.jobs]?.split(separator: " ", omittingEmptySubsequences: false) ?? []
+            if jobs.count != ids.count { countMalformed(entry, event, field: JobdField.jobs) }
+            for (index, id) in ids.enumerated() {
+                created(id, in: generation, entry, job: jobs.count == ids.count ? String(jobs[index]) : nil)
             }
             if let generation { _ = self[generation: generation] }
         case .ownerRetain:
@@ -107,14 +114,8 @@ struct InstanceLedger {
             let kept: [UInt64]
             if let ownerID {
                 kept = [ownerID]
-            } else if let text = entry[JobdField.owners] {
-                guard let ranges = OwnerIDRanges(text), ranges.count <= Self.maximumOwnersPerRetain,
-                    (entry[JobdField.ownerCount].flatMap { Int($0) } ?? ranges.count) == ranges.count
-                else {
-                    unreadableRetains += 1
-                    return
-                }
-                kept = Array(ranges.ids)
+            } else if let ids = compactOwners(entry) {
+                kept = ids
             } else {
                 return
             }
@@ -126,6 +127,12 @@ struct InstanceLedger {
             guard let ownerID else { return }
             update(ownerID, entry) { owner in
                 if owner.released == nil { owner.released = time }
+            }
+        case .ownersDeinit:
+            for id in compactOwners(entry) ?? [] {
+                update(id, entry) { owner in
+                    if owner.released == nil { owner.released = time }
+                }
             }
         case .ownerLateDeinit:
             guard let ownerID else { return }
@@ -149,6 +156,12 @@ struct InstanceLedger {
             timers.invalidated += 1
             timers.invalidatedByReason[entry[JobdField.reason] ?? "unknown", default: 0] += 1
             if let timer = entry[JobdField.timer].flatMap({ UInt64($0) }) { invalidatedTimers.insert(timer) }
+            invalidatedOwners.insert(ownerID)
+        case .timersInvalidate:
+            guard let ids = compactOwners(entry) else { return }
+            timers.invalidated += ids.count
+            timers.invalidatedByReason[entry[JobdField.reason] ?? "unknown", default: 0] += ids.count
+            invalidatedOwners.formUnion(ids)
         case .timerFire:
             guard let ownerID, ownerID != 0 else { return }
             timers.fired += 1
@@ -180,12 +193,19 @@ struct InstanceLedger {
         case .ownerInit, .ownerDeinit, .ownerLateDeinit, .ownerLeak: required = [JobdField.owner]
         // One owner (JOBD_OWNER), or all a reload kept (JOBD_OWNERS, read and checked on its own).
         case .ownerRetain: required = entry[JobdField.owners] == nil ? [JobdField.owner] : []
+        // JOBD_OWNERS is read and checked on its own.
+        case .ownersInit: required = [JobdField.owners, JobdField.generation]
+        case .ownersDeinit, .timersInvalidate: required = [JobdField.owners]
         case .generationLoad: required = [JobdField.generation]
         default: break
         }
         let unreadable = Self.numericFields.first { field in entry[field].map { UInt64($0) == nil } ?? false }
             ?? required.first { entry[$0] == nil }
         guard let field = unreadable else { return }
+        countMalformed(entry, event, field: field)
+    }
+
+    private mutating func countMalformed(_ entry: AuditEntry, _ event: JobdEvent, field: String) {
         malformedCount += 1
         if malformedExamples.count < Self.malformedExamplesKept {
             malformedExamples.append(MalformedEntry(
@@ -204,6 +224,30 @@ struct InstanceLedger {
         set {
             if generations[number] == nil { generationOrder.append(number) }
             generations[number] = newValue
+        }
+    }
+
+    /// The owners a compact entry names (`JOBD_OWNERS`), or `nil`, counted as unreadable, when
+    /// the ranges do not parse, name too many owners or disagree with `JOBD_OWNER_COUNT`.
+    private mutating func compactOwners(_ entry: AuditEntry) -> [UInt64]? {
+        guard let text = entry[JobdField.owners] else { return nil }
+        guard let ranges = OwnerIDRanges(text), ranges.count <= Self.maximumOwnersPerEntry,
+            (entry[JobdField.ownerCount].flatMap { Int($0) } ?? ranges.count) == ranges.count
+        else {
+            unreadableCompactEntries += 1
+            return nil
+        }
+        return Array(ranges.ids)
+    }
+
+    /// Owner `id` was created in `generation` (`owner.init`, or one of an `owners.init`'s, which names its `job`).
+    private mutating func created(_ id: UInt64, in generation: UInt64?, _ entry: AuditEntry, job: String? = nil) {
+        let time = entry.time
+        update(id, entry) { owner in
+            if owner.created == nil { owner.created = time }
+            owner.createdGeneration = owner.createdGeneration ?? generation
+            owner.lastGeneration = max(owner.lastGeneration ?? 0, generation ?? 0)
+            if let job { owner.job = job }
         }
     }
 

@@ -1,3 +1,5 @@
+import JobdLogging
+
 /// A jobd entry the audit could not read: a field it judges by is missing or not a number. Such an
 /// entry may have recorded an owner's creation or release, so an instance that has one is never
 /// called clean.
@@ -21,6 +23,9 @@ package struct MalformedEntry: Sendable, Hashable, Codable {
 
     /// What is wrong, for people: `JOBD_OWNER='x1' is not a number`.
     package var problem: String {
-        value.map { "\(field)='\($0)' is not a number" } ?? "\(field) is missing"
+        guard let value else { return "\(field) is missing" }
+        // The one field that is not a number: the jobs of an `owners.init`.
+        if field == JobdField.jobs { return "\(field)='\(value)' does not name one job per owner" }
+        return "\(field)='\(value)' is not a number"
     }
 }

@@ -61,9 +61,11 @@ package struct Daemon {
             watchdogInterval = nil
         }
 
+        // Owners and their timers log their bookkeeping through one batch: compact when many come or go at once.
+        let ownerEvents = OwnerEventBatch(logger: logger)
         let queue: TimerQueue
         do {
-            queue = try TimerQueue(observer: TimerEventLog(logger: logger))
+            queue = try TimerQueue(observer: TimerEventLog(logger: logger, events: ownerEvents))
         } catch {
             logger.event(.daemonExit, level: .critical, "jobd cannot start its timing thread: \(error)", [:])
             return 1
@@ -77,7 +79,7 @@ package struct Daemon {
         let joined = await MainLoop.joinFleet(fleet, jobs: configuration.jobs, local: state)
         let scheduler = Scheduler(
             queue: queue, daemonStart: .now(), logger: logger, clocks: clocks, zone: zone, store: joined.store,
-            firstStartThisBoot: state.isFirstStart(inBoot: bootID)
+            firstStartThisBoot: state.isFirstStart(inBoot: bootID), events: ownerEvents
         ) { due in
             continuation.yield(.due(due))
         }

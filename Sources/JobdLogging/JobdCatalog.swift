@@ -217,6 +217,30 @@ package enum JobdCatalog {
             Entry(subject: "A job was enabled again", body: """
                 Job @JOB@ was enabled with jobctl enable: its triggers start runs again.
                 """)
+        case .ownersInit:
+            Entry(subject: "Job owners were created", body: """
+                @JOBD_OWNER_COUNT@ job owner(s) were created for generation @JOBD_GENERATION@, at
+                start-up or by a reload that added or changed many jobs: their ids are in the
+                JOBD_OWNERS field as ranges (such as 1-4999,5001), their jobs in JOBD_JOBS in the same
+                order. One entry names many owners so that the journal keeps every entry at
+                thousands of jobs; when only a few owners are created, each gets an owner.init entry
+                of its own. Logged at debug priority, for jobctl audit.
+                """)
+        case .ownersDeinit:
+            Entry(subject: "Job owners were released", body: """
+                @JOBD_OWNER_COUNT@ job owner(s), named in the JOBD_OWNERS field as ranges of owner
+                ids, were released at shutdown or by a reload that changed or removed many jobs;
+                their timers stopped with them. Each was recorded by its own release: an owner
+                released later than the others gets an owner.deinit entry of its own. Logged at
+                debug priority, for jobctl audit.
+                """)
+        case .timersInvalidate:
+            Entry(subject: "Job timers were cancelled", body: """
+                The timers of @JOBD_OWNER_COUNT@ job owner(s), named in the JOBD_OWNERS field as
+                ranges of owner ids, were cancelled (@JOBD_REASON@): jobd is stopping, or a reload
+                released their owners. When only a few are cancelled, each gets a timer.invalidate
+                entry of its own. Logged at debug priority, for jobctl audit.
+                """)
         }
     }
 

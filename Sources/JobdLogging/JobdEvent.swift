@@ -35,6 +35,13 @@ package enum JobdEvent: String, Sendable, CaseIterable {
     case jobDisable = "job.disable"
     case jobEnable = "job.enable"
     case runLeftovers = "run.leftovers"
+    /// Many owners created at once (start-up, a reload that replaced many jobs), in one entry per
+    /// piece: `JOBD_OWNERS` (id ranges) and `JOBD_JOBS` (their jobs, in the same order).
+    case ownersInit = "owners.init"
+    /// Many owners released at once (shutdown, such a reload): `JOBD_OWNERS`.
+    case ownersDeinit = "owners.deinit"
+    /// Many jobs' timers invalidated at once, for one `JOBD_REASON`: their owners in `JOBD_OWNERS`.
+    case timersInvalidate = "timers.invalidate"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -72,6 +79,9 @@ package enum JobdEvent: String, Sendable, CaseIterable {
         case .jobDisable: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101c"
         case .jobEnable: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101d"
         case .runLeftovers: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101e"
+        case .ownersInit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1070"
+        case .ownersDeinit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1071"
+        case .timersInvalidate: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1072"
         }
     }
 }
@@ -84,10 +94,14 @@ package enum JobdField {
     package static let instance = "JOBD_INSTANCE"
     package static let generation = "JOBD_GENERATION"
     package static let owner = "JOBD_OWNER"
-    /// On a compact `owner.retain`: every owner a reload kept, as id ranges (``OwnerIDRanges``).
+    /// On compact entries (`owner.retain`, `owners.init`, `owners.deinit`, `timers.invalidate`): the
+    /// owners the entry names, as id ranges (``OwnerIDRanges``).
     package static let owners = "JOBD_OWNERS"
-    /// On a compact `owner.retain`: how many owners `JOBD_OWNERS` names.
+    /// On compact entries: how many owners `JOBD_OWNERS` names.
     package static let ownerCount = "JOBD_OWNER_COUNT"
+    /// On `owners.init`: the job of each owner `JOBD_OWNERS` names, in ascending order of owner id,
+    /// separated by spaces (job names have none).
+    package static let jobs = "JOBD_JOBS"
     package static let timer = "JOBD_TIMER"
     package static let run = "JOBD_RUN"
     /// Every entry of a run: 128 random bits in hex, unique across restarts and machines (as systemd's `INVOCATION_ID`).

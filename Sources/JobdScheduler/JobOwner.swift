@@ -1,7 +1,7 @@
 package import JobdConfig
 import JobdLogging
 package import JobdTimers
-package import Logging
+import Logging
 import Synchronization
 
 /// A job that fell due: what the timing thread tells the daemon's main loop.
@@ -17,7 +17,8 @@ package struct DueJob: Sendable {
 ///
 /// It holds its timer; the timer holds it weakly. When the generation that made it lets it go (a
 /// reload that changes or removes the job, or shutdown), nothing else holds it, so its `deinit`
-/// runs at once: it invalidates the timer and logs `owner.deinit`. A run in flight holds the job's
+/// runs at once: it invalidates the timer and records its release (`owner.deinit`, or part of an
+/// `owners.deinit` when many go at once: ``OwnerEventBatch``). A run in flight holds the job's
 /// definition, never the owner, so a long run cannot keep an owner alive past a reload.
 package final class JobOwner: TimerTarget {
     private static let nextID = Atomic<UInt64>(1)
@@ -31,38 +32,35 @@ package final class JobOwner: TimerTarget {
     /// The generation that created it; a reload that keeps it does not change this.
     package let generation: UInt64
     package let timer: WeakTimer
-    private let logger: Logger
+    private let events: OwnerEventBatch
     private let onDue: @Sendable (DueJob) -> Void
 
     package init(
-        definition: JobDefinition, generation: UInt64, queue: TimerQueue, logger: Logger,
+        definition: JobDefinition, generation: UInt64, queue: TimerQueue, events: OwnerEventBatch,
         onDue: @escaping @Sendable (DueJob) -> Void
     ) {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.definition = definition
         self.generation = generation
-        self.logger = logger
+        self.events = events
         self.onDue = onDue
         // Bound at its first arm, which the scheduler makes right away: one lock for both.
         timer = queue.makeTimer(label: definition.name, tag: id)
         Self.live.add(1, ordering: .relaxed)
-        logger.event(.ownerInit, level: .debug, "owner \(id) of \(definition.name) created in generation \(generation)", fields)
+        events.created(note)
     }
 
     deinit {
         Self.live.subtract(1, ordering: .relaxed)
         timer.invalidate(reason: .ownerDeinit)
-        logger.event(.ownerDeinit, level: .debug, "owner \(id) of \(definition.name) released", fields)
+        events.released(note)
     }
 
     package var name: String { definition.name }
 
-    /// The fields that identify this owner in the journal.
-    package var fields: [String: String] {
-        [
-            JobdField.job: definition.name, JobdField.owner: String(id),
-            JobdField.generation: String(generation), JobdField.timer: String(timer.id),
-        ]
+    /// What identifies this owner in the journal.
+    package var note: OwnerEventBatch.Note {
+        OwnerEventBatch.Note(owner: id, job: definition.name, generation: generation, timer: timer.id)
     }
 
     /// Arms the timer for `deadline`, or disarms it for `nil` (the job has nothing due), with this

@@ -64,6 +64,8 @@ package final class Scheduler {
     private let onDue: @Sendable (DueJob) -> Void
     private let clocks: Clocks
     private let store: (any TriggerStore)?
+    /// Where owners record their creation and release, and timers their invalidation.
+    package let events: OwnerEventBatch
     /// The zone calendar triggers without one of their own are read in.
     package private(set) var zone: TimeZoneRules
     /// Jobs whose `Cron=@reboot` is still due: set at the first load of jobd's first start in a boot.
@@ -86,9 +88,10 @@ package final class Scheduler {
     package init(
         queue: TimerQueue, daemonStart: MonotonicInstant, logger: Logger,
         clocks: Clocks = .system, zone: TimeZoneRules = .utc, store: (any TriggerStore)? = nil,
-        firstStartThisBoot: Bool = false,
+        firstStartThisBoot: Bool = false, events: OwnerEventBatch? = nil,
         onDue: @escaping @Sendable (DueJob) -> Void
     ) {
+        self.events = events ?? OwnerEventBatch(logger: logger)
         self.queue = queue
         self.daemonStart = daemonStart
         self.logger = logger
@@ -149,10 +152,20 @@ package final class Scheduler {
     }
 
     /// Makes `definitions` the running generation. Owners of unchanged jobs carry over with their
-    /// next elapse untouched; owners of changed and removed jobs are let go (their `deinit` logs
-    /// it); changed and new jobs get new owners, armed from their history.
+    /// next elapse untouched; owners of changed and removed jobs are let go (their `deinit` records
+    /// it); changed and new jobs get new owners, armed from their history. The owners' bookkeeping
+    /// is logged when the old ones are gone, compactly if there are many (``OwnerEventBatch``).
     @discardableResult
     package func load(_ definitions: [JobDefinition], now: MonotonicInstant = .now()) -> ReloadSummary {
+        // Every owner the new generation does not keep is released when `replaceGeneration` returns.
+        let summary = events.collect { replaceGeneration(with: definitions, now: now) }
+        logger.event(.generationLoad, level: .debug, "generation \(summary.generation) loaded: \(summary)", [
+            JobdField.generation: String(summary.generation),
+        ])
+        return summary
+    }
+
+    private func replaceGeneration(with definitions: [JobDefinition], now: MonotonicInstant) -> ReloadSummary {
         let number = generation.number + 1
         if firstStartThisBoot {
             // @reboot belongs to the jobs of jobd's first configuration in this boot only.
@@ -175,7 +188,7 @@ package final class Scheduler {
             } else {
                 summary.added.append(definition.name)
             }
-            let owner = JobOwner(definition: definition, generation: number, queue: queue, logger: logger, onDue: onDue)
+            let owner = JobOwner(definition: definition, generation: number, queue: queue, events: events, onDue: onDue)
             owners[definition.name] = owner
             ownerCreated?(owner)
             var history = histories[definition.name] ?? JobHistory()
@@ -196,9 +209,6 @@ package final class Scheduler {
         generation = Generation(number: number, owners: owners)
         let live = Set(owners.values.map(\.id))
         scheduledElapses = scheduledElapses.filter { live.contains($0.key) }
-        logger.event(.generationLoad, level: .debug, "generation \(number) loaded: \(summary)", [
-            JobdField.generation: String(number),
-        ])
         return summary
     }
 
@@ -267,19 +277,22 @@ package final class Scheduler {
         }
     }
 
-    /// Invalidates every timer with `shutdown`, then lets every owner go; their deinits log it.
+    /// Invalidates every timer with `shutdown`, then lets every owner go; their deinits record it,
+    /// logged compactly if there are many (``OwnerEventBatch``).
     package func shutdown() {
-        for owner in generation.owners.values.sorted(by: { $0.id < $1.id }) {
-            owner.retire(reason: .shutdown)
+        events.collect {
+            for owner in generation.owners.values.sorted(by: { $0.id < $1.id }) {
+                owner.retire(reason: .shutdown)
+            }
+            logger.event(.generationRetire, level: .debug, "generation \(generation.number) retired at shutdown", [
+                JobdField.generation: String(generation.number),
+            ])
+            // No local may hold an owner past this point, or the check below would see it alive.
+            leakDetector?.retire(Array(generation.owners.values), now: .now())
+            generation = Generation(number: generation.number, owners: [:])
+            // Nor may a fire the timing thread was delivering when its timer was invalidated.
+            queue.waitForDeliveries()
         }
-        logger.event(.generationRetire, level: .debug, "generation \(generation.number) retired at shutdown", [
-            JobdField.generation: String(generation.number),
-        ])
-        // No local may hold an owner past this point, or the check below would see it alive.
-        leakDetector?.retire(Array(generation.owners.values), now: .now())
-        generation = Generation(number: generation.number, owners: [:])
-        // Nor may a fire the timing thread was delivering when its timer was invalidated.
-        queue.waitForDeliveries()
         // Nothing is left to wait for at shutdown: an owner alive now is reported at once.
         leakDetector?.check(now: .now() + (leakDetector?.grace ?? .zero))
     }

@@ -1,4 +1,5 @@
 import JobdAudit
+import JobdLogging
 
 /// Builds jobd-shaped journal entries for one instance, in the order the daemon logs them, with a
 /// clock the test advances by hand.
@@ -53,6 +54,29 @@ struct SyntheticJournal {
 
     mutating func timerInvalidate(_ job: String, owner: Int, reason: String) {
         event("timer.invalidate", ["JOB": job, "JOBD_OWNER": "\(owner)", "JOBD_TIMER": Self.timer(owner), "JOBD_REASON": reason])
+    }
+
+    /// Owners created in `generation` as jobd logs many at once: one `owners.init` naming them as id
+    /// ranges, their jobs in the same order.
+    mutating func ownersInit(_ owners: [(job: String, owner: Int)], generation: Int) {
+        let sorted = owners.sorted { $0.owner < $1.owner }
+        let ranges = OwnerIDRanges(sorted.map { UInt64($0.owner) })
+        event("owners.init", [
+            "JOBD_OWNERS": ranges.description, "JOBD_OWNER_COUNT": "\(ranges.count)", "JOBD_GENERATION": "\(generation)",
+            "JOBD_JOBS": sorted.map(\.job).joined(separator: " "),
+        ])
+    }
+
+    /// Owners released at once: one `owners.deinit`.
+    mutating func ownersDeinit(_ owners: [Int]) {
+        let ranges = OwnerIDRanges(owners.map(UInt64.init))
+        event("owners.deinit", ["JOBD_OWNERS": ranges.description, "JOBD_OWNER_COUNT": "\(ranges.count)"])
+    }
+
+    /// Timers of owners invalidated at once: one `timers.invalidate`.
+    mutating func timersInvalidate(_ owners: [Int], reason: String) {
+        let ranges = OwnerIDRanges(owners.map(UInt64.init))
+        event("timers.invalidate", ["JOBD_OWNERS": ranges.description, "JOBD_OWNER_COUNT": "\(ranges.count)", "JOBD_REASON": reason])
     }
 
     mutating func timerFire(_ job: String, owner: Int, generation: Int) {
