@@ -52,6 +52,19 @@ package final class NotifyListener: @unchecked Sendable {
     /// Every message so far.
     package var messages: [Message] { received.all }
 
+    /// This process's environment for a jobd that notifies this listener, as under the unit:
+    /// `NOTIFY_SOCKET` set, and `WATCHDOG_USEC` only if `watchdog` is given (this process's own
+    /// `WATCHDOG_` variables dropped), then `extra`.
+    package func daemonEnvironment(watchdog: Duration? = nil, _ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") }
+        environment["NOTIFY_SOCKET"] = address
+        if let watchdog {
+            let (seconds, attoseconds) = watchdog.components
+            environment["WATCHDOG_USEC"] = String(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+        }
+        return environment.merging(extra) { $1 }
+    }
+
     /// Waits for a message at index `start` or later that satisfies `predicate`; returns its index.
     @discardableResult
     package func waitForMessage(

@@ -19,9 +19,8 @@ import Testing
             config = try TemporaryConfiguration(jobs: jobs)
             notify = try NotifyListener()
             runtime = config.path + "/run"
-            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") }
-            environment["NOTIFY_SOCKET"] = notify.address
-            process = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: environment)
+            process = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime],
+                                        environment: notify.daemonEnvironment())
             // jobctl needs the socket, which is there once jobd is ready.
             try process.waitForEvent("daemon.ready")
         }

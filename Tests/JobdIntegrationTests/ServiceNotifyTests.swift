@@ -7,10 +7,7 @@ import Testing
     static let job = "[Job]\nOnStartupSec=0\nOnUnitActiveSec=300ms\nExecStart=/bin/true\n"
 
     func start(_ config: TemporaryConfiguration, _ notify: NotifyListener, extra: [String: String] = [:]) throws -> DaemonProcess {
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") }
-        environment["NOTIFY_SOCKET"] = notify.address
-        environment.merge(extra) { $1 }
-        return try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
+        try DaemonProcess(arguments: ["--config-dir", config.path], environment: notify.daemonEnvironment(extra))
     }
 
     @Test func startReloadAndStopAreAnnouncedInOrder() throws {

@@ -14,12 +14,9 @@ import Testing
         for index in 0..<hung { jobs["ldap\(index)"] = "[Job]\nOnStartupSec=0\nUser=root\nExecStart=/bin/true\n" }
         let config = try TemporaryConfiguration(jobs: jobs)
         let notify = try NotifyListener()
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") }
-        environment["NOTIFY_SOCKET"] = notify.address
-        // Pings every 500 ms; a stalled loop leaves a gap of seconds (see SlowReloadTests).
-        environment["WATCHDOG_USEC"] = "1000000"
-        // Each User= look-up waits 6 s first, as a hung LDAP server would make it.
-        environment["JOBD_FAULT_SLOW_ACCOUNT_SECONDS"] = "6"
+        // Pings every 500 ms; a stalled loop leaves a gap of seconds (see SlowReloadTests). Each
+        // User= look-up waits 6 s first, as a hung LDAP server would make it.
+        let environment = notify.daemonEnvironment(watchdog: .seconds(1), ["JOBD_FAULT_SLOW_ACCOUNT_SECONDS": "6"])
         let daemon = try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
         let ready = try notify.waitForMessage("READY=1") { $0.assignments["READY"] == "1" }
         let start = try daemon.waitForEvent("daemon.ready")

@@ -8,13 +8,10 @@ import Testing
     @Test func jobsFireAndWatchdogPingsFlowWhileAReloadHangs() throws {
         let config = try TemporaryConfiguration(jobs: ["tick": "[Job]\nOnStartupSec=0\nOnUnitActiveSec=200ms\nExecStart=/bin/true\n"])
         let notify = try NotifyListener()
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") }
-        environment["NOTIFY_SOCKET"] = notify.address
-        // 1 s: pings every 500 ms, so the gaps below may take 500 ms of a busy machine's delay; a
-        // loop that waited for the 7 s load would leave a gap of seconds and still fail them.
-        environment["WATCHDOG_USEC"] = "1000000"
+        // Watchdog 1 s: pings every 500 ms, so the gaps below may take 500 ms of a busy machine's
+        // delay; a loop that waited for the 7 s load would leave a gap of seconds and still fail them.
         // The loader waits 7 s before reading, as a hung NFS mount or LDAP server would make it.
-        environment["JOBD_FAULT_SLOW_LOAD_SECONDS"] = "7"
+        let environment = notify.daemonEnvironment(watchdog: .seconds(1), ["JOBD_FAULT_SLOW_LOAD_SECONDS": "7"])
         let daemon = try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
         let ready = try notify.waitForMessage("READY=1") { $0.assignments["READY"] == "1" }
 
