@@ -7,11 +7,15 @@ import JobdConfig
 enum Color {
     enum Stream { case standardOutput }
 
-    static func enabled(on stream: Stream) -> Bool {
+    static func enabled(on stream: Stream) -> Bool { standardOutputEnabled }
+
+    /// Worked out once: jobctl's environment and standard output stay as they are while it runs,
+    /// and `jobctl list` asks for every row (building the environment each time was most of its time).
+    private static let standardOutputEnabled: Bool = {
         let environment = ProcessInfo.processInfo.environment
         guard environment["NO_COLOR"].map(\.isEmpty) ?? true, environment["TERM"] != "dumb" else { return false }
         return isatty(STDOUT_FILENO) == 1
-    }
+    }()
 
     /// `result` (a `JOBD_RESULT=` value), in red when it is a failure and colour is on.
     static func result(_ result: String, on stream: Stream) -> String {

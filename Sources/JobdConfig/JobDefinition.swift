@@ -3,45 +3,153 @@ import JobdCalendar
 /// One job, as its file defines it. Two definitions are equal when every setting is: a reload
 /// keeps the owner (and so the schedule) of a job whose definition did not change.
 package struct JobDefinition: Sendable, Hashable {
+    /// The settings, behind one reference: a definition is copied at every reload (the cache of
+    /// job files, the scheduler's generations, run admission), and a copy is then one retain
+    /// instead of one per string and array (issue 19). Copied on the first write to a shared one.
+    private var storage: Storage
+
+    /// Every setting, each documented at its property below.
+    struct Fields: Hashable {
+        var name: String
+        var path: String
+        var description: String?
+        var triggers: [Trigger]
+        var command: ExecCommand
+        var workingDirectory: WorkingDirectory?
+        var environment: [EnvironmentVariable]
+        var randomizedDelay: TimeSpan = .zero
+        var accuracy: TimeSpan = TimeSpan(microseconds: 1_000)
+        var persistent = false
+        var user: String?
+        var group: String?
+        var environmentFiles: [EnvironmentFile] = []
+        var runtimeMax: TimeSpan = .infinity
+        var stopTimeout: TimeSpan = JobDefinition.defaultStopTimeout
+        var overlap: OverlapPolicy = .skip
+        var restart = RestartPolicy()
+        var killMode: KillMode = .controlGroup
+        var onFailure: [String] = []
+        var onSuccess: [String] = []
+        var runOn: RunOn = .everyNode
+    }
+
+    private final class Storage: @unchecked Sendable {
+        // Written only while uniquely referenced (`fields`'s `_modify`), so never while shared.
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    /// The settings, for writing: copied first when another definition shares them.
+    private var fields: Fields {
+        get { storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            yield &storage.fields
+        }
+    }
+
     /// The file name without `.job`.
-    package var name: String
+    package var name: String {
+        get { storage.fields.name }
+        set { fields.name = newValue }
+    }
     /// The file it was read from.
-    package var path: String
-    package var description: String?
-    package var triggers: [Trigger]
-    package var command: ExecCommand
-    package var workingDirectory: WorkingDirectory?
+    package var path: String {
+        get { storage.fields.path }
+        set { fields.path = newValue }
+    }
+    package var description: String? {
+        get { storage.fields.description }
+        set { fields.description = newValue }
+    }
+    package var triggers: [Trigger] {
+        get { storage.fields.triggers }
+        set { fields.triggers = newValue }
+    }
+    package var command: ExecCommand {
+        get { storage.fields.command }
+        set { fields.command = newValue }
+    }
+    package var workingDirectory: WorkingDirectory? {
+        get { storage.fields.workingDirectory }
+        set { fields.workingDirectory = newValue }
+    }
     /// `Environment=` assignments in order; a later one for the same name wins.
-    package var environment: [EnvironmentVariable]
+    package var environment: [EnvironmentVariable] {
+        get { storage.fields.environment }
+        set { fields.environment = newValue }
+    }
     /// `RandomizedDelaySec=`: each elapse is delayed by a random span up to this, drawn anew each time.
-    package var randomizedDelay: TimeSpan = .zero
+    package var randomizedDelay: TimeSpan {
+        get { storage.fields.randomizedDelay }
+        set { fields.randomizedDelay = newValue }
+    }
     /// `AccuracySec=`: how late an elapse may fire so that timers coalesce; 1ms by default
     /// (systemd's default is 1min: jobd is precise by default).
-    package var accuracy: TimeSpan = TimeSpan(microseconds: 1_000)
+    package var accuracy: TimeSpan {
+        get { storage.fields.accuracy }
+        set { fields.accuracy = newValue }
+    }
     /// `Persistent=`: a calendar trigger missed while jobd was down runs once when it starts.
-    package var persistent = false
+    package var persistent: Bool {
+        get { storage.fields.persistent }
+        set { fields.persistent = newValue }
+    }
     /// `User=`: the account a run switches to (a name or a numeric uid); `nil` runs as jobd's own.
-    package var user: String?
+    package var user: String? {
+        get { storage.fields.user }
+        set { fields.user = newValue }
+    }
     /// `Group=`: the group a run switches to; by default the user's primary group.
-    package var group: String?
+    package var group: String? {
+        get { storage.fields.group }
+        set { fields.group = newValue }
+    }
     /// `EnvironmentFile=`: files of `NAME=value` lines read at each run's start, after `Environment=`.
-    package var environmentFiles: [EnvironmentFile] = []
+    package var environmentFiles: [EnvironmentFile] {
+        get { storage.fields.environmentFiles }
+        set { fields.environmentFiles = newValue }
+    }
     /// `RuntimeMaxSec=`: a run still going after this is stopped (`run.timeout`). Infinite by default.
-    package var runtimeMax: TimeSpan = .infinity
+    package var runtimeMax: TimeSpan {
+        get { storage.fields.runtimeMax }
+        set { fields.runtimeMax = newValue }
+    }
     /// `TimeoutStopSec=`: how long a run that jobd stops gets between SIGTERM and SIGKILL.
-    package var stopTimeout: TimeSpan = JobDefinition.defaultStopTimeout
+    package var stopTimeout: TimeSpan {
+        get { storage.fields.stopTimeout }
+        set { fields.stopTimeout = newValue }
+    }
     /// `Overlap=`: what a trigger does while a run of the job is still going.
-    package var overlap: OverlapPolicy = .skip
+    package var overlap: OverlapPolicy {
+        get { storage.fields.overlap }
+        set { fields.overlap = newValue }
+    }
     /// `Restart=` and its companions: whether and when a failed run is tried again.
-    package var restart = RestartPolicy()
+    package var restart: RestartPolicy {
+        get { storage.fields.restart }
+        set { fields.restart = newValue }
+    }
     /// `KillMode=`: whether what a run leaves behind when its main process ends is stopped.
-    package var killMode: KillMode = .controlGroup
+    package var killMode: KillMode {
+        get { storage.fields.killMode }
+        set { fields.killMode = newValue }
+    }
     /// `OnFailure=`: jobs started when a run fails and no retry is left.
-    package var onFailure: [String] = []
+    package var onFailure: [String] {
+        get { storage.fields.onFailure }
+        set { fields.onFailure = newValue }
+    }
     /// `OnSuccess=`: jobs started when a run succeeds.
-    package var onSuccess: [String] = []
+    package var onSuccess: [String] {
+        get { storage.fields.onSuccess }
+        set { fields.onSuccess = newValue }
+    }
     /// `RunOn=`: whether every node of a fleet runs the job (the default) or one node per elapse.
-    package var runOn: RunOn = .everyNode
+    package var runOn: RunOn {
+        get { storage.fields.runOn }
+        set { fields.runOn = newValue }
+    }
 
     /// `TimeoutStopSec=`'s default: 10 s, jobd's grace for a run it stops.
     package static let defaultStopTimeout = TimeSpan.seconds(10)
@@ -58,12 +166,16 @@ package struct JobDefinition: Sendable, Hashable {
         command: ExecCommand, workingDirectory: WorkingDirectory? = nil,
         environment: [EnvironmentVariable] = []
     ) {
-        self.name = name
-        self.path = path
-        self.description = description
-        self.triggers = triggers
-        self.command = command
-        self.workingDirectory = workingDirectory
-        self.environment = environment
+        storage = Storage(Fields(
+            name: name, path: path, description: description, triggers: triggers, command: command,
+            workingDirectory: workingDirectory, environment: environment))
+    }
+
+    package static func == (a: JobDefinition, b: JobDefinition) -> Bool {
+        a.storage === b.storage || a.storage.fields == b.storage.fields
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        storage.fields.hash(into: &hasher)
     }
 }

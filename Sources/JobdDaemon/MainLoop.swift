@@ -306,7 +306,7 @@ final class MainLoop {
                 JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
             ]
             if errors.isEmpty {
-                logger.event(.reloadDone, "reload done: \(summary)", fields)
+                logger.event(.reloadDone, "reload done: \(summary); \(jobFiles.parsed) of \(jobFiles.parsed + jobFiles.reused) job file(s) read", fields)
             } else {
                 // Applied, but not all of it: a failed `systemctl reload`, as a rejected one is.
                 let reason = "\(errors.count) configuration error(s) in \(configuration.brokenSummary ?? "the configuration")"
