@@ -79,13 +79,16 @@ package actor FleetDatabase {
             let opened = try await bounded { try await PostgresConnection.connect(configuration: settings, id: id, logger: self.logger) }
             connection = opened
             if migrating { try await migrate(opened) }
-        } catch let error as FleetError {
-            drop()
-            throw error
         } catch {
-            drop()
-            throw FleetError(.connection, Self.describe(error))
+            throw dropping(error)
         }
+    }
+
+    /// After a statement failed: the connection is dropped (the next beat opens it again), and the
+    /// error is said as a ``FleetError`` (one already, such as a timeout, as it is).
+    private func dropping(_ error: any Error) -> FleetError {
+        drop()
+        return error as? FleetError ?? FleetError(.connection, Self.describe(error))
     }
 
     /// Closes the connection (it is reopened by the next ``connect()``).
@@ -244,8 +247,7 @@ package actor FleetDatabase {
                 _ = try await bounded { try await connection.query(query, logger: self.logger).collect() }
                 roundTrips += 1
             } catch {
-                drop()
-                throw error
+                throw dropping(error)
             }
             pendingEnds[runID] = nil
             held[runID] = nil
@@ -330,12 +332,8 @@ package actor FleetDatabase {
                 lastPrune = now
             }
             return report
-        } catch let error as FleetError {
-            drop()
-            throw error
         } catch {
-            drop()
-            throw FleetError(.connection, Self.describe(error))
+            throw dropping(error)
         }
     }
 
@@ -436,8 +434,7 @@ package actor FleetDatabase {
             }
             return last
         } catch {
-            drop()
-            throw FleetError(.connection, Self.describe(error))
+            throw dropping(error)
         }
     }
 
@@ -451,8 +448,7 @@ package actor FleetDatabase {
         do {
             return try await query(connection, sql)
         } catch {
-            drop()
-            throw FleetError(.connection, Self.describe(error))
+            throw dropping(error)
         }
     }
 
