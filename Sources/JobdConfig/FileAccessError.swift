@@ -1,7 +1,7 @@
 import Glibc
 
 /// Why a file or directory could not be read.
-struct FileAccessError: Error {
+package struct FileAccessError: Error {
     var errno: Int32
     var message: String
     /// The file exists but is a FIFO, socket, device or directory.

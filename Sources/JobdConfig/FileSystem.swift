@@ -1,8 +1,9 @@
 import Glibc
 
 /// The little file access configuration needs, on Glibc directly.
-enum FileSystem {
-    static func directoryEntries(_ path: String) -> Result<[String], FileAccessError> {
+package enum FileSystem {
+    /// The names in directory `path`, `.` and `..` left out, in the order the file system gives them.
+    package static func directoryEntries(_ path: String) -> Result<[String], FileAccessError> {
         guard let directory = opendir(path) else { return .failure(FileAccessError(errno: errno, "cannot open it")) }
         defer { closedir(directory) }
         var names: [String] = []

@@ -1,5 +1,6 @@
 import Glibc
 import JobdCalendar
+import JobdConfig
 import JobdScheduler
 import Logging
 import JobdLocks
@@ -44,17 +45,9 @@ final class StateDirectory: TriggerStore {
 
     /// Jobs disabled with `jobctl disable`: one empty file per job in `disabled/`.
     func disabledJobs() -> Set<String> {
-        guard let directory = opendir(path + "/disabled") else { return [] }
-        defer { closedir(directory) }
-        var names: Set<String> = []
-        while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            // Hidden names are AtomicFile's temporary files (and `.`, `..`).
-            if !name.hasPrefix(".") { names.insert(name) }
-        }
-        return names
+        guard case .success(let names) = FileSystem.directoryEntries(path + "/disabled") else { return [] }
+        // Hidden names are AtomicFile's temporary files.
+        return Set(names.filter { !$0.hasPrefix(".") })
     }
 
     /// Records that `job` is disabled, or no longer.

@@ -1,4 +1,5 @@
 import Glibc
+import JobdConfig
 import JobdLocks
 
 /// The cgroup subtree systemd delegated to jobd (`Delegate=yes` in jobd.service): jobd itself moves
@@ -99,13 +100,8 @@ package final class DelegatedCgroup: Sendable {
     /// At start: removes the empty run cgroups an earlier jobd left, and keeps watching those with
     /// processes still in them.
     private func removeStaleRuns() {
-        guard let handle = opendir(directory) else { return }
-        defer { closedir(handle) }
-        while let entry = readdir(handle) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            guard name.hasPrefix("run-") else { continue }
+        guard case .success(let names) = FileSystem.directoryEntries(directory) else { return }
+        for name in names where name.hasPrefix("run-") {
             let run = RunCgroup(directory: directory + "/" + name, path: path + "/" + name)
             if !run.remove() { keep(run) }
         }

@@ -1,4 +1,5 @@
 import Glibc
+import JobdConfig
 
 /// A run's process group (each run is its own session, so the group's id is the run's first pid):
 /// what is left of it after the run's main process ended. A process that started a session or
@@ -9,17 +10,11 @@ enum ProcessGroup {
     /// The processes still in group `pgid` (zombies not counted: they are already gone).
     static func members(of pgid: pid_t) -> Int {
         guard kill(-pgid, 0) == 0 || errno == EPERM else { return 0 }
-        guard let proc = opendir("/proc") else { return 1 }
-        defer { closedir(proc) }
-        var count = 0
-        while let entry = readdir(proc) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            guard let pid = Int32(name), let (group, state) = groupAndState(of: pid) else { continue }
-            if group == pgid && state != "Z" && state != "X" { count += 1 }
+        guard case .success(let names) = FileSystem.directoryEntries("/proc") else { return 1 }
+        return names.count { name in
+            guard let pid = Int32(name), let (group, state) = groupAndState(of: pid) else { return false }
+            return group == pgid && state != "Z" && state != "X"
         }
-        return count
     }
 
     /// The process group and state letter of `pid`, from `/proc/PID/stat`: `PID (COMM) STATE PPID
