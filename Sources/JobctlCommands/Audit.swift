@@ -20,7 +20,9 @@ extension Jobctl {
                 by jobd with owner.leak), a late release, a timer fire that reached a released owner.
 
                 A journal whose head was rotated away, or that ends before jobd's exit, is reported as \
-                incomplete, not as leaking.
+                incomplete, not as leaking. So is an instance whose entries journald's rate limit may \
+                have dropped ("Suppressed N messages from jobd.service"): its owners not seen released \
+                are unaccounted for, not leaked.
 
                 TIME is read as journalctl reads it: 'YYYY-MM-DD HH:MM:SS' (local time; also \
                 'YYYY-MM-DD HH:MM', 'YYYY-MM-DD', 'HH:MM', a trailing ' UTC'), 'today', 'yesterday', \

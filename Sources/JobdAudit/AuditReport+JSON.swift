@@ -31,14 +31,16 @@ extension AuditReport {
     ///                      "ending"?: "replaced" | "retired" | "exited",
     ///                      "owners": OwnerCounts, "carriedIn": N}],
     ///     "unreleasedOwners": [{"job", "owner", "generation"?, "lastGeneration"?,
-    ///                           "state": "running" | "pending" | "leaked", "retiredUSec"?}],
+    ///                           "state": "running" | "pending" | "leaked" | "unaccounted",
+    ///                           "retiredUSec"?}],
     ///     "malformedEntries": N,                                    // any makes the verdict incomplete at best
     ///     "malformedExamples": [{"realtimeUSec", "event", "field", "value"?}],  // the first 5
     ///     "problems": [{"kind": "leak" | "late-release" | "fire-after-deinit" | "timer-not-invalidated",
     ///                   "job"?, "owner"?, "generation"?, "timer"?, "realtimeUSec"?, "detail": "sentence"}]
     ///   }]
     /// }
-    /// OwnerCounts: {"created", "released", "carriedOver", "running", "pending", "leaked", "unknownOrigin"}
+    /// OwnerCounts: {"created", "released", "carriedOver", "running", "pending", "leaked", "unaccounted",
+    ///              "unknownOrigin"}
     /// ```
     package func jsonData() -> Data {
         let encoder = JSONEncoder()

@@ -41,7 +41,10 @@ extension AuditReport {
         var ownerText = "\(owners.created + owners.unknownOrigin) owners"
         if owners.unknownOrigin > 0 { ownerText += " (\(owners.unknownOrigin) seen without owner.init)" }
         ownerText += ": \(owners.released) released, \(owners.alive) alive"
-        if owners.alive > 0 { ownerText += " (\(owners.running) running, \(owners.pending) pending)" }
+        if owners.alive > 0 {
+            ownerText += " (\(owners.running) running, \(owners.pending) pending"
+                + (owners.unaccounted > 0 ? ", \(owners.unaccounted) unaccounted for)" : ")")
+        }
         ownerText += ", \(owners.leaked) leaked, \(owners.carriedOver) carried over"
         var timerText = "timers: "
         if let scheduled = timers.scheduled { timerText += "\(scheduled) schedules, " }
@@ -63,7 +66,10 @@ extension AuditReport {
             let counts = generation.owners
             line += " \(counts.created) created, \(counts.released) released, \(counts.carriedOver) carried over"
             if generation.carriedIn > 0 { line += ", \(generation.carriedIn) carried in" }
-            if counts.alive > 0 { line += ", alive: \(counts.running) running, \(counts.pending) pending, \(counts.leaked) leaked" }
+            if counts.alive > 0 {
+                line += ", alive: \(counts.running) running, \(counts.pending) pending, \(counts.leaked) leaked"
+                if counts.unaccounted > 0 { line += ", \(counts.unaccounted) unaccounted for" }
+            }
             lines.append(line)
         }
         for reason in instance.incompleteReasons { lines.append("  INCOMPLETE: \(reason)") }
@@ -77,6 +83,12 @@ extension AuditReport {
             lines.append("  PENDING: job \(owner.job) owner \(owner.owner) generation \(owner.generation.map(String.init) ?? "?"): "
                 + "retired, within its grace period at the end of the journal; audit again later")
         }
+        let unaccounted = instance.unreleasedOwners.filter { $0.state == .unaccounted }
+        for owner in unaccounted.prefix(5) {
+            lines.append("  UNACCOUNTED: job \(owner.job) owner \(owner.owner) generation \(owner.generation.map(String.init) ?? "?"): "
+                + "retired, not seen released; journald dropped entries of this instance")
+        }
+        if unaccounted.count > 5 { lines.append("  UNACCOUNTED: … and \(unaccounted.count - 5) more") }
         for problem in instance.problems {
             lines.append("  \(problem.kind.rawValue.uppercased()): job \(problem.job ?? "?") owner "
                 + "\(problem.owner.map(String.init) ?? "?") generation \(problem.generation.map(String.init) ?? "?"): "

@@ -7,6 +7,11 @@ extension InstanceLedger {
     ///   - graceUSec: how long a retired owner may take to be released, unless jobd logged its own.
     ///   - clock: how times are written in problems' details.
     ///   - gaps: why entries of this instance may be missing in the middle (journald's rate limit).
+    ///     With gaps, a finding that rests on an entry's absence (an owner not seen released, a timer's
+    ///     invalidation or a late fire's `run.skip` not seen) proves nothing: the entry may be among
+    ///     those dropped. Such findings make the instance incomplete, and its owners `unaccounted`,
+    ///     instead of failing the audit. What jobd reported itself (`owner.leak`) and what the
+    ///     entries present show (a late release) still fail it.
     func report(horizon: JournalInstant, graceUSec defaultGraceUSec: UInt64, clock: AuditClock, gaps: [String] = []) -> InstanceReport {
         let graceUSec = leakGraceUSec ?? defaultGraceUSec
         var totals = OwnerCounts()
@@ -27,11 +32,16 @@ extension InstanceLedger {
                         "released at \(clock.describe(released)) but its timer\(owner.timer.map { " \($0)" } ?? "") was never invalidated"))
                 }
             } else {
-                let (state, problem) = judgeAlive(owner, horizon: horizon, graceUSec: graceUSec, clock: clock)
+                var (state, problem) = judgeAlive(owner, horizon: horizon, graceUSec: graceUSec, clock: clock)
+                if state == .leaked, owner.leakReported == nil, !gaps.isEmpty {
+                    state = .unaccounted
+                    problem = nil
+                }
                 switch state {
                 case .running: counts.running += 1; totals.running += 1
                 case .pending: counts.pending += 1; totals.pending += 1
                 case .leaked: counts.leaked += 1; totals.leaked += 1
+                case .unaccounted: counts.unaccounted += 1; totals.unaccounted += 1
                 }
                 if let problem { problems.append(problem) }
                 unreleased.append(UnreleasedOwner(
@@ -68,6 +78,18 @@ extension InstanceLedger {
                 + "an unreadable JOBD_OWNERS: the owners they name are unknown")
         }
         reasons.append(contentsOf: gaps)
+        if !gaps.isEmpty {
+            if totals.unaccounted > 0 {
+                reasons.append("\(totals.unaccounted) retired owner(s) not seen released: their owner.deinit may be among "
+                    + "the dropped entries, so they are unaccounted for, not proven leaked")
+            }
+            let unproven = problems.filter { $0.kind == .fireAfterDeinit || $0.kind == .timerNotInvalidated }
+            if !unproven.isEmpty {
+                problems.removeAll { $0.kind == .fireAfterDeinit || $0.kind == .timerNotInvalidated }
+                reasons.append("\(unproven.count) finding(s) that rest on an entry not seen (a timer.invalidate or a "
+                    + "run.skip), which may be among the dropped entries: \(unproven[0].detail)")
+            }
+        }
         if exited == nil {
             reasons.append("no daemon.exit: jobd is still running, was killed, or the journal was cut (--until)")
         }

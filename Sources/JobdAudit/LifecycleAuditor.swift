@@ -35,9 +35,17 @@ package struct LifecycleAuditor: Sendable {
     /// `LeakGrace`, after which it logs `owner.leak`.
     package static let defaultLeakGrace: Duration = .seconds(5)
 
-    /// `MESSAGE_ID` of journald's "Suppressed N messages from …" (`SD_MESSAGE_JOURNAL_DROPPED`): its
-    /// rate limit dropped entries, possibly jobd's (a chatty job's `run.output` counts against jobd's
-    /// limit). Read such entries too: an instance they fall into is reported incomplete.
+    /// `MESSAGE_ID` of journald's "Suppressed N messages from UNIT" (`SD_MESSAGE_JOURNAL_DROPPED`):
+    /// its rate limit dropped entries of that unit, possibly jobd's (a chatty job's `run.output`
+    /// counts against jobd's limit). Read such entries too: an instance they may concern is
+    /// reported incomplete.
+    ///
+    /// journald writes the note only when the unit logs again after its rate-limit interval, so
+    /// it can come long after the entries it stands for (after the stop of the instance that lost
+    /// them, at the next one's start). What is known: the dropped entries were logged in the same
+    /// boot, after the unit's previous note and before this one. So a note concerns every instance
+    /// of its unit (`OBJECT_SYSTEMD_UNIT`, else the name after "from") in its boot that was alive
+    /// at some time between the unit's previous note and it.
     package static let journalDroppedMessageID = "a596d6fe7bfa4994828e72309e95d61e"
 
     /// The grace period of this audit.
@@ -49,7 +57,36 @@ package struct LifecycleAuditor: Sendable {
     private var entries = 0
     private var unattributed = 0
     private var last: JournalInstant?
-    private var suppressions: [(time: JournalInstant, message: String)] = []
+    private var suppressions: [Suppression] = []
+    /// Each instance's unit (`_SYSTEMD_UNIT` of its entries), where it ran as one.
+    private var units: [String: String] = [:]
+
+    /// One note of journald's: entries of `unit` logged after `previous` (the unit's note before,
+    /// if any) and before `time` were dropped.
+    private struct Suppression {
+        var time: JournalInstant
+        var previous: JournalInstant?
+        var unit: String?
+        var message: String
+
+        /// Whether the dropped entries may be from an instance of `unit` alive from `first` to `last`.
+        func mayConcern(unit instanceUnit: String?, first: JournalInstant, last: JournalInstant) -> Bool {
+            if let unit, let instanceUnit, unit != instanceUnit { return false }
+            guard time.bootID == first.bootID, !time.isBefore(first) else { return false }
+            guard let previous, previous.bootID == time.bootID else { return true }
+            return previous.isBefore(last)
+        }
+
+        /// The unit a note names: its `OBJECT_SYSTEMD_UNIT`, else the last path component of what
+        /// follows "from" in its message (older journalds named the cgroup).
+        static func unit(of entry: AuditEntry) -> String? {
+            if let unit = entry["OBJECT_SYSTEMD_UNIT"], !unit.isEmpty { return unit }
+            guard let words = entry["MESSAGE"]?.split(separator: " "), let from = words.lastIndex(of: "from"),
+                  from + 1 < words.count, let named = words[from + 1].split(separator: "/").last
+            else { return nil }
+            return String(named)
+        }
+    }
 
     /// An auditor with no entries yet.
     package init(leakGrace: Duration = Self.defaultLeakGrace, clock: AuditClock = AuditClock()) {
@@ -65,7 +102,11 @@ package struct LifecycleAuditor: Sendable {
         last = entry.time
         guard let instance = entry[JobdField.instance] else {
             if entry["MESSAGE_ID"] == Self.journalDroppedMessageID {
-                suppressions.append((entry.time, entry["MESSAGE"] ?? "journald suppressed messages"))
+                let unit = Suppression.unit(of: entry)
+                let previous = suppressions.last { $0.unit == unit && $0.time.bootID == entry.time.bootID }
+                suppressions.append(Suppression(
+                    time: entry.time, previous: previous?.time, unit: unit,
+                    message: entry["MESSAGE"] ?? "journald suppressed messages"))
             } else {
                 unattributed += 1
             }
@@ -75,6 +116,7 @@ package struct LifecycleAuditor: Sendable {
             ledgers[instance] = InstanceLedger(id: instance, first: entry)
             order.append(instance)
         }
+        if units[instance] == nil, let unit = entry["_SYSTEMD_UNIT"] { units[instance] = unit }
         ledgers[instance]!.apply(entry)
     }
 
@@ -94,9 +136,9 @@ package struct LifecycleAuditor: Sendable {
             }
             var horizon = ledger.last
             if let end, !superseded, end.bootID == ledger.last.bootID, ledger.last.isBefore(end) { horizon = end }
-            let gaps = suppressions.filter { !$0.time.isBefore(ledger.first) && !horizon.isBefore($0.time) }.map {
-                "journald's rate limit dropped messages at \(clock.describe($0.time)) (\($0.message)): jobd's entries "
-                    + "may be among them, so an owner.deinit may be missing"
+            let gaps = suppressions.filter { $0.mayConcern(unit: units[id], first: ledger.first, last: horizon) }.map {
+                "journald's rate limit dropped messages (its note at \(clock.describe($0.time)): \($0.message)): "
+                    + "this instance's entries may be among them"
             }
             return ledger.report(horizon: horizon, graceUSec: graceUSec, clock: clock, gaps: gaps)
         }

@@ -13,6 +13,9 @@ package struct OwnerCounts: Sendable, Hashable, Codable {
     package var pending = 0
     /// Retired owners alive past their grace period or jobd's exit, or reported by `owner.leak`.
     package var leaked = 0
+    /// Retired owners not seen released in an instance whose journal lost entries: their
+    /// `owner.deinit` may be among them (``UnreleasedOwner/State/unaccounted``).
+    package var unaccounted = 0
     /// Owners seen without their `owner.init` (rotated away or before `--since`); instance totals only.
     package var unknownOrigin = 0
 
@@ -20,5 +23,5 @@ package struct OwnerCounts: Sendable, Hashable, Codable {
     package init() {}
 
     /// Owners alive at the end, whatever their state.
-    package var alive: Int { running + pending + leaked }
+    package var alive: Int { running + pending + leaked + unaccounted }
 }

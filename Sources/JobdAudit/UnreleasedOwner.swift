@@ -8,6 +8,10 @@ package struct UnreleasedOwner: Sendable, Hashable, Codable {
         case pending
         /// Retired and alive past its grace period or jobd's exit, or reported by `owner.leak`.
         case leaked
+        /// Retired and not seen released, in an instance whose journal lost entries (journald's rate
+        /// limit dropped some): its `owner.deinit` may be one of them. Not a finding; the instance
+        /// is incomplete.
+        case unaccounted
     }
 
     /// The job (`JOB`).

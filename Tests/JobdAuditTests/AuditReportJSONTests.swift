@@ -30,7 +30,7 @@ import Testing
         #expect(instance["exitedUSec"] == nil, "unknown values are absent, not null")
         #expect(instance["ending"] as? String == "cut-off")
         let owners = try #require(instance["owners"] as? [String: Int])
-        #expect(Set(owners.keys) == ["created", "released", "carriedOver", "running", "pending", "leaked", "unknownOrigin"])
+        #expect(Set(owners.keys) == ["created", "released", "carriedOver", "running", "pending", "leaked", "unaccounted", "unknownOrigin"])
         let problem = try #require((instance["problems"] as? [[String: Any]])?.first)
         #expect(problem["kind"] as? String == "leak")
         #expect(problem["job"] as? String == "gone")

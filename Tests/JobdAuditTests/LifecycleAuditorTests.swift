@@ -387,6 +387,87 @@ import Testing
         #expect(report.instances[0].incompleteReasons.contains { $0.contains("Suppressed 1234 messages") })
     }
 
+    /// journald notes its drops only when the unit logs again after its interval: at the next
+    /// instance's start, after the stop whose `owner.deinit` entries it dropped. The owners that
+    /// stop seems to leave behind are unaccounted for, not leaked: the audit does not fail.
+    @Test func noteAfterTheStopMakesTheOwnersUnaccountedNotLeaked() throws {
+        var first = SyntheticJournal(unit: "jobd.service")
+        first.startUp([("a", 1), ("b", 2), ("c", 3)])
+        first.event("daemon.stop")
+        first.timersInvalidate([1, 2, 3], reason: "shutdown")
+        first.event("generation.retire", ["JOBD_GENERATION": "1"])
+        first.ownerDeinit("a", owner: 1, generation: 1, invalidate: false)
+        first.advance(seconds: 6)
+        first.event("run.exit", ["JOB": "a", "JOBD_RUN_ID": "1", "JOBD_RESULT": "success"])
+        // b's and c's owner.deinit and the daemon.exit were dropped; the instance's last entry is
+        // past the grace period after the stop retired b and c.
+        first.advance(seconds: 31)
+        first.journaldDropped(3, from: "jobd.service")
+        var second = SyntheticJournal(instance: String(repeating: "c", count: 32), unit: "jobd.service", startUSec: first.nowUSec)
+        second.startUp([("a", 4)])
+        second.cleanStop(generation: 1, owners: [("a", 4, 1)])
+
+        let report = LifecycleAuditor.audit(first.entries + second.entries)
+        #expect(report.verdict == .incomplete && report.problems.isEmpty)
+        let lost = try #require(report.instances.first)
+        #expect(lost.verdict == .incomplete && lost.owners.unaccounted == 2 && lost.owners.leaked == 0)
+        #expect(lost.unreleasedOwners.map(\.state) == [.unaccounted, .unaccounted])
+        #expect(lost.incompleteReasons.contains { $0.contains("Suppressed 3 messages from jobd.service") })
+        #expect(lost.incompleteReasons.contains { $0.contains("2 retired owner(s) not seen released") })
+        #expect(report.instances.last?.verdict == .clean)
+        #expect(report.text().contains("2 unaccounted for"))
+        #expect(report.text().contains("UNACCOUNTED: job b owner 2 generation 1"))
+    }
+
+    /// Another unit's drops say nothing about jobd's entries: jobd's leak stays a leak.
+    @Test func noteOfAnotherUnitLeavesALeakALeak() {
+        var journal = SyntheticJournal(unit: "jobd.service")
+        journal.startUp([("a", 1), ("b", 2)])
+        journal.journaldDropped(500, from: "chatty.service")
+        journal.cleanStop(generation: 1, owners: [("a", 1, 1)])  // b never released
+
+        let report = LifecycleAuditor.audit(journal.entries)
+        #expect(report.verdict == .failed)
+        #expect(report.problems.map(\.job) == ["b"])
+        #expect(report.instances[0].incompleteReasons.isEmpty)
+    }
+
+    /// What jobd reported itself is proof, dropped entries or not.
+    @Test func ownerLeakEventFailsTheAuditDespiteDrops() {
+        var journal = SyntheticJournal(unit: "jobd.service")
+        journal.startUp([("keep", 1), ("stuck", 2)])
+        journal.ownerRetain("keep", owner: 1, into: 2)
+        journal.load(2)
+        journal.event("owner.leak", ["JOB": "stuck", "JOBD_OWNER": "2", "JOBD_GENERATION": "1", "JOBD_REASON": "run in flight"])
+        journal.journaldDropped(10, from: "jobd.service")
+        journal.cleanStop(generation: 2, owners: [("keep", 1, 1)])
+
+        let report = LifecycleAuditor.audit(journal.entries)
+        #expect(report.verdict == .failed)
+        #expect(report.problems.map(\.kind) == [.leak])
+        #expect(report.instances[0].unreleasedOwners.map(\.state) == [.leaked])
+    }
+
+    /// The unit's earlier note bounds the drops a later one stands for: an instance that ended
+    /// before the earlier note is not concerned by the later one.
+    @Test func aNoteStandsForDropsSinceTheUnitsPreviousNote() {
+        var journal = SyntheticJournal(unit: "jobd.service")
+        journal.startUp([("a", 1)])
+        journal.cleanStop(generation: 1, owners: [("a", 1, 1)])
+        journal.journaldDropped(5, from: "jobd.service")
+        journal.advance(seconds: 60)
+        var later = SyntheticJournal(instance: String(repeating: "c", count: 32), unit: "jobd.service", startUSec: journal.nowUSec)
+        later.startUp([("a", 2)])
+        later.cleanStop(generation: 1, owners: [("a", 2, 1)])
+        later.journaldDropped(7, from: "jobd.service")
+
+        let report = LifecycleAuditor.audit(journal.entries + later.entries)
+        #expect(report.instances.map(\.verdict) == [.incomplete, .incomplete])
+        #expect(report.instances[0].incompleteReasons.contains { $0.contains("Suppressed 5 messages") })
+        #expect(!report.instances[0].incompleteReasons.contains { $0.contains("Suppressed 7 messages") })
+        #expect(report.instances[1].incompleteReasons.contains { $0.contains("Suppressed 7 messages") })
+    }
+
     @Test func entriesWithoutAnInstanceAreCountedAndIgnored() {
         var journal = SyntheticJournal()
         journal.startUp([("a", 1)])

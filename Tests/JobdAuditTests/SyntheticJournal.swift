@@ -6,11 +6,14 @@ import JobdLogging
 struct SyntheticJournal {
     static let bootID = String(repeating: "b", count: 32)
     let instance: String
+    /// `_SYSTEMD_UNIT` of every jobd entry, when jobd runs as a unit.
+    var unit: String?
     var nowUSec: UInt64
     var entries: [AuditEntry] = []
 
-    init(instance: String = String(repeating: "a", count: 32), startUSec: UInt64 = 1_700_000_000_000_000) {
+    init(instance: String = String(repeating: "a", count: 32), unit: String? = nil, startUSec: UInt64 = 1_700_000_000_000_000) {
         self.instance = instance
+        self.unit = unit
         nowUSec = startUSec
     }
 
@@ -23,8 +26,18 @@ struct SyntheticJournal {
         all["JOBD_EVENT"] = kind
         all["JOBD_INSTANCE"] = instance
         all["SYSLOG_IDENTIFIER"] = "jobd"
+        if let unit { all["_SYSTEMD_UNIT"] = unit }
         entries.append(AuditEntry(all, realtimeUSec: nowUSec, bootID: Self.bootID))
         nowUSec += 1_000  // 1 ms between entries
+    }
+
+    /// journald's note that its rate limit dropped `count` messages of `unit`, as systemd 252 writes it.
+    mutating func journaldDropped(_ count: Int, from unit: String) {
+        entries.append(AuditEntry([
+            "MESSAGE_ID": LifecycleAuditor.journalDroppedMessageID, "SYSLOG_IDENTIFIER": "systemd-journald",
+            "MESSAGE": "Suppressed \(count) messages from \(unit)", "N_DROPPED": "\(count)", "OBJECT_SYSTEMD_UNIT": unit,
+        ], realtimeUSec: nowUSec, bootID: Self.bootID))
+        nowUSec += 1_000
     }
 
     static func timer(_ owner: Int) -> String { String(owner + 100) }
