@@ -41,9 +41,9 @@ struct TimerBenchmark {
                       measured: Format.duration(nanoseconds: Double(ours.lateness.p99)) + (ours.missed > 0 ? ", \(ours.missed) never fired" : ""),
                       passed: ours.lateness.p99 <= 1_000_000 && ours.missed == 0)
         let memoryShare = ours.heapBytesPerTimer / dispatch.heapBytesPerTimer
-        report.target("memory per timer ≤ 1/5 of DispatchSourceTimer",
+        report.target("memory per timer, owner included, ≤ 1/4 of DispatchSourceTimer (issue 19; issue 3 asked 1/5)",
                       measured: "\(Format.bytes(ours.heapBytesPerTimer)) vs \(Format.bytes(dispatch.heapBytesPerTimer)) (1/\(String(format: "%.1f", 1 / memoryShare)))",
-                      passed: memoryShare <= 0.2)
+                      passed: memoryShare <= 0.25)
         let armShare = ours.armNanoseconds / dispatch.armNanoseconds
         report.target("arm time ≤ 1/10 of DispatchSourceTimer",
                       measured: "\(Format.duration(nanoseconds: ours.armNanoseconds)) vs \(Format.duration(nanoseconds: dispatch.armNanoseconds)) (1/\(String(format: "%.1f", 1 / armShare)))",
