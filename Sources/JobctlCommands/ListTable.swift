@@ -21,8 +21,7 @@ struct ListTable {
         var cells = header + (fleet ? ["NODE"] : [])
         cells.reserveCapacity(columns * (jobs.count + 1))
         var wallClocks = WallClockCache()
-        for index in jobs.indices {
-            let job = jobs[index]
+        for job in jobs {
             cells.append(job.disabled == true ? "-" : wallClocks.format(job.nextElapseUSec))
             cells.append(job.disabled == true ? "disabled" : TimeFormat.relative(job.nextElapseUSec, now: now))
             cells.append(wallClocks.format(job.lastStartUSec))

@@ -109,11 +109,7 @@ extension [JobStatus] {
     /// Writes the statuses as an array, one object each.
     package func write(to writer: inout JSONWriter) {
         writer.beginArray()
-        // Through the buffer: iterating or subscripting the array copies each status (a retain
-        // of each of its strings, and a release after).
-        withUnsafeBufferPointer { statuses in
-            for index in statuses.indices { statuses[index].write(to: &writer) }
-        }
+        for status in self { status.write(to: &writer) }
         writer.endArray()
     }
 }
