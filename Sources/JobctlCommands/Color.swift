@@ -19,7 +19,12 @@ enum Color {
 
     /// `result` (a `JOBD_RESULT=` value), in red when it is a failure and colour is on.
     static func result(_ result: String, on stream: Stream) -> String {
-        guard enabled(on: stream), let known = RunResult(rawValue: result) else { return result }
+        enabled(on: stream) ? painted(result: result) : result
+    }
+
+    /// `result` in red when it is a failure, in green when a success, else as it is.
+    static func painted(result: String) -> String {
+        guard let known = RunResult(rawValue: result) else { return result }
         if known.isFailure { return "\u{1B}[0;1;31m\(result)\u{1B}[0m" }
         return known == .success ? "\u{1B}[0;32m\(result)\u{1B}[0m" : result
     }

@@ -1,4 +1,5 @@
 package import ArgumentParser
+import Glibc
 import JobdConfig
 import JobdControl
 
@@ -35,40 +36,26 @@ extension Jobctl {
                 jobs = jobs.filter { $0.disabledByErrors || $0.lastResult.flatMap(RunResult.init(rawValue:))?.isFailure == true }
             }
             if json {
-                Jobctl.printJSON(jobs)
+                // Written by hand: the same text as JSONEncoder's, pretty and sorted (issue 19).
+                var writer = JSONWriter(pretty: true, capacity: 512 * jobs.count + 8)
+                jobs.write(to: &writer)
+                writer.newline()
+                Self.write(writer.bytes)
                 return
             }
-            let now = TimeFormat.nowUSec()
-            let rows = [["NEXT", "LEFT", "LAST", "PASSED", "RESULT", "JOB", "TRIGGER"]] + jobs.map { job in
-                [
-                    job.disabled == true ? "-" : TimeFormat.wallClock(job.nextElapseUSec),
-                    job.disabled == true ? "disabled" : TimeFormat.relative(job.nextElapseUSec, now: now),
-                    TimeFormat.wallClock(job.lastStartUSec),
-                    TimeFormat.relative(job.lastStartUSec, now: now)
-                        + (job.lastStartCause.map { $0 == "timer" ? "" : " (\($0))" } ?? ""),
-                    job.disabledByErrors ? "bad-setting" : job.lastResult ?? "-",
-                    job.name,
-                    job.errors?.first.map { $0.split(separator: "\n").first.map(String.init) ?? $0 } ?? job.triggers.joined(separator: " "),
-                ]
-            }
-            // In a fleet, which node ran each RunOn=one-node job last.
-            let fleet = jobs.contains { $0.lastNode != nil }
-            printTable(fleet ? zip(rows, ["NODE"] + jobs.map { $0.lastNode ?? "-" }).map { $0 + [$1] } : rows, colour: 4)
-            print("\n\(jobs.count) job(s) listed.")
+            Self.write(ListTable.render(jobs, now: TimeFormat.nowUSec(), colour: Color.enabled(on: .standardOutput)))
         }
-    }
 
-    /// Prints `rows` in aligned columns; the cells of column `colour` (below the header) are
-    /// results, coloured as ``Color/result(_:on:)`` does.
-    static func printTable(_ rows: [[String]], colour: Int? = nil) {
-        guard let columns = rows.first?.count else { return }
-        let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        for (number, row) in rows.enumerated() {
-            let cells = row.enumerated().map { index, cell in
-                let padding = index == columns - 1 ? "" : String(repeating: " ", count: widths[index] - cell.count)
-                return (index == colour && number > 0 ? Color.result(cell, on: .standardOutput) : cell) + padding
+        /// Writes `bytes` to standard output at once, after what `print` has buffered.
+        private static func write(_ bytes: [UInt8]) {
+            fflush(nil)
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return }
+                offset += written
             }
-            print(cells.joined(separator: " "))
         }
     }
 }

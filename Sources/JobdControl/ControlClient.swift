@@ -61,8 +61,11 @@ package final class ControlClient {
         case .tooLong:
             throw ControlError(.protocolError, "jobd's response is too large")
         case .line(let bytes):
-            guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) else {
-                throw ControlError(.protocolError, "jobd sent something that is not a response: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
+            let response: ControlResponse
+            do {
+                response = try ControlResponse(jsonLine: bytes)
+            } catch {
+                throw ControlError(.protocolError, "jobd sent something that is not a response (\(error.message)): \(String(decoding: bytes.prefix(200), as: UTF8.self))")
             }
             if response.type == .error, response.code == .permissionDenied {
                 throw ControlError(.refused, response.message ?? "jobd refused the request: permission denied")

@@ -134,7 +134,7 @@ package final class ControlServer: Sendable {
         UnixStream.setSendTimeout(fd, seconds: 1)
         guard refusing.add(1, ordering: .relaxed).newValue <= Self.maximumRefusing else {
             refusing.subtract(1, ordering: .relaxed)
-            _ = UnixStream.sendAll(fd, Self.encode(response))
+            _ = UnixStream.sendAll(fd, response.jsonLine)
             close(fd)
             return
         }
@@ -146,7 +146,7 @@ package final class ControlServer: Sendable {
             }
         } catch {
             refusing.subtract(1, ordering: .relaxed)
-            _ = UnixStream.sendAll(fd, Self.encode(response))
+            _ = UnixStream.sendAll(fd, response.jsonLine)
             close(fd)
         }
     }
@@ -155,7 +155,7 @@ package final class ControlServer: Sendable {
     /// the rest of what the client sends is read and dropped (by the deadline), so that the close
     /// that follows never breaks a connection whose client is still writing.
     private static func answerLast(_ fd: Int32, _ response: ControlResponse, deadline: ContinuousClock.Instant) {
-        guard UnixStream.sendAll(fd, encode(response)) else { return }
+        guard UnixStream.sendAll(fd, response.jsonLine) else { return }
         shutdown(fd, Int32(SHUT_WR))
         UnixStream.drain(fd, limit: ControlProtocol.maximumRequestBytes * 2, deadline: deadline)
     }
@@ -198,14 +198,8 @@ package final class ControlServer: Sendable {
         // Replies may come much later (a run with --wait): no deadline while waiting for them, but
         // a client that hangs up meanwhile ends the wait, and frees its slot, at once.
         while let response = reply.next(unlessHungUp: fd) {
-            guard UnixStream.sendAll(fd, Self.encode(response)) else { break }
+            guard UnixStream.sendAll(fd, response.jsonLine) else { break }
         }
         reply.abandon()
-    }
-
-    static func encode(_ response: ControlResponse) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return Array((try? encoder.encode(response)) ?? Data(#"{"type":"error","version":1}"#.utf8)) + [UInt8(ascii: "\n")]
     }
 }

@@ -97,8 +97,16 @@ enum UnixStream {
         var scanned = 0
         while true {
             if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
+                guard newline == buffer.count - 1 else {
+                    let line = Array(buffer[..<newline])
+                    buffer.removeSubrange(...newline)
+                    return .line(line)
+                }
+                // Nothing after the line (the usual case): the buffer is the line, not copied
+                // (a list of 10,000 jobs is a line of megabytes).
+                buffer.removeLast()
+                let line = buffer
+                buffer = []
                 return .line(line)
             }
             scanned = buffer.count
@@ -114,6 +122,8 @@ enum UnixStream {
             if count < 0 && errno == EINTR { continue }
             if count < 0 { return .failed(errno) }
             if count == 0 { return buffer.isEmpty ? .closed : .line(buffer) }
+            // Grown fourfold, not twofold: fewer copies of a long line (a list of every job).
+            if buffer.count + count > buffer.capacity { buffer.reserveCapacity(max(4 * buffer.capacity, chunk.count)) }
             buffer += chunk[..<count]
         }
     }

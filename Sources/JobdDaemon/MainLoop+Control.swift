@@ -28,11 +28,7 @@ extension MainLoop {
                 reply.finish(with: ControlResponse(type: .status, daemon: daemonStatus))
             }
         case .list:
-            let names = Set(scheduler.generation.owners.keys).union(broken.keys)
-            let jobs = names.compactMap(jobStatus).sorted {
-                ($0.nextElapseUSec ?? .max, $0.name) < ($1.nextElapseUSec ?? .max, $1.name)
-            }
-            reply.finish(with: ControlResponse(type: .list, jobs: jobs))
+            reply.finish(with: ControlResponse(type: .list, jobs: listedJobs))
         case .run:
             guard let name = request.job else {
                 reply.finish(with: .error("run needs a job"))
@@ -107,37 +103,77 @@ extension MainLoop {
         return status
     }
 
+    /// `list`: every job and every job file with errors, by next elapse, then by name.
+    var listedJobs: [JobStatus] {
+        let sources = StatusSources(self)
+        var order = sources.owners.map { name, owner in (next: owner.timer.deadline.map(sources.wallClock) ?? .max, name: name) }
+        order += sources.broken.keys.filter { sources.owners[$0] == nil }.map { (next: Int64.max, name: $0) }
+        // The names sorted, then a status made for each in that order: a status is a few hundred
+        // bytes to move, and copying one retains each of its strings.
+        order.sort { ($0.next, $0.name) < ($1.next, $1.name) }
+        return order.compactMap { sources.status(of: $0.name) }
+    }
+
     func jobStatus(_ name: String) -> JobStatus? {
-        let owner = scheduler.generation.owners[name]
-        let broken = self.broken[name]
-        guard owner != nil || broken != nil else { return nil }
-        let history = scheduler.histories[name] ?? JobHistory()
-        let definition = owner?.definition
-        var status = JobStatus(
-            name: name, file: definition?.path ?? broken?.path ?? "", description: definition?.description,
-            command: definition?.command.text ?? "", triggers: definition?.triggers.map(\.description) ?? [],
-            nextElapseUSec: owner?.timer.deadline.map(WallClock.usec(of:)),
-            lastTriggerUSec: history.lastTrigger.map(WallClock.usec(of:)),
-            lastStartUSec: history.lastStart.map(WallClock.usec(of:)),
-            lastFinishUSec: history.lastFinish.map(WallClock.usec(of:)),
-            lastOutcome: history.lastRun?.outcome, running: admission.runsInFlight(of: name).count,
-            owner: owner?.id ?? 0, generation: owner?.generation ?? 0)
-        status.lastResult = history.lastRun?.result.rawValue
-        status.lastExitStatus = history.lastRun?.exitStatus
-        status.lastDurationUSec = history.lastRun?.duration.microseconds
-        status.lastRunID = history.lastRun?.invocationID
-        status.lastStartCause = history.lastStartCause
-        status.lastNode = fleetLastNode[name]
-        let runs = admission.runsInFlight(of: name).map { run in
-            JobStatus.RunInFlight(
-                runID: run.request.runID, invocationID: run.request.invocationID,
-                pid: runner.registry.pid(of: run.request.runID), startedUSec: WallClock.usec(of: run.startedAt),
-                cause: run.request.cause.rawValue)
+        StatusSources(self).status(of: name)
+    }
+
+    /// What a job's status is made of, read from the loop once for all the jobs of a list: each
+    /// read of the loop's state for each job cost more than making the status (issue 19). One
+    /// wall-clock reading for all, so that jobs due at the same instant show the same time.
+    struct StatusSources {
+        let owners: [String: JobOwner]
+        let histories: [String: JobHistory]
+        let broken: [String: JobdConfiguration.BrokenJob]
+        let admission: RunAdmission
+        let lastNodes: [String: String]
+        let registry: RunRegistry
+        let wallClock: (MonotonicInstant) -> Int64
+
+        init(_ loop: MainLoop) {
+            owners = loop.scheduler.generation.owners
+            histories = loop.scheduler.histories
+            broken = loop.broken
+            admission = loop.admission
+            lastNodes = loop.fleetLastNode
+            registry = loop.runner.registry
+            let wallNow = WallClock.nowUSec(), monotonicNow = MonotonicInstant.now()
+            wallClock = { wallNow + $0.duration(since: monotonicNow).nanosecondsSaturated / 1_000 }
         }
-        status.runs = runs.isEmpty ? nil : runs
-        status.retryUSec = admission.pendingRetry(of: name).map { WallClock.usec(of: $0.at) }
-        status.errors = broken?.errors.map(\.description)
-        status.disabled = admission.disabled.contains(name) ? true : nil
-        return status
+
+        func status(of name: String) -> JobStatus? {
+            let owner = owners[name]
+            let broken = self.broken[name]
+            guard owner != nil || broken != nil else { return nil }
+            let history = histories[name] ?? JobHistory()
+            let definition = owner?.definition
+            let inFlight = admission.runsInFlight(of: name)
+            var status = JobStatus(
+                name: name, file: definition?.path ?? broken?.path ?? "", description: definition?.description,
+                command: definition?.command.text ?? "", triggers: definition?.triggers.map(\.description) ?? [],
+                nextElapseUSec: owner?.timer.deadline.map(wallClock),
+                lastTriggerUSec: history.lastTrigger.map(wallClock),
+                lastStartUSec: history.lastStart.map(wallClock),
+                lastFinishUSec: history.lastFinish.map(wallClock),
+                lastOutcome: history.lastRun?.outcome, running: inFlight.count,
+                owner: owner?.id ?? 0, generation: owner?.generation ?? 0)
+            status.lastResult = history.lastRun?.result.rawValue
+            status.lastExitStatus = history.lastRun?.exitStatus
+            status.lastDurationUSec = history.lastRun?.duration.microseconds
+            status.lastRunID = history.lastRun?.invocationID
+            status.lastStartCause = history.lastStartCause
+            status.lastNode = lastNodes[name]
+            let runs = inFlight.map { run in
+                JobStatus.RunInFlight(
+                    runID: run.request.runID, invocationID: run.request.invocationID,
+                    pid: registry.pid(of: run.request.runID), startedUSec: wallClock(run.startedAt),
+                    cause: run.request.cause.rawValue)
+            }
+            status.runs = runs.isEmpty ? nil : runs
+            status.retryUSec = admission.pendingRetry(of: name).map { wallClock($0.at) }
+            status.errors = broken?.errors.map(\.description)
+            status.disabled = admission.disabled.contains(name) ? true : nil
+            return status
+        }
     }
 }

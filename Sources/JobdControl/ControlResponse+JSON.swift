@@ -1,0 +1,103 @@
+import Foundation
+
+/// A response line, written and read by hand: the same text as the `Codable` conformance with
+/// sorted keys, which the tests check. The job statuses, of which `list` sends one per job, go
+/// through ``JSONWriter`` and ``JSONReader``; the daemon's status and the run and reload reports,
+/// one at most per line, still go through `JSONEncoder` and `JSONDecoder`.
+extension ControlResponse {
+    /// The response as one line of JSON, newline included.
+    package var jsonLine: [UInt8] {
+        var writer = JSONWriter(capacity: 256 + (jobs?.count ?? 0) * 320)
+        writer.beginObject()
+        if let code {
+            writer.key("code")
+            writer.string(code.rawValue)
+        }
+        if let daemon {
+            writer.key("daemon")
+            writer.raw(Self.encoded(daemon))
+        }
+        if let jobStatus {
+            writer.key("jobStatus")
+            jobStatus.write(to: &writer)
+        }
+        if let jobs {
+            writer.key("jobs")
+            jobs.write(to: &writer)
+        }
+        writer.optionalString("line", line)
+        writer.optionalInteger("lost", lost)
+        writer.optionalString("message", message)
+        if let reload {
+            writer.key("reload")
+            writer.raw(Self.encoded(reload))
+        }
+        if let run {
+            writer.key("run")
+            writer.raw(Self.encoded(run))
+        }
+        writer.optionalString("stream", stream)
+        writer.key("type")
+        writer.string(type.rawValue)
+        writer.key("version")
+        writer.integer(version)
+        writer.endObject()
+        writer.newline()
+        return writer.bytes
+    }
+
+    /// Reads one response line (without its newline).
+    package init(jsonLine bytes: [UInt8]) throws(ControlError) {
+        var reader = JSONReader(bytes)
+        var type: Kind?, version: Int?
+        var response = ControlResponse(type: .error)
+        try reader.members { (reader: inout JSONReader, key: String) throws(ControlError) in
+            switch key {
+            case "code": response.code = try reader.optionalString().map(ControlErrorCode.init(rawValue:))
+            case "daemon": response.daemon = try Self.decoded(DaemonStatus.self, &reader)
+            case "jobStatus": response.jobStatus = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try JobStatus(reading: &reader) }
+            case "jobs":
+                response.jobs = try reader.optional { (reader: inout JSONReader) throws(ControlError) in
+                    try reader.array(minimumElementBytes: JobStatus.minimumJSONBytes) { (reader: inout JSONReader) throws(ControlError) in
+                        try JobStatus(reading: &reader)
+                    }
+                }
+            case "line": response.line = try reader.optionalString()
+            case "lost": response.lost = try reader.optionalInteger()
+            case "message": response.message = try reader.optionalString()
+            case "reload": response.reload = try Self.decoded(ReloadReport.self, &reader)
+            case "run": response.run = try Self.decoded(RunReport.self, &reader)
+            case "stream": response.stream = try reader.optionalString()
+            case "type":
+                let name = try reader.string()
+                guard let kind = Kind(rawValue: name) else { throw ControlError(.protocolError, "unknown response type \(name)") }
+                type = kind
+            case "version": version = try reader.integer()
+            default: try reader.skipValue()
+            }
+        }
+        try reader.end()
+        guard let type, let version else { throw ControlError(.protocolError, "a response lacks its type or version") }
+        response.type = type
+        response.version = version
+        self = response
+    }
+
+    private static func encoded(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(value)) ?? Data("null".utf8)
+    }
+
+    /// A part that `JSONDecoder` decodes from its own bytes; `nil` for `null`.
+    private static func decoded<Value: Decodable>(_ type: Value.Type, _ reader: inout JSONReader) throws(ControlError) -> Value? {
+        let range = try reader.skipValue()
+        let bytes = reader.bytes[range]
+        if bytes.elementsEqual("null".utf8) { return nil }
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(bytes))
+        } catch {
+            throw ControlError(.protocolError, "invalid \(Value.self) at byte \(range.lowerBound): \(error)")
+        }
+    }
+}
