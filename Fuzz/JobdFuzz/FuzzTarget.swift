@@ -22,6 +22,10 @@ enum FuzzTarget: String, CaseIterable {
     case controlRequest = "control-request"
     /// Journal entries (``FuzzJournal``) through the lifecycle audit.
     case audit
+    /// A response line as jobctl reads it (``ControlResponse/init(jsonLine:)``, by hand, not
+    /// Foundation's decoder): what it accepts is written back the same way and reads the same, and
+    /// agrees with Foundation's decoder wherever both accept it.
+    case controlResponse = "control-response"
 
     /// The target libFuzzer's callback runs; set once, before fuzzing starts, on the one thread
     /// that runs inputs.
@@ -37,6 +41,7 @@ enum FuzzTarget: String, CaseIterable {
         case .timeSpan: Self.parseTimeSpan(text)
         case .controlRequest: Self.decodeControlRequest(bytes)
         case .audit: Self.audit(FuzzJournal(text).entries)
+        case .controlResponse: Self.readControlResponse(bytes)
         }
     }
 
@@ -80,6 +85,16 @@ enum FuzzTarget: String, CaseIterable {
         }
         let again = try? JSONDecoder().decode(ControlRequest.self, from: encoded)
         require(again == request, "\(request) does not survive encoding as \(String(decoding: encoded, as: UTF8.self))")
+    }
+
+    static func readControlResponse(_ bytes: [UInt8]) {
+        guard let response = try? ControlResponse(jsonLine: bytes) else { return }
+        let written = response.jsonLine
+        let again = try? ControlResponse(jsonLine: Array(written.dropLast()))
+        require(again == response, "\(response) does not survive writing as \(String(decoding: written, as: UTF8.self))")
+        if let foundation = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) {
+            require(foundation == response, "read by hand as \(response), by JSONDecoder as \(foundation)")
+        }
     }
 
     static func audit(_ entries: [AuditEntry]) {

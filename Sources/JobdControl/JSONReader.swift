@@ -15,18 +15,51 @@ package struct JSONReader {
     }
 
     /// Each member of an object, in order: `body` gets the key and must read (or skip) the value.
+    ///
+    /// A key that comes twice in one object is an error: which of its values counts would be a
+    /// guess (RFC 8259 leaves it open, and readers differ). Keys in increasing order, as jobd
+    /// writes them, cost one comparison each to check; only an object whose keys are out of order
+    /// has its keys gathered into a set.
     package mutating func members(_ body: (inout JSONReader, String) throws(ControlError) -> Void) throws(ControlError) {
         try expect(UInt8(ascii: "{"))
+        let firstMember = position
         if try peek() == UInt8(ascii: "}") {
             position += 1
             return
         }
+        var previous: String?
+        var seen: Set<String>?
         repeat {
             guard try peek() == UInt8(ascii: "\"") else { throw failure("expected a key") }
+            let keyStart = position
             let key = try string()
+            if seen != nil {
+                guard seen!.insert(key).inserted else { throw failure(at: keyStart, "the key \"\(key)\" a second time") }
+            } else if let previous, !(previous < key) {
+                var keys = try Self.keys(bytes, from: firstMember, to: keyStart)
+                guard keys.insert(key).inserted else { throw failure(at: keyStart, "the key \"\(key)\" a second time") }
+                seen = keys
+            }
+            previous = key
             try expect(UInt8(ascii: ":"))
             try body(&self, key)
         } while try separator(closing: UInt8(ascii: "}"))
+    }
+
+    /// The keys of an object's members that start from `start` (after its `{`) and before `end`:
+    /// members already read once, so reading them again cannot fail.
+    private static func keys(_ bytes: [UInt8], from start: Int, to end: Int) throws(ControlError) -> Set<String> {
+        var reader = JSONReader(bytes)
+        reader.position = start
+        var keys: Set<String> = []
+        while try reader.peek() == UInt8(ascii: "\""), reader.position < end {
+            keys.insert(try reader.string())
+            try reader.expect(UInt8(ascii: ":"))
+            try reader.skipValue()
+            guard try reader.peek() == UInt8(ascii: ",") else { break }
+            reader.position += 1
+        }
+        return keys
     }
 
     /// Each element of an array, in order: `body` must read (or skip) it.
@@ -71,7 +104,7 @@ package struct JSONReader {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                return String(decoding: bytes[start..<(position - 1)], as: UTF8.self)
+                return try utf8(bytes[start..<(position - 1)], at: start)
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("a control character in a string") }
@@ -83,7 +116,7 @@ package struct JSONReader {
             position += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(decoding: unescaped, as: UTF8.self)
+                return try utf8(unescaped[...], at: start)
             case UInt8(ascii: "\\"):
                 try unescape(into: &unescaped)
             case ..<0x20:
@@ -292,7 +325,18 @@ package struct JSONReader {
     }
 
     private func failure(_ what: String) -> ControlError {
-        ControlError(.protocolError, "invalid JSON at byte \(position): \(what)")
+        failure(at: position, what)
+    }
+
+    private func failure(at offset: Int, _ what: String) -> ControlError {
+        ControlError(.protocolError, "invalid JSON at byte \(offset): \(what)")
+    }
+
+    /// A string's bytes as text: JSON is UTF-8, and bytes that are not are an error rather than
+    /// replaced (a reader that replaced them would read two different strings as one).
+    private func utf8(_ bytes: ArraySlice<UInt8>, at offset: Int) throws(ControlError) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw failure(at: offset, "a string that is not UTF-8") }
+        return text
     }
 }
 

@@ -165,7 +165,7 @@ struct ResponseJSONTests {
     /// one, they read the same response. (Neither reads all that the other does: `JSONDecoder`
     /// skips the value of a key it does not know unchecked, so a raw control character there,
     /// which JSON does not allow and the hand-written reader refuses, passes; the hand-written
-    /// reader repairs invalid UTF-8.)
+    /// reader refuses invalid UTF-8 and a key given twice.)
     @Test func mutatedResponsesReadAsJSONDecoderReadsThemOrAreErrors() {
         var random = SplitMix64(seed: 22)
         let lines = Self.responses.map { Array($0.jsonLine.dropLast()) }
@@ -211,9 +211,26 @@ struct ResponseJSONTests {
             "{\"type\":\"error\",\"version\":1,\"message\":\"raw\ttab\"}",
             #"{"type":"status","version":1,"daemon":{"pid":"x"}}"#,
             #"{"type":"status","version":1,"deep":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}",
+            // A key twice: which value counts would be a guess. In order, out of order, nested.
+            #"{"line":"a","line":"b","type":"run-output","version":1}"#,
+            #"{"type":"run-output","line":"a","version":1,"line":"b"}"#,
+            #"{"jobs":[{"command":"c","file":"f","generation":0,"name":"a","owner":1,"running":0,"triggers":[],"name":"b"}],"type":"list","version":1}"#,
         ]
         for text in wrong {
             #expect(throws: ControlError.self, "\(text.prefix(80))") { try ControlResponse(jsonLine: Array(text.utf8)) }
         }
+        // Bytes that are not UTF-8 in a string, with and without an escape before them.
+        for bytes: [UInt8] in [[0xFF], [0xC3], [0xED, 0xA0, 0x80], [0x5C, 0x6E, 0xFF]] {
+            let line = Array(#"{"type":"error","version":1,"message":""#.utf8) + bytes + Array(#""}"#.utf8)
+            #expect(throws: ControlError.self, "\(bytes)") { try ControlResponse(jsonLine: line) }
+        }
+    }
+
+    /// Keys in any order read as in jobd's order; only a repeated one is refused.
+    @Test func keysOutOfOrderAreRead() throws {
+        let sorted = #"{"line":"a","lost":2,"stream":"stdout","type":"run-output","version":1}"#
+        let shuffled = #"{"version":1,"stream":"stdout","line":"a","type":"run-output","lost":2}"#
+        #expect(try ControlResponse(jsonLine: Array(shuffled.utf8)) == (try ControlResponse(jsonLine: Array(sorted.utf8))))
+        #expect(try ControlResponse(jsonLine: Array(sorted.utf8)).line == "a")
     }
 }
