@@ -121,7 +121,13 @@ enum UnixStream {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
             if count < 0 { return .failed(errno) }
-            if count == 0 { return buffer.isEmpty ? .closed : .line(buffer) }
+            if count == 0 {
+                // The peer closed after a last line without its newline: that line, once.
+                guard !buffer.isEmpty else { return .closed }
+                let line = buffer
+                buffer = []
+                return .line(line)
+            }
             // Grown fourfold, not twofold: fewer copies of a long line (a list of every job).
             if buffer.count + count > buffer.capacity { buffer.reserveCapacity(max(4 * buffer.capacity, chunk.count)) }
             buffer += chunk[..<count]
