@@ -30,7 +30,7 @@ package struct ExecCommand: Sendable, Hashable, CustomStringConvertible {
     }
 
     package static func parse(_ text: String) throws(ParseError) -> ExecCommand {
-        let ignoresFailure = try split(text).ignoresFailure
+        let ignoresFailure = try split(text, keeping: 1).ignoresFailure
         return ExecCommand(text: text, ignoresFailure: ignoresFailure)
     }
 
@@ -40,8 +40,9 @@ package struct ExecCommand: Sendable, Hashable, CustomStringConvertible {
         (try? Self.split(text).words) ?? []
     }
 
-    /// Reads `text` as ``parse(_:)`` does: its words, and whether it has the `-` prefix.
-    private static func split(_ text: String) throws(ParseError) -> (words: [[Part]], ignoresFailure: Bool) {
+    /// Reads `text` as ``parse(_:)`` does: its words (the first `keeping`, all checked), and whether
+    /// it has the `-` prefix.
+    private static func split(_ text: String, keeping: Int = .max) throws(ParseError) -> (words: [[Part]], ignoresFailure: Bool) {
         var body = Substring(text).trimmingWhitespace()
         var ignoresFailure = false
         while let prefix = body.first, "-@:+!".contains(prefix) {
@@ -71,7 +72,7 @@ package struct ExecCommand: Sendable, Hashable, CustomStringConvertible {
         let split: [[WordSplitter.Part]]
         do {
             split = try unescaped.withUnsafeBufferPointer { bytes throws(WordSplitter.SplitError) in
-                try WordSplitter.split(bytes, variables: true)
+                try WordSplitter.split(bytes, variables: true, keeping: keeping)
             }
         } catch {
             throw ParseError(message: "cannot read the command line: \(error.message)")

@@ -28,28 +28,36 @@ struct WordSplitter {
 
     /// As ``split(_:variables:)``, on the UTF-8 bytes of a text: every byte that the rules act on
     /// is ASCII, so the rest passes through as it is, and a literal costs one string at its end
-    /// rather than one append per character (issue 19).
-    static func split(_ bytes: UnsafeBufferPointer<UInt8>, variables: Bool = false) throws(SplitError) -> [[Part]] {
+    /// rather than one append per character (issue 19). Only the first `keeping` words are
+    /// returned; the rest are checked all the same (a command's are, at load, then read at each run).
+    static func split(
+        _ bytes: UnsafeBufferPointer<UInt8>, variables: Bool = false, keeping: Int = .max
+    ) throws(SplitError) -> [[Part]] {
         var words: [[Part]] = []
         var parts: [Part] = []
+        var wordCount = 0
         var literal: [UInt8] = []
         var inWord = false
         var reader = ByteReader(bytes)
 
         func flushLiteral() {
             if !literal.isEmpty {
-                parts.append(.literal(String(decoding: literal, as: UTF8.self)))
+                if wordCount < keeping { parts.append(.literal(String(decoding: literal, as: UTF8.self))) }
                 literal.removeAll(keepingCapacity: true)
             }
+        }
+        func endWord() {
+            flushLiteral()
+            if wordCount < keeping { words.append(parts) }
+            parts = []
+            wordCount += 1
         }
 
         while let byte = reader.next() {
             switch byte {
             case .space, .tab, .newline:
                 if inWord {
-                    flushLiteral()
-                    words.append(parts)
-                    parts = []
+                    endWord()
                     inWord = false
                 }
             case .doubleQuote, .singleQuote:
@@ -93,10 +101,7 @@ struct WordSplitter {
                 literal.append(byte)
             }
         }
-        if inWord {
-            flushLiteral()
-            words.append(parts)
-        }
+        if inWord { endWord() }
         return words
     }
 
