@@ -71,8 +71,11 @@ struct CalendarBenchmark {
                 return count + ((try? read.get()) == nil ? 0 : 1)
             }
         }
+        let heapBefore = ProcessProbe.heapInUse
         let (loadSeconds, loaded) = Self.time { JobDirectory(path: directory).load() }
         let definitions = try loaded.get()
+        // Issue 19: what the definitions hold, counted while they are alive (texts and parse trees freed).
+        let heapPerJob = Double(ProcessProbe.heapInUse - heapBefore) / Double(max(1, definitions.count))
         let now = RealtimeInstant(seconds: Int64(Date().timeIntervalSince1970))
         let (elapseSeconds, elapses) = Self.time {
             definitions.reduce(0) { count, definition in
@@ -97,6 +100,7 @@ struct CalendarBenchmark {
         let total = loadSeconds + elapseSeconds
         report.figure("JobFileReader.read of \(jobs) texts (no I/O)", Format.duration(nanoseconds: parseSeconds * 1e9) + " (\(parsed) parsed)")
         report.figure("JobDirectory.load() of \(jobs) files", Format.duration(nanoseconds: loadSeconds * 1e9) + " (\(definitions.count) jobs)")
+        report.figure("heap in use per loaded definition", Format.bytes(heapPerJob) + " (mallinfo2; paths of \((directory + "/jobs.d/" + JobFileSet.name(0) + ".job").utf8.count) bytes)")
         report.figure("first next elapse of each", Format.duration(nanoseconds: elapseSeconds * 1e9) + " (\(elapses) elapses)")
         report.figure("calendar engine's share (parse + 1st elapse)",
                       Format.duration(nanoseconds: (expressionSeconds + elapseSeconds) * 1e9) + " (\(expressionsParsed) parsed)")

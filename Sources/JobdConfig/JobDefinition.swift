@@ -14,23 +14,53 @@ package struct JobDefinition: Sendable, Hashable {
         var path: String
         var description: String?
         var triggers: [Trigger]
-        var command: ExecCommand
-        var workingDirectory: WorkingDirectory?
         var environment: [EnvironmentVariable]
-        var randomizedDelay: TimeSpan = .zero
         var accuracy: TimeSpan = TimeSpan(microseconds: 1_000)
+        /// `nil` while every uncommon setting has its default.
+        private var uncommonBox: UncommonBox?
+        // The command's flag and the one-byte settings after it share its last word.
+        var command: ExecCommand
         var persistent = false
+        var overlap: OverlapPolicy = .skip
+        var killMode: KillMode = .controlGroup
+        var runOn: RunOn = .everyNode
+
+        init(
+            name: String, path: String, description: String?, triggers: [Trigger], command: ExecCommand,
+            environment: [EnvironmentVariable]
+        ) {
+            self.name = name
+            self.path = path
+            self.description = description
+            self.triggers = triggers
+            self.command = command
+            self.environment = environment
+        }
+
+        /// The settings most jobs leave at their defaults: boxed, and only when one is set, so that
+        /// a job of defaults does not carry them (issue 19: 136 bytes a job, and the settings of 100,000 jobs
+        /// are then 128 bytes each, with the object's header).
+        var uncommon: Uncommon {
+            get { if case .value(let uncommon) = uncommonBox { uncommon } else { Uncommon() } }
+            set { uncommonBox = newValue == Uncommon() ? nil : .value(newValue) }
+        }
+    }
+
+    struct Uncommon: Hashable {
+        var randomizedDelay: TimeSpan = .zero
+        var workingDirectory: WorkingDirectory?
         var user: String?
         var group: String?
         var environmentFiles: [EnvironmentFile] = []
         var runtimeMax: TimeSpan = .infinity
         var stopTimeout: TimeSpan = JobDefinition.defaultStopTimeout
-        var overlap: OverlapPolicy = .skip
         var restart = RestartPolicy()
-        var killMode: KillMode = .controlGroup
         var onFailure: [String] = []
         var onSuccess: [String] = []
-        var runOn: RunOn = .everyNode
+    }
+
+    private indirect enum UncommonBox: Hashable {
+        case value(Uncommon)
     }
 
     private final class Storage: @unchecked Sendable {
@@ -71,8 +101,8 @@ package struct JobDefinition: Sendable, Hashable {
         set { fields.command = newValue }
     }
     package var workingDirectory: WorkingDirectory? {
-        get { storage.fields.workingDirectory }
-        set { fields.workingDirectory = newValue }
+        get { storage.fields.uncommon.workingDirectory }
+        set { fields.uncommon.workingDirectory = newValue }
     }
     /// `Environment=` assignments in order; a later one for the same name wins.
     package var environment: [EnvironmentVariable] {
@@ -81,8 +111,8 @@ package struct JobDefinition: Sendable, Hashable {
     }
     /// `RandomizedDelaySec=`: each elapse is delayed by a random span up to this, drawn anew each time.
     package var randomizedDelay: TimeSpan {
-        get { storage.fields.randomizedDelay }
-        set { fields.randomizedDelay = newValue }
+        get { storage.fields.uncommon.randomizedDelay }
+        set { fields.uncommon.randomizedDelay = newValue }
     }
     /// `AccuracySec=`: how late an elapse may fire so that timers coalesce; 1ms by default
     /// (systemd's default is 1min: jobd is precise by default).
@@ -97,28 +127,28 @@ package struct JobDefinition: Sendable, Hashable {
     }
     /// `User=`: the account a run switches to (a name or a numeric uid); `nil` runs as jobd's own.
     package var user: String? {
-        get { storage.fields.user }
-        set { fields.user = newValue }
+        get { storage.fields.uncommon.user }
+        set { fields.uncommon.user = newValue }
     }
     /// `Group=`: the group a run switches to; by default the user's primary group.
     package var group: String? {
-        get { storage.fields.group }
-        set { fields.group = newValue }
+        get { storage.fields.uncommon.group }
+        set { fields.uncommon.group = newValue }
     }
     /// `EnvironmentFile=`: files of `NAME=value` lines read at each run's start, after `Environment=`.
     package var environmentFiles: [EnvironmentFile] {
-        get { storage.fields.environmentFiles }
-        set { fields.environmentFiles = newValue }
+        get { storage.fields.uncommon.environmentFiles }
+        set { fields.uncommon.environmentFiles = newValue }
     }
     /// `RuntimeMaxSec=`: a run still going after this is stopped (`run.timeout`). Infinite by default.
     package var runtimeMax: TimeSpan {
-        get { storage.fields.runtimeMax }
-        set { fields.runtimeMax = newValue }
+        get { storage.fields.uncommon.runtimeMax }
+        set { fields.uncommon.runtimeMax = newValue }
     }
     /// `TimeoutStopSec=`: how long a run that jobd stops gets between SIGTERM and SIGKILL.
     package var stopTimeout: TimeSpan {
-        get { storage.fields.stopTimeout }
-        set { fields.stopTimeout = newValue }
+        get { storage.fields.uncommon.stopTimeout }
+        set { fields.uncommon.stopTimeout = newValue }
     }
     /// `Overlap=`: what a trigger does while a run of the job is still going.
     package var overlap: OverlapPolicy {
@@ -127,8 +157,8 @@ package struct JobDefinition: Sendable, Hashable {
     }
     /// `Restart=` and its companions: whether and when a failed run is tried again.
     package var restart: RestartPolicy {
-        get { storage.fields.restart }
-        set { fields.restart = newValue }
+        get { storage.fields.uncommon.restart }
+        set { fields.uncommon.restart = newValue }
     }
     /// `KillMode=`: whether what a run leaves behind when its main process ends is stopped.
     package var killMode: KillMode {
@@ -137,13 +167,13 @@ package struct JobDefinition: Sendable, Hashable {
     }
     /// `OnFailure=`: jobs started when a run fails and no retry is left.
     package var onFailure: [String] {
-        get { storage.fields.onFailure }
-        set { fields.onFailure = newValue }
+        get { storage.fields.uncommon.onFailure }
+        set { fields.uncommon.onFailure = newValue }
     }
     /// `OnSuccess=`: jobs started when a run succeeds.
     package var onSuccess: [String] {
-        get { storage.fields.onSuccess }
-        set { fields.onSuccess = newValue }
+        get { storage.fields.uncommon.onSuccess }
+        set { fields.uncommon.onSuccess = newValue }
     }
     /// `RunOn=`: whether every node of a fleet runs the job (the default) or one node per elapse.
     package var runOn: RunOn {
@@ -168,7 +198,13 @@ package struct JobDefinition: Sendable, Hashable {
     ) {
         storage = Storage(Fields(
             name: name, path: path, description: description, triggers: triggers, command: command,
-            workingDirectory: workingDirectory, environment: environment))
+            environment: environment))
+        if let workingDirectory { self.workingDirectory = workingDirectory }
+    }
+
+    /// A definition of `fields`, as the job file reader makes it: all at once.
+    init(_ fields: Fields) {
+        storage = Storage(fields)
     }
 
     package static func == (a: JobDefinition, b: JobDefinition) -> Bool {

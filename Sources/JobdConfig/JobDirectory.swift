@@ -72,14 +72,14 @@ package struct JobDirectory: Sendable {
         }
     }
 
-    static func readJobFile(_ path: String, name: String) -> Result<JobDefinition, ConfigErrors> {
+    static func readJobFile(_ path: String, name: String, interner: TriggerInterner? = nil) -> Result<JobDefinition, ConfigErrors> {
         switch FileSystem.readTextFile(path) {
         case .failure(let error):
             return .failure(ConfigErrors([ConfigError(
                 file: path, line: nil, message: error.message,
                 hint: error.isNotRegular ? "remove it, or rename it so that its name does not end in .job" : nil)]))
         case .success(let text):
-            return JobFileReader.read(name: name, path: path, text: text)
+            return JobFileReader.read(name: name, path: path, text: text, interner: interner)
         }
     }
 

@@ -3,8 +3,13 @@ import JobdCalendar
 /// Reads one job file's `[Job]` section into a ``JobDefinition``, collecting every error with the
 /// line it is on. Sections and keys starting with `X-` are ignored, as systemd ignores them.
 package enum JobFileReader {
-    /// Reads the job `name` from the contents `text` of the file at `path`.
+    /// Reads the job `name` from the contents `text` of the file at `path`; with `interner`, a
+    /// trigger another file of the same read wrote alike is shared with it rather than made again.
     package static func read(name: String, path: String, text: String) -> Result<JobDefinition, ConfigErrors> {
+        read(name: name, path: path, text: text, interner: nil)
+    }
+
+    static func read(name: String, path: String, text: String, interner: TriggerInterner?) -> Result<JobDefinition, ConfigErrors> {
         var errors: [ConfigError] = []
         let (file, syntaxErrors) = UnitFile.parse(text, path: path)
         errors += syntaxErrors
@@ -38,7 +43,8 @@ package enum JobFileReader {
         let jobSection = file.sections.first { $0.name == JobKey.section }
 
         var description: String?
-        var triggers: [(trigger: Trigger, line: Int)] = []
+        // `list`: the interner's list of this one trigger, for a job that has no other.
+        var triggers: [(trigger: Trigger, line: Int, list: [Trigger]?)] = []
         var commands: [(command: ExecCommand, line: Int)] = []
         var workingDirectory: WorkingDirectory?
         var environment: [EnvironmentVariable] = []
@@ -92,7 +98,7 @@ package enum JobFileReader {
                     case .onUnitActiveSec: .unitActive(span)
                     default: .unitInactive(span)
                     }
-                    triggers.append((trigger, line))
+                    triggers.append((trigger, line, nil))
                 } catch {
                     errors.append(ConfigError(
                         file: path, line: line, message: "\(key.rawValue)=: \(error)",
@@ -104,8 +110,11 @@ package enum JobFileReader {
                     continue
                 }
                 do {
-                    let trigger: Trigger = key == .onCalendar ? .calendar(try CalendarSpec.parse(value)) : .cron(try CronSpec.parse(value))
-                    triggers.append((trigger, line))
+                    let make = { () throws(CalendarError) -> Trigger in
+                        key == .onCalendar ? .calendar(try CalendarSpec.parse(value)) : .cron(try CronSpec.parse(value))
+                    }
+                    let list = try interner?.list(key, value, make: make) ?? [make()]
+                    triggers.append((list[0], line, list))
                 } catch {
                     errors.append(ConfigError(
                         file: path, line: line, message: "\(key.rawValue)=: \(error)",
@@ -267,7 +276,7 @@ package enum JobFileReader {
         // A fleet elapse is a calendar time all nodes agree on; a span counted from one node's own
         // start or runs is not, nor is one node's boot.
         if runOn.policy == .oneNode {
-            for (trigger, line) in triggers where !trigger.isCalendar || trigger == .cron(.reboot) {
+            for (trigger, line, _) in triggers where !trigger.isCalendar || trigger == .cron(.reboot) {
                 error(line, "\(trigger.key.rawValue)= cannot trigger a RunOn=one-node job (RunOn= is on line \(runOn.line))",
                       hint: "a fleet job's elapses are calendar times every node computes alike: use OnCalendar= or Cron= with a schedule")
             }
@@ -286,24 +295,19 @@ package enum JobFileReader {
         guard errors.isEmpty, let command = commands.first else {
             return .failure(ConfigErrors(errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }))
         }
-        var definition = JobDefinition(
-            name: name, path: path, description: description, triggers: triggers.map(\.trigger),
-            command: command.command, workingDirectory: workingDirectory, environment: environment)
-        definition.randomizedDelay = randomizedDelay
-        definition.accuracy = accuracy
-        definition.persistent = persistent
-        definition.user = user?.name
-        definition.group = group?.name
-        definition.environmentFiles = environmentFiles
-        definition.runtimeMax = runtimeMax
-        definition.stopTimeout = stopTimeout
-        definition.overlap = overlap
-        definition.restart = restart
-        definition.killMode = killMode
-        definition.onFailure = onFailure
-        definition.onSuccess = onSuccess
-        definition.runOn = runOn.policy
-        return .success(definition)
+        var fields = JobDefinition.Fields(
+            name: name, path: path, description: description,
+            triggers: triggers.count == 1 ? triggers[0].list ?? [triggers[0].trigger] : triggers.map(\.trigger),
+            command: command.command, environment: environment)
+        fields.accuracy = accuracy
+        fields.persistent = persistent
+        fields.overlap = overlap
+        fields.killMode = killMode
+        fields.runOn = runOn.policy
+        fields.uncommon = JobDefinition.Uncommon(
+            randomizedDelay: randomizedDelay, workingDirectory: workingDirectory, user: user?.name, group: group?.name, environmentFiles: environmentFiles,
+            runtimeMax: runtimeMax, stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess)
+        return .success(JobDefinition(fields))
     }
 
     private static func defaultSpan(of key: JobKey) -> TimeSpan {
@@ -324,10 +328,12 @@ package enum JobFileReader {
         }
     }
 
-    /// Job names become journal field values and command arguments: keep them plain.
+    /// Job names become journal field values and command arguments: keep them plain (ASCII
+    /// letters, digits and `_.@:-`, so that bytes are characters).
     package static func isValidJobName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 200 && name.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType == .decimal || "_.@:-".unicodeScalars.contains($0))
+        !name.isEmpty && name.utf8.count <= 200 && name.utf8.allSatisfy {
+            $0.isASCIILetter || $0.isASCIIDigit || $0 == .underscore || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "@")
+                || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-")
         }
     }
 }

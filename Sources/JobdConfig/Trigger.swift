@@ -8,10 +8,11 @@ package enum Trigger: Sendable, Hashable, CustomStringConvertible {
     case unitActive(TimeSpan)
     /// `OnUnitInactiveSec=`: this long after the job last finished.
     case unitInactive(TimeSpan)
-    /// `OnCalendar=`: at the times of a systemd calendar event.
-    case calendar(CalendarSpec)
+    /// `OnCalendar=`: at the times of a systemd calendar event. Boxed (`indirect`), as is `cron`,
+    /// so that a trigger is two words rather than the size of the largest spec.
+    indirect case calendar(CalendarSpec)
     /// `Cron=`: at the times of a five-field cron line, as Debian's cron reads it, or `@reboot`.
-    case cron(CronSpec)
+    indirect case cron(CronSpec)
 
     package var description: String {
         switch self {

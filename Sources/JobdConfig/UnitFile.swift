@@ -26,86 +26,119 @@ package struct UnitFile: Sendable {
     /// Reads `text` as the contents of `path`. Syntax errors are collected, not thrown: the caller
     /// reports them together with the errors in the keys' values.
     package static func parse(_ text: String, path: String) -> (UnitFile, [ConfigError]) {
+        var text = text
+        return text.withUTF8 { parse($0, path: path) }
+    }
+
+    /// As ``parse(_:path:)``, on the UTF-8 bytes of a text: lines, comments, brackets, `=` and the
+    /// white space trimmed are all ASCII, so a line is read without a string of its own, and only
+    /// a section's name, a key and a value become strings (issue 19).
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, path: String) -> (UnitFile, [ConfigError]) {
         var file = UnitFile(path: path)
         var errors: [ConfigError] = []
         var section: String?
-        // The logical line being joined, grown in place: one copy per physical line would make
-        // 250,000 continuation lines cost seconds.
-        var logicalText = ""
-        var logicalLine: Int?
+        // The logical line of continued lines, grown in place: one copy per physical line would
+        // make 250,000 continuation lines cost seconds.
+        var joined: [UInt8] = []
+        var joinedLine: Int?
 
-        // Lines are split on the byte "\n" (faster than by Character, where "\r\n" is one
-        // Character); a "\r" before it is dropped.
-        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        for (index, rawLine) in lines.enumerated() {
-            let lineNumber = index + 1
+        /// Reads one logical line, `content`, which starts on line `line`.
+        func logical(_ content: UnsafeBufferPointer<UInt8>, line: Int) {
+            let content = content.trimmingWhitespace()
+            func text() -> String { String(decoding: content, as: UTF8.self) }
+            if content.first == UInt8(ascii: "[") {
+                guard content.last == UInt8(ascii: "]"), content.count > 2 else {
+                    errors.append(ConfigError(
+                        file: path, line: line,
+                        message: "malformed section header '\(text())'; expected a name in brackets, such as [Job]"))
+                    return
+                }
+                let name = String(decoding: UnsafeBufferPointer(rebasing: content.dropFirst().dropLast()), as: UTF8.self)
+                section = name
+                file.sections.append(Section(name: name, line: line))
+                return
+            }
+            guard let equals = content.firstIndex(of: UInt8(ascii: "=")) else {
+                errors.append(ConfigError(
+                    file: path, line: line,
+                    message: "expected an assignment 'Key=value', found '\(text())'",
+                    hint: ForeignSyntax.looksLikeCronLine(Substring(text())) ? ForeignSyntax.cronHint : nil))
+                return
+            }
+            let key = String(decoding: UnsafeBufferPointer(rebasing: content[..<equals]).trimmingWhitespace(), as: UTF8.self)
+            let value = String(decoding: UnsafeBufferPointer(rebasing: content[(equals + 1)...]).trimmingWhitespace(), as: UTF8.self)
+            guard let section else {
+                errors.append(ConfigError(
+                    file: path, line: line,
+                    message: "assignment '\(key)=' is outside any section",
+                    hint: ForeignSyntax.looksLikeCronLine(Substring(text())) ? ForeignSyntax.cronHint : "put it under a section header such as [Job]"))
+                return
+            }
+            guard !key.isEmpty else {
+                errors.append(ConfigError(file: path, line: line, message: "assignment has no key before '='"))
+                return
+            }
+            file.assignments.append(Assignment(section: section, key: key, value: value, line: line))
+        }
+
+        // Lines end at the byte "\n" (a "\r" before it is dropped); the text after the last "\n"
+        // is a line too, empty when the text ends with one.
+        var start = 0
+        var lineNumber = 0
+        while start <= bytes.count {
+            lineNumber += 1
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            let isLastLine = end == bytes.count
+            var line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            start = end + 1
             // A NUL would cut the value where it becomes a C string (an argument, a variable).
-            if rawLine.contains(0) {
+            if line.contains(0) {
                 errors.append(ConfigError(
                     file: path, line: lineNumber, message: "the line holds a NUL byte, which no value can hold",
                     hint: "remove the NUL byte (it is often left by an editor or a binary copied into the file)"))
                 continue
             }
-            var line = Substring(rawLine)
-            if line.utf8.last == UInt8(ascii: "\r") { line = Substring(line.utf8.dropLast()) }
+            if line.last == UInt8(ascii: "\r") { line = UnsafeBufferPointer(rebasing: line.dropLast()) }
             let trimmed = line.trimmingWhitespace()
+            let isComment = trimmed.first == UInt8(ascii: "#") || trimmed.first == UInt8(ascii: ";")
 
-            if logicalLine != nil, trimmed.first == "#" || trimmed.first == ";" {
-                continue
-            }
-            if logicalLine != nil {
-                logicalText += " "
-                logicalText += trimmed
-            } else {
-                if trimmed.isEmpty || trimmed.first == "#" || trimmed.first == ";" { continue }
-                logicalText = String(trimmed)
-                logicalLine = lineNumber
-            }
-            if logicalText.hasSuffix("\\") {
-                logicalText.removeLast()
-                if index < lines.count - 1 { continue }
-            }
-            guard let startLine = logicalLine else { continue }
-            logicalLine = nil
-            let logical = (text: logicalText, line: startLine)
-            let content = Substring(logical.text).trimmingWhitespace()
-
-            if content.first == "[" {
-                guard content.last == "]", content.count > 2 else {
-                    errors.append(ConfigError(
-                        file: path, line: logical.line,
-                        message: "malformed section header '\(content)'; expected a name in brackets, such as [Job]"))
-                    continue
+            if let startLine = joinedLine {
+                if isComment { continue }
+                joined.append(UInt8(ascii: " "))
+                joined.append(contentsOf: trimmed)
+                if joined.last == UInt8(ascii: "\\") {
+                    joined.removeLast()
+                    if !isLastLine { continue }
                 }
-                let name = String(content.dropFirst().dropLast())
-                section = name
-                file.sections.append(Section(name: name, line: logical.line))
+                joinedLine = nil
+                joined.withUnsafeBufferPointer { logical($0, line: startLine) }
                 continue
             }
-            guard let equals = content.firstIndex(of: "=") else {
-                errors.append(ConfigError(
-                    file: path, line: logical.line,
-                    message: "expected an assignment 'Key=value', found '\(content)'",
-                    hint: ForeignSyntax.looksLikeCronLine(content) ? ForeignSyntax.cronHint : nil))
+            if trimmed.isEmpty || isComment { continue }
+            guard trimmed.last == UInt8(ascii: "\\") else {
+                logical(trimmed, line: lineNumber)
                 continue
             }
-            let key = String(content[..<equals].trimmingWhitespace())
-            let value = String(content[content.index(after: equals)...].trimmingWhitespace())
-            guard let section else {
-                errors.append(ConfigError(
-                    file: path, line: logical.line,
-                    message: "assignment '\(key)=' is outside any section",
-                    hint: ForeignSyntax.looksLikeCronLine(content) ? ForeignSyntax.cronHint : "put it under a section header such as [Job]"))
-                continue
+            let withoutBackslash = UnsafeBufferPointer(rebasing: trimmed.dropLast())
+            if isLastLine {
+                logical(withoutBackslash, line: lineNumber)
+            } else {
+                joined.removeAll(keepingCapacity: true)
+                joined.append(contentsOf: withoutBackslash)
+                joinedLine = lineNumber
             }
-            guard !key.isEmpty else {
-                errors.append(ConfigError(
-                    file: path, line: logical.line, message: "assignment has no key before '='"))
-                continue
-            }
-            file.assignments.append(Assignment(section: section, key: key, value: value, line: logical.line))
         }
         return (file, errors)
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Without the spaces and tabs at either end.
+    func trimmingWhitespace() -> UnsafeBufferPointer<UInt8> {
+        var start = startIndex, end = endIndex
+        while start < end, self[start] == UInt8(ascii: " ") || self[start] == UInt8(ascii: "\t") { start += 1 }
+        while end > start, self[end - 1] == UInt8(ascii: " ") || self[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        return UnsafeBufferPointer(rebasing: self[start..<end])
     }
 }
 

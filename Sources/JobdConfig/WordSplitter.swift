@@ -22,148 +22,163 @@ struct WordSplitter {
     }
 
     static func split(_ text: String, variables: Bool = false) throws(SplitError) -> [[Part]] {
+        var text = text
+        return try text.withUTF8 { bytes in Result { () throws(SplitError) in try split(bytes, variables: variables) } }.get()
+    }
+
+    /// As ``split(_:variables:)``, on the UTF-8 bytes of a text: every byte that the rules act on
+    /// is ASCII, so the rest passes through as it is, and a literal costs one string at its end
+    /// rather than one append per character (issue 19). Only the first `keeping` words are
+    /// returned; the rest are checked all the same (a command's are, at load, then read at each run).
+    static func split(
+        _ bytes: UnsafeBufferPointer<UInt8>, variables: Bool = false, keeping: Int = .max
+    ) throws(SplitError) -> [[Part]] {
         var words: [[Part]] = []
         var parts: [Part] = []
-        var literal = ""
+        var wordCount = 0
+        var literal: [UInt8] = []
         var inWord = false
-        var scalars = Substring(text).unicodeScalars[...]
+        var reader = ByteReader(bytes)
 
         func flushLiteral() {
-            if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
+            if !literal.isEmpty {
+                if wordCount < keeping { parts.append(.literal(String(decoding: literal, as: UTF8.self))) }
+                literal.removeAll(keepingCapacity: true)
+            }
+        }
+        func endWord() {
+            flushLiteral()
+            if wordCount < keeping { words.append(parts) }
+            parts = []
+            wordCount += 1
         }
 
-        while let scalar = scalars.popFirst() {
-            switch scalar {
-            case " ", "\t", "\n":
+        while let byte = reader.next() {
+            switch byte {
+            case .space, .tab, .newline:
                 if inWord {
-                    flushLiteral()
-                    words.append(parts)
-                    parts = []
+                    endWord()
                     inWord = false
                 }
-            case "\"", "'":
+            case .doubleQuote, .singleQuote:
                 inWord = true
                 var closed = false
-                while let inner = scalars.popFirst() {
-                    if inner == scalar { closed = true; break }
-                    if inner == "\\" {
-                        literal.unicodeScalars.append(try unescape(&scalars))
-                    } else if variables, inner == "$", scalars.first == "$" {
-                        scalars = scalars.dropFirst()
-                        literal += "$"
-                    } else if variables, inner == "$", scalars.first == "{", let part = try variable(&scalars, wholeWord: false) {
+                while let inner = reader.next() {
+                    if inner == byte { closed = true; break }
+                    if inner == .backslash {
+                        try unescape(&reader, into: &literal)
+                    } else if variables, inner == .dollar, reader.peek() == .dollar {
+                        reader.skip()
+                        literal.append(.dollar)
+                    } else if variables, inner == .dollar, reader.peek() == .openBrace, let part = try variable(&reader, wholeWord: false) {
                         flushLiteral()
                         parts.append(part)
                     } else {
-                        literal.unicodeScalars.append(inner)
+                        literal.append(inner)
                     }
                 }
-                guard closed else { throw SplitError(message: "unbalanced \(scalar == "\"" ? "double" : "single") quote") }
-            case "\\":
+                guard closed else { throw SplitError(message: "unbalanced \(byte == .doubleQuote ? "double" : "single") quote") }
+            case .backslash:
                 inWord = true
-                literal.unicodeScalars.append(try unescape(&scalars))
-            case "$" where variables:
+                try unescape(&reader, into: &literal)
+            case .dollar where variables:
                 let startsWord = !inWord
                 inWord = true
-                guard let part = try variable(&scalars, wholeWord: true) else {
-                    literal += "$"
+                guard let part = try variable(&reader, wholeWord: true) else {
+                    literal.append(.dollar)
                     continue
                 }
                 // `$NAME` is a reference only as the whole word; within a word it is literal text.
-                if case .splitVariable(let name) = part, !startsWord || !(scalars.first.map { $0 == " " || $0 == "\t" || $0 == "\n" } ?? true) {
-                    literal += "$" + name
+                if case .splitVariable(let name) = part, !startsWord || !(reader.peek().map { $0 == .space || $0 == .tab || $0 == .newline } ?? true) {
+                    literal.append(.dollar)
+                    literal.append(contentsOf: name.utf8)
                 } else {
                     flushLiteral()
                     parts.append(part)
                 }
             default:
                 inWord = true
-                literal.unicodeScalars.append(scalar)
+                literal.append(byte)
             }
         }
-        if inWord {
-            flushLiteral()
-            words.append(parts)
-        }
+        if inWord { endWord() }
         return words
     }
 
     /// Reads what follows a `$`: `{NAME}`, `NAME`, or `$` (a literal dollar, returned as nil).
-    private static func variable(
-        _ scalars: inout Substring.UnicodeScalarView.SubSequence, wholeWord: Bool
-    ) throws(SplitError) -> Part? {
-        if scalars.first == "$" {
-            scalars = scalars.dropFirst()
+    private static func variable(_ reader: inout ByteReader, wholeWord: Bool) throws(SplitError) -> Part? {
+        if reader.peek() == .dollar {
+            reader.skip()
             return nil
         }
-        if scalars.first == "{" {
-            scalars = scalars.dropFirst()
-            var name = ""
-            while let next = scalars.popFirst() {
-                if next == "}" {
+        if reader.peek() == .openBrace {
+            reader.skip()
+            let start = reader.position
+            while let next = reader.next() {
+                if next == .closeBrace {
+                    let name = reader.text(start..<reader.position - 1)
                     guard isVariableName(name) else {
                         throw SplitError(message: "invalid variable name '${\(name)}': jobd expands ${NAME} itself, "
                                          + "also inside quotes, as systemd does; write '$${\(name)}' to leave it to a shell")
                     }
                     return .variable(name)
                 }
-                name.unicodeScalars.append(next)
             }
             throw SplitError(message: "'${' without a closing '}'")
         }
-        var name = ""
-        while let next = scalars.first, next == "_" || (next.isASCII && next.properties.isAlphabetic)
-            || (!name.isEmpty && next.isASCII && next.properties.numericType == .decimal) {
-            name.unicodeScalars.append(next)
-            scalars = scalars.dropFirst()
+        let start = reader.position
+        while let next = reader.peek(), next == .underscore || next.isASCIILetter || (reader.position > start && next.isASCIIDigit) {
+            reader.skip()
         }
-        guard !name.isEmpty else { throw SplitError(message: "'$' must be followed by a variable name, '{NAME}' or '$'") }
+        guard reader.position > start else { throw SplitError(message: "'$' must be followed by a variable name, '{NAME}' or '$'") }
+        let name = reader.text(start..<reader.position)
         return wholeWord ? .splitVariable(name) : .variable(name)
     }
 
     static func isVariableName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else {
-            return false
-        }
-        return name.unicodeScalars.allSatisfy {
-            $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType == .decimal))
-        }
+        guard let first = name.utf8.first, first == .underscore || first.isASCIILetter else { return false }
+        return name.utf8.allSatisfy { $0 == .underscore || $0.isASCIILetter || $0.isASCIIDigit }
     }
 
-    private static func unescape(_ scalars: inout Substring.UnicodeScalarView.SubSequence) throws(SplitError) -> Unicode.Scalar {
-        guard let escaped = scalars.popFirst() else { throw SplitError(message: "a '\\' at the end of the value escapes nothing") }
+    /// Reads the escape after a `\` and appends the character it stands for.
+    private static func unescape(_ reader: inout ByteReader, into literal: inout [UInt8]) throws(SplitError) {
+        let start = reader.position
+        guard let escaped = reader.next() else { throw SplitError(message: "a '\\' at the end of the value escapes nothing") }
+        let scalar: Unicode.Scalar
         switch escaped {
-        case "a": return "\u{07}"
-        case "b": return "\u{08}"
-        case "f": return "\u{0C}"
-        case "n": return "\n"
-        case "r": return "\r"
-        case "t": return "\t"
-        case "v": return "\u{0B}"
-        case "s": return " "
-        case "\\", "\"", "'", ";", "$": return escaped
-        case "x": return try hexScalar(&scalars, digits: 2)
-        case "u": return try hexScalar(&scalars, digits: 4)
-        case "U": return try hexScalar(&scalars, digits: 8)
-        case "0"..."7":
-            var value = escaped.value - 48
+        case UInt8(ascii: "a"): scalar = "\u{07}"
+        case UInt8(ascii: "b"): scalar = "\u{08}"
+        case UInt8(ascii: "f"): scalar = "\u{0C}"
+        case UInt8(ascii: "n"): scalar = "\n"
+        case UInt8(ascii: "r"): scalar = "\r"
+        case UInt8(ascii: "t"): scalar = "\t"
+        case UInt8(ascii: "v"): scalar = "\u{0B}"
+        case UInt8(ascii: "s"): scalar = " "
+        case .backslash, .doubleQuote, .singleQuote, UInt8(ascii: ";"), .dollar: scalar = Unicode.Scalar(escaped)
+        case UInt8(ascii: "x"): scalar = try hexScalar(&reader, digits: 2)
+        case UInt8(ascii: "u"): scalar = try hexScalar(&reader, digits: 4)
+        case UInt8(ascii: "U"): scalar = try hexScalar(&reader, digits: 8)
+        case UInt8(ascii: "0")...UInt8(ascii: "7"):
+            var value = UInt32(escaped) - 48
             for _ in 0..<2 {
-                guard let digit = scalars.popFirst(), ("0"..."7").contains(digit) else {
+                guard let digit = reader.next(), (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(digit) else {
                     throw SplitError(message: "an octal escape takes three digits, as in \\040")
                 }
-                value = value * 8 + digit.value - 48
+                value = value * 8 + UInt32(digit) - 48
             }
-            guard let scalar = Unicode.Scalar(value), value != 0 else { throw SplitError(message: "invalid octal escape") }
-            return scalar
+            guard let octal = Unicode.Scalar(value), value != 0 else { throw SplitError(message: "invalid octal escape") }
+            scalar = octal
         default:
-            throw SplitError(message: "unknown escape '\\\(escaped)'; write '\\\\' for a backslash")
+            let character = reader.text(start..<reader.count).unicodeScalars.first.map(String.init) ?? ""
+            throw SplitError(message: "unknown escape '\\\(character)'; write '\\\\' for a backslash")
         }
+        literal.append(contentsOf: String(scalar).utf8)
     }
 
-    private static func hexScalar(_ scalars: inout Substring.UnicodeScalarView.SubSequence, digits: Int) throws(SplitError) -> Unicode.Scalar {
+    private static func hexScalar(_ reader: inout ByteReader, digits: Int) throws(SplitError) -> Unicode.Scalar {
         var value: UInt32 = 0
         for _ in 0..<digits {
-            guard let digit = scalars.popFirst(), let nibble = UInt32(String(digit), radix: 16) else {
+            guard let digit = reader.next(), let nibble = digit.hexValue else {
                 throw SplitError(message: "a hexadecimal escape takes \(digits) hex digits")
             }
             value = value * 16 + nibble

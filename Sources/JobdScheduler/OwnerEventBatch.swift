@@ -107,8 +107,10 @@ package final class OwnerEventBatch: Sendable {
         if done.inits.count <= perOwnerLimit {
             done.inits.forEach(logInit)
         } else {
-            let byGeneration = Dictionary(grouping: done.inits) { $0.generation ?? 0 }
-            for (generation, notes) in byGeneration.sorted(by: { $0.key < $1.key }) {
+            // One generation (a start, a reload) needs no copy grouped by generation.
+            let generations = done.inits.allSatisfy { $0.generation == done.inits[0].generation }
+                ? [done.inits[0].generation ?? 0: done.inits] : Dictionary(grouping: done.inits) { $0.generation ?? 0 }
+            for (generation, notes) in generations.sorted(by: { $0.key < $1.key }) {
                 for piece in Self.pieces(notes) {
                     logCompact(.ownersInit, piece.owners, "owner(s) created in generation \(generation)", [
                         JobdField.generation: String(generation), JobdField.jobs: piece.jobs,
@@ -148,7 +150,9 @@ package final class OwnerEventBatch: Sendable {
             owners = []
             jobs = ""
         }
-        for note in notes.sorted(by: { $0.owner < $1.owner }) {
+        // Owners are recorded as they are created, in ascending order: sorted only if they are not.
+        let inOrder = zip(notes, notes.dropFirst()).allSatisfy { $0.owner < $1.owner }
+        for note in inOrder ? notes : notes.sorted(by: { $0.owner < $1.owner }) {
             if owners.count == maxOwnersPerEntry || (!owners.isEmpty && jobs.utf8.count + 1 + note.job.utf8.count > maxJobsTextPerEntry) {
                 close()
             }

@@ -61,7 +61,8 @@ package final class Scheduler {
     package let daemonStart: MonotonicInstant
     package let daemonStartRealtime: RealtimeInstant
     private let logger: Logger
-    private let onDue: @Sendable (DueJob) -> Void
+    /// What every owner shares: the queue, ``events`` and where a due job goes.
+    private let ownerContext: JobOwner.Context
     private let clocks: Clocks
     private let store: (any TriggerStore)?
     /// Where owners record their creation and release, and timers their invalidation.
@@ -95,7 +96,7 @@ package final class Scheduler {
         self.queue = queue
         self.daemonStart = daemonStart
         self.logger = logger
-        self.onDue = onDue
+        self.ownerContext = JobOwner.Context(queue: queue, events: self.events, onDue: onDue)
         self.clocks = clocks
         self.zone = zone
         self.store = store
@@ -174,6 +175,7 @@ package final class Scheduler {
         }
         var summary = ReloadSummary(generation: number)
         var owners: [String: JobOwner] = [:]
+        owners.reserveCapacity(definitions.count)
         let previous = generation.owners
         var keptIDs: [UInt64] = []
         for definition in definitions {
@@ -188,7 +190,7 @@ package final class Scheduler {
             } else {
                 summary.added.append(definition.name)
             }
-            let owner = JobOwner(definition: definition, generation: number, queue: queue, events: events, onDue: onDue)
+            let owner = JobOwner(definition: definition, generation: number, context: ownerContext)
             owners[definition.name] = owner
             ownerCreated?(owner)
             var history = histories[definition.name] ?? JobHistory()
@@ -207,8 +209,10 @@ package final class Scheduler {
         // detector keeps only weak references to see that they really go.
         leakDetector?.retire(previous.values.filter { owners[$0.name] !== $0 }, now: now)
         generation = Generation(number: number, owners: owners)
-        let live = Set(owners.values.map(\.id))
-        scheduledElapses = scheduledElapses.filter { live.contains($0.key) }
+        if !scheduledElapses.isEmpty {
+            let live = Set(owners.values.map(\.id))
+            scheduledElapses = scheduledElapses.filter { live.contains($0.key) }
+        }
         return summary
     }
 

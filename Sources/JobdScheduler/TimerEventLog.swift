@@ -17,6 +17,8 @@ package struct TimerEventLog: TimerObserver {
     }
 
     package func timerScheduled(_ timer: WeakTimer, deadline: MonotonicInstant) {
+        // Its fields are made only for a log that keeps the entry: every owner's arm comes here.
+        guard logger.logLevel <= .trace else { return }
         let left = deadline.duration(since: .now())
         logger.event(.timerSchedule, level: .trace, "timer \(timer.id) of \(timer.label) armed, due in \(left)", [
             JobdField.job: timer.label, JobdField.timer: String(timer.id), JobdField.owner: String(timer.tag),
