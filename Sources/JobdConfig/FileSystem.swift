@@ -16,6 +16,19 @@ package enum FileSystem {
         return .success(names)
     }
 
+    /// Calls `body` with the index and status (`stat`, links followed) of each of `names` in
+    /// directory `path`, or `nil` where there is none. One open of the directory, then `fstatat`
+    /// relative to it: the kernel walks one name per file instead of the whole path.
+    static func forEachStatus(of names: [String], in path: String, _ body: (Int, stat?) -> Void) {
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if directory >= 0 { close(directory) } }
+        var status = stat()
+        for (index, name) in names.enumerated() {
+            let found = directory >= 0 && name.withCString { fstatat(directory, $0, &status, 0) } == 0
+            body(index, found ? status : nil)
+        }
+    }
+
     /// The file's contents as UTF-8 text, or a message saying why not. Sized by `fstat`, so a
     /// small job file costs one small allocation, not a zeroed 64 KiB buffer.
     ///

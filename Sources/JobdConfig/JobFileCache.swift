@@ -16,6 +16,10 @@ import Glibc
 /// - Only files whose definition depends on their bytes alone are kept: a file with errors, or
 ///   with `User=`/`Group=` (whose accounts are looked up at load), is read every time.
 ///
+/// A reload costs one `fstatat` per file, relative to the open jobs directory, and a walk of the
+/// kept files in name order beside the names read: no path is built and nothing is hashed for a
+/// file that did not change (issue 19).
+///
 /// Not thread-safe; the daemon's main loop owns one and passes it to every read.
 package struct JobFileCache: Sendable {
     struct Stamp: Equatable {
@@ -46,7 +50,9 @@ package struct JobFileCache: Sendable {
         }
     }
 
+    /// A kept file: its name in the directory, its stamp when it was read, what it defined.
     struct Entry {
+        var name: String
         var stamp: Stamp
         var definition: JobDefinition
     }
@@ -57,9 +63,15 @@ package struct JobFileCache: Sendable {
 
     /// The wall clock, in nanoseconds since the epoch; a test's own clock in tests.
     var now: @Sendable () -> Int64 = { JobFileCache.realtimeNanoseconds() }
-    private var entries: [String: Entry] = [:]
-    private var seen: Set<String> = []
+    /// The directory the kept files are in, and the kept files in name order.
+    private var directory = ""
+    private var entries: [Entry] = []
+    /// The read in progress: its start, and for each of its names the stamp (`nil`: not a regular
+    /// file, or no status) and what the cache will keep of it.
     private var readStartNanoseconds: Int64 = 0
+    private var names: [String] = []
+    private var stamps: [Stamp?] = []
+    private var next: [Entry?] = []
     /// Files the last read reused, and files it read and parsed.
     package private(set) var reused = 0
     package private(set) var parsed = 0
@@ -69,69 +81,55 @@ package struct JobFileCache: Sendable {
     /// How many parsed files are kept.
     package var count: Int { entries.count }
 
-    /// Starts a read of the whole directory.
-    mutating func beginRead() {
+    /// Starts a read of the files `names` (in name order, for the quickest walk) of `directory`:
+    /// the kept definition of each file that is unchanged since it was kept, `nil` for each that is
+    /// to be read (then ``store(_:result:)`` says what reading it gave). Ends with ``endRead()``.
+    mutating func beginRead(_ names: [String], in directory: String) -> [JobDefinition?] {
         readStartNanoseconds = now()
-        seen.removeAll(keepingCapacity: true)
         reused = 0
         parsed = 0
-    }
-
-    /// Ends the read: files it did not meet (deleted, renamed) are forgotten.
-    mutating func endRead() {
-        if seen.count != entries.count {
-            entries = entries.filter { seen.contains($0.key) }
+        if directory != self.directory {
+            entries = []
+            self.directory = directory
         }
-    }
-
-    /// What the cache has for a job file: its definition, when the file is unchanged since it was
-    /// kept, or else what to remember of the file when it has been read (``store(_:_:result:)``).
-    enum Lookup {
-        case kept(JobDefinition)
-        case read(Stamp?)
-    }
-
-    /// Looks `path` up, noting that this read saw it.
-    mutating func lookup(_ path: String) -> Lookup {
-        seen.insert(path)
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            entries[path] = nil
-            return .read(nil)
-        }
-        let stamp = Stamp(status)
-        if let entry = entries[path], entry.stamp == stamp {
+        self.names = names
+        stamps = Array(repeating: nil, count: names.count)
+        next = Array(repeating: nil, count: names.count)
+        var kept: [JobDefinition?] = Array(repeating: nil, count: names.count)
+        var cursor = 0
+        FileSystem.forEachStatus(of: names, in: directory) { index, status in
+            guard let status, status.st_mode & S_IFMT == S_IFREG else { return }
+            let stamp = Stamp(status)
+            stamps[index] = stamp
+            let name = names[index]
+            // Names come in order, as the entries are kept: the match is at the cursor or after it.
+            if cursor > 0, name < entries[cursor - 1].name { cursor = 0 }
+            while cursor < entries.count, entries[cursor].name < name { cursor += 1 }
+            guard cursor < entries.count, entries[cursor].name == name, entries[cursor].stamp == stamp else { return }
+            kept[index] = entries[cursor].definition
+            next[index] = entries[cursor]
             reused += 1
-            return .kept(entry.definition)
         }
-        return .read(stamp)
+        return kept
     }
 
-    /// Remembers what reading `path` (whose stat was `stamp`) gave, when that is safe to reuse: a
+    /// Remembers what reading the read's file number `index` gave, when that is safe to reuse: a
     /// definition without an account to look up again, of a file not changed within the racy window.
-    mutating func store(_ path: String, _ stamp: Stamp?, result: Result<JobDefinition, ConfigErrors>) {
+    mutating func store(_ index: Int, result: Result<JobDefinition, ConfigErrors>) {
         parsed += 1
-        if let stamp, case .success(let definition) = result, definition.user == nil, definition.group == nil,
+        if let stamp = stamps[index], case .success(let definition) = result, definition.user == nil, definition.group == nil,
            stamp.latestNanoseconds < readStartNanoseconds - Self.racyWindowNanoseconds {
-            entries[path] = Entry(stamp: stamp, definition: definition)
-        } else {
-            entries[path] = nil
+            next[index] = Entry(name: names[index], stamp: stamp, definition: definition)
         }
     }
 
-    /// The definition of the job file at `path`: the kept one if the file is unchanged, else what
-    /// `read` makes of it (kept for the next read when that is safe).
-    mutating func definition(
-        at path: String, read: () -> Result<JobDefinition, ConfigErrors>
-    ) -> Result<JobDefinition, ConfigErrors> {
-        switch lookup(path) {
-        case .kept(let definition):
-            return .success(definition)
-        case .read(let stamp):
-            let result = read()
-            store(path, stamp, result: result)
-            return result
-        }
+    /// Ends the read: what it kept replaces what the previous one did, so files it did not meet
+    /// (deleted, renamed) are forgotten.
+    mutating func endRead() {
+        entries = next.compactMap { $0 }
+        names = []
+        stamps = []
+        next = []
     }
 
     static func realtimeNanoseconds() -> Int64 {

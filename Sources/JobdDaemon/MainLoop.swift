@@ -287,7 +287,10 @@ final class MainLoop {
         } else {
             // A broken file keeps the definition its job has now, if it has one.
             let kept = configuration.broken.compactMap { scheduler.generation.owners[$0.name]?.definition }
-            let jobs = (configuration.jobs + kept).sorted { $0.name < $1.name }
+            var jobs = kept.isEmpty ? configuration.jobs : configuration.jobs + kept
+            // File name order is job name order but where a name has a character that sorts before
+            // `.` (`a-b.job` before `a.job`): sorted only then.
+            if zip(jobs, jobs.dropFirst()).contains(where: { !($0.name < $1.name) }) { jobs.sort { $0.name < $1.name } }
             record(configuration)
             // The reader looked again at zone files that changed (a tzdata upgrade): so does the
             // local zone, which calendar triggers without a zone of their own follow.

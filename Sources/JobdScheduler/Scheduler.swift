@@ -165,6 +165,9 @@ package final class Scheduler {
         return summary
     }
 
+    /// The running generation's owners are changed in place: a reload costs a look-up and an
+    /// identity check per job (definitions are shared with the file cache), and work only for what
+    /// it changed. Job names in `definitions` are unique, as a configuration's are.
     private func replaceGeneration(with definitions: [JobDefinition], now: MonotonicInstant) -> ReloadSummary {
         let number = generation.number + 1
         if firstStartThisBoot {
@@ -173,23 +176,26 @@ package final class Scheduler {
             rebootDue = Set(definitions.filter { $0.triggers.contains(.cron(.reboot)) }.map(\.name))
         }
         var summary = ReloadSummary(generation: number)
-        var owners: [String: JobOwner] = [:]
-        let previous = generation.owners
+        summary.kept.reserveCapacity(definitions.count)
         var keptIDs: [UInt64] = []
+        keptIDs.reserveCapacity(definitions.count)
+        // Every owner the new generation does not keep is released when this returns.
+        var retired: [JobOwner] = []
         for definition in definitions {
-            if let owner = previous[definition.name], owner.definition == definition {
-                owners[definition.name] = owner
+            let previous = generation.owners[definition.name]
+            if let previous, previous.definition == definition {
                 summary.kept.append(definition.name)
-                keptIDs.append(owner.id)
+                keptIDs.append(previous.id)
                 continue
             }
-            if previous[definition.name] != nil {
+            if let previous {
                 summary.changed.append(definition.name)
+                retired.append(previous)
             } else {
                 summary.added.append(definition.name)
             }
             let owner = JobOwner(definition: definition, generation: number, queue: queue, events: events, onDue: onDue)
-            owners[definition.name] = owner
+            generation.owners[definition.name] = owner
             ownerCreated?(owner)
             var history = histories[definition.name] ?? JobHistory()
             if definition.persistent, history.lastTriggerRealtime == nil, let stored = store?.lastTrigger(of: definition.name) {
@@ -199,16 +205,21 @@ package final class Scheduler {
             arm(owner, history: history)
         }
         logRetained(OwnerIDRanges(keptIDs), into: number)
-        summary.removed = previous.keys.filter { owners[$0] == nil }.sorted()
-        for name in summary.removed where !isRunning(name) {
-            histories[name] = nil
+        // Every job still defined has its owner now: any other owner's job was removed.
+        if generation.owners.count != definitions.count {
+            let names = Set(definitions.map(\.name))
+            summary.removed = generation.owners.keys.filter { !names.contains($0) }.sorted()
+            for name in summary.removed {
+                if let owner = generation.owners.removeValue(forKey: name) { retired.append(owner) }
+                if !isRunning(name) { histories[name] = nil }
+            }
         }
-        // The old generation, and with it every owner not carried over, is released here; the
-        // detector keeps only weak references to see that they really go.
-        leakDetector?.retire(previous.values.filter { owners[$0.name] !== $0 }, now: now)
-        generation = Generation(number: number, owners: owners)
-        let live = Set(owners.values.map(\.id))
-        scheduledElapses = scheduledElapses.filter { live.contains($0.key) }
+        generation.number = number
+        if !scheduledElapses.isEmpty {
+            for owner in retired { scheduledElapses[owner.id] = nil }
+        }
+        // The detector keeps only weak references to see that the retired owners really go.
+        leakDetector?.retire(retired, now: now)
         return summary
     }
 

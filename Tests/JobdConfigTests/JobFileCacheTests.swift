@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import JobdTestKit
 import Testing
@@ -19,6 +20,13 @@ import Testing
         var cache = JobFileCache()
         cache.now = { clock.nanoseconds }
         return cache
+    }
+
+    /// A cache whose clock reads `seconds` after now: files written now are that old at its reads.
+    func cache(after seconds: Int64) -> JobFileCache {
+        let clock = Clock()
+        clock.advance(seconds: seconds)
+        return cache(clock)
     }
 
     func definitions(_ configuration: JobdConfiguration) -> [String: JobDefinition] {
@@ -95,6 +103,42 @@ import Testing
         let read = directory.read(using: &cache)
         #expect(cache.parsed == 1)
         #expect(read.jobs.first?.triggers == definitions(directory.read())["a"]?.triggers)
+        #expect(read.jobs.first?.triggers == [.unitActive(.seconds(7_200))])
+    }
+
+    /// The cache walks its files by name: a file renamed (the same inode, the same times) is read
+    /// under its new name, and the old name is forgotten.
+    @Test func aRenamedFileIsReadUnderItsNewName() throws {
+        let config = try TemporaryConfiguration(jobs: ["a": Self.job, "b": Self.other, "c": Self.job])
+        var cache = cache(after: 10)
+        let directory = JobDirectory(path: config.path)
+        _ = directory.read(using: &cache)
+
+        #expect(rename(config.path + "/jobs.d/b.job", config.path + "/jobs.d/e.job") == 0)
+        let read = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed) == (2, 1))
+        #expect(read.jobs.map(\.name) == ["a", "c", "e"])
+        #expect(read.jobs.last?.triggers == [.unitActive(.seconds(7_200))])
+        #expect(read.jobs.last?.path == config.path + "/jobs.d/e.job")
+        _ = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed, cache.count) == (3, 0, 3))
+    }
+
+    /// A job file that is a link is judged by the file it points to, as it is read.
+    @Test func aChangeToALinkedFileIsSeen() throws {
+        let config = try TemporaryConfiguration()
+        let target = config.path + "/a.target"
+        try Self.job.write(toFile: target, atomically: false, encoding: .utf8)
+        #expect(symlink(target, config.path + "/jobs.d/a.job") == 0)
+        var cache = cache(after: 10)
+        let directory = JobDirectory(path: config.path)
+        _ = directory.read(using: &cache)
+        _ = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed) == (1, 0))
+
+        try Self.other.write(toFile: target, atomically: false, encoding: .utf8)
+        let read = directory.read(using: &cache)
+        #expect((cache.reused, cache.parsed) == (0, 1))
         #expect(read.jobs.first?.triggers == [.unitActive(.seconds(7_200))])
     }
 

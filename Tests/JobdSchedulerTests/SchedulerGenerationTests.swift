@@ -67,6 +67,22 @@ import Testing
         #expect(queue.statistics.liveTimers == 3)
     }
 
+    /// A reload that only removes a job: the generation keeps the others' owners and lets the
+    /// removed job's go, though no job was added or changed.
+    @Test func aReloadThatOnlyRemovesAJobReleasesItsOwner() throws {
+        scheduler.load([job("a", every: 60), job("b", every: 60), job("c", every: 60)], now: start)
+        let a = try #require(scheduler.generation.owners["a"])
+        weak let removed = scheduler.generation.owners["b"]
+
+        let summary = scheduler.load([job("a", every: 60), job("c", every: 60)], now: start + .seconds(1))
+
+        #expect(summary == Scheduler.ReloadSummary(generation: 2, removed: ["b"], kept: ["a", "c"]))
+        #expect(scheduler.generation.owners.keys.sorted() == ["a", "c"])
+        #expect(scheduler.generation.owners["a"] === a)
+        #expect(removed == nil, "the removed job's owner is gone")
+        #expect(queue.armedCount == 2)
+    }
+
     @Test func aChangedJobKeepsItsLastRunTime() throws {
         scheduler.load([job("j", every: 60)], now: start)
         let owner = try #require(scheduler.generation.owners["j"])
