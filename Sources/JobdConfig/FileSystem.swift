@@ -16,17 +16,24 @@ package enum FileSystem {
         return .success(names)
     }
 
-    /// Calls `body` with the index and status (`stat`, links followed) of each of `names` in
-    /// directory `path`, or `nil` where there is none. One open of the directory, then `fstatat`
-    /// relative to it: the kernel walks one name per file instead of the whole path.
-    static func forEachStatus(of names: [String], in path: String, _ body: (Int, stat?) -> Void) {
+    /// What `transform` makes of the status (`stat`, links followed) of each of `names` in
+    /// directory `path`, in order; `nil` where there is none. One open of the directory, then
+    /// `fstatat` relative to it (the kernel walks one name per file instead of the whole path), on
+    /// every core.
+    static func statuses<T: Sendable>(of names: [String], in path: String, _ transform: @Sendable (stat) -> T?) -> [T?] {
         let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if directory >= 0 { close(directory) } }
-        var status = stat()
-        for (index, name) in names.enumerated() {
-            let found = directory >= 0 && name.withCString { fstatat(directory, $0, &status, 0) } == 0
-            body(index, found ? status : nil)
+        guard directory >= 0 else { return Array(repeating: nil, count: names.count) }
+        defer { close(directory) }
+        return names.concurrentMap(minimumChunk: 512) { name in
+            var status = stat()
+            return name.withCString { fstatat(directory, $0, &status, 0) } == 0 ? transform(status) : nil
         }
+    }
+
+    /// The status of the file at `path` (links followed), or `nil`.
+    static func status(_ path: String) -> stat? {
+        var status = stat()
+        return stat(path, &status) == 0 ? status : nil
     }
 
     /// The file's contents as UTF-8 text, or a message saying why not. Sized by `fstat`, so a

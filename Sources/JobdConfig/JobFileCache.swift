@@ -66,51 +66,80 @@ package struct JobFileCache: Sendable {
     /// The directory the kept files are in, and the kept files in name order.
     private var directory = ""
     private var entries: [Entry] = []
-    /// The read in progress: its start, and for each of its names the stamp (`nil`: not a regular
-    /// file, or no status) and what the cache will keep of it.
+    /// The directory's job file names at a read, with the directory's stamp then: its names are
+    /// the same while its stamp is (creating, removing or renaming a file in it changes its
+    /// modification and change times), as a file's contents are.
+    private var listing: (stamp: Stamp, names: [String])?
+    /// The read in progress: its start, its names, their stamps (`nil`: not a regular file, or no
+    /// status), the kept entry each name matched (or -1), and what reading the others gave.
     private var readStartNanoseconds: Int64 = 0
     private var names: [String] = []
     private var stamps: [Stamp?] = []
-    private var next: [Entry?] = []
+    private var matched: [Int] = []
+    private var stored: [Int: Entry] = [:]
     /// Files the last read reused, and files it read and parsed.
     package private(set) var reused = 0
     package private(set) var parsed = 0
+    /// Whether the last read listed the directory (rather than reuse the names of the one before).
+    private(set) var listed = false
 
     package init() {}
 
     /// How many parsed files are kept.
     package var count: Int { entries.count }
 
-    /// Starts a read of the files `names` (in name order, for the quickest walk) of `directory`:
-    /// the kept definition of each file that is unchanged since it was kept, `nil` for each that is
-    /// to be read (then ``store(_:result:)`` says what reading it gave). Ends with ``endRead()``.
-    mutating func beginRead(_ names: [String], in directory: String) -> [JobDefinition?] {
+    /// Starts a read of the job files in `directory`: their names (from `listing`, unless the
+    /// directory is unchanged since the names were kept), and for each the kept definition if the
+    /// file is unchanged since it was kept, or `nil` if it is to be read (then
+    /// ``store(_:result:)`` says what reading it gave). Ends with ``endRead()``.
+    mutating func beginRead(
+        in directory: String, listing list: () -> Result<[String], ConfigError>
+    ) -> Result<(names: [String], kept: [JobDefinition?]), ConfigError> {
         readStartNanoseconds = now()
         reused = 0
         parsed = 0
         if directory != self.directory {
             entries = []
+            listing = nil
             self.directory = directory
         }
-        self.names = names
-        stamps = Array(repeating: nil, count: names.count)
-        next = Array(repeating: nil, count: names.count)
+        let stamp = FileSystem.status(directory).map(Stamp.init)
+        if let stamp, let listing, listing.stamp == stamp {
+            names = listing.names
+            listed = false
+        } else {
+            switch list() {
+            case .failure(let error):
+                listing = nil
+                return .failure(error)
+            case .success(let found):
+                names = found
+                listed = true
+                listing = stamp.flatMap { isSettled($0) ? ($0, found) : nil }
+            }
+        }
+        stamps = FileSystem.statuses(of: names, in: directory) { $0.st_mode & S_IFMT == S_IFREG ? Stamp($0) : nil }
+        // Names come in name order, as the entries are kept: each match is at or after the last.
+        let entries = self.entries
         var kept: [JobDefinition?] = Array(repeating: nil, count: names.count)
+        matched = Array(repeating: -1, count: names.count)
         var cursor = 0
-        FileSystem.forEachStatus(of: names, in: directory) { index, status in
-            guard let status, status.st_mode & S_IFMT == S_IFREG else { return }
-            let stamp = Stamp(status)
-            stamps[index] = stamp
-            let name = names[index]
-            // Names come in order, as the entries are kept: the match is at the cursor or after it.
+        for (index, name) in names.enumerated() {
+            guard let stamp = stamps[index] else { continue }
             if cursor > 0, name < entries[cursor - 1].name { cursor = 0 }
             while cursor < entries.count, entries[cursor].name < name { cursor += 1 }
-            guard cursor < entries.count, entries[cursor].name == name, entries[cursor].stamp == stamp else { return }
+            guard cursor < entries.count, entries[cursor].name == name, entries[cursor].stamp == stamp else { continue }
             kept[index] = entries[cursor].definition
-            next[index] = entries[cursor]
+            matched[index] = cursor
             reused += 1
         }
-        return kept
+        return .success((names, kept))
+    }
+
+    /// Whether a file (or directory) with `stamp` can be trusted to show any later change: its
+    /// times are older, at the read's start, than the racy window.
+    private func isSettled(_ stamp: Stamp) -> Bool {
+        stamp.latestNanoseconds < readStartNanoseconds - Self.racyWindowNanoseconds
     }
 
     /// Remembers what reading the read's file number `index` gave, when that is safe to reuse: a
@@ -118,18 +147,30 @@ package struct JobFileCache: Sendable {
     mutating func store(_ index: Int, result: Result<JobDefinition, ConfigErrors>) {
         parsed += 1
         if let stamp = stamps[index], case .success(let definition) = result, definition.user == nil, definition.group == nil,
-           stamp.latestNanoseconds < readStartNanoseconds - Self.racyWindowNanoseconds {
-            next[index] = Entry(name: names[index], stamp: stamp, definition: definition)
+           isSettled(stamp) {
+            stored[index] = Entry(name: names[index], stamp: stamp, definition: definition)
         }
     }
 
     /// Ends the read: what it kept replaces what the previous one did, so files it did not meet
-    /// (deleted, renamed) are forgotten.
+    /// (deleted, renamed) are forgotten. A read that kept every entry and added none leaves them be.
     mutating func endRead() {
-        entries = next.compactMap { $0 }
+        if !(stored.isEmpty && reused == entries.count && reused == names.count) {
+            var next: [Entry] = []
+            next.reserveCapacity(reused + stored.count)
+            for index in names.indices {
+                if matched[index] >= 0 {
+                    next.append(entries[matched[index]])
+                } else if let entry = stored[index] {
+                    next.append(entry)
+                }
+            }
+            entries = next
+        }
         names = []
         stamps = []
-        next = []
+        matched = []
+        stored = [:]
     }
 
     static func realtimeNanoseconds() -> Int64 {

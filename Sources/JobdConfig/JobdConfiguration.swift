@@ -60,15 +60,14 @@ extension JobDirectory {
         case .success(let settings): configuration.settings = settings
         case .failure(let failure): configuration.settingsErrors = failure.errors
         }
-        let names: [String]
-        switch jobFileNames() {
+        let names: [String], kept: [JobDefinition?]
+        switch configurationDirectoryError().map(Result.failure) ?? cache.beginRead(in: jobsPath, listing: jobsDirectoryNames) {
         case .failure(let error):
             configuration.fatal = error
             return configuration
         case .success(let found):
-            names = found
+            (names, kept) = found
         }
-        let kept = cache.beginRead(names, in: jobsPath)
         let unread = kept.indices.filter { kept[$0] == nil }
         let read = Self.readJobFiles(unread.map { (jobsPath + "/" + names[$0], String(names[$0].dropLast(4))) })
         var results: [Result<JobDefinition, ConfigErrors>?] = kept.map { $0.map { .success($0) } }

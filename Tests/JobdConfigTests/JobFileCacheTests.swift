@@ -59,6 +59,7 @@ import Testing
 
     /// A file written within the timestamp granularity of the read is read again at the next
     /// reload, however its times look: a write just after the read may have left them as they were.
+    /// So is the jobs directory listed again, whose file was created then.
     @Test func aFileYoungerThanTheRacyWindowIsNotKept() throws {
         let config = try TemporaryConfiguration(jobs: ["a": Self.job])
         let clock = Clock()
@@ -66,13 +67,13 @@ import Testing
         let directory = JobDirectory(path: config.path)
         _ = directory.read(using: &cache)
         _ = directory.read(using: &cache)
-        #expect((cache.reused, cache.parsed) == (0, 1), "written within the window: read again")
+        #expect((cache.reused, cache.parsed, cache.listed) == (0, 1, true), "written within the window: read again")
 
         clock.advance(seconds: 4)
         _ = directory.read(using: &cache)
-        #expect((cache.reused, cache.parsed) == (0, 1), "older now: read once more, and kept")
+        #expect((cache.reused, cache.parsed, cache.listed) == (0, 1, true), "older now: read once more, and kept")
         _ = directory.read(using: &cache)
-        #expect((cache.reused, cache.parsed) == (1, 0))
+        #expect((cache.reused, cache.parsed, cache.listed) == (1, 0, false))
     }
 
     /// The same size, and the modification time set back as it was: the change time still differs.
@@ -140,6 +141,27 @@ import Testing
         let read = directory.read(using: &cache)
         #expect((cache.reused, cache.parsed) == (0, 1))
         #expect(read.jobs.first?.triggers == [.unitActive(.seconds(7_200))])
+    }
+
+    /// The names in `jobs.d` are those of the read before while the directory is unchanged: a file
+    /// created, removed or renamed in it changes its times.
+    @Test func theJobsDirectoryIsListedAgainOnlyWhenItChanged() throws {
+        let config = try TemporaryConfiguration(jobs: ["a": Self.job, "b": Self.job])
+        var cache = cache(after: 10)
+        let directory = JobDirectory(path: config.path)
+        _ = directory.read(using: &cache)
+        #expect(cache.listed)
+        #expect(directory.read(using: &cache).jobs.map(\.name) == ["a", "b"])
+        #expect(!cache.listed, "unchanged: the names of the read before")
+
+        try config.write(job: "c", Self.job)
+        #expect(directory.read(using: &cache).jobs.map(\.name) == ["a", "b", "c"])
+        #expect(cache.listed)
+        try config.remove(job: "a")
+        #expect(directory.read(using: &cache).jobs.map(\.name) == ["b", "c"])
+        #expect(cache.listed)
+        _ = directory.read(using: &cache)
+        #expect(!cache.listed)
     }
 
     @Test func brokenFilesAndFilesWithAccountsAreReadEveryTime() throws {
