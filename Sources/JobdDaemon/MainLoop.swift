@@ -297,7 +297,10 @@ final class MainLoop {
             let zone = TimeZoneRules.current(environment: options.environment)
             if zone != scheduler.zone { scheduler.timeZoneChanged(to: zone) }
             let summary = scheduler.load(jobs)
-            perform(admission.configure(jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
+            // The same jobs under the same limit: run admission has nothing to learn.
+            if summary.kept.count != jobs.count || !summary.removed.isEmpty || settings.maxConcurrentRuns != admission.maxConcurrentRuns {
+                perform(admission.configure(jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
+            }
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             Self.logConfigErrors(errors, logger: logger)
             lastReload = ReloadReport(
