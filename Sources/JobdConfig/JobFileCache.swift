@@ -10,9 +10,9 @@ import Glibc
 ///   setting its modification time back with `touch -d`) changes its change time, which no program
 ///   can set; replacing the file (an editor's rename) changes its inode.
 /// - A file's times have the file system's granularity (a clock tick, or 2 s on FAT), so a write
-///   just after the read could leave every time as it was. A file whose modification or change
-///   time is within ``racyWindowNanoseconds`` of the read is therefore not kept: it is read again
-///   at the next reload, until it is older than that (as git treats "racily clean" files).
+///   just after the read could leave every time as it was. A file changed too recently before the
+///   read is therefore not kept: it is read again at the next reload, until it is older than that
+///   (as git treats "racily clean" files). How recent is too recent: ``isSettled(_:readStart:granularity:)``.
 /// - Only files whose definition depends on their bytes alone are kept: a file with errors, or
 ///   with `User=`/`Group=` (whose accounts are looked up at load), is read every time.
 ///
@@ -45,9 +45,11 @@ package struct JobFileCache: Sendable {
 
         /// The later of the modification and change times, in nanoseconds since the epoch.
         var latestNanoseconds: Int64 {
-            max(Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec),
-                Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec))
+            max(Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec), changedNanoseconds)
         }
+
+        /// The change time, in nanoseconds since the epoch.
+        var changedNanoseconds: Int64 { Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec) }
     }
 
     /// A kept file: its name in the directory, its stamp when it was read, what it defined.
@@ -57,9 +59,13 @@ package struct JobFileCache: Sendable {
         var definition: JobDefinition
     }
 
-    /// How recent a file's times may be, before the read, for its definition to be kept: more than
-    /// any file system's timestamp granularity (FAT's 2 s) and the lag of the kernel's coarse clock.
+    /// How recent a file's times may be, before the read, for its definition to be kept when its
+    /// change time is a whole second (a file system that may keep no finer times): more than any
+    /// file system's timestamp granularity (FAT's 2 s) and the lag of the kernel's coarse clock.
     package static let racyWindowNanoseconds: Int64 = 3_000_000_000
+    /// How far the kernel's coarse clock, which stamps file times, may lag the wall clock: a tick
+    /// (10 ms at the lowest `HZ`), with a margin.
+    static let clockLagNanoseconds: Int64 = 100_000_000
 
     /// The wall clock, in nanoseconds since the epoch; a test's own clock in tests.
     var now: @Sendable () -> Int64 = { JobFileCache.realtimeNanoseconds() }
@@ -77,6 +83,9 @@ package struct JobFileCache: Sendable {
     private var stamps: [Stamp?] = []
     private var matched: [Int] = []
     private var stored: [Int: Entry] = [:]
+    /// A bound on each device's timestamp granularity, from the change times of the files the read
+    /// is to read (``isSettled(_:readStart:granularity:)``).
+    private var granularities: [UInt64: Int64] = [:]
     /// Files the last read reused, and files it read and parsed.
     package private(set) var reused = 0
     package private(set) var parsed = 0
@@ -133,13 +142,37 @@ package struct JobFileCache: Sendable {
             matched[index] = cursor
             reused += 1
         }
+        granularities = [:]
+        for index in names.indices where kept[index] == nil {
+            guard let stamp = stamps[index], stamp.changed.tv_nsec != 0 else { continue }
+            granularities[stamp.device] = Self.gcd(granularities[stamp.device] ?? 0, Int64(stamp.changed.tv_nsec))
+        }
         return .success((names, kept))
     }
 
-    /// Whether a file (or directory) with `stamp` can be trusted to show any later change: its
-    /// times are older, at the read's start, than the racy window.
     private func isSettled(_ stamp: Stamp) -> Bool {
-        stamp.latestNanoseconds < readStartNanoseconds - Self.racyWindowNanoseconds
+        Self.isSettled(stamp, readStart: readStartNanoseconds, granularity: granularities[stamp.device])
+    }
+
+    /// Whether a file (or directory) with `stamp`, looked at after `readStart`, can be trusted to
+    /// show any later change by a change time different from `stamp`'s.
+    ///
+    /// Every change of a file sets its change time to the kernel's coarse clock (at most
+    /// ``clockLagNanoseconds`` behind the wall clock), cut down to a multiple of the file system's
+    /// granularity G. A change after `readStart` therefore gets a change time later than
+    /// `readStart - lag - G`, and differs from any change time up to that. G divides the nanoseconds
+    /// of every change time on the device, so it is at most their greatest common divisor
+    /// (`granularity`, from the files the read reads, or else the file's own nanoseconds). A change
+    /// time of a whole second says nothing of G (a file system may keep seconds only, or 2 s on
+    /// FAT): then the file's times must be older than ``racyWindowNanoseconds``, as before.
+    static func isSettled(_ stamp: Stamp, readStart: Int64, granularity: Int64?) -> Bool {
+        let nanoseconds = Int64(stamp.changed.tv_nsec)
+        guard nanoseconds != 0 else { return stamp.latestNanoseconds < readStart - racyWindowNanoseconds }
+        return stamp.changedNanoseconds < readStart - clockLagNanoseconds - (granularity ?? nanoseconds)
+    }
+
+    static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
+        b == 0 ? a : gcd(b, a % b)
     }
 
     /// Remembers what reading the read's file number `index` gave, when that is safe to reuse: a
@@ -171,6 +204,7 @@ package struct JobFileCache: Sendable {
         stamps = []
         matched = []
         stored = [:]
+        granularities = [:]
     }
 
     static func realtimeNanoseconds() -> Int64 {

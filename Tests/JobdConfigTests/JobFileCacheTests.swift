@@ -76,6 +76,47 @@ import Testing
         #expect((cache.reused, cache.parsed, cache.listed) == (1, 0, false))
     }
 
+    /// A file changed longer ago than the coarse clock's lag and its file system's granularity is
+    /// kept, though that is less than the 3 s window whole-second times need.
+    @Test func aFileChangedOverASecondBeforeTheReadIsKept() throws {
+        let config = try TemporaryConfiguration(jobs: ["a": Self.job, "b": Self.other])
+        var status = stat()
+        #expect(stat(config.path + "/jobs.d/a.job", &status) == 0)
+        let clock = Clock()
+        clock.nanoseconds = JobFileCache.realtimeNanoseconds() + 1_200_000_000
+        var cache = cache(clock)
+        let directory = JobDirectory(path: config.path)
+        _ = directory.read(using: &cache)
+        _ = directory.read(using: &cache)
+        // A file system keeping whole seconds only (none here, as a rule) still needs the window.
+        #expect(cache.reused == (status.st_ctim.tv_nsec == 0 ? 0 : 2))
+    }
+
+    /// When a stamp is settled: its change time before the read's start by more than the clock's
+    /// lag and the granularity (bounded by the change time's own nanoseconds), or by the whole
+    /// window for a change time of a whole second.
+    @Test(arguments: [
+        // nanoseconds of the change time, the granularity bound, the read's start after it, settled
+        (0, nil, 2_900_000_000, false), (0, nil, 3_100_000_000, true), (0, 1, 2_900_000_000, false),
+        (500_000_000, nil, 550_000_000, false), (500_000_000, nil, 650_000_000, true),
+        (123_456_789, 1, 99_000_000, false), (123_456_789, 1, 101_000_000, true),
+        (123_456_789, 3, 100_000_002, false), (10_000_000, 10_000_000, 111_000_000, true),
+    ] as [(Int, Int64?, Int64, Bool)])
+    func settledStamps(nanoseconds: Int, granularity: Int64?, readStartAfter: Int64, settled: Bool) {
+        var status = stat()
+        status.st_ctim = timespec(tv_sec: 1_800_000_000, tv_nsec: nanoseconds)
+        // A modification time later than the change time (set by `touch -d`) does not matter.
+        status.st_mtim = timespec(tv_sec: 1_900_000_000, tv_nsec: 0)
+        let stamp = JobFileCache.Stamp(status)
+        let readStart = stamp.changedNanoseconds + readStartAfter
+        if nanoseconds != 0 {
+            #expect(JobFileCache.isSettled(stamp, readStart: readStart, granularity: granularity) == settled)
+        } else {
+            status.st_mtim = status.st_ctim
+            #expect(JobFileCache.isSettled(JobFileCache.Stamp(status), readStart: readStart, granularity: granularity) == settled)
+        }
+    }
+
     /// The same size, and the modification time set back as it was: the change time still differs.
     @Test func aRewriteWithTheSameSizeAndModificationTimeIsSeen() throws {
         let config = try TemporaryConfiguration(jobs: ["a": Self.job])
