@@ -36,6 +36,24 @@ package enum FileSystem {
         return stat(path, &status) == 0 ? status : nil
     }
 
+    /// The type of the file system mounted from `device` (`ext4`, `nfs4` ...), as
+    /// `/proc/self/mountinfo` names it; `nil` where no mount is of that device (a btrfs
+    /// subvolume has a device of its own) or there is no `/proc`.
+    static func fileSystemType(device: UInt64) -> String? {
+        guard case .success(let text) = readTextFile("/proc/self/mountinfo") else { return nil }
+        // glibc's major() and minor().
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        let wanted = "\(major):\(minor)"
+        for line in text.split(separator: "\n") {
+            // ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE SUPEROPTIONS
+            let fields = line.split(separator: " ")
+            guard fields.count > 2, fields[2] == wanted, let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count else { continue }
+            return String(fields[dash + 1])
+        }
+        return nil
+    }
+
     /// The file's contents as UTF-8 text, or a message saying why not. Sized by `fstat`, so a
     /// small job file costs one small allocation, not a zeroed 64 KiB buffer.
     ///

@@ -66,6 +66,9 @@ package struct JobFileCache: Sendable {
     /// How far the kernel's coarse clock, which stamps file times, may lag the wall clock: a tick
     /// (10 ms at the lowest `HZ`), with a margin.
     static let clockLagNanoseconds: Int64 = 100_000_000
+    /// Local file systems, whose times come from this machine's clock. Elsewhere (NFS, SMB, FUSE:
+    /// the server's clock, maybe skewed) a file keeps the whole ``racyWindowNanoseconds``.
+    static let localFileSystems: Set<String> = ["ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "f2fs", "overlay", "zfs", "bcachefs"]
 
     /// The wall clock, in nanoseconds since the epoch; a test's own clock in tests.
     var now: @Sendable () -> Int64 = { JobFileCache.realtimeNanoseconds() }
@@ -86,6 +89,8 @@ package struct JobFileCache: Sendable {
     /// A bound on each device's timestamp granularity, from the change times of the files the read
     /// is to read (``isSettled(_:readStart:granularity:)``).
     private var granularities: [UInt64: Int64] = [:]
+    /// Whether each device the read met holds a local file system (``localFileSystems``).
+    private var localDevices: [UInt64: Bool] = [:]
     /// Files the last read reused, and files it read and parsed.
     package private(set) var reused = 0
     package private(set) var parsed = 0
@@ -150,8 +155,13 @@ package struct JobFileCache: Sendable {
         return .success((names, kept))
     }
 
-    private func isSettled(_ stamp: Stamp) -> Bool {
-        Self.isSettled(stamp, readStart: readStartNanoseconds, granularity: granularities[stamp.device])
+    private mutating func isSettled(_ stamp: Stamp) -> Bool {
+        let local = localDevices[stamp.device] ?? {
+            let local = FileSystem.fileSystemType(device: stamp.device).map(Self.localFileSystems.contains) ?? false
+            localDevices[stamp.device] = local
+            return local
+        }()
+        return Self.isSettled(stamp, readStart: readStartNanoseconds, granularity: granularities[stamp.device], local: local)
     }
 
     /// Whether a file (or directory) with `stamp`, looked at after `readStart`, can be trusted to
@@ -164,10 +174,11 @@ package struct JobFileCache: Sendable {
     /// of every change time on the device, so it is at most their greatest common divisor
     /// (`granularity`, from the files the read reads, or else the file's own nanoseconds). A change
     /// time of a whole second says nothing of G (a file system may keep seconds only, or 2 s on
-    /// FAT): then the file's times must be older than ``racyWindowNanoseconds``, as before.
-    static func isSettled(_ stamp: Stamp, readStart: Int64, granularity: Int64?) -> Bool {
+    /// FAT), and a file system that is not `local` has another clock: then the file's times must be
+    /// older than ``racyWindowNanoseconds``, as before.
+    static func isSettled(_ stamp: Stamp, readStart: Int64, granularity: Int64?, local: Bool) -> Bool {
         let nanoseconds = Int64(stamp.changed.tv_nsec)
-        guard nanoseconds != 0 else { return stamp.latestNanoseconds < readStart - racyWindowNanoseconds }
+        guard local, nanoseconds != 0 else { return stamp.latestNanoseconds < readStart - racyWindowNanoseconds }
         return stamp.changedNanoseconds < readStart - clockLagNanoseconds - (granularity ?? nanoseconds)
     }
 
@@ -205,6 +216,7 @@ package struct JobFileCache: Sendable {
         matched = []
         stored = [:]
         granularities = [:]
+        localDevices = [:]
     }
 
     static func realtimeNanoseconds() -> Int64 {

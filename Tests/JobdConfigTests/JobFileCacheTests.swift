@@ -88,33 +88,40 @@ import Testing
         let directory = JobDirectory(path: config.path)
         _ = directory.read(using: &cache)
         _ = directory.read(using: &cache)
-        // A file system keeping whole seconds only (none here, as a rule) still needs the window.
-        #expect(cache.reused == (status.st_ctim.tv_nsec == 0 ? 0 : 2))
+        // A file system keeping whole seconds only, or not local, still needs the window.
+        let local = FileSystem.fileSystemType(device: UInt64(status.st_dev)).map(JobFileCache.localFileSystems.contains) ?? false
+        #expect(cache.reused == (status.st_ctim.tv_nsec != 0 && local ? 2 : 0))
+    }
+
+    /// Which file system a device holds, as the racy rule asks: `/proc`'s is `proc`, and none is
+    /// named for a device no mount has.
+    @Test func fileSystemTypesComeFromTheMountTable() throws {
+        var status = stat()
+        #expect(stat("/proc/self", &status) == 0)
+        #expect(FileSystem.fileSystemType(device: UInt64(status.st_dev)) == "proc")
+        #expect(FileSystem.fileSystemType(device: UInt64.max) == nil)
     }
 
     /// When a stamp is settled: its change time before the read's start by more than the clock's
     /// lag and the granularity (bounded by the change time's own nanoseconds), or by the whole
-    /// window for a change time of a whole second.
+    /// window for a change time of a whole second or on a file system that is not local.
     @Test(arguments: [
-        // nanoseconds of the change time, the granularity bound, the read's start after it, settled
-        (0, nil, 2_900_000_000, false), (0, nil, 3_100_000_000, true), (0, 1, 2_900_000_000, false),
-        (500_000_000, nil, 550_000_000, false), (500_000_000, nil, 650_000_000, true),
-        (123_456_789, 1, 99_000_000, false), (123_456_789, 1, 101_000_000, true),
-        (123_456_789, 3, 100_000_002, false), (10_000_000, 10_000_000, 111_000_000, true),
-    ] as [(Int, Int64?, Int64, Bool)])
-    func settledStamps(nanoseconds: Int, granularity: Int64?, readStartAfter: Int64, settled: Bool) {
+        // nanoseconds of the change time, the granularity bound, local, the read's start after it, settled
+        (0, nil, true, 2_900_000_000, false), (0, nil, true, 3_100_000_000, true), (0, 1, true, 2_900_000_000, false),
+        (500_000_000, nil, true, 550_000_000, false), (500_000_000, nil, true, 650_000_000, true),
+        (123_456_789, 1, true, 99_000_000, false), (123_456_789, 1, true, 101_000_000, true),
+        (123_456_789, 3, true, 100_000_002, false), (10_000_000, 10_000_000, true, 111_000_000, true),
+        (123_456_789, 1, false, 2_900_000_000, false), (123_456_789, 1, false, 3_100_000_000, true),
+    ] as [(Int, Int64?, Bool, Int64, Bool)])
+    func settledStamps(nanoseconds: Int, granularity: Int64?, local: Bool, readStartAfter: Int64, settled: Bool) {
         var status = stat()
         status.st_ctim = timespec(tv_sec: 1_800_000_000, tv_nsec: nanoseconds)
-        // A modification time later than the change time (set by `touch -d`) does not matter.
-        status.st_mtim = timespec(tv_sec: 1_900_000_000, tv_nsec: 0)
+        // A modification time later than the change time (set by `touch -d`) matters only where the
+        // whole window applies, to the later of the two times.
+        status.st_mtim = nanoseconds != 0 && local ? timespec(tv_sec: 1_900_000_000, tv_nsec: 0) : status.st_ctim
         let stamp = JobFileCache.Stamp(status)
         let readStart = stamp.changedNanoseconds + readStartAfter
-        if nanoseconds != 0 {
-            #expect(JobFileCache.isSettled(stamp, readStart: readStart, granularity: granularity) == settled)
-        } else {
-            status.st_mtim = status.st_ctim
-            #expect(JobFileCache.isSettled(JobFileCache.Stamp(status), readStart: readStart, granularity: granularity) == settled)
-        }
+        #expect(JobFileCache.isSettled(stamp, readStart: readStart, granularity: granularity, local: local) == settled)
     }
 
     /// The same size, and the modification time set back as it was: the change time still differs.
