@@ -55,8 +55,12 @@ struct DaemonBenchmark {
         report.target("issue 19: jobctl list at \(jobs) jobs ≤ 100 ms", measured: "--json \(Format.duration(nanoseconds: Double(listNanoseconds[0]))), table \(Format.duration(nanoseconds: Double(listNanoseconds[1])))",
                       passed: listNanoseconds.allSatisfy { $0 <= 100_000_000 })
 
-        let (unchangedNanoseconds, _) = try daemon.reload()
-        report.figure("reload, nothing changed: SIGHUP to READY=1", Format.duration(nanoseconds: Double(unchangedNanoseconds)))
+        // Several, as the changed ones: one reload's time moves with what else the machine does.
+        var unchangedTimes: [Int64] = []
+        for _ in 1...reloads { unchangedTimes.append(try daemon.reload().nanoseconds) }
+        let unchangedNanoseconds = Percentiles(unchangedTimes).median
+        report.figure("reload, nothing changed: SIGHUP to READY=1", "median of \(reloads) \(Format.duration(nanoseconds: Double(unchangedNanoseconds)))"
+            + " (" + unchangedTimes.map { Format.duration(nanoseconds: Double($0)) }.joined(separator: ", ") + ")")
         var reloadTimes: [Int64] = []
         for reload in 1...reloads {
             // Alternate between revisions 1 and 2 of every tenth job: each reload changes 10%.
@@ -96,7 +100,7 @@ struct DaemonBenchmark {
                       passed: reloadStats.median <= 300_000_000)
         report.target("RSS ≤ 64 MB", measured: "VmRSS \(Format.bytes(Double(memory.rss))), VmHWM \(Format.bytes(Double(memory.peak)))",
                       passed: memory.rss <= 64_000_000)
-        report.target("issue 19: reload, nothing changed ≤ 30 ms", measured: Format.duration(nanoseconds: Double(unchangedNanoseconds)),
+        report.target("issue 19: reload, nothing changed ≤ 30 ms", measured: "median \(Format.duration(nanoseconds: Double(unchangedNanoseconds)))",
                       passed: unchangedNanoseconds <= 30_000_000)
         report.target("issue 19: reload (10% changed) ≤ 100 ms", measured: "median \(Format.duration(nanoseconds: Double(reloadStats.median)))",
                       passed: reloadStats.median <= 100_000_000)

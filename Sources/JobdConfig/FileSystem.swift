@@ -16,6 +16,44 @@ package enum FileSystem {
         return .success(names)
     }
 
+    /// What `transform` makes of the status (`stat`, links followed) of each of `names` in
+    /// directory `path`, in order; `nil` where there is none. One open of the directory, then
+    /// `fstatat` relative to it (the kernel walks one name per file instead of the whole path), on
+    /// every core.
+    static func statuses<T: Sendable>(of names: [String], in path: String, _ transform: @Sendable (stat) -> T?) -> [T?] {
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return Array(repeating: nil, count: names.count) }
+        defer { close(directory) }
+        return names.concurrentMap(minimumChunk: 512) { name in
+            var status = stat()
+            return name.withCString { fstatat(directory, $0, &status, 0) } == 0 ? transform(status) : nil
+        }
+    }
+
+    /// The status of the file at `path` (links followed), or `nil`.
+    static func status(_ path: String) -> stat? {
+        var status = stat()
+        return stat(path, &status) == 0 ? status : nil
+    }
+
+    /// The type of the file system mounted from `device` (`ext4`, `nfs4` ...), as
+    /// `/proc/self/mountinfo` names it; `nil` where no mount is of that device (a btrfs
+    /// subvolume has a device of its own) or there is no `/proc`.
+    static func fileSystemType(device: UInt64) -> String? {
+        guard case .success(let text) = readTextFile("/proc/self/mountinfo") else { return nil }
+        // glibc's major() and minor().
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        let wanted = "\(major):\(minor)"
+        for line in text.split(separator: "\n") {
+            // ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE SUPEROPTIONS
+            let fields = line.split(separator: " ")
+            guard fields.count > 2, fields[2] == wanted, let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count else { continue }
+            return String(fields[dash + 1])
+        }
+        return nil
+    }
+
     /// The file's contents as UTF-8 text, or a message saying why not. Sized by `fstat`, so a
     /// small job file costs one small allocation, not a zeroed 64 KiB buffer.
     ///

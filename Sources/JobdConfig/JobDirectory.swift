@@ -105,19 +105,25 @@ package struct JobDirectory: Sendable {
     /// The job files' names (`*.job`, not hidden) in name order; an error when the configuration
     /// directory or `jobs.d` cannot be read (a missing `jobs.d` means no jobs).
     func jobFileNames() -> Result<[String], ConfigError> {
-        switch FileSystem.directoryEntries(path) {
+        configurationDirectoryError().map(Result.failure) ?? jobsDirectoryNames()
+    }
+
+    /// Why the configuration directory cannot be read, if it cannot.
+    func configurationDirectoryError() -> ConfigError? {
+        guard case .failure(let error) = FileSystem.directoryEntries(path) else { return nil }
+        return ConfigError(
+            file: path, line: nil,
+            message: "cannot read the configuration directory: \(error.message)",
+            hint: "pass the directory that holds jobs.d/ with --config-dir")
+    }
+
+    /// The job files' names in `jobs.d`, as ``jobFileNames()`` has them.
+    func jobsDirectoryNames() -> Result<[String], ConfigError> {
+        switch FileSystem.directoryEntries(jobsPath) {
+        case .success(let entries): return .success(entries.filter { $0.hasSuffix(".job") && !$0.hasPrefix(".") }.sorted())
+        case .failure(let error) where error.errno == ENOENT: return .success([])
         case .failure(let error):
-            return .failure(ConfigError(
-                file: path, line: nil,
-                message: "cannot read the configuration directory: \(error.message)",
-                hint: "pass the directory that holds jobs.d/ with --config-dir"))
-        case .success:
-            switch FileSystem.directoryEntries(jobsPath) {
-            case .success(let entries): return .success(entries.sorted().filter { $0.hasSuffix(".job") && !$0.hasPrefix(".") })
-            case .failure(let error) where error.errno == ENOENT: return .success([])
-            case .failure(let error):
-                return .failure(ConfigError(file: jobsPath, line: nil, message: "cannot read the jobs directory: \(error.message)"))
-            }
+            return .failure(ConfigError(file: jobsPath, line: nil, message: "cannot read the jobs directory: \(error.message)"))
         }
     }
 }

@@ -52,7 +52,6 @@ extension JobDirectory {
     /// read's in `cache` for the next: what a reload does (see ``JobFileCache`` for what counts as
     /// unchanged).
     package func read(using cache: inout JobFileCache) -> JobdConfiguration {
-        cache.beginRead()
         defer { cache.endRead() }
         // Zones named in calendar triggers are read again if their files changed (tzdata upgrade).
         TimeZoneRules.revalidateCache()
@@ -61,28 +60,27 @@ extension JobDirectory {
         case .success(let settings): configuration.settings = settings
         case .failure(let failure): configuration.settingsErrors = failure.errors
         }
-        let names: [String]
-        switch jobFileNames() {
+        let names: [String], kept: [JobDefinition?]
+        switch configurationDirectoryError().map(Result.failure) ?? cache.beginRead(in: jobsPath, listing: jobsDirectoryNames) {
         case .failure(let error):
             configuration.fatal = error
             return configuration
         case .success(let found):
-            names = found
+            (names, kept) = found
         }
-        let paths = names.map { jobsPath + "/" + $0 }
-        let lookups = paths.map { cache.lookup($0) }
-        let unread = lookups.indices.filter { if case .read = lookups[$0] { true } else { false } }
-        let read = Self.readJobFiles(unread.map { (paths[$0], String(names[$0].dropLast(4))) })
-        var results: [Result<JobDefinition, ConfigErrors>?] = lookups.map { if case .kept(let kept) = $0 { .success(kept) } else { nil } }
+        let unread = kept.indices.filter { kept[$0] == nil }
+        let read = Self.readJobFiles(unread.map { (jobsPath + "/" + names[$0], String(names[$0].dropLast(4))) })
+        var results: [Result<JobDefinition, ConfigErrors>?] = kept.map { $0.map { .success($0) } }
         for (index, result) in zip(unread, read) {
-            if case .read(let stamp) = lookups[index] { cache.store(paths[index], stamp, result: result) }
+            cache.store(index, result: result)
             results[index] = result
         }
+        configuration.jobs.reserveCapacity(names.count)
         for (index, result) in results.enumerated() {
             switch result! {
             case .success(let definition): configuration.jobs.append(definition)
             case .failure(let errors):
-                configuration.broken.append(.init(name: String(names[index].dropLast(4)), path: paths[index], errors: errors.errors))
+                configuration.broken.append(.init(name: String(names[index].dropLast(4)), path: jobsPath + "/" + names[index], errors: errors.errors))
             }
         }
         return configuration

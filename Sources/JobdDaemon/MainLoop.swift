@@ -287,14 +287,20 @@ final class MainLoop {
         } else {
             // A broken file keeps the definition its job has now, if it has one.
             let kept = configuration.broken.compactMap { scheduler.generation.owners[$0.name]?.definition }
-            let jobs = (configuration.jobs + kept).sorted { $0.name < $1.name }
+            var jobs = kept.isEmpty ? configuration.jobs : configuration.jobs + kept
+            // File name order is job name order but where a name has a character that sorts before
+            // `.` (`a-b.job` before `a.job`): sorted only then.
+            if zip(jobs, jobs.dropFirst()).contains(where: { !($0.name < $1.name) }) { jobs.sort { $0.name < $1.name } }
             record(configuration)
             // The reader looked again at zone files that changed (a tzdata upgrade): so does the
             // local zone, which calendar triggers without a zone of their own follow.
             let zone = TimeZoneRules.current(environment: options.environment)
             if zone != scheduler.zone { scheduler.timeZoneChanged(to: zone) }
             let summary = scheduler.load(jobs)
-            perform(admission.configure(jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
+            // The same jobs under the same limit: run admission has nothing to learn.
+            if summary.kept.count != jobs.count || !summary.removed.isEmpty || settings.maxConcurrentRuns != admission.maxConcurrentRuns {
+                perform(admission.configure(jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
+            }
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             Self.logConfigErrors(errors, logger: logger)
             lastReload = ReloadReport(

@@ -73,6 +73,11 @@ package final class Scheduler {
     private var rebootDue: Set<String> = []
     private var firstStartThisBoot: Bool
     package private(set) var generation = Generation(number: 0, owners: [:])
+    /// The running generation's jobs in the order the last load gave them (name order, from a
+    /// reload), each with its owner's id: a reload walks it beside the new definitions, so that an
+    /// unchanged job costs an identity check (definitions are shared with the file cache) instead
+    /// of a look-up of its owner.
+    private var applied: [(name: String, definition: JobDefinition, ownerID: UInt64)] = []
     /// Watches retired owners; without one, retired owners are simply let go.
     package var leakDetector: LeakDetector?
     /// Called with every owner the scheduler creates: an extension point for observers (and for
@@ -166,6 +171,10 @@ package final class Scheduler {
         return summary
     }
 
+    /// The running generation's owners are changed in place, and a job whose definition is the
+    /// one its owner was made from is recognised by a walk beside the last load's (``applied``): a
+    /// reload costs an identity check per unchanged job, and work only for what it changed. Job
+    /// names in `definitions` are unique, as a configuration's are.
     private func replaceGeneration(with definitions: [JobDefinition], now: MonotonicInstant) -> ReloadSummary {
         let number = generation.number + 1
         if firstStartThisBoot {
@@ -174,45 +183,71 @@ package final class Scheduler {
             rebootDue = Set(definitions.filter { $0.triggers.contains(.cron(.reboot)) }.map(\.name))
         }
         var summary = ReloadSummary(generation: number)
-        var owners: [String: JobOwner] = [:]
-        owners.reserveCapacity(definitions.count)
-        let previous = generation.owners
+        summary.kept.reserveCapacity(definitions.count)
         var keptIDs: [UInt64] = []
-        for definition in definitions {
-            if let owner = previous[definition.name], owner.definition == definition {
-                owners[definition.name] = owner
-                summary.kept.append(definition.name)
-                keptIDs.append(owner.id)
+        keptIDs.reserveCapacity(definitions.count)
+        // Every owner the new generation does not keep is released when this returns.
+        var retired: [JobOwner] = []
+        let previous = applied
+        // Built only once a job is not where it was: a reload that changes nothing keeps `applied`.
+        var next: [(name: String, definition: JobDefinition, ownerID: UInt64)]?
+        var cursor = 0
+        for (index, definition) in definitions.enumerated() {
+            if cursor < previous.count, previous[cursor].definition == definition {
+                summary.kept.append(previous[cursor].name)
+                keptIDs.append(previous[cursor].ownerID)
+                next?.append(previous[cursor])
+                cursor += 1
                 continue
             }
-            if previous[definition.name] != nil {
-                summary.changed.append(definition.name)
+            if next == nil { next = Array(previous[..<index]) }
+            let name = definition.name
+            while cursor < previous.count, previous[cursor].name < name { cursor += 1 }
+            if cursor < previous.count, previous[cursor].name == name { cursor += 1 }
+            if let owner = generation.owners[name] {
+                if owner.definition == definition {
+                    summary.kept.append(name)
+                    keptIDs.append(owner.id)
+                    next?.append((name, definition, owner.id))
+                    continue
+                }
+                summary.changed.append(name)
+                retired.append(owner)
             } else {
-                summary.added.append(definition.name)
+                summary.added.append(name)
             }
             let owner = JobOwner(definition: definition, generation: number, context: ownerContext)
-            owners[definition.name] = owner
+            generation.owners[name] = owner
+            next?.append((name, definition, owner.id))
             ownerCreated?(owner)
-            var history = histories[definition.name] ?? JobHistory()
-            if definition.persistent, history.lastTriggerRealtime == nil, let stored = store?.lastTrigger(of: definition.name) {
+            var history = histories[name] ?? JobHistory()
+            if definition.persistent, history.lastTriggerRealtime == nil, let stored = store?.lastTrigger(of: name) {
                 history.lastTriggerRealtime = stored
-                histories[definition.name] = history
+                histories[name] = history
             }
             arm(owner, history: history)
         }
         logRetained(OwnerIDRanges(keptIDs), into: number)
-        summary.removed = previous.keys.filter { owners[$0] == nil }.sorted()
-        for name in summary.removed where !isRunning(name) {
-            histories[name] = nil
+        // Every job still defined has its owner now: any other owner's job was removed.
+        if generation.owners.count != definitions.count {
+            let names = Set(definitions.map(\.name))
+            summary.removed = generation.owners.keys.filter { !names.contains($0) }.sorted()
+            for name in summary.removed {
+                if let owner = generation.owners.removeValue(forKey: name) { retired.append(owner) }
+                if !isRunning(name) { histories[name] = nil }
+            }
         }
-        // The old generation, and with it every owner not carried over, is released here; the
-        // detector keeps only weak references to see that they really go.
-        leakDetector?.retire(previous.values.filter { owners[$0.name] !== $0 }, now: now)
-        generation = Generation(number: number, owners: owners)
+        if let next {
+            applied = next
+        } else if previous.count != definitions.count {
+            applied = Array(previous[..<definitions.count])
+        }
+        generation.number = number
         if !scheduledElapses.isEmpty {
-            let live = Set(owners.values.map(\.id))
-            scheduledElapses = scheduledElapses.filter { live.contains($0.key) }
+            for owner in retired { scheduledElapses[owner.id] = nil }
         }
+        // The detector keeps only weak references to see that the retired owners really go.
+        leakDetector?.retire(retired, now: now)
         return summary
     }
 
@@ -294,6 +329,7 @@ package final class Scheduler {
             // No local may hold an owner past this point, or the check below would see it alive.
             leakDetector?.retire(Array(generation.owners.values), now: .now())
             generation = Generation(number: generation.number, owners: [:])
+            applied = []
             // Nor may a fire the timing thread was delivering when its timer was invalidated.
             queue.waitForDeliveries()
         }

@@ -67,6 +67,58 @@ import Testing
         #expect(queue.statistics.liveTimers == 3)
     }
 
+    /// A reload that only removes a job: the generation keeps the others' owners and lets the
+    /// removed job's go, though no job was added or changed.
+    @Test func aReloadThatOnlyRemovesAJobReleasesItsOwner() throws {
+        scheduler.load([job("a", every: 60), job("b", every: 60), job("c", every: 60)], now: start)
+        let a = try #require(scheduler.generation.owners["a"])
+        weak let removed = scheduler.generation.owners["b"]
+
+        let summary = scheduler.load([job("a", every: 60), job("c", every: 60)], now: start + .seconds(1))
+
+        #expect(summary == Scheduler.ReloadSummary(generation: 2, removed: ["b"], kept: ["a", "c"]))
+        #expect(scheduler.generation.owners.keys.sorted() == ["a", "c"])
+        #expect(scheduler.generation.owners["a"] === a)
+        #expect(removed == nil, "the removed job's owner is gone")
+        #expect(queue.armedCount == 2)
+    }
+
+    /// Reloads that add, change and remove jobs at random, in name order or not: every reload's
+    /// summary and owners are what a look-up of each job in the generation before says (the
+    /// scheduler finds unchanged jobs by a walk beside the last load instead).
+    @Test func randomReloadsKeepExactlyTheUnchangedOwners() throws {
+        var random = SplitMix64(seed: 19)
+        var definitions = (0..<40).map { job("job\($0)", every: 60) }
+        scheduler.load(definitions.shuffled(using: &random), now: start)
+        for reload in 1...60 {
+            let before = scheduler.generation.owners
+            var next: [JobDefinition] = []
+            for definition in definitions {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0: continue
+                case 1: next.append(job(definition.name, every: UInt64.random(in: 1...90, using: &random)))
+                case 2: next.append(job(definition.name, every: definition.triggers == [.unitActive(.seconds(60))] ? 60 : 61))
+                default: next.append(definition)
+                }
+            }
+            next += (0..<Int.random(in: 0...3, using: &random)).map { job("new\(reload)-\($0)", every: 30) }
+            next.sort { $0.name < $1.name }
+            if reload % 7 == 0 { next.shuffle(using: &random) }
+            definitions = next
+
+            let summary = scheduler.load(next, now: start + .seconds(Int64(reload)))
+
+            let kept = next.filter { before[$0.name]?.definition == $0 }.map(\.name)
+            #expect(Set(summary.kept) == Set(kept) && summary.kept.count == kept.count, "reload \(reload)")
+            #expect(Set(summary.changed) == Set(next.filter { new in before[new.name].map { $0.definition != new } ?? false }.map(\.name)))
+            #expect(Set(summary.added) == Set(next.map(\.name).filter { before[$0] == nil }))
+            #expect(summary.removed == before.keys.filter { name in !next.contains { $0.name == name } }.sorted())
+            #expect(scheduler.generation.owners.keys.sorted() == next.map(\.name).sorted())
+            for name in kept { #expect(scheduler.generation.owners[name] === before[name], "\(name) keeps its owner") }
+            for definition in next { #expect(scheduler.generation.owners[definition.name]?.definition == definition) }
+        }
+    }
+
     @Test func aChangedJobKeepsItsLastRunTime() throws {
         scheduler.load([job("j", every: 60)], now: start)
         let owner = try #require(scheduler.generation.owners["j"])
