@@ -46,6 +46,19 @@ package final class LeakDetector {
         rearm()
     }
 
+    /// Forgets the watched owners that are already gone and were never reported: there is nothing
+    /// more to see of them. The scheduler calls it once a reload has let its retired owners go, so
+    /// that the watch holds only owners still alive (each entry keeps its owner's weak-reference
+    /// side table), not every owner the reloads of the last grace period retired.
+    package func forgetReleased() {
+        let before = watched.count
+        watched.removeAll { $0.owner == nil && !$0.reported }
+        if watched.count != before { rearm() }
+    }
+
+    /// How many owners are watched (alive, or gone since the last look): for tests.
+    package var watchedCount: Int { watched.count }
+
     /// Reports owners alive past their grace, and leaked owners that went away since. A job with a
     /// run in flight gets its grace extended until the run ends (`isRunning`).
     package func check(now: MonotonicInstant, isRunning: (String) -> Bool = { _ in false }) {

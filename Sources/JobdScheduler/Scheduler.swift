@@ -165,6 +165,8 @@ package final class Scheduler {
     package func load(_ definitions: [JobDefinition], now: MonotonicInstant = .now()) -> ReloadSummary {
         // Every owner the new generation does not keep is released when `replaceGeneration` returns.
         let summary = events.collect { replaceGeneration(with: definitions, now: now) }
+        // The retired owners are gone now, unless something still holds one: watch only those.
+        leakDetector?.forgetReleased()
         logger.event(.generationLoad, level: .debug, "generation \(summary.generation) loaded: \(summary)", [
             JobdField.generation: String(summary.generation),
         ])

@@ -69,6 +69,24 @@ import Testing
         #expect(detector.retiredAlive == 0)
     }
 
+    /// Owners a reload let go are forgotten at once: across many reloads the watch holds only the
+    /// owners still alive (here the planted one), not every owner of the last grace period.
+    @Test func releasedOwnersAreNotWatchedAfterTheirReload() {
+        let (_, planted, detector, scheduler) = run(plant: true)
+        #expect(detector.watchedCount == 1, "the planted owner only: 'leaky' is still held")
+        for reload in 0..<20 {
+            // Each reload changes "fine": its owner is retired and let go.
+            let changed = JobDefinition(name: "fine", path: "/j/fine.job", triggers: [.unitActive(.seconds(60 + UInt64(reload)))],
+                                        command: try! ExecCommand.parse("/bin/true"))
+            scheduler.load([changed], now: start + .seconds(2) + .milliseconds(100 * reload))
+        }
+        #expect(detector.watchedCount == 1)
+        #expect(detector.retiredAlive == 1)
+        planted.withLock { $0.removeAll() }
+        scheduler.load([job("fine")], now: start + .seconds(4))
+        #expect(detector.watchedCount == 0)
+    }
+
     @Test func aLeakAtShutdownIsReportedAtOnce() {
         let (log, planted, _, scheduler) = run(plant: true)
         scheduler.ownerCreated = { owner in planted.withLock { $0.append(owner) } }
