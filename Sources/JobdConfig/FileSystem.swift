@@ -91,6 +91,8 @@ package enum FileSystem {
             }
             if got == 0 { break }
             count += got
+            // A regular file's read comes short only at its end: no further read to see it.
+            if count < bytes.count { break }
         }
         guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
             return .failure(FileAccessError("the file is not valid UTF-8 text"))
