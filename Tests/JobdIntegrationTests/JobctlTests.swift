@@ -87,6 +87,25 @@ import Testing
         #expect(table.contains("soon") && table.contains("OnStartupSec=10min"))
     }
 
+    /// Jobs that write the same trigger share its parsed list, and a reply makes each list's text
+    /// once: every job still shows its own triggers.
+    @Test func listShowsEachJobsOwnTriggers() throws {
+        let daily = "[Job]\nOnCalendar=daily\nExecStart=/bin/true\n"
+        let setup = try Setup(jobs: [
+            "a": daily, "b": daily, "c": "[Job]\nOnCalendar=hourly\nExecStart=/bin/true\n", "d": daily,
+            "e": "[Job]\nCron=5 4 * * *\nOnStartupSec=1h\nExecStart=/bin/true\n", "f": "[Job]\nCron=5 4 * * *\nExecStart=/bin/true\n",
+        ])
+        let (status, output) = try setup.jobctl(["list", "--json"])
+        #expect(status == 0)
+        let jobs = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
+        var triggers: [String: [String]] = [:]
+        for job in jobs { triggers[job["name"] as? String ?? "?"] = job["triggers"] as? [String] }
+        #expect(triggers == [
+            "a": ["OnCalendar=*-*-* 00:00:00"], "b": ["OnCalendar=*-*-* 00:00:00"], "c": ["OnCalendar=*-*-* *:00:00"],
+            "d": ["OnCalendar=*-*-* 00:00:00"], "e": ["Cron=5 4 * * *", "OnStartupSec=1h"], "f": ["Cron=5 4 * * *"],
+        ])
+    }
+
     @Test func runWaitReturnsTheJobsExitStatus() throws {
         let setup = try Setup(jobs: [
             "seven": "[Job]\nOnStartupSec=1h\nExecStart=/bin/sh -c 'exit 7'\n",
