@@ -15,6 +15,13 @@ struct ProcessProbe {
         return (Self.number(status, "VmRSS:") * 1_024, Self.number(status, "VmHWM:") * 1_024)
     }
 
+    /// `RssAnon` and `RssFile` (pages of mapped files: code and libraries) in bytes: what grows when
+    /// the process allocates, and what grows when it first runs code it had not run yet.
+    var residentKinds: (anonymous: Int, file: Int) {
+        let status = read("status")
+        return (Self.number(status, "RssAnon:") * 1_024, Self.number(status, "RssFile:") * 1_024)
+    }
+
     /// User plus system CPU time, in nanoseconds, from fields 14 and 15 of `/proc/PID/stat`.
     var cpuNanoseconds: Int64 {
         let stat = read("stat")

@@ -17,6 +17,7 @@ struct SoakRun {
         try configuration.write()
         report.note("80% of the jobs the same in both, 15% changed, 5% renamed; 1 job in 20 runs /bin/true about every second")
         report.note("each reload: switch config/jobs.d, then `jobctl reload --pid PID` waits for its outcome")
+        report.note("the reloads begin after 3 s of jobd running its jobs: its first runs' code and one-time allocations are start-up")
 
         let started = MonotonicInstant.now()
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
@@ -40,6 +41,10 @@ struct SoakRun {
         report.figure("VmRSS after the 10th reload", Format.bytes(Double(rssAfterTenth)))
         report.figure("VmRSS after the last reload", Format.bytes(Double(rssAfterLast)))
         report.figure("VmHWM", Format.bytes(Double(figures["peakRSS"] ?? 0)))
+        report.figure("RssAnon / RssFile after the 10th", [figures["anonymousAfterTenth"], figures["fileAfterTenth"]]
+            .map { Format.bytes(Double($0 ?? 0)) }.joined(separator: " / "))
+        report.figure("RssAnon / RssFile after the last", [figures["anonymousAfterLast"], figures["fileAfterLast"]]
+            .map { Format.bytes(Double($0 ?? 0)) }.joined(separator: " / "))
         let trend = stride(from: 100, through: reloads, by: 100).compactMap { reload in
             figures["rssAtReload\(reload)"].map { "\(reload): \(String(format: "%.1f", Double($0) / 1_048_576))" }
         }
