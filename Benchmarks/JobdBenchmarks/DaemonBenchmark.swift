@@ -39,21 +39,24 @@ struct DaemonBenchmark {
         report.figure("VmRSS after start", Format.bytes(Double(rssAfterStart)))
         // Issue 20: jobctl reads a reply of every job without rescanning what it has received.
         // Issue 19: the table and --json, each from jobctl's start to its exit, ≤ 100 ms.
-        var listNanoseconds: [Int64] = []
+        // Five of each, as for reloads; the first after the start is shown too (jobd's reply buffer
+        // and code are cold then), and the medians are judged: what an operator usually meets.
+        var medians: [Int64] = []
         for arguments in [["list", "--json"], ["list"]] {
-            let list = Process()
-            list.executableURL = URL(fileURLWithPath: LaunchedDaemon.product("jobctl"))
-            list.arguments = arguments + ["--runtime-dir", daemon.runtimeDirectory]
-            list.standardOutput = FileHandle.nullDevice
-            let listStart = MonotonicInstant.now()
-            try list.run()
-            list.waitUntilExit()
-            listNanoseconds.append(MonotonicInstant.now().duration(since: listStart).nanosecondsSaturated)
-            report.figure("jobctl \(arguments.joined(separator: " ")) of \(jobs) jobs", Format.duration(nanoseconds: Double(listNanoseconds.last!))
-                + ", exit \(list.terminationStatus)")
+            var times: [Int64] = []
+            var statuses: Set<Int32> = []
+            for _ in 1...5 {
+                let (nanoseconds, status) = try TimedCommand.run(
+                    LaunchedDaemon.product("jobctl"), arguments + ["--runtime-dir", daemon.runtimeDirectory])
+                times.append(nanoseconds)
+                statuses.insert(status)
+            }
+            medians.append(Percentiles(times).median)
+            report.figure("jobctl \(arguments.joined(separator: " ")) of \(jobs) jobs", "median of 5 \(Format.duration(nanoseconds: Double(medians.last!)))"
+                + " (" + times.map { Format.duration(nanoseconds: Double($0)) }.joined(separator: ", ") + "), exit \(statuses.sorted())")
         }
-        report.target("issue 19: jobctl list at \(jobs) jobs ≤ 100 ms", measured: "--json \(Format.duration(nanoseconds: Double(listNanoseconds[0]))), table \(Format.duration(nanoseconds: Double(listNanoseconds[1])))",
-                      passed: listNanoseconds.allSatisfy { $0 <= 100_000_000 })
+        report.target("issue 19: jobctl list at \(jobs) jobs ≤ 100 ms", measured: "median --json \(Format.duration(nanoseconds: Double(medians[0]))), table \(Format.duration(nanoseconds: Double(medians[1])))",
+                      passed: medians.allSatisfy { $0 <= 100_000_000 })
 
         // Several, as the changed ones: one reload's time moves with what else the machine does.
         var unchangedTimes: [Int64] = []
