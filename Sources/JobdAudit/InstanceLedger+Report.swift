@@ -83,9 +83,10 @@ extension InstanceLedger {
                 reasons.append("\(totals.unaccounted) retired owner(s) not seen released: their owner.deinit may be among "
                     + "the dropped entries, so they are unaccounted for, not proven leaked")
             }
-            let unproven = problems.filter { $0.kind == .fireAfterDeinit || $0.kind == .timerNotInvalidated }
+            let restsOnAbsence = { (problem: AuditProblem) in problem.kind == .fireAfterDeinit || problem.kind == .timerNotInvalidated }
+            let unproven = problems.filter(restsOnAbsence)
             if !unproven.isEmpty {
-                problems.removeAll { $0.kind == .fireAfterDeinit || $0.kind == .timerNotInvalidated }
+                problems.removeAll(where: restsOnAbsence)
                 reasons.append("\(unproven.count) finding(s) that rest on an entry not seen (a timer.invalidate or a "
                     + "run.skip), which may be among the dropped entries: \(unproven[0].detail)")
             }

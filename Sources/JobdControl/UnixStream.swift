@@ -105,9 +105,7 @@ enum UnixStream {
                 // Nothing after the line (the usual case): the buffer is the line, not copied
                 // (a list of 10,000 jobs is a line of megabytes).
                 buffer.removeLast()
-                let line = buffer
-                buffer = []
-                return .line(line)
+                return .line(takeAll(&buffer))
             }
             scanned = buffer.count
             if buffer.count > limit { return .tooLong }
@@ -123,15 +121,19 @@ enum UnixStream {
             if count < 0 { return .failed(errno) }
             if count == 0 {
                 // The peer closed after a last line without its newline: that line, once.
-                guard !buffer.isEmpty else { return .closed }
-                let line = buffer
-                buffer = []
-                return .line(line)
+                return buffer.isEmpty ? .closed : .line(takeAll(&buffer))
             }
             // Grown fourfold, not twofold: fewer copies of a long line (a list of every job).
             if buffer.count + count > buffer.capacity { buffer.reserveCapacity(max(4 * buffer.capacity, chunk.count)) }
             buffer += chunk[..<count]
         }
+    }
+
+    /// The whole buffer, handed over without a copy, leaving it empty.
+    private static func takeAll(_ buffer: inout [UInt8]) -> [UInt8] {
+        let all = buffer
+        buffer = []
+        return all
     }
 
     /// Waits until `fd` can be read (or is hung up on) or `deadline` passes: `nil` when readable,
