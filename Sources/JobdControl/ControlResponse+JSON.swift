@@ -46,6 +46,25 @@ extension ControlResponse {
         return writer.bytes
     }
 
+    /// A `list` response's line whose statuses are already written, in order, in `jobParts` (each
+    /// by ``JSONWriter/beginElements()``, possibly on another thread): the same bytes as
+    /// `ControlResponse(type: .list, jobs: jobs).jsonLine`.
+    package static func listLine(jobParts: [[UInt8]]) -> [UInt8] {
+        var writer = JSONWriter(capacity: jobParts.reduce(64) { $0 + $1.count + 1 })
+        writer.beginObject()
+        writer.key("jobs")
+        writer.beginArray()
+        for part in jobParts where !part.isEmpty { writer.raw(part) }
+        writer.endArray()
+        writer.key("type")
+        writer.string(Kind.list.rawValue)
+        writer.key("version")
+        writer.integer(ControlProtocol.version)
+        writer.endObject()
+        writer.newline()
+        return writer.bytes
+    }
+
     /// Reads one response line (without its newline).
     package init(jsonLine bytes: [UInt8]) throws(ControlError) {
         var reader = JSONReader(bytes)

@@ -21,6 +21,16 @@ package struct JSONWriter {
     package mutating func beginArray() { open(UInt8(ascii: "[")) }
     package mutating func endArray() { close(UInt8(ascii: "]")) }
 
+    /// Elements of an array that is opened and closed elsewhere: written with the commas between
+    /// them but without the brackets, so that parts written apart (on several threads) can be
+    /// joined into one array (``raw(_:)`` each part). Only for a writer that is not pretty.
+    package mutating func beginElements() {
+        precondition(!pretty, "JSONWriter.beginElements: a pretty writer cannot indent parts written apart")
+        containers.append(false)
+    }
+
+    package mutating func endElements() { containers.removeLast() }
+
     /// An object member's key; its value follows.
     package mutating func key(_ name: StaticString) {
         separate()

@@ -109,7 +109,8 @@ extension [JobStatus] {
     /// Writes the statuses as an array, one object each.
     package func write(to writer: inout JSONWriter) {
         writer.beginArray()
-        for status in self { status.write(to: &writer) }
+        // By index: `for status in self` copies each status, retaining each of its strings.
+        for index in indices { self[index].write(to: &writer) }
         writer.endArray()
     }
 }

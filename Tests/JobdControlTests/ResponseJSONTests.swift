@@ -87,6 +87,26 @@ struct ResponseJSONTests {
         }
     }
 
+    /// jobd writes a long list in parts, on several threads, and joins them: the same line as the
+    /// list written at once, however the statuses are split (parts empty, one, many).
+    @Test func aListWrittenInPartsIsTheListWrittenAtOnce() {
+        var random = SplitMix64(seed: 21)
+        let list = [Self.full] + (0..<40).map { _ in Self.randomStatus(&random) }
+        for cuts in [[], [0], [41], [0, 0, 41], [1, 2, 3, 40], [20], [7, 7, 30]] {
+            let bounds = [0] + cuts + [list.count]
+            let parts = zip(bounds, bounds.dropFirst()).map { from, to in
+                var writer = JSONWriter()
+                writer.beginElements()
+                for status in list[from..<to] { status.write(to: &writer) }
+                writer.endElements()
+                return writer.bytes
+            }
+            let expected = ControlResponse(type: .list, jobs: list).jsonLine
+            #expect(ControlResponse.listLine(jobParts: parts) == expected, "cut at \(cuts)")
+        }
+        #expect(ControlResponse.listLine(jobParts: []) == ControlResponse(type: .list, jobs: []).jsonLine)
+    }
+
     /// Every stored property of a status is in its JSON: a field added to ``JobStatus`` but not to
     /// its hand-written JSON fails here.
     @Test func everyFieldOfAStatusIsWritten() throws {
