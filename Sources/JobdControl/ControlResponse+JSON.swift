@@ -70,7 +70,7 @@ extension ControlResponse {
         var reader = JSONReader(bytes)
         var type: Kind?, version: Int?
         var response = ControlResponse(type: .error)
-        try reader.members { (reader: inout JSONReader, key: String) throws(ControlError) in
+        try reader.members { (reader: inout JSONReader, key: JSONKey) throws(ControlError) in
             switch key {
             case "code": response.code = try reader.optionalString().map(ControlErrorCode.init(rawValue:))
             case "daemon": response.daemon = try Self.decoded(DaemonStatus.self, &reader)

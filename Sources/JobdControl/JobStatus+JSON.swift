@@ -60,7 +60,7 @@ extension JobStatus {
         var status = JobStatus(
             name: "", file: "", description: nil, command: "", triggers: [], nextElapseUSec: nil, lastTriggerUSec: nil,
             lastStartUSec: nil, lastFinishUSec: nil, lastOutcome: nil, running: 0, owner: 0, generation: 0)
-        try reader.members { (reader: inout JSONReader, key: String) throws(ControlError) in
+        try reader.members { (reader: inout JSONReader, key: JSONKey) throws(ControlError) in
             switch key {
             case "command": command = try reader.string()
             case "description": status.description = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try reader.string() }
@@ -138,7 +138,7 @@ extension JobStatus.RunInFlight {
 
     package init(reading reader: inout JSONReader) throws(ControlError) {
         var cause: String?, invocationID: String?, pid: Int32?, runID: UInt64?, startedUSec: Int64?
-        try reader.members { (reader: inout JSONReader, key: String) throws(ControlError) in
+        try reader.members { (reader: inout JSONReader, key: JSONKey) throws(ControlError) in
             switch key {
             case "cause": cause = try reader.string()
             case "invocationID": invocationID = try reader.string()

@@ -247,6 +247,19 @@ struct ResponseJSONTests {
     }
 
     /// Keys in any order read as in jobd's order; only a repeated one is refused.
+    /// Keys are matched by their bytes, without a `String` each: a key written with escapes is the
+    /// same key, and counts as a second one where it repeats another; an empty key is a key.
+    @Test func escapedKeysAreTheKeysTheySpell() throws {
+        let escaped = #"{"typ\u0065":"list","\u0076ersion":1,"jobs":[{"command":"c","file":"f","generation":1,"na\u006de":"n","owner":2,"running":0,"triggers":[],"":0}]}"#
+        let response = try ControlResponse(jsonLine: Array(escaped.utf8))
+        #expect(response.type == .list && response.version == 1 && response.jobs?.first?.name == "n")
+        #expect(response == (try JSONDecoder().decode(ControlResponse.self, from: Data(escaped.utf8))))
+        for repeated in [#"{"type":"list","typ\u0065":"list","version":1}"#, #"{"type":"list","version":1,"":1,"":2}"#,
+                         #"{"type":"list","version":1,"\u00e9":1,"é":2}"#] {
+            #expect(throws: ControlError.self, "\(repeated)") { try ControlResponse(jsonLine: Array(repeated.utf8)) }
+        }
+    }
+
     @Test func keysOutOfOrderAreRead() throws {
         let sorted = #"{"line":"a","lost":2,"stream":"stdout","type":"run-output","version":1}"#
         let shuffled = #"{"version":1,"stream":"stdout","line":"a","type":"run-output","lost":2}"#
