@@ -30,7 +30,8 @@ extension Jobctl {
         package init() {}
 
         package func run() throws {
-            let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .list), json: json)
+            // The table shows neither files nor commands: jobd leaves them out (issue 19).
+            let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .list, brief: json ? nil : true), json: json)
             var jobs = response.jobs ?? []
             if failed {
                 jobs = jobs.filter { $0.disabledByErrors || $0.lastResult.flatMap(RunResult.init(rawValue:))?.isFailure == true }

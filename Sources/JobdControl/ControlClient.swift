@@ -50,7 +50,8 @@ package final class ControlClient {
     /// The next response, or `nil` when jobd closed the connection; by `deadline`, if given, else
     /// ``ControlError/Code/timedOut``. An `error` response from jobd that refuses the caller is
     /// thrown as ``ControlError/Code/refused``.
-    package func receive(deadline: ContinuousClock.Instant? = nil) throws(ControlError) -> ControlResponse? {
+    /// With `briefJobs`, a list's statuses may lack what a brief `list` leaves out.
+    package func receive(deadline: ContinuousClock.Instant? = nil, briefJobs: Bool = false) throws(ControlError) -> ControlResponse? {
         switch UnixStream.readLine(fd, limit: 64 << 20, buffer: &buffer, deadline: deadline) {
         case .closed:
             return nil
@@ -63,7 +64,7 @@ package final class ControlClient {
         case .line(let bytes):
             let response: ControlResponse
             do {
-                response = try ControlResponse(jsonLine: bytes)
+                response = try ControlResponse(jsonLine: bytes, briefJobs: briefJobs)
             } catch {
                 throw ControlError(.protocolError, "jobd sent something that is not a response (\(error.message)): \(String(decoding: bytes.prefix(200), as: UTF8.self))")
             }
@@ -77,7 +78,7 @@ package final class ControlClient {
     /// Sends `request` and returns the first response.
     package func exchange(_ request: ControlRequest) throws(ControlError) -> ControlResponse {
         try send(request)
-        guard let response = try receive() else {
+        guard let response = try receive(briefJobs: request.brief == true) else {
             throw ControlError(.protocolError, "jobd closed the connection without answering")
         }
         return response

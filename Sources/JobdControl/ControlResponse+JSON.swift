@@ -65,8 +65,9 @@ extension ControlResponse {
         return writer.bytes
     }
 
-    /// Reads one response line (without its newline).
-    package init(jsonLine bytes: [UInt8]) throws(ControlError) {
+    /// Reads one response line (without its newline); `briefJobs`, the answer to a brief `list`
+    /// (``ControlRequest/brief``), whose statuses may lack `command` and `file`.
+    package init(jsonLine bytes: [UInt8], briefJobs: Bool = false) throws(ControlError) {
         var reader = JSONReader(bytes)
         var type: Kind?, version: Int?
         var response = ControlResponse(type: .error)
@@ -78,7 +79,7 @@ extension ControlResponse {
             case "jobs":
                 response.jobs = try reader.optional { (reader: inout JSONReader) throws(ControlError) in
                     try reader.array(minimumElementBytes: JobStatus.minimumJSONBytes) { (reader: inout JSONReader) throws(ControlError) in
-                        try JobStatus(reading: &reader)
+                        try JobStatus(reading: &reader, brief: briefJobs)
                     }
                 }
             case "line": response.line = try reader.optionalString()

@@ -3,11 +3,14 @@
 /// and reads one per job (issue 19). A field added to ``JobStatus`` must be added here too; the
 /// tests fail until it is.
 extension JobStatus {
-    /// Writes the status as one object, keys sorted, absent optionals left out.
-    package func write(to writer: inout JSONWriter) {
+    /// Writes the status as one object, keys sorted, absent optionals left out; `brief`, without
+    /// `command` and `file` (a brief `list`: ``ControlRequest/brief``).
+    package func write(to writer: inout JSONWriter, brief: Bool = false) {
         writer.beginObject()
-        writer.key("command")
-        writer.string(command)
+        if !brief {
+            writer.key("command")
+            writer.string(command)
+        }
         if let description {
             writer.key("description")
             writer.string(description)
@@ -20,8 +23,10 @@ extension JobStatus {
             writer.key("errors")
             writer.strings(errors)
         }
-        writer.key("file")
-        writer.string(file)
+        if !brief {
+            writer.key("file")
+            writer.string(file)
+        }
         writer.key("generation")
         writer.integer(generation)
         writer.optionalInteger("lastDurationUSec", lastDurationUSec)
@@ -54,7 +59,8 @@ extension JobStatus {
     }
 
     /// Reads one status object, in any key order; unknown keys are skipped, as `JSONDecoder` does.
-    package init(reading reader: inout JSONReader) throws(ControlError) {
+    /// `brief` (a brief `list`): `command` and `file` may be absent, and are then empty.
+    package init(reading reader: inout JSONReader, brief: Bool = false) throws(ControlError) {
         var name: String?, file: String?, command: String?, triggers: [String]?
         var running: Int?, owner: UInt64?, generation: UInt64?
         var status = JobStatus(
@@ -90,6 +96,10 @@ extension JobStatus {
             case "triggers": triggers = try reader.strings()
             default: try reader.skipValue()
             }
+        }
+        if brief {
+            file = file ?? ""
+            command = command ?? ""
         }
         guard let name, let file, let command, let triggers, let running, let owner, let generation else {
             throw ControlError(.protocolError, "a job's status lacks one of name, file, command, triggers, running, owner, generation")

@@ -29,7 +29,7 @@ extension MainLoop {
                 reply.finish(with: ControlResponse(type: .status, daemon: daemonStatus))
             }
         case .list:
-            let listing = JobListing(self)
+            let listing = JobListing(self, brief: request.brief == true)
             reply.finish { listing.jsonLine() }
         case .run:
             guard let name = request.job else {
@@ -139,8 +139,11 @@ extension MainLoop {
     struct JobListing: Sendable {
         let sources: StatusSources
         let jobs: [(name: String, owner: OwnerFacts?)]
+        /// Without what a brief `list` leaves out (``ControlRequest/brief``).
+        let brief: Bool
 
-        init(_ loop: MainLoop) {
+        init(_ loop: MainLoop, brief: Bool) {
+            self.brief = brief
             let sources = StatusSources(loop)
             let owners = loop.scheduler.generation.owners
             var jobs = owners.map { name, owner in (name: name, owner: Optional(OwnerFacts(owner, wallClock: sources.wallClock))) }
@@ -167,7 +170,8 @@ extension MainLoop {
                     var writer = JSONWriter(capacity: range.count * 320)
                     writer.beginElements()
                     for index in range {
-                        sources.status(of: order[index].name, owner: order[index].owner, triggerTexts: triggerTexts)?.write(to: &writer)
+                        sources.status(of: order[index].name, owner: order[index].owner, triggerTexts: triggerTexts, brief: brief)?
+                            .write(to: &writer, brief: brief)
                     }
                     writer.endElements()
                     (slots.baseAddress! + part).initialize(to: writer.bytes)
@@ -218,16 +222,17 @@ extension MainLoop {
             wallClock = { wallNow + $0.duration(since: monotonicNow).nanosecondsSaturated / 1_000 }
         }
 
-        /// The status of `name`, whose owner (if it has one) says `owner`.
-        func status(of name: String, owner: OwnerFacts?, triggerTexts: TriggerTexts) -> JobStatus? {
+        /// The status of `name`, whose owner (if it has one) says `owner`; `brief`, without its
+        /// file, command, description and runs in flight (empty or `nil`).
+        func status(of name: String, owner: OwnerFacts?, triggerTexts: TriggerTexts, brief: Bool = false) -> JobStatus? {
             let broken = self.broken[name]
             guard owner != nil || broken != nil else { return nil }
             let history = histories[name] ?? JobHistory()
             let definition = owner?.definition
             let inFlight = admission.runsInFlight(of: name)
             var status = JobStatus(
-                name: name, file: definition?.path ?? broken?.path ?? "", description: definition?.description,
-                command: definition?.command.text ?? "", triggers: definition.map { triggerTexts.texts(of: $0.triggers) } ?? [],
+                name: name, file: brief ? "" : definition?.path ?? broken?.path ?? "", description: brief ? nil : definition?.description,
+                command: brief ? "" : definition?.command.text ?? "", triggers: definition.map { triggerTexts.texts(of: $0.triggers) } ?? [],
                 nextElapseUSec: owner?.next,
                 lastTriggerUSec: history.lastTrigger.map(wallClock),
                 lastStartUSec: history.lastStart.map(wallClock),
@@ -240,7 +245,7 @@ extension MainLoop {
             status.lastRunID = history.lastRun?.invocationID
             status.lastStartCause = history.lastStartCause
             status.lastNode = lastNodes[name]
-            let runs = inFlight.map { run in
+            let runs = brief ? [] : inFlight.map { run in
                 JobStatus.RunInFlight(
                     runID: run.request.runID, invocationID: run.request.invocationID,
                     pid: registry.pid(of: run.request.runID), startedUSec: wallClock(run.startedAt),

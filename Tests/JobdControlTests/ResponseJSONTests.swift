@@ -247,6 +247,26 @@ struct ResponseJSONTests {
     }
 
     /// Keys in any order read as in jobd's order; only a repeated one is refused.
+    /// A brief list (jobctl's table) leaves out each status's command and file, and is read back
+    /// with them empty; read as a full list, it is an error. A full list reads the same as brief.
+    @Test func aBriefStatusLeavesOutItsCommandAndFile() throws {
+        var random = SplitMix64(seed: 22)
+        for var status in [Self.full] + (0..<100).map({ _ in Self.randomStatus(&random) }) {
+            var writer = JSONWriter()
+            status.write(to: &writer, brief: true)
+            let keys = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any]).keys
+            #expect(!keys.contains("command") && !keys.contains("file"))
+            var full = JSONWriter()
+            status.write(to: &full)
+            let line = ControlResponse.listLine(jobParts: [writer.bytes])
+            #expect(throws: ControlError.self) { try ControlResponse(jsonLine: Array(line.dropLast())) }
+            #expect(try ControlResponse(jsonLine: Array(ControlResponse.listLine(jobParts: [full.bytes]).dropLast()), briefJobs: true).jobs == [status])
+            status.command = ""
+            status.file = ""
+            #expect(try ControlResponse(jsonLine: Array(line.dropLast()), briefJobs: true).jobs == [status])
+        }
+    }
+
     /// Keys are matched by their bytes, without a `String` each: a key written with escapes is the
     /// same key, and counts as a second one where it repeats another; an empty key is a key.
     @Test func escapedKeysAreTheKeysTheySpell() throws {
