@@ -37,9 +37,16 @@ extension Jobctl {
                 jobs = jobs.filter { $0.disabledByErrors || $0.lastResult.flatMap(RunResult.init(rawValue:))?.isFailure == true }
             }
             if json {
-                // Written by hand: the same text as JSONEncoder's, pretty and sorted (issue 19).
-                var writer = JSONWriter(pretty: true, capacity: 512 * jobs.count + 8)
-                jobs.write(to: &writer)
+                // Written by hand: the same text as JSONEncoder's, pretty and sorted, and out in
+                // pieces of about 64 KiB, into the same memory again and again (issue 19).
+                let piece = 1 << 16
+                var writer = JSONWriter(pretty: true, capacity: piece + 4_096)
+                writer.beginArray()
+                for index in jobs.indices {
+                    jobs[index].write(to: &writer)
+                    if writer.bytes.count >= piece { writer.takeBytes(Self.write) }
+                }
+                writer.endArray()
                 writer.newline()
                 Self.write(writer.bytes)
                 return

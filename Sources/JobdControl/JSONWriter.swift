@@ -88,6 +88,14 @@ package struct JSONWriter {
         append(value ? "true" : "false")
     }
 
+    /// Hands over the bytes written so far and goes on writing where they end, into the same
+    /// memory: a long text written out in pieces never has all of it in memory (and its pages
+    /// faulted in) at once.
+    package mutating func takeBytes(_ body: ([UInt8]) -> Void) {
+        body(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// A newline after the value: one line of JSON lines, or the end of a text file.
     package mutating func newline() {
         bytes.append(UInt8(ascii: "\n"))

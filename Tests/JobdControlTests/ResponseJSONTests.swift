@@ -107,6 +107,26 @@ struct ResponseJSONTests {
         #expect(ControlResponse.listLine(jobParts: []) == ControlResponse(type: .list, jobs: []).jsonLine)
     }
 
+    /// `jobctl list --json` writes its output out in pieces, reusing the writer's memory: the same
+    /// text as written at once, wherever the pieces end.
+    @Test func aPrettyListTakenInPiecesIsTheListWrittenAtOnce() {
+        var random = SplitMix64(seed: 23)
+        let list = [Self.full] + (0..<30).map { _ in Self.randomStatus(&random) }
+        var whole = JSONWriter(pretty: true)
+        list.write(to: &whole)
+        for every in [1, 2, 7] {
+            var pieces: [UInt8] = []
+            var writer = JSONWriter(pretty: true)
+            writer.beginArray()
+            for index in list.indices {
+                list[index].write(to: &writer)
+                if index % every == 0 { writer.takeBytes { pieces += $0 } }
+            }
+            writer.endArray()
+            #expect(pieces + writer.bytes == whole.bytes, "taken after every \(every)")
+        }
+    }
+
     /// Every stored property of a status is in its JSON: a field added to ``JobStatus`` but not to
     /// its hand-written JSON fails here.
     @Test func everyFieldOfAStatusIsWritten() throws {
