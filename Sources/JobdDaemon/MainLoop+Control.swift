@@ -146,10 +146,22 @@ extension MainLoop {
             self.brief = brief
             let sources = StatusSources(loop)
             let owners = loop.scheduler.generation.owners
-            var jobs = owners.map { name, owner in (name: name, owner: Optional(OwnerFacts(owner, wallClock: sources.wallClock))) }
-            jobs += sources.broken.keys.filter { owners[$0] == nil }.map { (name: $0, owner: nil) }
+            // Room for all at once: growing the array copies (and retains) every entry.
+            var jobs: [(name: String, owner: OwnerFacts?)] = []
+            jobs.reserveCapacity(owners.count + sources.broken.count)
+            for (name, owner) in owners { jobs.append((name: name, owner: OwnerFacts(owner, wallClock: sources.wallClock))) }
+            for name in sources.broken.keys where owners[name] == nil { jobs.append((name: name, owner: nil)) }
             self.sources = sources
             self.jobs = jobs
+        }
+
+        /// The jobs' positions in ``jobs`` by next elapse (none last), then by name: positions are
+        /// sorted, not entries, which would be copied (and their strings retained) as they move.
+        var order: [Int] {
+            jobs.indices.sorted { left, right in
+                let leftNext = jobs[left].owner?.next ?? .max, rightNext = jobs[right].owner?.next ?? .max
+                return leftNext != rightNext ? leftNext < rightNext : jobs[left].name < jobs[right].name
+            }
         }
 
         /// At least this many jobs to a part: fewer are not worth a thread.
@@ -157,7 +169,7 @@ extension MainLoop {
 
         /// The reply's line: the same bytes as `ControlResponse(type: .list, jobs:).jsonLine`.
         func jsonLine() -> [UInt8] {
-            let order = jobs.sorted { ($0.owner?.next ?? .max, $0.name) < ($1.owner?.next ?? .max, $1.name) }
+            let order = self.order
             let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
             let count = order.count
             let partCount = max(1, min(cores, count / Self.minimumPart))
@@ -170,7 +182,8 @@ extension MainLoop {
                     var writer = JSONWriter(capacity: range.count * 320)
                     writer.beginElements()
                     for index in range {
-                        sources.status(of: order[index].name, owner: order[index].owner, triggerTexts: triggerTexts, brief: brief)?
+                        let job = order[index]
+                        sources.status(of: jobs[job].name, owner: jobs[job].owner, triggerTexts: triggerTexts, brief: brief)?
                             .write(to: &writer, brief: brief)
                     }
                     writer.endElements()
