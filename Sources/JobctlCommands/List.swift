@@ -7,6 +7,7 @@ extension Jobctl {
     /// `jobctl list`: every job with its next and last elapse, like `systemctl list-timers`.
     package struct List: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List jobs by their next elapse, like systemctl list-timers.",
             discussion: """
                 RESULT is the last run's result (success, exit-code, signal, core-dump, timeout, \
