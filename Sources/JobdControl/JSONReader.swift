@@ -111,17 +111,22 @@ package struct JSONReader {
     package mutating func string() throws(ControlError) -> String {
         try expect(UInt8(ascii: "\""))
         let start = position
-        // Fast path: no escapes, so the bytes are the string.
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                position += 1
-                return try utf8(bytes[start..<(position - 1)], at: start)
+        // Fast path: no escapes, so the bytes are the string. Scanned through a pointer, noting on
+        // the way whether they are ASCII: a list of 10,000 jobs has some 100,000 strings (issue 19).
+        let (end, ascii) = bytes.withUnsafeBufferPointer { buffer in
+            var index = start, bits: UInt8 = 0
+            while index < buffer.count, case let byte = buffer[index], byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 {
+                bits |= byte
+                index += 1
             }
-            if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw failure("a control character in a string") }
-            position += 1
+            return (index, bits < 0x80)
         }
+        position = end
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            position += 1
+            return ascii ? String(decoding: bytes[start..<end], as: UTF8.self) : try utf8(bytes[start..<end], at: start)
+        }
+        if end < bytes.count, bytes[end] < 0x20 { throw failure("a control character in a string") }
         var unescaped = Array(bytes[start..<position])
         while position < bytes.count {
             let byte = bytes[position]

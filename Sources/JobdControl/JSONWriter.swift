@@ -152,8 +152,16 @@ package struct JSONWriter {
     }
 
     private mutating func indent() {
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * containers.count))
+        var spaces = 2 * containers.count
+        while spaces > 0 {
+            let run = min(spaces, Self.spaces.utf8CodeUnitCount)
+            Self.spaces.withUTF8Buffer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<run])) }
+            spaces -= run
+        }
     }
+
+    /// Indentation, appended from here rather than a space at a time.
+    private static let spaces: StaticString = "                                "
 }
 
 extension JSONWriter {

@@ -127,6 +127,24 @@ struct ResponseJSONTests {
         }
     }
 
+    /// Pretty indentation deeper than the writer appends at once (32 spaces) is JSONEncoder's too.
+    @Test func deepIndentationIsJSONEncodersIndentation() throws {
+        struct Node: Encodable { var children: [Node] }
+        var node = Node(children: [])
+        for _ in 0..<25 { node = Node(children: [node]) }
+        var writer = JSONWriter(pretty: true)
+        func write(_ node: Node) {
+            writer.beginObject()
+            writer.key("children")
+            writer.beginArray()
+            for child in node.children { write(child) }
+            writer.endArray()
+            writer.endObject()
+        }
+        write(node)
+        #expect(writer.bytes == (try Self.encoded(node, pretty: true)))
+    }
+
     /// Every stored property of a status is in its JSON: a field added to ``JobStatus`` but not to
     /// its hand-written JSON fails here.
     @Test func everyFieldOfAStatusIsWritten() throws {
