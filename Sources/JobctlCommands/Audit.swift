@@ -11,6 +11,7 @@ extension Jobctl {
     /// released, or names the ones that were not. The analysis is `JobdAudit`'s; this reads the journal.
     package struct Audit: AsyncParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "audit",
             abstract: "Audit jobd's journal: prove that every job owner was released.",
             discussion: """
                 Reads the entries with SYSLOG_IDENTIFIER=jobd, groups them by JOBD_INSTANCE and \

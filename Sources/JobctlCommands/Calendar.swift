@@ -8,6 +8,7 @@ extension Jobctl {
     /// `OnCalendar=`, and with `--cron` the same for `Cron=`.
     package struct Calendar: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "calendar",
             abstract: "Normalize calendar expressions and show when they elapse next.",
             discussion: """
                 Prints what systemd-analyze calendar prints (Original form, Normalized form, Next \

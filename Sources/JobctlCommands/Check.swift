@@ -7,6 +7,7 @@ extension Jobctl {
     /// every error.
     package struct Check: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Validate a configuration directory, or job files, and report every error.",
             discussion: """
                 Without FILE: the configuration directory's jobd.conf and every jobs.d/*.job, as jobd \

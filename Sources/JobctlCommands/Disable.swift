@@ -5,6 +5,7 @@ extension Jobctl {
     /// `jobctl disable JOB`: the job's triggers start no runs, across reloads and restarts.
     package struct Disable: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "disable",
             abstract: "Keep a job's triggers from starting runs.",
             discussion: """
                 Each trigger of a disabled job is logged as run.skip with JOBD_REASON=disabled \

@@ -5,6 +5,7 @@ extension Jobctl {
     /// `jobctl enable JOB`: undo `jobctl disable`.
     package struct Enable: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "enable",
             abstract: "Let a disabled job's triggers start runs again.",
             discussion: """
                 Undoes jobctl disable; the job's next trigger starts a run as usual. Exit status: \

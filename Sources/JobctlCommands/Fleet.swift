@@ -8,6 +8,7 @@ extension Jobctl {
     /// fleet's database has them.
     package struct Fleet: AsyncParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "fleet",
             abstract: "List the fleet's nodes, their heartbeat age and their runs in flight.",
             discussion: """
                 Reads the database of the [Fleet] section of CONFIG_DIR/jobd.conf (with its password \

@@ -7,6 +7,7 @@ extension Jobctl.Import {
     /// `jobctl import cron`: one job file per crontab line.
     struct Cron: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cron",
             abstract: "Convert a crontab into job files, one per command line.",
             discussion: """
                 Reads a user crontab (crontab -l output), /etc/crontab or an /etc/cron.d file. \

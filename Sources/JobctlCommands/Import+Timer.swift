@@ -7,6 +7,7 @@ extension Jobctl.Import {
     /// `jobctl import timer`: one job file for a timer and its service.
     struct Timer: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "timer",
             abstract: "Convert a systemd timer and its service into a job file.",
             discussion: """
                 UNIT.service defaults to the timer's Unit=, or the .service of the same name, beside \

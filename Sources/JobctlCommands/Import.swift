@@ -5,6 +5,7 @@ extension Jobctl {
     /// `JobdImport`'s; these commands read, write and report.
     package struct Import: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Convert crontabs and systemd timers into job files.",
             discussion: """
                 Each subcommand writes job files into --output DIR (or prints them), reports on \

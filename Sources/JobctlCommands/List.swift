@@ -7,6 +7,7 @@ extension Jobctl {
     /// `jobctl list`: every job with its next and last elapse, like `systemctl list-timers`.
     package struct List: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List jobs by their next elapse, like systemctl list-timers.",
             discussion: """
                 RESULT is the last run's result (success, exit-code, signal, core-dump, timeout, \
@@ -30,15 +31,23 @@ extension Jobctl {
         package init() {}
 
         package func run() throws {
-            let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .list), json: json)
+            // The table shows neither files nor commands: jobd leaves them out (issue 19).
+            let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .list, brief: json ? nil : true), json: json)
             var jobs = response.jobs ?? []
             if failed {
                 jobs = jobs.filter { $0.disabledByErrors || $0.lastResult.flatMap(RunResult.init(rawValue:))?.isFailure == true }
             }
             if json {
-                // Written by hand: the same text as JSONEncoder's, pretty and sorted (issue 19).
-                var writer = JSONWriter(pretty: true, capacity: 512 * jobs.count + 8)
-                jobs.write(to: &writer)
+                // Written by hand: the same text as JSONEncoder's, pretty and sorted, and out in
+                // pieces of about 64 KiB, into the same memory again and again (issue 19).
+                let piece = 1 << 16
+                var writer = JSONWriter(pretty: true, capacity: piece + 4_096)
+                writer.beginArray()
+                for index in jobs.indices {
+                    jobs[index].write(to: &writer)
+                    if writer.bytes.count >= piece { writer.takeBytes(Self.write) }
+                }
+                writer.endArray()
                 writer.newline()
                 Self.write(writer.bytes)
                 return

@@ -6,6 +6,7 @@ extension Jobctl {
     /// `jobctl logs JOB`: a job's runs and their output, read from the journal with `sd_journal`.
     package struct Logs: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "logs",
             abstract: "Show a job's runs and output from the journal.",
             discussion: """
                 Shows the journal entries jobd logged for JOB's runs (JOBD_EVENT=run.start, \

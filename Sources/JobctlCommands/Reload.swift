@@ -8,6 +8,7 @@ extension Jobctl {
     /// `ExecReload=`, so a rejected reload is a failed `systemctl reload`.
     package struct Reload: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "reload",
             abstract: "Reload jobd's configuration and wait for the outcome.",
             discussion: """
                 Exits 0 when every file loaded, 1 when any file had errors (printed as FILE:LINE: \

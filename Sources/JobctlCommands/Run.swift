@@ -5,6 +5,7 @@ extension Jobctl {
     /// `jobctl run JOB [--wait]`: start a run now, under the job's overlap rule.
     package struct Run: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "run",
             abstract: "Start a run of a job now.",
             discussion: """
                 The job's Overlap= applies: with skip (the default) a job whose previous run is still \

@@ -7,6 +7,7 @@ extension Jobctl {
     /// `jobctl status [JOB]`: the daemon, or one job.
     package struct Status: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show the daemon's status, or one job's.",
             discussion: """
                 For a job: its file, command, triggers, next elapse, last run and its result \

@@ -5,6 +5,7 @@ extension Jobctl {
     /// `jobctl stop JOB [--wait]`: stop the job's runs in flight, as `RuntimeMaxSec=` stops a run.
     package struct Stop: ParsableCommand {
         package static let configuration = CommandConfiguration(
+            commandName: "stop",
             abstract: "Stop a job's runs in flight.",
             discussion: """
                 Each run of JOB in flight gets SIGTERM (and SIGCONT) on its process group, and \

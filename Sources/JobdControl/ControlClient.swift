@@ -5,6 +5,7 @@ import Glibc
 package final class ControlClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
+    static let listCapacity = 8 << 20
 
     /// Connects to the socket in `runtimeDirectory`.
     package init(runtimeDirectory: String) throws(ControlError) {
@@ -50,7 +51,8 @@ package final class ControlClient {
     /// The next response, or `nil` when jobd closed the connection; by `deadline`, if given, else
     /// ``ControlError/Code/timedOut``. An `error` response from jobd that refuses the caller is
     /// thrown as ``ControlError/Code/refused``.
-    package func receive(deadline: ContinuousClock.Instant? = nil) throws(ControlError) -> ControlResponse? {
+    /// With `briefJobs`, a list's statuses may lack what a brief `list` leaves out.
+    package func receive(deadline: ContinuousClock.Instant? = nil, briefJobs: Bool = false) throws(ControlError) -> ControlResponse? {
         switch UnixStream.readLine(fd, limit: 64 << 20, buffer: &buffer, deadline: deadline) {
         case .closed:
             return nil
@@ -63,7 +65,7 @@ package final class ControlClient {
         case .line(let bytes):
             let response: ControlResponse
             do {
-                response = try ControlResponse(jsonLine: bytes)
+                response = try ControlResponse(jsonLine: bytes, briefJobs: briefJobs)
             } catch {
                 throw ControlError(.protocolError, "jobd sent something that is not a response (\(error.message)): \(String(decoding: bytes.prefix(200), as: UTF8.self))")
             }
@@ -76,8 +78,11 @@ package final class ControlClient {
 
     /// Sends `request` and returns the first response.
     package func exchange(_ request: ControlRequest) throws(ControlError) -> ControlResponse {
+        // A list is one line of megabytes (2.7 MB at 10,000 jobs): room for it at once, rather than
+        // copies as it grows. Room never written to is never faulted in.
+        if request.command == .list { buffer.reserveCapacity(Self.listCapacity) }
         try send(request)
-        guard let response = try receive() else {
+        guard let response = try receive(briefJobs: request.brief == true) else {
             throw ControlError(.protocolError, "jobd closed the connection without answering")
         }
         return response

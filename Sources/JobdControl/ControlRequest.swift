@@ -24,13 +24,18 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     package var wait: Bool?
     /// With `run` and `wait`: the run's output too, as `run-output` lines (the default when `wait`).
     package var output: Bool?
+    /// With `list`: each job's status without `file`, `command`, `description` and `runs`, which
+    /// `jobctl list`'s table does not show (about half the reply at 10,000 jobs). A jobd that
+    /// predates it ignores it and sends them.
+    package var brief: Bool?
 
-    package init(command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil) {
+    package init(command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil) {
         self.version = ControlProtocol.version
         self.command = command
         self.job = job
         self.wait = wait
         self.output = output
+        self.brief = brief
     }
 
     /// Whether the reply streams a run's output: a client that reads slowly then holds its

@@ -46,12 +46,32 @@ extension ControlResponse {
         return writer.bytes
     }
 
-    /// Reads one response line (without its newline).
-    package init(jsonLine bytes: [UInt8]) throws(ControlError) {
+    /// A `list` response's line whose statuses are already written, in order, in `jobParts` (each
+    /// by ``JSONWriter/beginElements()``, possibly on another thread): the same bytes as
+    /// `ControlResponse(type: .list, jobs: jobs).jsonLine`.
+    package static func listLine(jobParts: [[UInt8]]) -> [UInt8] {
+        var writer = JSONWriter(capacity: jobParts.reduce(64) { $0 + $1.count + 1 })
+        writer.beginObject()
+        writer.key("jobs")
+        writer.beginArray()
+        for part in jobParts where !part.isEmpty { writer.raw(part) }
+        writer.endArray()
+        writer.key("type")
+        writer.string(Kind.list.rawValue)
+        writer.key("version")
+        writer.integer(ControlProtocol.version)
+        writer.endObject()
+        writer.newline()
+        return writer.bytes
+    }
+
+    /// Reads one response line (without its newline); `briefJobs`, the answer to a brief `list`
+    /// (``ControlRequest/brief``), whose statuses may lack `command` and `file`.
+    package init(jsonLine bytes: [UInt8], briefJobs: Bool = false) throws(ControlError) {
         var reader = JSONReader(bytes)
         var type: Kind?, version: Int?
         var response = ControlResponse(type: .error)
-        try reader.members { (reader: inout JSONReader, key: String) throws(ControlError) in
+        try reader.members { (reader: inout JSONReader, key: JSONKey) throws(ControlError) in
             switch key {
             case "code": response.code = try reader.optionalString().map(ControlErrorCode.init(rawValue:))
             case "daemon": response.daemon = try Self.decoded(DaemonStatus.self, &reader)
@@ -59,7 +79,7 @@ extension ControlResponse {
             case "jobs":
                 response.jobs = try reader.optional { (reader: inout JSONReader) throws(ControlError) in
                     try reader.array(minimumElementBytes: JobStatus.minimumJSONBytes) { (reader: inout JSONReader) throws(ControlError) in
-                        try JobStatus(reading: &reader)
+                        try JobStatus(reading: &reader, brief: briefJobs)
                     }
                 }
             case "line": response.line = try reader.optionalString()

@@ -197,8 +197,8 @@ package final class ControlServer: Sendable {
         handler(request, reply)
         // Replies may come much later (a run with --wait): no deadline while waiting for them, but
         // a client that hangs up meanwhile ends the wait, and frees its slot, at once.
-        while let response = reply.next(unlessHungUp: fd) {
-            guard UnixStream.sendAll(fd, response.jsonLine) else { break }
+        while let line = reply.next(unlessHungUp: fd)?.line {
+            guard UnixStream.sendAll(fd, line) else { break }
         }
         reply.abandon()
     }

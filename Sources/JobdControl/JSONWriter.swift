@@ -21,6 +21,16 @@ package struct JSONWriter {
     package mutating func beginArray() { open(UInt8(ascii: "[")) }
     package mutating func endArray() { close(UInt8(ascii: "]")) }
 
+    /// Elements of an array that is opened and closed elsewhere: written with the commas between
+    /// them but without the brackets, so that parts written apart (on several threads) can be
+    /// joined into one array (``raw(_:)`` each part). Only for a writer that is not pretty.
+    package mutating func beginElements() {
+        precondition(!pretty, "JSONWriter.beginElements: a pretty writer cannot indent parts written apart")
+        containers.append(false)
+    }
+
+    package mutating func endElements() { containers.removeLast() }
+
     /// An object member's key; its value follows.
     package mutating func key(_ name: StaticString) {
         separate()
@@ -76,6 +86,14 @@ package struct JSONWriter {
     package mutating func bool(_ value: Bool) {
         separate()
         append(value ? "true" : "false")
+    }
+
+    /// Hands over the bytes written so far and goes on writing where they end, into the same
+    /// memory: a long text written out in pieces never has all of it in memory (and its pages
+    /// faulted in) at once.
+    package mutating func takeBytes(_ body: ([UInt8]) -> Void) {
+        body(bytes)
+        bytes.removeAll(keepingCapacity: true)
     }
 
     /// A newline after the value: one line of JSON lines, or the end of a text file.
@@ -134,8 +152,16 @@ package struct JSONWriter {
     }
 
     private mutating func indent() {
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * containers.count))
+        var spaces = 2 * containers.count
+        while spaces > 0 {
+            let run = min(spaces, Self.spaces.utf8CodeUnitCount)
+            Self.spaces.withUTF8Buffer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<run])) }
+            spaces -= run
+        }
     }
+
+    /// Indentation, appended from here rather than a space at a time.
+    private static let spaces: StaticString = "                                "
 }
 
 extension JSONWriter {

@@ -3,11 +3,14 @@
 /// and reads one per job (issue 19). A field added to ``JobStatus`` must be added here too; the
 /// tests fail until it is.
 extension JobStatus {
-    /// Writes the status as one object, keys sorted, absent optionals left out.
-    package func write(to writer: inout JSONWriter) {
+    /// Writes the status as one object, keys sorted, absent optionals left out; `brief`, without
+    /// `command` and `file` (a brief `list`: ``ControlRequest/brief``).
+    package func write(to writer: inout JSONWriter, brief: Bool = false) {
         writer.beginObject()
-        writer.key("command")
-        writer.string(command)
+        if !brief {
+            writer.key("command")
+            writer.string(command)
+        }
         if let description {
             writer.key("description")
             writer.string(description)
@@ -20,8 +23,10 @@ extension JobStatus {
             writer.key("errors")
             writer.strings(errors)
         }
-        writer.key("file")
-        writer.string(file)
+        if !brief {
+            writer.key("file")
+            writer.string(file)
+        }
         writer.key("generation")
         writer.integer(generation)
         writer.optionalInteger("lastDurationUSec", lastDurationUSec)
@@ -54,13 +59,14 @@ extension JobStatus {
     }
 
     /// Reads one status object, in any key order; unknown keys are skipped, as `JSONDecoder` does.
-    package init(reading reader: inout JSONReader) throws(ControlError) {
+    /// `brief` (a brief `list`): `command` and `file` may be absent, and are then empty.
+    package init(reading reader: inout JSONReader, brief: Bool = false) throws(ControlError) {
         var name: String?, file: String?, command: String?, triggers: [String]?
         var running: Int?, owner: UInt64?, generation: UInt64?
         var status = JobStatus(
             name: "", file: "", description: nil, command: "", triggers: [], nextElapseUSec: nil, lastTriggerUSec: nil,
             lastStartUSec: nil, lastFinishUSec: nil, lastOutcome: nil, running: 0, owner: 0, generation: 0)
-        try reader.members { (reader: inout JSONReader, key: String) throws(ControlError) in
+        try reader.members { (reader: inout JSONReader, key: JSONKey) throws(ControlError) in
             switch key {
             case "command": command = try reader.string()
             case "description": status.description = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try reader.string() }
@@ -91,6 +97,10 @@ extension JobStatus {
             default: try reader.skipValue()
             }
         }
+        if brief {
+            file = file ?? ""
+            command = command ?? ""
+        }
         guard let name, let file, let command, let triggers, let running, let owner, let generation else {
             throw ControlError(.protocolError, "a job's status lacks one of name, file, command, triggers, running, owner, generation")
         }
@@ -109,7 +119,8 @@ extension [JobStatus] {
     /// Writes the statuses as an array, one object each.
     package func write(to writer: inout JSONWriter) {
         writer.beginArray()
-        for status in self { status.write(to: &writer) }
+        // By index: `for status in self` copies each status, retaining each of its strings.
+        for index in indices { self[index].write(to: &writer) }
         writer.endArray()
     }
 }
@@ -137,7 +148,7 @@ extension JobStatus.RunInFlight {
 
     package init(reading reader: inout JSONReader) throws(ControlError) {
         var cause: String?, invocationID: String?, pid: Int32?, runID: UInt64?, startedUSec: Int64?
-        try reader.members { (reader: inout JSONReader, key: String) throws(ControlError) in
+        try reader.members { (reader: inout JSONReader, key: JSONKey) throws(ControlError) in
             switch key {
             case "cause": cause = try reader.string()
             case "invocationID": invocationID = try reader.string()

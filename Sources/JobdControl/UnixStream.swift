@@ -96,7 +96,7 @@ enum UnixStream {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         var scanned = 0
         while true {
-            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = firstNewline(buffer, from: scanned) {
                 guard newline == buffer.count - 1 else {
                     let line = Array(buffer[..<newline])
                     buffer.removeSubrange(...newline)
@@ -126,6 +126,15 @@ enum UnixStream {
             // Grown fourfold, not twofold: fewer copies of a long line (a list of every job).
             if buffer.count + count > buffer.capacity { buffer.reserveCapacity(max(4 * buffer.capacity, chunk.count)) }
             buffer += chunk[..<count]
+        }
+    }
+
+    /// The first newline at or after `start` (`memchr`: a list's line is megabytes).
+    private static func firstNewline(_ buffer: [UInt8], from start: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { bytes in
+            guard start < bytes.count, let base = bytes.baseAddress,
+                  let found = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start) else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
 

@@ -87,6 +87,64 @@ struct ResponseJSONTests {
         }
     }
 
+    /// jobd writes a long list in parts, on several threads, and joins them: the same line as the
+    /// list written at once, however the statuses are split (parts empty, one, many).
+    @Test func aListWrittenInPartsIsTheListWrittenAtOnce() {
+        var random = SplitMix64(seed: 21)
+        let list = [Self.full] + (0..<40).map { _ in Self.randomStatus(&random) }
+        for cuts in [[], [0], [41], [0, 0, 41], [1, 2, 3, 40], [20], [7, 7, 30]] {
+            let bounds = [0] + cuts + [list.count]
+            let parts = zip(bounds, bounds.dropFirst()).map { from, to in
+                var writer = JSONWriter()
+                writer.beginElements()
+                for status in list[from..<to] { status.write(to: &writer) }
+                writer.endElements()
+                return writer.bytes
+            }
+            let expected = ControlResponse(type: .list, jobs: list).jsonLine
+            #expect(ControlResponse.listLine(jobParts: parts) == expected, "cut at \(cuts)")
+        }
+        #expect(ControlResponse.listLine(jobParts: []) == ControlResponse(type: .list, jobs: []).jsonLine)
+    }
+
+    /// `jobctl list --json` writes its output out in pieces, reusing the writer's memory: the same
+    /// text as written at once, wherever the pieces end.
+    @Test func aPrettyListTakenInPiecesIsTheListWrittenAtOnce() {
+        var random = SplitMix64(seed: 23)
+        let list = [Self.full] + (0..<30).map { _ in Self.randomStatus(&random) }
+        var whole = JSONWriter(pretty: true)
+        list.write(to: &whole)
+        for every in [1, 2, 7] {
+            var pieces: [UInt8] = []
+            var writer = JSONWriter(pretty: true)
+            writer.beginArray()
+            for index in list.indices {
+                list[index].write(to: &writer)
+                if index % every == 0 { writer.takeBytes { pieces += $0 } }
+            }
+            writer.endArray()
+            #expect(pieces + writer.bytes == whole.bytes, "taken after every \(every)")
+        }
+    }
+
+    /// Pretty indentation deeper than the writer appends at once (32 spaces) is JSONEncoder's too.
+    @Test func deepIndentationIsJSONEncodersIndentation() throws {
+        struct Node: Encodable { var children: [Node] }
+        var node = Node(children: [])
+        for _ in 0..<25 { node = Node(children: [node]) }
+        var writer = JSONWriter(pretty: true)
+        func write(_ node: Node) {
+            writer.beginObject()
+            writer.key("children")
+            writer.beginArray()
+            for child in node.children { write(child) }
+            writer.endArray()
+            writer.endObject()
+        }
+        write(node)
+        #expect(writer.bytes == (try Self.encoded(node, pretty: true)))
+    }
+
     /// Every stored property of a status is in its JSON: a field added to ``JobStatus`` but not to
     /// its hand-written JSON fails here.
     @Test func everyFieldOfAStatusIsWritten() throws {
@@ -227,6 +285,39 @@ struct ResponseJSONTests {
     }
 
     /// Keys in any order read as in jobd's order; only a repeated one is refused.
+    /// A brief list (jobctl's table) leaves out each status's command and file, and is read back
+    /// with them empty; read as a full list, it is an error. A full list reads the same as brief.
+    @Test func aBriefStatusLeavesOutItsCommandAndFile() throws {
+        var random = SplitMix64(seed: 22)
+        for var status in [Self.full] + (0..<100).map({ _ in Self.randomStatus(&random) }) {
+            var writer = JSONWriter()
+            status.write(to: &writer, brief: true)
+            let keys = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any]).keys
+            #expect(!keys.contains("command") && !keys.contains("file"))
+            var full = JSONWriter()
+            status.write(to: &full)
+            let line = ControlResponse.listLine(jobParts: [writer.bytes])
+            #expect(throws: ControlError.self) { try ControlResponse(jsonLine: Array(line.dropLast())) }
+            #expect(try ControlResponse(jsonLine: Array(ControlResponse.listLine(jobParts: [full.bytes]).dropLast()), briefJobs: true).jobs == [status])
+            status.command = ""
+            status.file = ""
+            #expect(try ControlResponse(jsonLine: Array(line.dropLast()), briefJobs: true).jobs == [status])
+        }
+    }
+
+    /// Keys are matched by their bytes, without a `String` each: a key written with escapes is the
+    /// same key, and counts as a second one where it repeats another; an empty key is a key.
+    @Test func escapedKeysAreTheKeysTheySpell() throws {
+        let escaped = #"{"typ\u0065":"list","\u0076ersion":1,"jobs":[{"command":"c","file":"f","generation":1,"na\u006de":"n","owner":2,"running":0,"triggers":[],"":0}]}"#
+        let response = try ControlResponse(jsonLine: Array(escaped.utf8))
+        #expect(response.type == .list && response.version == 1 && response.jobs?.first?.name == "n")
+        #expect(response == (try JSONDecoder().decode(ControlResponse.self, from: Data(escaped.utf8))))
+        for repeated in [#"{"type":"list","typ\u0065":"list","version":1}"#, #"{"type":"list","version":1,"":1,"":2}"#,
+                         #"{"type":"list","version":1,"\u00e9":1,"é":2}"#] {
+            #expect(throws: ControlError.self, "\(repeated)") { try ControlResponse(jsonLine: Array(repeated.utf8)) }
+        }
+    }
+
     @Test func keysOutOfOrderAreRead() throws {
         let sorted = #"{"line":"a","lost":2,"stream":"stdout","type":"run-output","version":1}"#
         let shuffled = #"{"version":1,"stream":"stdout","line":"a","type":"run-output","lost":2}"#

@@ -5,7 +5,7 @@ import Testing
 
 /// Lines read off a real socket pair, as jobctl reads jobd's replies.
 struct UnixStreamTests {
-    private static func pair() throws -> (Int32, Int32) {
+    static func pair() throws -> (Int32, Int32) {
         var fds: [Int32] = [0, 0]
         try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
         return (fds[0], fds[1])

@@ -87,6 +87,27 @@ import Testing
         #expect(table.contains("soon") && table.contains("OnStartupSec=10min"))
     }
 
+    /// `jobctl list`'s table asks for a brief list: jobd leaves out what the table does not show.
+    /// A list asked for as before, as `jobctl list --json` asks, has every field.
+    @Test func aBriefListLeavesOutFilesCommandsAndDescriptions() throws {
+        let setup = try Setup(jobs: ["hourly": "[Job]\nDescription=every hour\nOnCalendar=hourly\nExecStart=/bin/true\n"])
+        func jobs(_ request: String) throws -> [[String: Any]] {
+            let client = try RawClient(setup.runtime + "/jobd.sock")
+            client.send(Array(request.utf8) + [10])
+            let reply = try JSONSerialization.jsonObject(with: Data(client.readAll().utf8)) as? [String: Any]
+            return reply?["jobs"] as? [[String: Any]] ?? []
+        }
+        let full = try jobs(#"{"version":1,"command":"list"}"#)
+        let brief = try jobs(#"{"version":1,"command":"list","brief":true}"#)
+        #expect(full.count == 1 && brief.count == 1)
+        #expect(full.first?["file"] as? String == setup.config.path + "/jobs.d/hourly.job")
+        #expect(full.first?["command"] as? String == "/bin/true" && full.first?["description"] as? String == "every hour")
+        #expect(brief.first.map { Set($0.keys) } == full.first.map { Set($0.keys).subtracting(["file", "command", "description"]) })
+        #expect(brief.first?["triggers"] as? [String] == ["OnCalendar=*-*-* *:00:00"])
+        let (status, table) = try setup.jobctl(["list"])
+        #expect(status == 0 && table.contains("hourly") && table.contains("OnCalendar=*-*-* *:00:00"), "\(table)")
+    }
+
     /// Jobs that write the same trigger share its parsed list, and a reply makes each list's text
     /// once: every job still shows its own triggers.
     @Test func listShowsEachJobsOwnTriggers() throws {
