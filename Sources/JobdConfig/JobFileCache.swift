@@ -186,12 +186,18 @@ package struct JobFileCache: Sendable {
         b == 0 ? a : gcd(b, a % b)
     }
 
+    /// The stamp of the read's file number `index` as the read began (`nil`: not a regular file, or no status).
+    func stamp(of index: Int) -> Stamp? { stamps[index] }
+
     /// Remembers what reading the read's file number `index` gave, when that is safe to reuse: a
     /// definition without an account to look up again, of a file not changed within the racy window.
-    mutating func store(_ index: Int, result: Result<JobDefinition, ConfigErrors>) {
+    /// It is kept by `status`, the status of the file its text came from (`fstat` on it when it
+    /// was read; `nil`: the read's own stamp of it): a file replaced after the read's `stat` of it
+    /// is kept as the file that was read, never as the one it replaced.
+    mutating func store(_ index: Int, result: Result<JobDefinition, ConfigErrors>, status: stat? = nil) {
         parsed += 1
-        if let stamp = stamps[index], case .success(let definition) = result, definition.user == nil, definition.group == nil,
-           isSettled(stamp) {
+        if let stamp = status.map(Stamp.init) ?? stamps[index], case .success(let definition) = result, definition.user == nil,
+           definition.group == nil, isSettled(stamp) {
             stored[index] = Entry(name: names[index], stamp: stamp, definition: definition)
         }
     }
