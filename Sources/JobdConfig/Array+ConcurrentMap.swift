@@ -6,7 +6,7 @@ extension Array where Element: Sendable {
     /// chunks of at least `minimumChunk` elements (on the calling thread alone when there are
     /// fewer). For independent work whose cost is mostly waiting on the kernel, such as a `stat`
     /// of each of 10,000 files.
-    func concurrentMap<T: Sendable>(minimumChunk: Int, _ transform: @Sendable (Element) -> T) -> [T] {
+    package func concurrentMap<T: Sendable>(minimumChunk: Int, _ transform: @Sendable (Element) -> T) -> [T] {
         concurrentMap(minimumChunk: minimumChunk, chunkState: {}) { _, element in transform(element) }
     }
 
@@ -14,7 +14,7 @@ extension Array where Element: Sendable {
     /// then spreads over the cores as they come free), and a state that `chunkState` makes for each
     /// chunk and `transform` is given with each of its elements: what one thread may reuse across
     /// elements without a lock.
-    func concurrentMap<State, T: Sendable>(
+    package func concurrentMap<State, T: Sendable>(
         minimumChunk: Int, chunksPerCore: Int = 1, chunkState: @Sendable () -> State,
         _ transform: @Sendable (State, Element) -> T
     ) -> [T] {

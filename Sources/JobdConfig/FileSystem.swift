@@ -62,6 +62,11 @@ package enum FileSystem {
     /// `/dev/watchdog`). The open is non-blocking and refuses a link where there was none, and
     /// `fstat` checks that the file opened is the one looked at.
     static func readTextFile(_ path: String, limit: Int = 1 << 20) -> Result<String, FileAccessError> {
+        readFile(path, limit: limit).map(\.text)
+    }
+
+    /// As ``readTextFile(_:limit:)``, with the status (`fstat`) of the file read: the file the text came from.
+    static func readFile(_ path: String, limit: Int = 1 << 20) -> Result<(text: String, status: stat), FileAccessError> {
         var looked = stat()
         guard lstat(path, &looked) == 0 else { return .failure(FileAccessError(errno: errno, "cannot open the file")) }
         let isLink = looked.st_mode & S_IFMT == S_IFLNK
@@ -75,6 +80,28 @@ package enum FileSystem {
         guard status.st_mode & S_IFMT == S_IFREG, status.st_dev == looked.st_dev, status.st_ino == looked.st_ino else {
             return .failure(FileAccessError("the file was replaced while it was opened; try again"))
         }
+        return readOpened(fd, status: status, limit: limit)
+    }
+
+    /// As ``readFile(_:limit:)`` for the file `name` in the directory open as `directory`, which a
+    /// `stat` (links followed) found a moment ago to be the regular file `device`/`inode`: one
+    /// `openat` of one name instead of an `lstat` and an `open` that each walk the whole path
+    /// (issue 19). `nil` when the file there now is not that one (replaced since: `fstat` on the
+    /// opened file says) or is a link (refused by `O_NOFOLLOW`): read it by its path then.
+    static func readFile(
+        named name: String, in directory: Int32, device: UInt64, inode: UInt64, limit: Int = 1 << 20
+    ) -> Result<(text: String, status: stat), FileAccessError>? {
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
+        guard fd >= 0 else { return errno == ELOOP ? nil : .failure(FileAccessError(errno: errno, "cannot open the file")) }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return .failure(FileAccessError(errno: errno, "cannot read the file")) }
+        guard status.st_mode & S_IFMT == S_IFREG, UInt64(status.st_dev) == device, UInt64(status.st_ino) == inode else { return nil }
+        return readOpened(fd, status: status, limit: limit)
+    }
+
+    /// The text of the regular file open as `fd`, whose `fstat` is `status`.
+    private static func readOpened(_ fd: Int32, status: stat, limit: Int) -> Result<(text: String, status: stat), FileAccessError> {
         guard status.st_size <= limit else { return .failure(FileAccessError("the file is larger than \(limit) bytes")) }
         // One more byte than the size: a file that grew meanwhile is read on, not cut.
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
@@ -97,6 +124,6 @@ package enum FileSystem {
         guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
             return .failure(FileAccessError("the file is not valid UTF-8 text"))
         }
-        return .success(text)
+        return .success((text, status))
     }
 }

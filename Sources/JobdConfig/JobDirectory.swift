@@ -73,7 +73,14 @@ package struct JobDirectory: Sendable {
     }
 
     static func readJobFile(_ path: String, name: String, interner: TriggerInterner? = nil) -> Result<JobDefinition, ConfigErrors> {
-        switch FileSystem.readTextFile(path) {
+        jobFile(FileSystem.readTextFile(path), path: path, name: name, interner: interner)
+    }
+
+    /// The definition of the job `name` in the file at `path`, from what reading it gave.
+    static func jobFile(
+        _ read: Result<String, FileAccessError>, path: String, name: String, interner: TriggerInterner?
+    ) -> Result<JobDefinition, ConfigErrors> {
+        switch read {
         case .failure(let error):
             return .failure(ConfigErrors([ConfigError(
                 file: path, line: nil, message: error.message,

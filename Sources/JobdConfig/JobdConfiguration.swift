@@ -67,11 +67,11 @@ extension JobDirectory {
             (names, kept) = found
         }
         let unread = kept.indices.filter { kept[$0] == nil }
-        let read = Self.readJobFiles(unread.map { (jobsPath + "/" + names[$0], String(names[$0].dropLast(4))) })
+        let read = readJobFiles(named: unread.map { (names[$0], cache.stamp(of: $0)) })
         var results: [Result<JobDefinition, ConfigErrors>?] = kept.map { $0.map { .success($0) } }
-        for (index, result) in zip(unread, read) {
-            cache.store(index, result: result)
-            results[index] = result
+        for (index, file) in zip(unread, read) {
+            cache.store(index, result: file.result, status: file.status)
+            results[index] = file.result
         }
         configuration.jobs.reserveCapacity(names.count)
         for (index, result) in results.enumerated() {
@@ -82,6 +82,27 @@ extension JobDirectory {
             }
         }
         return configuration
+    }
+
+    /// Reads and checks the job files `files` of `jobs.d` on every core, as ``readJobFiles(_:)``
+    /// does, each by its name relative to the open directory when its stamp (what the cache's
+    /// `fstatat` found) says which file to expect there (``FileSystem/readFile(named:in:device:inode:limit:)``),
+    /// and otherwise by its path. Each result comes with the status of the file its text came from
+    /// (`nil` when it could not be read): what the cache keeps the definition by.
+    func readJobFiles(
+        named files: [(name: String, stamp: JobFileCache.Stamp?)]
+    ) -> [(result: Result<JobDefinition, ConfigErrors>, status: stat?)] {
+        let jobsPath = self.jobsPath
+        let directory = files.isEmpty ? -1 : open(jobsPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if directory >= 0 { close(directory) } }
+        return files.concurrentMap(minimumChunk: 32, chunksPerCore: 4, chunkState: { TriggerInterner() }) { interner, file in
+            let path = jobsPath + "/" + file.name
+            let read = file.stamp.flatMap { stamp in
+                directory >= 0 ? FileSystem.readFile(named: file.name, in: directory, device: stamp.device, inode: stamp.inode) : nil
+            } ?? FileSystem.readFile(path)
+            let result = Self.jobFile(read.map(\.text), path: path, name: String(file.name.dropLast(4)), interner: interner)
+            return (result, try? read.get().status)
+        }
     }
 
     /// Reads and checks the job files `files` (path, job name) on every core: reading and parsing

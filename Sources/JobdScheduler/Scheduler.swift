@@ -114,17 +114,24 @@ package final class Scheduler {
     /// Arms `owner` for its next elapse: the earliest trigger, then `RandomizedDelaySec=` (drawn
     /// anew each time) and `AccuracySec=` (rounded up to a multiple of it, so that timers with the
     /// same accuracy coalesce into one wake-up).
-    private func arm(_ owner: JobOwner, history: JobHistory) {
+    /// `next`, when given, is the next elapse ``nextElapses(of:)`` worked out for it beforehand.
+    private func arm(_ owner: JobOwner, history: JobHistory, next: MonotonicInstant?? = nil) {
         let definition = owner.definition
-        let wallClock = NextElapse.WallClock(
-            monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
-            daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name))
-        if definition.runOn == .oneNode {
-            scheduledElapses[owner.id] = NextElapse.calendarElapse(triggers: definition.triggers, history: history, wallClock: wallClock)
+        let elapse: MonotonicInstant?
+        if let next {
+            elapse = next
+        } else {
+            let wallClock = NextElapse.WallClock(
+                monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
+                daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name))
+            if definition.runOn == .oneNode {
+                scheduledElapses[owner.id] = NextElapse.calendarElapse(triggers: definition.triggers, history: history, wallClock: wallClock)
+            }
+            elapse = NextElapse.next(
+                triggers: definition.triggers, daemonStart: daemonStart, history: history,
+                running: isRunning(definition.name), wallClock: wallClock)
         }
-        guard var deadline = NextElapse.next(
-            triggers: definition.triggers, daemonStart: daemonStart, history: history,
-            running: isRunning(definition.name), wallClock: wallClock) else {
+        guard var deadline = elapse else {
             owner.arm(at: nil)
             return
         }
@@ -139,6 +146,31 @@ package final class Scheduler {
         }
         owner.arm(at: deadline)
     }
+
+    /// The next elapse of each of `definitions` that a load makes a new owner for, worked out on
+    /// every core before the owners are made one by one: at jobd's start (no owner yet), where
+    /// 100,000 calendar jobs spent 0.1 s in the calendar engine on one core (issue 19). `nil` for
+    /// a job left to ``arm(_:history:next:)`` as before: one whose elapse depends on more than its
+    /// triggers, its history and the clock (`Persistent=`'s stored trigger, `OnUnitInactiveSec=`'s
+    /// run in flight, `RunOn=one-node`'s scheduled elapse), and every job of a smaller load or a reload.
+    private func nextElapses(of definitions: [JobDefinition]) -> [MonotonicInstant??]? {
+        guard generation.owners.isEmpty, definitions.count >= Self.parallelArmingThreshold else { return nil }
+        let (clocks, zone, daemonStart, daemonStartRealtime) = (clocks, zone, daemonStart, daemonStartRealtime)
+        let (histories, rebootDue) = (histories, rebootDue)
+        return definitions.concurrentMap(minimumChunk: 256) { definition -> MonotonicInstant?? in
+            guard !definition.persistent, definition.runOn != .oneNode,
+                  !definition.triggers.contains(where: { if case .unitInactive = $0 { true } else { false } }) else { return nil }
+            let wallClock = NextElapse.WallClock(
+                monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
+                daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name))
+            return .some(NextElapse.next(
+                triggers: definition.triggers, daemonStart: daemonStart, history: histories[definition.name] ?? JobHistory(),
+                wallClock: wallClock))
+        }
+    }
+
+    /// Loads of fewer jobs arm them one by one: not worth the threads.
+    package static let parallelArmingThreshold = 1_024
 
     /// The wall clock was set or jumped: calendar triggers are computed again; monotonic ones stay.
     package func wallClockWasSet() {
@@ -184,6 +216,8 @@ package final class Scheduler {
             firstStartThisBoot = false
             rebootDue = Set(definitions.filter { $0.triggers.contains(.cron(.reboot)) }.map(\.name))
         }
+        let nextElapses = nextElapses(of: definitions)
+        if generation.owners.isEmpty { generation.owners.reserveCapacity(definitions.count) }
         var summary = ReloadSummary(generation: number)
         summary.kept.reserveCapacity(definitions.count)
         var keptIDs: [UInt64] = []
@@ -227,7 +261,7 @@ package final class Scheduler {
                 history.lastTriggerRealtime = stored
                 histories[name] = history
             }
-            arm(owner, history: history)
+            arm(owner, history: history, next: nextElapses.flatMap { $0[index] })
         }
         logRetained(OwnerIDRanges(keptIDs), into: number)
         // Every job still defined has its owner now: any other owner's job was removed.

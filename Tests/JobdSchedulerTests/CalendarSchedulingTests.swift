@@ -66,6 +66,33 @@ import Testing
         #expect(scheduler.generation.owners["hourly"]?.timer.deadline == fake.monotonic + .seconds(40 * 60))
     }
 
+    /// jobd's first load of many jobs works their next elapses out on every core: each job is armed
+    /// as a load of them one by one arms it, whatever its triggers, `Persistent=` and history.
+    @Test func aLargeFirstLoadArmsEveryJobAsOneByOne() throws {
+        let fake = FakeClocks(realtime: "2026-11-22 10:20:17 UTC")
+        let store = MemoryStore()
+        store.recordTrigger(of: "job-5", at: RealtimeInstant(microseconds: fake.clocks.realtime().microseconds - 7_200_000_000))
+        let keys: [(Int) -> String] = [
+            { "OnCalendar=*-*-* *:\($0):00" }, { "Cron=\($0) 4 * * *" }, { "OnUnitActiveSec=\($0)min" }, { "OnStartupSec=\($0)s" },
+            { "OnUnitInactiveSec=\($0)min" }, { _ in "OnCalendar=hourly\nPersistent=yes" }, { "OnCalendar=Mon *-*-* 0\($0):30 Europe/Berlin" },
+            { "Cron=*/\($0) * * * *\nOnUnitActiveSec=3h" },
+        ]
+        let definitions = try (0..<Scheduler.parallelArmingThreshold + 100).map { index in
+            try job("job-\(index)", keys[index % keys.count](1 + index % 9))
+        }
+        let (atOnce, _) = makeScheduler(fake, store: store)
+        atOnce.load(definitions)
+        let (oneByOne, _) = makeScheduler(fake, store: store)
+        oneByOne.load([definitions[0]])
+        oneByOne.load(definitions)
+        #expect(atOnce.generation.owners.count == definitions.count)
+        for definition in definitions {
+            let deadline = atOnce.generation.owners[definition.name]?.timer.deadline
+            #expect(deadline == oneByOne.generation.owners[definition.name]?.timer.deadline, "\(definition.name)")
+        }
+        #expect(atOnce.generation.owners["job-5"]?.timer.deadline == fake.monotonic, "Persistent=: missed while down, due now")
+    }
+
     @Test func wallClockSetForwardAndBackReArmsCalendarButNotMonotonicTriggers() throws {
         let fake = FakeClocks(realtime: "2026-11-22 10:20:00 UTC")
         let (scheduler, _) = makeScheduler(fake)
