@@ -110,22 +110,33 @@ struct DaemonBenchmark {
         if startJobs > 0 { try measureStart(report) }
     }
 
-    /// Issue 19: start to `READY=1` and RSS at `startJobs` calendar jobs (half `OnCalendar=`, half `Cron=`).
+    /// Issue 19: start to `READY=1` and RSS at `startJobs` calendar jobs (half `OnCalendar=`, half `Cron=`):
+    /// five starts on the same files, each stopped before the next; the median is judged, as for
+    /// reloads and lists, since one start moves with whatever else the machine does.
     private func measureStart(_ report: Report) throws {
         let work = NSTemporaryDirectory() + "jobd-bench-start-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: work) }
         try JobFileSet(count: startJobs, calendarOnly: true).write(into: work + "/config/jobs.d")
-        let daemon = try LaunchedDaemon(configDirectory: work + "/config", workDirectory: work, standardError: FileHandle.nullDevice)
-        let ready = try daemon.waitForReady()
-        let nanoseconds = Int64(ready.arrival) - Int64(daemon.launched.nanoseconds)
-        let memory = daemon.probe.residentBytes
-        report.figure("start to READY=1, \(startJobs) calendar jobs", Format.duration(nanoseconds: Double(nanoseconds)))
-        report.figure("VmRSS after that start", "\(Format.bytes(Double(memory.rss))) (VmHWM \(Format.bytes(Double(memory.peak))))")
-        let (status, _) = daemon.stop()
-        if status != 0 { report.note("   jobd exited \(status) after the start at \(startJobs) jobs") }
-        report.target("issue 19: start to READY=1 at \(startJobs) calendar jobs ≤ 1.5 s", measured: Format.duration(nanoseconds: Double(nanoseconds)),
-                      passed: nanoseconds <= 1_500_000_000)
-        report.target("issue 19: RSS at \(startJobs) calendar jobs ≤ 150 MB", measured: "VmRSS \(Format.bytes(Double(memory.rss)))",
-                      passed: memory.rss <= 150_000_000)
+        // The files are written back before jobd starts (and so is the removal of an earlier run's):
+        // otherwise the kernel writes back 100,000 new inodes while jobd reads them.
+        sync()
+        var times: [Int64] = [], largest = (rss: 0, peak: 0)
+        for _ in 1...5 {
+            let daemon = try LaunchedDaemon(configDirectory: work + "/config", workDirectory: work, standardError: FileHandle.nullDevice)
+            let ready = try daemon.waitForReady()
+            times.append(Int64(ready.arrival) - Int64(daemon.launched.nanoseconds))
+            let memory = daemon.probe.residentBytes
+            if memory.rss > largest.rss { largest = memory }
+            let (status, _) = daemon.stop()
+            if status != 0 { report.note("   jobd exited \(status) after the start at \(startJobs) jobs") }
+        }
+        let median = Percentiles(times).median
+        report.figure("start to READY=1, \(startJobs) calendar jobs", "median of 5 \(Format.duration(nanoseconds: Double(median)))"
+            + " (" + times.map { Format.duration(nanoseconds: Double($0)) }.joined(separator: ", ") + ")")
+        report.figure("VmRSS after that start, the largest of 5", "\(Format.bytes(Double(largest.rss))) (VmHWM \(Format.bytes(Double(largest.peak))))")
+        report.target("issue 19: start to READY=1 at \(startJobs) calendar jobs ≤ 1.5 s", measured: "median \(Format.duration(nanoseconds: Double(median)))",
+                      passed: median <= 1_500_000_000)
+        report.target("issue 19: RSS at \(startJobs) calendar jobs ≤ 150 MB", measured: "VmRSS \(Format.bytes(Double(largest.rss)))",
+                      passed: largest.rss <= 150_000_000)
     }
 }
