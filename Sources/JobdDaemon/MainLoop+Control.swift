@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import JobdConfig
 import JobdControl
@@ -164,34 +163,26 @@ extension MainLoop {
             }
         }
 
-        /// At least this many jobs to a part: fewer are not worth a thread.
-        static let minimumPart = 500
+        /// Jobs to a part: each part is written on its own, the parts spread over the cores (on the
+        /// caller's thread alone when there is one), each core's with one ``TriggerTexts``.
+        static let jobsPerPart = 500
 
         /// The reply's line: the same bytes as `ControlResponse(type: .list, jobs:).jsonLine`.
         func jsonLine() -> [UInt8] {
             let order = self.order
-            let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-            let count = order.count
-            let partCount = max(1, min(cores, count / Self.minimumPart))
-            let parts = [[UInt8]](unsafeUninitializedCapacity: partCount) { buffer, initialized in
-                // Each part initializes only its own slot.
-                nonisolated(unsafe) let slots = buffer
-                DispatchQueue.concurrentPerform(iterations: partCount) { part in
-                    let range = part * count / partCount..<(part + 1) * count / partCount
-                    let triggerTexts = TriggerTexts()
-                    var writer = JSONWriter(capacity: range.count * 320)
-                    writer.beginElements()
-                    for index in range {
-                        let job = order[index]
-                        sources.status(of: jobs[job].name, owner: jobs[job].owner, triggerTexts: triggerTexts, brief: brief)?
-                            .write(to: &writer, brief: brief)
-                    }
-                    writer.endElements()
-                    (slots.baseAddress! + part).initialize(to: writer.bytes)
+            let parts = stride(from: 0, to: order.count, by: Self.jobsPerPart).map { $0..<min($0 + Self.jobsPerPart, order.count) }
+            let written = parts.concurrentMap(minimumChunk: 1, chunkState: { TriggerTexts() }) { triggerTexts, part in
+                var writer = JSONWriter(capacity: part.count * 320)
+                writer.beginElements()
+                for index in part {
+                    let job = order[index]
+                    sources.status(of: jobs[job].name, owner: jobs[job].owner, triggerTexts: triggerTexts, brief: brief)?
+                        .write(to: &writer, brief: brief)
                 }
-                initialized = partCount
+                writer.endElements()
+                return writer.bytes
             }
-            return ControlResponse.listLine(jobParts: parts)
+            return ControlResponse.listLine(jobParts: written)
         }
     }
 
