@@ -100,8 +100,8 @@ package struct JobDirectory: Sendable {
         }
         var definitions: [JobDefinition] = []
         var errors: [ConfigError] = []
-        for result in Self.readJobFiles(names.map { (jobsPath + "/" + $0, String($0.dropLast(4))) }) {
-            switch result {
+        for file in readJobFiles(named: names.map { ($0, nil) }) {
+            switch file.result {
             case .success(let definition): definitions.append(definition)
             case .failure(let fileErrors): errors += fileErrors.errors
             }

@@ -84,17 +84,20 @@ extension JobDirectory {
         return configuration
     }
 
-    /// Reads and checks the job files `files` of `jobs.d` on every core, as ``readJobFiles(_:)``
-    /// does, each by its name relative to the open directory when its stamp (what the cache's
-    /// `fstatat` found) says which file to expect there (``FileSystem/readFile(named:in:device:inode:limit:)``),
-    /// and otherwise by its path. Each result comes with the status of the file its text came from
-    /// (`nil` when it could not be read): what the cache keeps the definition by.
+    /// Reads and checks the job files `files` of `jobs.d` on every core: reading and parsing are
+    /// most of a start or reload, and each file is read on its own. The results come in order.
+    /// Each file is read by its name relative to the open directory when its stamp (what the
+    /// cache's `fstatat` found) says which file to expect there
+    /// (``FileSystem/readFile(named:in:device:inode:limit:)``), and otherwise by its path. Each
+    /// result comes with the status of the file its text came from (`nil` when it could not be
+    /// read): what the cache keeps the definition by.
     func readJobFiles(
         named files: [(name: String, stamp: JobFileCache.Stamp?)]
     ) -> [(result: Result<JobDefinition, ConfigErrors>, status: stat?)] {
         let jobsPath = self.jobsPath
-        let directory = files.isEmpty ? -1 : open(jobsPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let directory = files.contains(where: { $0.stamp != nil }) ? open(jobsPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
         defer { if directory >= 0 { close(directory) } }
+        // Four chunks a core: files differ in cost. A trigger interner per chunk: not thread-safe.
         return files.concurrentMap(minimumChunk: 32, chunksPerCore: 4, chunkState: { TriggerInterner() }) { interner, file in
             let path = jobsPath + "/" + file.name
             let read = file.stamp.flatMap { stamp in
@@ -102,15 +105,6 @@ extension JobDirectory {
             } ?? FileSystem.readFile(path)
             let result = Self.jobFile(read.map(\.text), path: path, name: String(file.name.dropLast(4)), interner: interner)
             return (result, try? read.get().status)
-        }
-    }
-
-    /// Reads and checks the job files `files` (path, job name) on every core: reading and parsing
-    /// are most of a start or reload, and each file is read on its own. The results come in order.
-    static func readJobFiles(_ files: [(path: String, name: String)]) -> [Result<JobDefinition, ConfigErrors>] {
-        // Four chunks a core: files differ in cost. A trigger interner per chunk: not thread-safe.
-        files.concurrentMap(minimumChunk: 32, chunksPerCore: 4, chunkState: { TriggerInterner() }) { interner, file in
-            readJobFile(file.path, name: file.name, interner: interner)
         }
     }
 }
