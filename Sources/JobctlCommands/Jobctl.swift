@@ -13,7 +13,7 @@ package struct Jobctl: AsyncParsableCommand {
             jobd refuses the caller (root may do everything; members of group jobd may list and \
             look), 64 for invalid arguments.
             """,
-        version: BuildInfo.version,
+        version: BuildInfo.versionText,
         subcommands: [
             Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self,
             Audit.self, Logs.self, Import.self, Fleet.self,

@@ -13,4 +13,8 @@ package enum BuildInfo {
     package static let commit = String(cString: jobd_build_commit())
     /// `0.1.0 (git 4736623a1b2c)`.
     package static let version = "\(release) (git \(commit))"
+    /// jobd's licence, as `--version` names it (the LICENSE file; debian/copyright in DEP-5 form).
+    package static let license = "Apache-2.0"
+    /// What `--version` prints: the version, then the licence on a line of its own.
+    package static let versionText = "\(version)\nLicense: Apache License 2.0 (\(license))"
 }

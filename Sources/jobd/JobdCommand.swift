@@ -22,7 +22,7 @@ struct JobdCommand: AsyncParsableCommand {
         commandName: "jobd",
         abstract: "The job scheduler daemon: runs the jobs of CONFIG_DIR/jobs.d/*.job when they fall due.",
         discussion: "Run by jobd.service (systemctl start jobd); jobctl(1) lists, runs and inspects its jobs. See jobd(8) and jobd.job(5).",
-        version: BuildInfo.version)
+        version: BuildInfo.versionText)
 
     @Option(name: .customLong("config-dir"), help: "The configuration directory, holding jobs.d/.")
     var configDirectory = "/etc/jobd"

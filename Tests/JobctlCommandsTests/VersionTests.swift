@@ -2,7 +2,7 @@ import Foundation
 import JobdTestKit
 import Testing
 
-/// `jobd --version` and `jobctl --version` name the commit of the build: what scripts/version recorded from
+/// `jobd --version` and `jobctl --version` name the commit of the build and the licence: what scripts/version recorded from
 /// `git describe` in `Sources/CBuildInfo/build-info.h` before the build (scripts/setup runs it for
 /// scripts/test, scripts/install and scripts/run).
 @Suite struct VersionTests {
@@ -15,7 +15,12 @@ import Testing
         let said = binary.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let header = (try? String(contentsOfFile: root + "/Sources/CBuildInfo/build-info.h", encoding: .utf8)) ?? ""
         let recorded = header.split(separator: "\"").dropFirst().first.map(String.init) ?? "unknown"
-        #expect(said == "0.1.0 (git \(recorded))", "\(product): the build did not pick up build-info.h: \(header)")
+        let lines = said.split(separator: "\n").map(String.init)
+        #expect(lines.first == "0.1.0 (git \(recorded))", "\(product): the build did not pick up build-info.h: \(header)")
+        // The licence the LICENSE file and debian/copyright state.
+        #expect(Array(lines.dropFirst()) == ["License: Apache License 2.0 (Apache-2.0)"])
+        let license = try String(contentsOfFile: root + "/LICENSE", encoding: .utf8)
+        #expect(license.contains("Apache License") && license.contains("Version 2.0, January 2004"))
     }
 
     /// scripts/version records what `git describe` says of the checkout now.
