@@ -1,6 +1,7 @@
 import Glibc
 import JobdCalendar
 import JobdConfig
+import JobdLogging
 import JobdScheduler
 import Logging
 import JobdLocks
@@ -35,8 +36,39 @@ final class StateDirectory: TriggerStore {
         environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/jobd"
     }
 
+    /// The stamp of `job`, if there is one jobd can believe. A stamp that is not a count of
+    /// microseconds, or lies before 1970 or more than a day ahead of now, is refused with an error
+    /// naming its file, and the job counts from jobd's start as if it had none: before this, `-1`
+    /// disabled its job without a word.
     func lastTrigger(of job: String) -> RealtimeInstant? {
-        read(path + "/timestamps/" + job).flatMap(Int64.init).map(RealtimeInstant.init(microseconds:))
+        let file = path + "/timestamps/" + job
+        guard let text = read(file) else { return nil }
+        switch Self.stamp(text, nowUSec: WallClock.nowUSec()) {
+        case .success(let instant):
+            return instant
+        case .failure(let problem):
+            logger.error("\(file): \(problem); \(job) counts from jobd's start, as if it had never run",
+                         metadata: [JobdField.job: .string(job)])
+            return nil
+        }
+    }
+
+    /// Why a stamp is not believed.
+    struct StampProblem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Reads a stamp's text: wall-clock microseconds since 1970, no later than a day after `nowUSec`
+    /// (a day leaves room for a clock that was set back since the stamp was written).
+    static func stamp(_ text: String, nowUSec: Int64) -> Result<RealtimeInstant, StampProblem> {
+        guard let microseconds = Int64(text) else {
+            return .failure(StampProblem(description: "expected a count of microseconds since 1970, found \"\(text.prefix(40))\""))
+        }
+        let day: Int64 = 86_400_000_000
+        guard microseconds >= 0, microseconds <= nowUSec.addingReportingOverflow(day).partialValue else {
+            return .failure(StampProblem(description: "the stamp \(microseconds) lies before 1970 or more than a day after now"))
+        }
+        return .success(RealtimeInstant(microseconds: microseconds))
     }
 
     func recordTrigger(of job: String, at instant: RealtimeInstant) {

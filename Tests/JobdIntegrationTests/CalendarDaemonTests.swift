@@ -50,6 +50,26 @@ import Testing
         #expect(after.events("run.start").map { $0.field("JOB") } == ["kept"], "only the persistent job caught up, once")
     }
 
+    /// A stamp jobd cannot believe (before 1970, more than a day ahead, not a number) is refused with
+    /// an error naming its file, and its job runs at its next elapse as if it had none: a stamp of -1
+    /// used to disable its job without a word.
+    @Test(arguments: ["-1", "99999999999999999", "yesterday"])
+    func implausiblePersistentStampIsRefusedAndTheJobStillRuns(stamp: String) throws {
+        let config = try TemporaryConfiguration(jobs: ["kept": "[Job]\nPersistent=yes\nOnCalendar=*:*:0/2\nExecStart=/bin/true\n"])
+        let state = config.path + "/state"
+        try FileManager.default.createDirectory(atPath: state + "/timestamps", withIntermediateDirectories: true)
+        try (stamp + "\n").write(toFile: state + "/timestamps/kept", atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--state-dir", state])
+        let refused = try daemon.waitForLine("the stamp refused") { line in
+            LogLine(line).level == "error" && line.contains(state + "/timestamps/kept")
+        }
+        try daemon.waitForEvent("run.exit", fields: ["JOB": "kept", "JOBD_RESULT": "success"], from: refused, timeout: .seconds(10))
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+        let written = try String(contentsOfFile: state + "/timestamps/kept", encoding: .utf8)
+        #expect(written != stamp + "\n", "the run wrote a stamp of its own")
+    }
+
     @Test func rebootJobRunsOnceAtTheFirstStartInABoot() throws {
         let config = try TemporaryConfiguration(jobs: ["boot": "[Job]\nCron=@reboot\nExecStart=/bin/true\n"])
         let arguments = ["--config-dir", config.path, "--state-dir", config.path + "/state"]
