@@ -57,6 +57,17 @@ package struct JobDefinition: Sendable, Hashable {
         var restart = RestartPolicy()
         var onFailure: [String] = []
         var onSuccess: [String] = []
+        /// The line of each name in `OnFailure=` and `OnSuccess=`, for an error about it.
+        var referenceLines = ReferenceLines()
+    }
+
+    /// Where each job a definition names stood in its file: for error messages only, so two
+    /// definitions that differ only here are the same job (a line added above `OnFailure=` does
+    /// not make a reload replace the job's owner).
+    struct ReferenceLines: Hashable {
+        var lines: [JobReference: Int] = [:]
+        static func == (lhs: ReferenceLines, rhs: ReferenceLines) -> Bool { true }
+        func hash(into hasher: inout Hasher) {}
     }
 
     private indirect enum UncommonBox: Hashable {
@@ -174,6 +185,12 @@ package struct JobDefinition: Sendable, Hashable {
     package var onSuccess: [String] {
         get { storage.fields.uncommon.onSuccess }
         set { fields.uncommon.onSuccess = newValue }
+    }
+    /// Every job this one names (`OnFailure=`, then `OnSuccess=`), with the line it is named on.
+    var references: [(reference: JobReference, line: Int?)] {
+        let uncommon = storage.fields.uncommon
+        return (uncommon.onFailure.map { JobReference(key: .onFailure, job: $0) } + uncommon.onSuccess.map { JobReference(key: .onSuccess, job: $0) })
+            .map { ($0, uncommon.referenceLines.lines[$0]) }
     }
     /// `RunOn=`: whether every node of a fleet runs the job (the default) or one node per elapse.
     package var runOn: RunOn {

@@ -27,6 +27,8 @@ package struct JobDirectory: Sendable {
     package func loadConfiguration(files paths: [String]) -> Result<Configuration, ConfigErrors> {
         var definitions: [JobDefinition] = []
         var errors: [ConfigError] = []
+        // What OnFailure=/OnSuccess= may name: the jobs of jobs.d and of the files checked.
+        var names = Set(((try? jobsDirectoryNames().get()) ?? []).map { String($0.dropLast(4)) })
         for path in paths {
             let base = path.split(separator: "/").last.map(String.init) ?? path
             guard base.hasSuffix(".job"), base.count > 4 else {
@@ -35,11 +37,13 @@ package struct JobDirectory: Sendable {
                     hint: "jobd reads only jobs.d/NAME.job; the job's name is NAME"))
                 continue
             }
+            names.insert(String(base.dropLast(4)))
             switch Self.readJobFile(path, name: String(base.dropLast(4))) {
             case .success(let definition): definitions.append(definition)
             case .failure(let fileErrors): errors += fileErrors.errors
             }
         }
+        errors += Self.referenceErrors(in: definitions, names: names)
         return combine(settings: loadSettings(), jobs: errors.isEmpty ? .success(definitions) : .failure(ConfigErrors(errors)))
     }
 
@@ -106,7 +110,14 @@ package struct JobDirectory: Sendable {
             case .failure(let fileErrors): errors += fileErrors.errors
             }
         }
+        errors += Self.referenceErrors(in: definitions, names: Set(names.map { String($0.dropLast(4)) }))
         return errors.isEmpty ? .success(definitions) : .failure(ConfigErrors(errors))
+    }
+
+    /// The errors of `definitions` that name a job none of `names` is, in the definitions' order.
+    private static func referenceErrors(in definitions: [JobDefinition], names: Set<String>) -> [ConfigError] {
+        let unknown = JobReference.unknownReferences(in: definitions, names: names)
+        return unknown.isEmpty ? [] : definitions.flatMap { unknown[$0.name] ?? [] }
     }
 
     /// The job files' names (`*.job`, not hidden) in name order; an error when the configuration

@@ -60,6 +60,7 @@ package enum JobFileReader {
         var restart = RestartPolicy()
         var killMode = KillMode.controlGroup
         var onFailure: [String] = []
+        var referenceLines = JobDefinition.ReferenceLines()
         var onSuccess: [String] = []
         var runOn: (policy: RunOn, line: Int) = (.everyNode, 0)
         // A command whose value was wrong is not also reported as missing.
@@ -207,6 +208,7 @@ package enum JobFileReader {
                         continue
                     }
                     if !names.contains(job) { names.append(job) }
+                    referenceLines.lines[JobReference(key: key, job: job)] = line
                 }
                 if key == .onFailure { onFailure = names } else { onSuccess = names }
             case .runOn:
@@ -306,7 +308,8 @@ package enum JobFileReader {
         fields.runOn = runOn.policy
         fields.uncommon = JobDefinition.Uncommon(
             randomizedDelay: randomizedDelay, workingDirectory: workingDirectory, user: user?.name, group: group?.name, environmentFiles: environmentFiles,
-            runtimeMax: runtimeMax, stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess)
+            runtimeMax: runtimeMax, stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess,
+            referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines)
         return .success(JobDefinition(fields))
     }
 

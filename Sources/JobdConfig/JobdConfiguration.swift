@@ -37,6 +37,22 @@ package struct JobdConfiguration: Sendable {
     }
 }
 
+extension JobdConfiguration {
+    /// Moves each job that names a job no file defines to ``broken``, with an error for each such
+    /// name (``JobReference/unknownReferences(in:names:)``). Checked at every read, cached files
+    /// included: a reload that removes a job another still names reports that job broken.
+    mutating func breakUnknownReferences(names: Set<String>) {
+        let unknown = JobReference.unknownReferences(in: jobs, names: names)
+        guard !unknown.isEmpty else { return }
+        jobs.removeAll { definition in
+            guard let errors = unknown[definition.name] else { return false }
+            broken.append(BrokenJob(name: definition.name, path: definition.path, errors: errors))
+            return true
+        }
+        broken.sort { $0.path < $1.path }
+    }
+}
+
 extension JobDirectory {
     /// Reads `jobd.conf` and every job file, each on its own: an error in one file disables that
     /// file's job (or `jobd.conf`'s settings) only, and every error found is reported.
@@ -81,6 +97,7 @@ extension JobDirectory {
                 configuration.broken.append(.init(name: String(names[index].dropLast(4)), path: jobsPath + "/" + names[index], errors: errors.errors))
             }
         }
+        configuration.breakUnknownReferences(names: Set(names.lazy.map { String($0.dropLast(4)) }))
         return configuration
     }
 

@@ -67,6 +67,24 @@ import Testing
         #expect(gone == 2, "\(goneOutput)")
     }
 
+    /// A misspelt `OnFailure=` is an error with the nearest job's name, in `jobctl check` and in a
+    /// reload, which keeps the job's previous definition and fails `systemctl reload jobd`.
+    @Test func misspeltOnFailureIsAnErrorInCheckAndReload() throws {
+        let setup = try Setup(jobs: ["notify": Self.hourly, "backup": Self.hourly + "OnFailure=notify\n"])
+        try setup.config.write(job: "backup", Self.hourly + "OnFailure=notfy\n")
+        let expected = "\(setup.config.path)/jobs.d/backup.job:5: error: OnFailure=: no job is named 'notfy' (there is no notfy.job)\n"
+            + "\(setup.config.path)/jobs.d/backup.job:5: note: did you mean 'notify'?"
+        let (reloaded, reloadOutput) = try setup.jobctl(["reload"])
+        #expect(reloaded == 1)
+        #expect(reloadOutput.contains(expected), "\(reloadOutput)")
+        #expect(reloadOutput.contains("0 changed, 0 removed, 2 kept"), "the broken file kept its job's previous definition")
+        let check = try DaemonProcess(product: "jobctl", arguments: ["check", "--config-dir", setup.config.path])
+        #expect(try check.waitForExit() == 1)
+        #expect(check.lines.joined(separator: "\n").contains(expected), "\(check.lines)")
+        let (_, failed) = try setup.jobctl(["list", "--failed"])
+        #expect(failed.contains("bad-setting") && failed.contains("backup"), "\(failed)")
+    }
+
     @Test func listShowsNextElapsesThatMatchTheSchedules() throws {
         let before = Date().timeIntervalSince1970
         let setup = try Setup(jobs: [
