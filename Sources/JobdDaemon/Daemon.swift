@@ -88,6 +88,8 @@ package struct Daemon {
             continuation.yield(.leakCheck)
         }
         scheduler.leakDetector = leakDetector
+        // What an earlier jobd knew of the jobs' last runs: a restart forgets no failure.
+        scheduler.restore(state.savedHistories(of: Set(configuration.jobs.map(\.name) + configuration.broken.map(\.name))))
         // TZ in the environment wins over /etc/localtime; only without it is the file watched.
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let loop = MainLoop(
@@ -122,6 +124,7 @@ package struct Daemon {
             group.cancelAll()
         }
         await fleet?.shutdown()
+        state.flushHistories()
         // Every thread jobd started ends here: the zone watch's (the timing thread's with its queue,
         // the control socket's with `control.remove()` below).
         zoneWatch?.stop()

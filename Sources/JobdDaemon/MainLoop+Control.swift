@@ -1,4 +1,5 @@
 import Glibc
+import JobdCalendar
 import JobdConfig
 import JobdControl
 import JobdLogging
@@ -239,8 +240,10 @@ extension MainLoop {
                 command: brief ? "" : definition?.command.text ?? "", triggers: definition.map { triggerTexts.texts(of: $0.triggers) } ?? [],
                 nextElapseUSec: owner?.next,
                 lastTriggerUSec: history.lastTrigger.map(wallClock),
-                lastStartUSec: history.lastStart.map(wallClock),
-                lastFinishUSec: history.lastFinish.map(wallClock),
+                // The wall clock's times as they were read, which is also all a history an earlier
+                // jobd kept has: the same before a restart and after it.
+                lastStartUSec: history.lastStartRealtime?.microseconds ?? history.lastStart.map(wallClock),
+                lastFinishUSec: history.lastFinishRealtime?.microseconds ?? history.lastFinish.map(wallClock),
                 lastOutcome: history.lastRun?.outcome, running: inFlight.count,
                 owner: owner?.id ?? 0, generation: owner?.generation ?? 0)
             status.lastResult = history.lastRun?.result.rawValue

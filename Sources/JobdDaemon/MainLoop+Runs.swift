@@ -108,6 +108,7 @@ extension MainLoop {
             outcome: termination.description, duration: duration, invocationID: outcome.invocationID)
         record.shellStatus = termination.shellStatus
         scheduler.runFinished(job: outcome.job, record: record, now: outcome.finished)
+        state.saveHistory(of: outcome.job, scheduler.histories[outcome.job])
         metricsChanged()
         fleetRunEnded(outcome, group: &group)
         perform(actions, group: &group)

@@ -297,6 +297,8 @@ final class MainLoop {
             let zone = TimeZoneRules.current(environment: options.environment)
             if zone != scheduler.zone { scheduler.timeZoneChanged(to: zone) }
             let summary = scheduler.load(jobs)
+            // A job whose file is gone takes its kept history with it (once its last run ended).
+            for name in summary.removed { state.saveHistory(of: name, scheduler.histories[name]) }
             // The same jobs under the same limit: run admission has nothing to learn.
             if summary.kept.count != jobs.count || !summary.removed.isEmpty || settings.maxConcurrentRuns != admission.maxConcurrentRuns {
                 perform(admission.configure(jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)

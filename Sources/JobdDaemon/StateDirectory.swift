@@ -20,15 +20,30 @@ final class StateDirectory: TriggerStore {
     private let reportedFailure = LockedBox(false)
     /// Why the directory is not used, if it is not.
     private let unusable: String?
+    private let historyWriter: CoalescingWriter
 
     init(path: String, logger: Logger) {
         self.path = path
         self.logger = logger
         _ = mkdir(path, 0o755)
         _ = mkdir(path + "/timestamps", 0o755)
+        _ = mkdir(path + "/history", 0o755)
         unusable = OwnedDirectory.problem(with: path) ?? OwnedDirectory.problem(with: path + "/timestamps")
+            ?? OwnedDirectory.problem(with: path + "/history")
         if let unusable {
-            logger.warning("not using the state directory: \(unusable); Persistent= and @reboot will not survive a restart")
+            logger.warning("not using the state directory: \(unusable); Persistent=, @reboot and the jobs' last runs will not survive a restart")
+        }
+        historyWriter = CoalescingWriter { [path, reportedFailure] job, text in
+            let file = path + "/history/" + job
+            guard let text else {
+                _ = unlink(file)
+                return
+            }
+            do {
+                try AtomicFile.replace(file, with: text, durable: true)
+            } catch {
+                Self.reportFirst(String(describing: error), reported: reportedFailure, logger: logger)
+            }
         }
     }
 
@@ -75,6 +90,37 @@ final class StateDirectory: TriggerStore {
         write(path + "/timestamps/" + job, String(instant.microseconds))
     }
 
+    /// The histories an earlier jobd kept (`history/JOB`, ``JobHistory/savedText``) of the jobs
+    /// `jobs` names; the files of other jobs (whose job files are gone) are removed.
+    func savedHistories(of jobs: Set<String>) -> [String: JobHistory] {
+        guard unusable == nil, case .success(let names) = FileSystem.directoryEntries(path + "/history") else { return [:] }
+        var histories: [String: JobHistory] = [:]
+        // Hidden names are AtomicFile's temporary files, left by a crash.
+        for name in names where !name.hasPrefix(".") {
+            let file = path + "/history/" + name
+            guard jobs.contains(name) else {
+                _ = unlink(file)
+                continue
+            }
+            if let text = read(file, limit: 4_096), let history = JobHistory(savedText: Substring(text)) { histories[name] = history }
+        }
+        return histories
+    }
+
+    /// Keeps `history` as `job`'s (`nil`: forgets it), on a writer of its own: the main loop never
+    /// waits for the disk. Only the latest history of each job waits to be written, so what waits
+    /// is bounded by the number of jobs.
+    func saveHistory(of job: String, _ history: JobHistory?) {
+        guard unusable == nil else { return }
+        historyWriter.submit(job, history?.savedText)
+    }
+
+    /// Waits until every history handed to ``saveHistory(of:_:)`` so far is on disk: at shutdown.
+    func flushHistories() {
+        historyWriter.flush()
+    }
+
+
     /// Jobs disabled with `jobctl disable`: one empty file per job in `disabled/`.
     func disabledJobs() -> Set<String> {
         guard case .success(let names) = FileSystem.directoryEntries(path + "/disabled") else { return [] }
@@ -99,14 +145,14 @@ final class StateDirectory: TriggerStore {
         return previous != bootID
     }
 
-    private func read(_ file: String) -> String? {
+    private func read(_ file: String, limit: Int = 128) -> String? {
         guard unusable == nil else { return nil }
         let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 128)
+        var buffer = [UInt8](repeating: 0, count: limit)
         let count = Glibc.read(fd, &buffer, buffer.count)
         guard count > 0 else { return nil }
         return String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters()
@@ -121,12 +167,17 @@ final class StateDirectory: TriggerStore {
         } catch {
             problem = error.description
         }
-        let firstFailure = reportedFailure.withLock { reported in
+        Self.reportFirst(problem, reported: reportedFailure, logger: logger)
+    }
+
+    /// Logs the first write that failed, and no later one: a full disk would otherwise log at every run.
+    private static func reportFirst(_ problem: String, reported: LockedBox<Bool>, logger: Logger) {
+        let firstFailure = reported.withLock { reported in
             defer { reported = true }
             return !reported
         }
         guard firstFailure else { return }
-        logger.warning("\(problem) in the state directory; Persistent= and @reboot will not survive a restart")
+        logger.warning("\(problem) in the state directory; Persistent=, @reboot and the jobs' last runs will not survive a restart")
     }
 }
 

@@ -13,8 +13,9 @@ package struct JobHistory: Sendable, Equatable {
     package var lastStart: MonotonicInstant?
     package var lastStartRealtime: RealtimeInstant?
     package var lastStartCause: String?
-    /// When its last run finished.
+    /// When its last run finished, on both clocks.
     package var lastFinish: MonotonicInstant?
+    package var lastFinishRealtime: RealtimeInstant?
     /// How the last finished run ended.
     package var lastRun: LastRun?
     /// When a run last succeeded, on the wall clock.

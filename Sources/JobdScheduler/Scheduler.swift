@@ -303,6 +303,12 @@ package final class Scheduler {
         }
     }
 
+    /// Takes the histories an earlier jobd kept (``JobHistory/init(savedText:)``), before the
+    /// first load: what `list`, `status` and the metrics show of a job until it runs again.
+    package func restore(_ saved: [String: JobHistory]) {
+        histories.merge(saved) { current, _ in current }
+    }
+
     /// Records that the job fell due, and re-arms its timer. Returns `false` for a fire of an owner
     /// that is no longer current (delivered as a reload let it go): nothing is to run then.
     package func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> Bool {
@@ -339,6 +345,7 @@ package final class Scheduler {
     package func runFinished(job: String, record: JobHistory.LastRun, now: MonotonicInstant = .now()) {
         var history = histories[job] ?? JobHistory()
         history.lastFinish = now
+        history.lastFinishRealtime = clocks.realtime()
         history.lastRun = record
         history.runsByResult[record.result, default: 0] += 1
         if record.result == .success { history.lastSuccessRealtime = clocks.realtime() }

@@ -1,0 +1,64 @@
+import JobdCalendar
+import JobdConfig
+
+/// What of a job's history outlives jobd: its last start (when and why), its last finished run
+/// and its last success, on the wall clock, so that `jobctl list --failed`, `status` and the
+/// metrics say after a restart or an upgrade what they said before it. Not kept: the monotonic
+/// instants (a restarted jobd's schedule counts from its own start, as before), the last trigger
+/// (`Persistent=` keeps its own stamp) and the run counters (counters start again with jobd, as
+/// Prometheus expects of a restarted process).
+///
+/// The text is one `KEY=VALUE` line a field, in a fixed order; a reader skips keys it does not
+/// know, so a newer jobd's file reads in an older one.
+extension JobHistory {
+    /// The text kept in the state directory, or `nil` when there is nothing worth keeping.
+    package var savedText: String? {
+        guard lastStartRealtime != nil || lastRun != nil else { return nil }
+        var lines: [String] = []
+        func add(_ key: String, _ value: String?) {
+            // Values come from jobd itself, never with a line break; one would end the line anyway.
+            if let value { lines.append(key + "=" + value.filter { $0 != "\n" && $0 != "\r" }) }
+        }
+        add("start", lastStartRealtime.map { String($0.microseconds) })
+        add("cause", lastStartCause)
+        add("finish", lastFinishRealtime.map { String($0.microseconds) })
+        add("success", lastSuccessRealtime.map { String($0.microseconds) })
+        if let lastRun {
+            add("result", lastRun.result.rawValue)
+            add("exit-code", lastRun.exitCode)
+            add("exit-status", lastRun.exitStatus)
+            add("shell-status", String(lastRun.shellStatus))
+            add("outcome", lastRun.outcome)
+            add("duration-usec", String(lastRun.duration.microseconds))
+            add("run-id", lastRun.invocationID)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The history `text` (``savedText``) describes; `nil` when it describes none (empty, or a last
+    /// run without a result jobd knows). Malformed values are left out, never guessed.
+    package init?(savedText text: Substring) {
+        var values: [Substring: Substring] = [:]
+        for line in text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            values[line[..<equals]] = line[line.index(after: equals)...]
+        }
+        func instant(_ key: Substring) -> RealtimeInstant? {
+            values[key].flatMap { Int64($0) }.flatMap { $0 >= 0 ? RealtimeInstant(microseconds: $0) : nil }
+        }
+        self.init()
+        lastStartRealtime = instant("start")
+        lastStartCause = values["cause"].map(String.init)
+        lastFinishRealtime = instant("finish")
+        lastSuccessRealtime = instant("success")
+        if let result = values["result"].flatMap({ RunResult(rawValue: String($0)) }) {
+            var run = LastRun(
+                result: result, exitCode: values["exit-code"].map(String.init) ?? "", exitStatus: values["exit-status"].map(String.init) ?? "",
+                outcome: values["outcome"].map(String.init) ?? "", duration: TimeSpan(microseconds: values["duration-usec"].flatMap { UInt64($0) } ?? 0),
+                invocationID: values["run-id"].map(String.init) ?? "")
+            run.shellStatus = values["shell-status"].flatMap { Int32($0) } ?? 0
+            lastRun = run
+        }
+        guard lastStartRealtime != nil || lastRun != nil else { return nil }
+    }
+}

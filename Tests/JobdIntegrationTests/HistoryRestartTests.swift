@@ -1,0 +1,82 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// A restart (every package upgrade restarts jobd) forgets no failure: `list --failed`, `status`'s
+/// exit 3 and the metrics say after it what they said before it.
+@Suite(.serialized) struct HistoryRestartTests {
+    /// jobd on `config`, with its own runtime and the given state directory.
+    static func start(_ config: TemporaryConfiguration, state: String) throws -> DaemonProcess {
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", config.path + "/run", "--state-dir", state])
+        try daemon.waitForEvent("daemon.ready")
+        return daemon
+    }
+
+    static func jobctl(_ config: TemporaryConfiguration, _ arguments: [String]) throws -> (Int32, String) {
+        let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", config.path + "/run"],
+                                        environment: ["NO_COLOR": "1", "PATH": "/usr/bin:/bin"])
+        let status = try process.waitForExit()
+        return (status, process.lines.joined(separator: "\n"))
+    }
+
+    /// What a user checks, with the daemon's own instance-dependent parts (pids, LEFT) left out.
+    static func look(_ config: TemporaryConfiguration) throws -> [String] {
+        let (failedStatus, failed) = try jobctl(config, ["list", "--failed", "--json"])
+        let (statusExit, _) = try jobctl(config, ["status", "backup"])
+        let (goodExit, _) = try jobctl(config, ["status", "good"])
+        let jobs = try JSONSerialization.jsonObject(with: Data(failed.utf8)) as? [[String: Any]] ?? []
+        let keys = ["name", "lastResult", "lastExitStatus", "lastDurationUSec", "lastRunID", "lastStartUSec", "lastFinishUSec", "lastStartCause"]
+        return ["list --failed exit \(failedStatus)", "status backup exit \(statusExit)", "status good exit \(goodExit)"]
+            + jobs.map { job in keys.map { "\($0)=\(job[$0].map { "\($0)" } ?? "-")" }.joined(separator: " ") }
+    }
+
+    @Test func aFailureIsStillAFailureAfterARestart() throws {
+        let config = try TemporaryConfiguration(jobs: [
+            "backup": "[Job]\nOnStartupSec=1h\nExecStart=/bin/sh -c 'exit 3'\n",
+            "good": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n",
+            "gone": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n",
+        ])
+        let metrics = config.path + "/jobd.prom"
+        try "[Daemon]\nMetricsFile=\(metrics)\n".write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
+        let state = config.path + "/state"
+        let before = try Self.start(config, state: state)
+        #expect(try Self.jobctl(config, ["run", "backup", "--wait"]).0 == 3)
+        #expect(try Self.jobctl(config, ["run", "good", "--wait"]).0 == 0)
+        #expect(try Self.jobctl(config, ["run", "gone", "--wait"]).0 == 0)
+        let seen = try Self.look(config)
+        #expect(seen.contains("status backup exit 3") && seen.contains { $0.hasPrefix("name=backup lastResult=exit-code lastExitStatus=3") }, "\(seen)")
+        before.signal(SIGTERM)
+        #expect(try before.waitForExit() == 0)
+        let samplesBefore = try MetricsFileTests.samples(of: metrics)
+
+        // gone's file goes while jobd is down: its history goes with it at the next start.
+        try config.remove(job: "gone")
+        let after = try Self.start(config, state: state)
+        let seenAfter = try Self.look(config)
+        #expect(seenAfter == seen, "\(seenAfter)\n\(seen)")
+        #expect(!FileManager.default.fileExists(atPath: state + "/history/gone"))
+        #expect(FileManager.default.fileExists(atPath: state + "/history/backup"))
+        after.signal(SIGTERM)
+        #expect(try after.waitForExit() == 0)
+        let samplesAfter = try MetricsFileTests.samples(of: metrics)
+        for series in ["jobd_job_last_failed{job=backup}", "jobd_job_last_exit_status{job=backup}", "jobd_job_last_duration_seconds{job=backup}",
+                       "jobd_job_last_success_timestamp_seconds{job=good}", "jobd_job_last_start_timestamp_seconds{job=backup}"] {
+            #expect(samplesAfter[series] != nil && samplesAfter[series] == samplesBefore[series], "\(series)")
+        }
+        #expect(samplesAfter["jobd_job_last_failed{job=backup}"] == 1)
+    }
+
+    /// A reload that removes a job removes what was kept of it.
+    @Test func aReloadThatRemovesAJobForgetsItsHistory() throws {
+        let config = try TemporaryConfiguration(jobs: ["once": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n"])
+        let state = config.path + "/state"
+        let daemon = try Self.start(config, state: state)
+        #expect(try Self.jobctl(config, ["run", "once", "--wait"]).0 == 0)
+        try config.remove(job: "once")
+        #expect(try Self.jobctl(config, ["reload"]).0 == 0)
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: state + "/history")) ?? []
+        #expect(kept.isEmpty, "\(kept)")
+    }
+}
