@@ -74,7 +74,9 @@ final class MainLoop {
     private var metricsDirty = false
     private var metricsWritten: MonotonicInstant?
     private var metricsFailed = false
-    var reloadsRejected: UInt64 = 0
+    /// Reloads by outcome: `applied` (no error), `partial` (the valid changes applied, broken files
+    /// kept their jobs' previous definitions), `rejected` (nothing read: the directory could not be).
+    var reloadOutcomes = MetricsFile.ReloadOutcomes()
     /// The job that falls due next, for `STATUS=`: looked for among every owner at most once a
     /// second, since `STATUS=` goes out at every run's end.
     private var nextJob: (job: String, at: MonotonicInstant, found: MonotonicInstant)?
@@ -323,7 +325,13 @@ final class MainLoop {
                              fields.merging([JobdField.reason: reason]) { $1 })
             }
         }
-        if !(lastReload?.accepted ?? true) { reloadsRejected += 1 }
+        if configuration.fatal != nil {
+            reloadOutcomes.rejected += 1
+        } else if errors.isEmpty {
+            reloadOutcomes.applied += 1
+        } else {
+            reloadOutcomes.partial += 1
+        }
         metricsChanged()
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of
         // the threads that made them; give what is free back rather than keep it resident.
@@ -382,7 +390,9 @@ final class MainLoop {
         return earliest
     }
 
-    /// Something the metrics show changed: write them now, or a second after the last write.
+    /// Something the metrics show changed: write them now, or a second after the last write. With
+    /// nothing changing they are written once a minute anyway (``writeMetrics()``), so that the
+    /// file's age says jobd is alive.
     func metricsChanged() {
         guard settings.metricsFile != nil, !metricsDirty else { return }
         metricsDirty = true
@@ -393,12 +403,15 @@ final class MainLoop {
     private func writeMetrics() {
         metricsDirty = false
         guard let path = settings.metricsFile else { return }
-        metricsWritten = .now()
-        let accepted = reloadSequence - reloadsRejected
+        let now = MonotonicInstant.now()
+        metricsWritten = now
+        if !stopping { metricsTimer.arm(at: now + MetricsFile.rewriteInterval(environment: options.environment)) }
+        let brokenFiles = broken.values.map(\.path).sorted() + (settingsErrors.isEmpty ? [] : [options.configDirectory + "/jobd.conf"])
         let daemon = MetricsFile.Daemon(
+            startRealtime: scheduler.daemonStartRealtime,
             generation: scheduler.generation.number, liveOwners: JobOwner.liveCount,
             leakedOwners: scheduler.leakDetector?.leaked ?? 0, armedTimers: scheduler.queue.armedCount,
-            reloadsAccepted: accepted, reloadsRejected: reloadsRejected, brokenFiles: broken.count + (settingsErrors.isEmpty ? 0 : 1))
+            reloads: reloadOutcomes, brokenFiles: brokenFiles)
         let jobs = scheduler.generation.owners.values.sorted { $0.name < $1.name }.map { owner in
             MetricsFile.Job(
                 name: owner.name, history: scheduler.histories[owner.name] ?? JobHistory(),

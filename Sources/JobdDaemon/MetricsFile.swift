@@ -1,6 +1,7 @@
 import Glibc
 import JobdCalendar
 import JobdConfig
+import JobdControl
 import JobdScheduler
 import Prometheus
 
@@ -17,15 +18,31 @@ struct MetricsFile {
         var nextElapse: RealtimeInstant?
     }
 
+    /// Reloads since jobd started, by outcome.
+    struct ReloadOutcomes {
+        var applied: UInt64 = 0
+        var partial: UInt64 = 0
+        var rejected: UInt64 = 0
+    }
+
     /// What the metrics say of jobd.
     struct Daemon {
+        var startRealtime: RealtimeInstant
         var generation: UInt64
         var liveOwners: Int
         var leakedOwners: Int
         var armedTimers: Int
-        var reloadsAccepted: UInt64
-        var reloadsRejected: UInt64
-        var brokenFiles: Int
+        var reloads: ReloadOutcomes
+        /// The paths of the job files (and `jobd.conf`) with errors.
+        var brokenFiles: [String]
+    }
+
+    /// How often the file is written when nothing changes: an alert on the file's age (or on
+    /// `jobd_up` going stale in node_exporter) then tells a stopped jobd within two minutes. For
+    /// the tests, `JOBD_FAULT_METRICS_REWRITE_SECONDS` shortens it.
+    static func rewriteInterval(environment: [String: String]) -> Duration {
+        environment["JOBD_FAULT_METRICS_REWRITE_SECONDS"].flatMap(Double.init).map { .milliseconds(Int64(max(0.1, min($0, 60)) * 1_000)) }
+            ?? .seconds(60)
     }
 
     let path: String
@@ -37,14 +54,24 @@ struct MetricsFile {
             registry.makeGauge(descriptor: MetricNameDescriptor(
                 namespace: "jobd", metricName: name, unitName: unit, helpText: help), labels: labels)
         }
+        gauge("up", "", "1 while jobd runs: the file is written at least once a minute.").set(to: 1)
+        gauge("start_time", "seconds", "When jobd started, in seconds since 1970.").set(to: Double(daemon.startRealtime.microseconds) / 1e6)
+        gauge("build_info", "", "jobd's version and the commit it was built from.",
+              [("version", BuildInfo.release), ("commit", BuildInfo.commit)]).set(to: 1)
         gauge("generation", "", "The configuration generation jobd runs.").set(to: Double(daemon.generation))
         gauge("owners_live", "", "Job owners alive, of the running generation and retired ones.").set(to: Double(daemon.liveOwners))
         gauge("owners_leaked", "", "Retired job owners reported as leaked (owner.leak) and still alive.").set(to: Double(daemon.leakedOwners))
         gauge("timers_armed", "", "Timers armed on jobd's timing thread.").set(to: Double(daemon.armedTimers))
-        gauge("broken_files", "", "Job files (and jobd.conf) with errors.").set(to: Double(daemon.brokenFiles))
-        let reloads = MetricNameDescriptor(namespace: "jobd", metricName: "reloads", unitName: "total", helpText: "Reloads since jobd started, by outcome.")
-        registry.makeCounter(descriptor: reloads, labels: [("outcome", "accepted")]).increment(by: Int64(daemon.reloadsAccepted))
-        registry.makeCounter(descriptor: reloads, labels: [("outcome", "rejected")]).increment(by: Int64(daemon.reloadsRejected))
+        gauge("broken_files", "", "Job files (and jobd.conf) with errors.").set(to: Double(daemon.brokenFiles.count))
+        for file in daemon.brokenFiles {
+            gauge("broken_file", "", "1 for each job file (or jobd.conf) with errors, by path.", [("file", file)]).set(to: 1)
+        }
+        let reloads = MetricNameDescriptor(
+            namespace: "jobd", metricName: "reloads", unitName: "total",
+            helpText: "Reloads since jobd started, by outcome: applied, partial (broken files kept their jobs), rejected.")
+        for (outcome, count) in [("applied", daemon.reloads.applied), ("partial", daemon.reloads.partial), ("rejected", daemon.reloads.rejected)] {
+            registry.makeCounter(descriptor: reloads, labels: [("outcome", outcome)]).increment(by: Int64(count))
+        }
         let runs = MetricNameDescriptor(namespace: "jobd", subsystem: "job", metricName: "runs", unitName: "total",
                                         helpText: "Runs that ended since jobd started, by result.")
         for job in jobs {
@@ -75,7 +102,29 @@ struct MetricsFile {
                 registry.makeCounter(descriptor: runs, labels: label + [("result", result.rawValue)]).increment(by: Int64(count))
             }
         }
-        return registry.emitToString()
+        return stableOrder(registry.emitToString())
+    }
+
+    /// `text` with its families sorted by name and each family's samples sorted: swift-prometheus
+    /// writes them in the order of its dictionaries, which changes from one jobd to the next, and a
+    /// file that reorders itself at every write is hard to compare or diff.
+    static func stableOrder(_ text: String) -> String {
+        var families: [(name: Substring, comments: [Substring], samples: [Substring])] = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("#") {
+                // `# HELP NAME …` or `# TYPE NAME …`: a new family unless it names the current one.
+                let name = line.split(separator: " ", maxSplits: 3).dropFirst(2).first ?? ""
+                if families.last?.name != name { families.append((name, [], [])) }
+                families[families.count - 1].comments.append(line)
+            } else if families.isEmpty {
+                families.append(("", [], [line]))
+            } else {
+                families[families.count - 1].samples.append(line)
+            }
+        }
+        return families.sorted { $0.name < $1.name }
+            .flatMap { $0.comments + $0.samples.sorted() }
+            .map { $0 + "\n" }.joined()
     }
 
     /// Writes `text` to `path` atomically.

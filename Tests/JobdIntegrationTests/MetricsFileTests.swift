@@ -56,9 +56,60 @@ import Testing
         #expect(success >= before - 1 && success <= Date().timeIntervalSince1970 + 1)
         #expect(samples["jobd_job_last_success_timestamp_seconds{job=bad}"] == nil, "bad never succeeded")
         #expect(samples["jobd_job_running{job=good}"] == 0)
-        #expect(samples["jobd_reloads_total{outcome=accepted}"] == 1 && samples["jobd_reloads_total{outcome=rejected}"] == 0)
+        #expect(samples["jobd_reloads_total{outcome=applied}"] == 1 && samples["jobd_reloads_total{outcome=rejected}"] == 0)
+        #expect(samples["jobd_reloads_total{outcome=partial}"] == 0)
+        #expect(samples["jobd_up{}"] == 1)
+        let started = try #require(samples["jobd_start_time_seconds{}"])
+        #expect(started <= before && started > before - 300, "jobd started shortly before its first run")
+        #expect(samples.keys.contains { $0.hasPrefix("jobd_build_info{commit=") && $0.contains("version=0.1.0") }, "\(samples.keys)")
         #expect(samples["jobd_generation{}"] == 2 && samples["jobd_owners_leaked{}"] == 0)
         let permissions = try FileManager.default.attributesOfItem(atPath: metrics)[.posixPermissions] as? Int
         #expect(permissions == 0o644, "readable by a collector that is not root")
+    }
+
+    /// With nothing happening the file is still written again (once a minute; shortened here by
+    /// JOBD_FAULT_METRICS_REWRITE_SECONDS), so that its age says whether jobd is alive; a reload
+    /// that applies its valid changes beside a broken file counts as `partial`, and each broken file
+    /// has a series of its own; the file's order is the same at every write.
+    @Test func theFileIsRewrittenWhileNothingHappensAndNamesBrokenFiles() throws {
+        let config = try TemporaryConfiguration(jobs: ["idle": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n"])
+        let metrics = config.path + "/jobd.prom"
+        try "[Daemon]\nMetricsFile=\(metrics)\n".write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
+        let runtime = config.path + "/run"
+        let daemon = try DaemonProcess(
+            arguments: ["--config-dir", config.path, "--runtime-dir", runtime],
+            environment: ProcessInfo.processInfo.environment.merging(["JOBD_FAULT_METRICS_REWRITE_SECONDS": "0.5"]) { $1 })
+        try daemon.waitForEvent("daemon.ready")
+        try config.write(job: "broken", "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\nOnCalender=daily\n")
+        let reload = try DaemonProcess(product: "jobctl", arguments: ["reload", "--runtime-dir", runtime])
+        #expect(try reload.waitForExit() == 1)
+
+        /// The file's inode: every write renames a new file over the old one.
+        func inode() -> UInt64? { (try? FileManager.default.attributesOfItem(atPath: metrics)[.systemFileNumber] as? UInt64) ?? nil }
+        func waitForRewrite(of previous: UInt64?) throws -> String {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while inode() == previous || inode() == nil {
+                try #require(ContinuousClock.now < deadline, "the metrics file was not written again with nothing happening")
+                usleep(20_000)
+            }
+            return try String(contentsOfFile: metrics, encoding: .utf8)
+        }
+        // Two writes after the reload's, with nothing else happening: the same series in the same
+        // order (a next elapse's value may move by a microsecond: it is read off two clocks).
+        func series(_ text: String) -> [Substring] {
+            text.split(separator: "\n").map { line in line.hasPrefix("#") ? line : line[..<(line.lastIndex(of: " ") ?? line.endIndex)] }
+        }
+        let first = try waitForRewrite(of: inode())
+        let second = try waitForRewrite(of: inode())
+        #expect(series(first) == series(second))
+        #expect(series(first).count > 10)
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+        let samples = try Self.samples(of: metrics)
+        #expect(samples["jobd_broken_file{file=\(config.path)/jobs.d/broken.job}"] == 1, "\(samples.keys.sorted())")
+        #expect(samples["jobd_broken_files{}"] == 1)
+        #expect(samples["jobd_reloads_total{outcome=partial}"] == 1 && samples["jobd_reloads_total{outcome=applied}"] == 0)
+        let families = first.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
+        #expect(families == families.sorted(), "families in name order")
     }
 }
