@@ -28,14 +28,21 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     /// `jobctl list`'s table does not show (about half the reply at 10,000 jobs). A jobd that
     /// predates it ignores it and sends them.
     package var brief: Bool?
+    /// With `run` and `wait`: wait on through the run's retries and the runs its last attempt
+    /// starts (`OnFailure=`, `OnSuccess=`): a `run-finished` for each, then the connection closes.
+    /// A jobd that predates it answers the first run's end only.
+    package var followRetries: Bool?
 
-    package init(command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil) {
+    package init(
+        command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil, followRetries: Bool? = nil
+    ) {
         self.version = ControlProtocol.version
         self.command = command
         self.job = job
         self.wait = wait
         self.output = output
         self.brief = brief
+        self.followRetries = followRetries
     }
 
     /// Whether the reply streams a run's output: a client that reads slowly then holds its

@@ -11,6 +11,14 @@ package struct RunReport: Codable, Sendable, Equatable {
     /// How the run ended, in systemd's words.
     package var result: String?
     package var invocationID: String?
+    /// Why the run could not start (no such program, an account gone, …), for a run that did not.
+    package var reason: String?
+    /// The retry the run's failure was given, if any: its run number, which retry of how many it
+    /// is, and when it starts (microseconds from the end of this run).
+    package var retryRunID: UInt64?
+    package var retryAttempt: UInt64?
+    package var retryLimit: UInt64?
+    package var retryDelayUSec: UInt64?
 
     package init(
         job: String, runID: UInt64? = nil, skipReason: String? = nil, exitCode: String? = nil,

@@ -46,13 +46,8 @@ extension MainLoop {
             let queued = actions.contains { if case .wait(let waiting, _) = $0 { waiting == run } else { false } }
             let skipped = actions.lazy.compactMap { if case .skip(let skip, let reason) = $0, skip == run { reason } else { nil } }.first
             if request.wait == true, started || queued {
-                runWaiters[run.runID] = reply
                 // Registered before the run starts (perform below), so that no line is missed.
-                if request.streamsOutput {
-                    runner.outputTaps.add(runID: run.runID) { line, standardOutput in
-                        reply.sendOutput(line, standardOutput: standardOutput)
-                    }
-                }
+                runWaiters.add(runID: run.runID, reply: reply, follows: request.followRetries == true, streams: request.streamsOutput)
             }
             perform(actions, group: &group)
             if let skipped {

@@ -83,9 +83,7 @@ extension MainLoop {
 
     /// A client waiting for this run hears that it will not run.
     private func answer(_ request: RunRequest, skipped reason: String) {
-        runner.outputTaps.remove(runID: request.runID)
-        runWaiters.removeValue(forKey: request.runID)?.finish(with: ControlResponse(
-            type: .runSkipped, run: RunReport(job: request.job, runID: request.runID, skipReason: reason)))
+        runWaiters.skipped(request, reason: reason)
     }
 
     /// A run ended: answer who waited for it, record it for the schedule, and let the admission
@@ -97,12 +95,30 @@ extension MainLoop {
             shellStatus: termination.shellStatus, succeeded: outcome.succeeded)
         report.result = outcome.result.rawValue
         report.invocationID = outcome.invocationID
-        runner.outputTaps.remove(runID: outcome.runID)
-        runWaiters.removeValue(forKey: outcome.runID)?.finish(with: ControlResponse(type: .runFinished, run: report))
+        report.reason = termination.startFailure
         let duration = TimeSpan(microseconds: UInt64(max(0, outcome.finished.duration(since: outcome.started).nanosecondsSaturated / 1_000)))
         let actions = admission.runEnded(RunEnd(
             runID: outcome.runID, job: outcome.job, result: outcome.result, exitCode: termination.exitCode,
             exitStatus: termination.exitStatus), now: outcome.finished)
+        // Who waits hears of the retry the failure was given, and may follow it and what the
+        // outcome started.
+        var retry: RunRequest?
+        var started: [RunRequest] = []
+        for action in actions {
+            switch action {
+            case .retry(let request, _, let delay) where request.job == outcome.job:
+                retry = request
+                report.retryRunID = request.runID
+                report.retryAttempt = request.attempt
+                report.retryLimit = admission.definition(of: request.job)?.restart.limit
+                report.retryDelayUSec = delay.microseconds
+            case .start(let request), .wait(let request, _):
+                started.append(request)
+            default:
+                break
+            }
+        }
+        runWaiters.ended(report, retry: retry, started: started)
         var record = JobHistory.LastRun(
             result: outcome.result, exitCode: termination.exitCode, exitStatus: termination.exitStatus,
             outcome: termination.description, duration: duration, invocationID: outcome.invocationID)

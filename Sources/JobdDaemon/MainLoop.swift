@@ -80,8 +80,8 @@ final class MainLoop {
     /// The job that falls due next, for `STATUS=`: looked for among every owner at most once a
     /// second, since `STATUS=` goes out at every run's end.
     private var nextJob: (job: String, at: MonotonicInstant, found: MonotonicInstant)?
-    /// Clients waiting for a run to end, by run id.
-    var runWaiters: [UInt64: ControlReply] = [:]
+    /// Clients waiting for a run to end (and, following it, its retries and the runs it started).
+    var runWaiters: RunWaiters
     /// Clients waiting for a job's runs to end after `jobctl stop --wait`, by job.
     var stopWaiters: [String: [ControlReply]] = [:]
     /// The fleet's database (`[Fleet]` in jobd.conf at start), what `STATUS=` says of it, and the
@@ -101,6 +101,7 @@ final class MainLoop {
         self.logger = logger
         self.scheduler = scheduler
         self.runner = runner
+        self.runWaiters = RunWaiters(taps: runner.outputTaps)
         self.notifier = notifier
         self.continuation = continuation
         self.stallSeconds = stallSeconds
@@ -361,13 +362,12 @@ final class MainLoop {
         if metricsDirty { writeMetrics() }
         perform(admission.shutdown(), group: &group)
         scheduler.shutdown()
-        for waiter in reloadWatchers + nextReloadWatchers + Array(runWaiters.values) + stopWaiters.values.flatMap({ $0 }) {
+        for waiter in reloadWatchers + nextReloadWatchers + stopWaiters.values.flatMap({ $0 }) {
             waiter.finish(with: .error("jobd is stopping"))
         }
+        runWaiters.finishAll(with: .error("jobd is stopping"))
         reloadWatchers.removeAll()
         nextReloadWatchers.removeAll()
-        for runID in runWaiters.keys { runner.outputTaps.remove(runID: runID) }
-        runWaiters.removeAll()
         stopWaiters.removeAll()
         guard admission.running > 0 else { return false }
         notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))

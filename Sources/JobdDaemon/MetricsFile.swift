@@ -94,7 +94,7 @@ struct MetricsFile {
             }
             if let last = history.lastRun {
                 gauge("job_last_duration", "seconds", "How long the job's last run took.", label).set(to: Double(last.duration.microseconds) / 1e6)
-                gauge("job_last_exit_status", "", "The last run's exit status (128 plus the signal for a killed run, 127 for one that could not start).", label)
+                gauge("job_last_exit_status", "", "The last run's exit status (128 plus the signal for a killed run, 203 for one that could not start).", label)
                     .set(to: Double(last.shellStatus))
                 gauge("job_last_failed", "", "1 when the job's last run failed.", label).set(to: last.result.isFailure ? 1 : 0)
             }

@@ -38,14 +38,20 @@ package enum RunTermination: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// As a shell reports it: the exit status, 128 plus the signal for a killed run, 127 for one
-    /// that never started (the shell's "command not found").
+    /// As a shell reports it: the exit status, 128 plus the signal for a killed run, and for one
+    /// that never started 203, systemd's `EXIT_EXEC`, which `EXIT_STATUS=` says too: one number
+    /// for "could not start" in the journal, `jobctl run --wait`, `status` and the metrics.
     package var shellStatus: Int32 {
         switch self {
         case .exited(let status): status
         case .killed(let signal), .dumped(let signal): 128 + signal
-        case .failedToStart: 127
+        case .failedToStart: 203
         }
+    }
+
+    /// Why the run could not start, for one that did not.
+    package var startFailure: String? {
+        if case .failedToStart(let reason) = self { reason } else { nil }
     }
 
     package var description: String {

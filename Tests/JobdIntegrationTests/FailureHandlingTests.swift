@@ -114,6 +114,41 @@ import Testing
         #expect(rows.count == 1 && rows[0].contains("flaky"), "\(failed)")
     }
 
+    /// `jobctl run --wait` says on its last line whether a retry follows; `--follow-retries` waits
+    /// through the retries and the OnFailure= job, and exits with the last attempt's status.
+    @Test func runWaitTellsOfRetriesAndFollowRetriesWaitsThroughThem() throws {
+        let jobd = try Daemon(jobs: [
+            "flaky": """
+                [Job]
+                ExecStart=/bin/sh -c 'echo attempt; exit 4'
+                Restart=on-failure
+                RestartSec=100ms
+                RestartLimit=2
+                OnFailure=notify
+                """,
+            "notify": "[Job]\nExecStart=/bin/echo notified\n",
+        ])
+        let (waited, waitOutput) = try jobd.jobctl(["run", "flaky", "--wait"])
+        #expect(waited == 4)
+        // stdout (the job's line) and stderr (jobctl's) come through one pipe here, in either order.
+        let waitLines = waitOutput.split(separator: "\n")
+        #expect(waitLines.count == 2 && waitLines.contains("attempt"), "\(waitOutput)")
+        #expect(waitLines.contains { $0.hasPrefix("jobctl: run ") && $0.hasSuffix(" of flaky: exit-code 4; retry 1/2 in 100ms") }, "\(waitOutput)")
+        // Let that first run's retries and notifier end before the next run.
+        let notified = try jobd.process.waitForEvent("run.exit", fields: ["JOB": "notify"])
+
+        let (followed, followOutput) = try jobd.jobctl(["run", "flaky", "--follow-retries"])
+        #expect(followed == 4, "\(followOutput)")
+        let lines = followOutput.split(separator: "\n")
+        #expect(lines.filter { $0 == "attempt" }.count == 3, "\(followOutput)")
+        let ends = lines.filter { $0.hasPrefix("jobctl: ") }
+        #expect(ends.count == 4, "\(followOutput)")
+        #expect(ends.count == 4 && ends[0].hasSuffix(": exit-code 4; retry 1/2 in 100ms") && ends[1].hasSuffix(": exit-code 4; retry 2/2 in 100ms")
+                && ends[2].hasSuffix(" of flaky: exit-code 4") && ends[3] == "jobctl: notify (started by flaky's outcome): success", "\(ends)")
+        #expect(jobd.process.events("run.exit").filter { $0.field("JOB") == "notify" }.count == 2, "the notifier ran before jobctl returned")
+        _ = notified
+    }
+
     @Test func aSuccessStartsOnSuccessAndStatusExitsZero() throws {
         let jobd = try Daemon(jobs: [
             "ok": "[Job]\nOnStartupSec=0\nExecStart=/bin/true\nOnSuccess=after\n",

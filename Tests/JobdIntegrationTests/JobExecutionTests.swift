@@ -251,7 +251,10 @@ import Testing
         #expect(try setup.jobctl(["run", "env", "--wait"]).0 == 0)
         #expect(setup.daemon.events("run.output").map(\.message).suffix(2) == ["changed", "token of 7 characters"],
                 "read again at the next start, no reload")
-        #expect(try setup.jobctl(["run", "missing", "--wait"]).0 == 127)
+        // systemd's EXIT_EXEC, as in the journal, with the reason.
+        let (missing, missingOutput) = try setup.jobctl(["run", "missing", "--wait"])
+        #expect(missing == 203)
+        #expect(missingOutput.contains("jobctl: missing could not start: ") && missingOutput.contains("/nonexistent/required.env"), "\(missingOutput)")
         let failed = try #require(setup.daemon.events("run.exit").last)
         #expect(failed.field("EXIT_CODE") == "failed-to-start")
         #expect(setup.daemon.lines.contains { $0.contains("/nonexistent/required.env") })

@@ -32,9 +32,12 @@ import Testing
         let standardError = String(decoding: errors.withLock { $0 }, as: UTF8.self)
         #expect(jobctl.terminationStatus == 7)
         #expect(standardOutput == (1...200).map { "out \($0)\n" }.joined(), "only the job's stdout, in order")
-        #expect(standardError == (1...200).map { "err \($0)\n" }.joined(), "only the job's stderr, in order")
+        #expect(standardError.hasPrefix((1...200).map { "err \($0)\n" }.joined()), "the job's stderr, in order")
+        let end = standardError.split(separator: "\n").last ?? ""
+        #expect(end.hasPrefix("jobctl: run ") && end.hasSuffix(" of talker: exit-code 7"), "then how the run ended: \(end)")
+        #expect(standardError.split(separator: "\n").count == 201, "and nothing else")
 
         let (quiet, quietOutput) = try jobd.jobctl(["run", "talker", "--wait", "--quiet"])
-        #expect(quiet == 7 && !quietOutput.contains("out 1\n") && quietOutput.contains("exited 7"), "\(quietOutput)")
+        #expect(quiet == 7 && !quietOutput.contains("out 1\n") && quietOutput.contains("of talker: exit-code 7"), "\(quietOutput)")
     }
 }

@@ -1,0 +1,93 @@
+import JobdControl
+import JobdRunner
+import JobdScheduler
+
+/// Who waits for which run (`jobctl run --wait`), and with `--follow-retries` for the run's
+/// retries and the runs its last attempt starts (`OnFailure=`, `OnSuccess=`): each waiter gets a
+/// `run-finished` for every run it follows, and its connection ends with the last of them.
+struct RunWaiters {
+    private final class Waiter {
+        let reply: ControlReply
+        let follows: Bool
+        let streams: Bool
+        /// The runs still to be answered: the run (or its retry), and the runs its outcome started.
+        var pending: Set<UInt64> = []
+
+        init(reply: ControlReply, follows: Bool, streams: Bool) {
+            self.reply = reply
+            self.follows = follows
+            self.streams = streams
+        }
+    }
+
+    private var byRun: [UInt64: Waiter] = [:]
+    let taps: RunOutputTaps
+
+    init(taps: RunOutputTaps) {
+        self.taps = taps
+    }
+
+    var isEmpty: Bool { byRun.isEmpty }
+
+    /// `reply` waits for run `runID`; with `streams`, it gets the run's output lines too
+    /// (registered before the run starts, so that no line is missed).
+    mutating func add(runID: UInt64, reply: ControlReply, follows: Bool, streams: Bool) {
+        let waiter = Waiter(reply: reply, follows: follows, streams: streams)
+        follow(runID, by: waiter)
+    }
+
+    private mutating func follow(_ runID: UInt64, by waiter: Waiter, output: Bool = true) {
+        waiter.pending.insert(runID)
+        byRun[runID] = waiter
+        if waiter.streams, output {
+            let reply = waiter.reply
+            taps.add(runID: runID) { line, standardOutput in reply.sendOutput(line, standardOutput: standardOutput) }
+        }
+    }
+
+    /// Run `report.runID` ended. `retry` is the retry the admission gave it, `started` the runs its
+    /// outcome started (or queued): a waiter that follows them waits on for them.
+    mutating func ended(_ report: RunReport, retry: RunRequest?, started: [RunRequest]) {
+        guard let runID = report.runID, let waiter = byRun.removeValue(forKey: runID) else { return }
+        taps.remove(runID: runID)
+        waiter.pending.remove(runID)
+        let response = ControlResponse(type: .runFinished, run: report)
+        guard waiter.follows else {
+            waiter.reply.finish(with: response)
+            return
+        }
+        if let retry {
+            follow(retry.runID, by: waiter)
+        } else {
+            // The runs the final attempt started are followed to their ends, their output not shown.
+            for run in started where run.triggeredBy?.invocationID == report.invocationID {
+                follow(run.runID, by: waiter, output: false)
+            }
+        }
+        waiter.reply.send(response)
+        if waiter.pending.isEmpty { waiter.reply.finish() }
+    }
+
+    /// `request` will not run (skipped, dropped, a retry cancelled): its waiter hears why.
+    mutating func skipped(_ request: RunRequest, reason: String) {
+        guard let waiter = byRun.removeValue(forKey: request.runID) else { return }
+        taps.remove(runID: request.runID)
+        waiter.pending.remove(request.runID)
+        let response = ControlResponse(type: .runSkipped, run: RunReport(job: request.job, runID: request.runID, skipReason: reason))
+        if waiter.pending.isEmpty {
+            waiter.reply.finish(with: response)
+        } else {
+            waiter.reply.send(response)
+        }
+    }
+
+    /// At shutdown: every waiter hears `response`, once.
+    mutating func finishAll(with response: ControlResponse) {
+        var finished = Set<ObjectIdentifier>()
+        for (runID, waiter) in byRun {
+            taps.remove(runID: runID)
+            if finished.insert(ObjectIdentifier(waiter)).inserted { waiter.reply.finish(with: response) }
+        }
+        byRun.removeAll()
+    }
+}
