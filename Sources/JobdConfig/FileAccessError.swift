@@ -3,7 +3,7 @@ package import Glibc
 /// Why a file or directory could not be read.
 package struct FileAccessError: Error {
     var errno: Int32
-    var message: String
+    package var message: String
     /// The file exists but is a FIFO, socket, device or directory.
     var isNotRegular = false
 
