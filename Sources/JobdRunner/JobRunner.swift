@@ -338,8 +338,12 @@ package struct JobRunner: Sendable {
             return .success(reply.isEmpty ? nil : String(decoding: reply, as: UTF8.self))
         }
         switch answer {
-        case .success(let reason): return reason
-        case .failure(let error): return error.description
+        case .success(let reason):
+            return reason
+        case .failure(let error):
+            // No thread: the trampoline reads a stream cut short, and refuses to run the command.
+            close(socket)
+            return error.description
         }
     }
 

@@ -49,13 +49,15 @@ package enum Trampoline {
         credentialOptions(account) + ["--limit", String(EnvironmentFile.sizeLimit), "--read", "--"] + files.map(\.path)
     }
 
-    /// The environment as the trampoline reads it from stdin: `NAME=value` entries, each ended by a NUL.
+    /// The environment as the trampoline reads it from stdin: `NAME=value` entries, each ended by a
+    /// NUL, then one more NUL, which tells the trampoline that it has all of it (and not a stream
+    /// that jobd closed early).
     static func encode(_ environment: [String: String]) -> [UInt8] {
         var bytes: [UInt8] = []
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) {
             bytes += Array(name.utf8) + [UInt8(ascii: "=")] + Array(value.utf8) + [0]
         }
-        return bytes
+        return bytes + [0]
     }
 
     /// What the read mode wrote: for each file, a line `ERRNO MODE SIZE` and SIZE bytes. `nil` when

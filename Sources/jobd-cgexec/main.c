@@ -4,7 +4,8 @@
 //
 //   jobd-cgexec [--cgroup DIR] [--groups G,G...] [--gid GID] [--uid UID] [--directory [-]DIR]
 //               -- COMMAND [ARGUMENT...]
-//     reads the job's environment from stdin (NAME=value entries, each ended by a NUL, up to EOF),
+//     reads the job's environment from stdin (NAME=value entries, each ended by a NUL, then one
+//     more NUL, then EOF: a stream cut short is refused, never run with part of an environment),
 //     enters the cgroup v2 directory DIR (writes "0" to DIR/cgroup.procs), sets the supplementary
 //     groups, then the gid, then the uid (real, effective and saved), changes to the working
 //     directory as the job's user (a leading "-": a missing one means "/"), and only then execve()s
@@ -155,12 +156,16 @@ static int read_files(char **files, size_t limit) {
     return fflush(stdout) == 0 ? 0 : 1;
 }
 
-// The job's environment from stdin: NAME=value entries, each ended by a NUL.
+// The job's environment from stdin: NAME=value entries, each ended by a NUL, and an empty entry
+// (one more NUL) that says it is complete.
 static char **read_environment(void) {
     size_t count;
     char *bytes = read_all(STDIN_FILENO, 64u << 20, &count);
     if (bytes == NULL) fail(EXIT_EXEC, "cannot read the job's environment: %s", strerror(errno));
     if (count > 64u << 20) fail(EXIT_EXEC, "the job's environment is larger than 64 MiB");
+    if (count == 0 || bytes[count - 1] != '\0' || (count > 1 && bytes[count - 2] != '\0'))
+        fail(EXIT_EXEC, "the job's environment was cut short");
+    count--;  // the empty entry at the end
     size_t entries = 0;
     for (size_t i = 0; i < count; i++) entries += bytes[i] == '\0';
     char **environment = calloc(entries + 1, sizeof *environment);
