@@ -96,7 +96,7 @@ struct credentials {
 
 static void switch_credentials(const struct credentials *wanted) {
     if (wanted->groups != NULL) {
-        gid_t list[NGROUPS_MAX];
+        static gid_t list[NGROUPS_MAX];
         size_t count = 0;
         for (const char *cursor = wanted->groups; *cursor != '\0';) {
             char word[32];
@@ -111,10 +111,13 @@ static void switch_credentials(const struct credentials *wanted) {
     }
     if (wanted->gid != NULL) {
         gid_t gid = (gid_t)number(wanted->gid, "the gid");
+        // (gid_t)-1 would mean "leave it unchanged" to setresgid: never a switch to make.
+        if (gid == (gid_t)-1 || gid != number(wanted->gid, "the gid")) fail(EXIT_GROUP, "not a gid: %s", wanted->gid);
         if (setresgid(gid, gid, gid) != 0) fail(EXIT_GROUP, "cannot switch to gid %s: %s", wanted->gid, strerror(errno));
     }
     if (wanted->uid != NULL) {
         uid_t uid = (uid_t)number(wanted->uid, "the uid");
+        if (uid == (uid_t)-1 || uid != number(wanted->uid, "the uid")) fail(EXIT_USER, "not a uid: %s", wanted->uid);
         if (setresuid(uid, uid, uid) != 0) fail(EXIT_USER, "cannot switch to uid %s: %s", wanted->uid, strerror(errno));
     }
 }

@@ -154,6 +154,23 @@ import Testing
         #expect(!setup.daemon.lines.contains { $0.contains("hunter2") })
     }
 
+    @Test func aUserJobsWorkingDirectoryIsEnteredAsTheUser() throws {
+        try Self.requireRoot()
+        let probe = try PreloadProbe()
+        let closed = probe.directory + "/closed"
+        try FileManager.default.createDirectory(atPath: closed, withIntermediateDirectories: false)
+        chmod(closed, 0o700)
+        let setup = try Setup()
+        try setup.config.write(job: "inside", Self.nobodyJob("WorkingDirectory=\(closed)", "pwd"))
+        try setup.config.write(job: "optional", Self.nobodyJob("WorkingDirectory=-\(probe.directory)/missing", "pwd"))
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        #expect(try setup.jobctl(["run", "inside", "--wait"]).0 == 127)
+        let start = try #require(setup.daemon.events("run.start").last)
+        #expect(start.message.contains("cannot change to the working directory \(closed): Permission denied"), "\(start.message)")
+        #expect(try setup.jobctl(["run", "optional", "--wait"]).0 == 0)
+        #expect(setup.daemon.events("run.output").map(\.message) == ["/"])
+    }
+
     @Test func aMissingCommandOfAUserJobIsAFailedStartWithItsReason() throws {
         try Self.requireRoot()
         let setup = try Setup()
@@ -183,5 +200,47 @@ import Testing
         #expect(setup.daemon.events("run.output").map(\.message) == ["from cron as 65534"])
         let loads = probe.loads
         #expect(!loads.isEmpty && loads.allSatisfy { $0.uid == Self.nobody && $0.euid == Self.nobody }, "\(loads)")
+    }
+}
+
+/// jobd-cgexec on its own, as jobd starts it but without the socket: each failure before the
+/// command is systemd's exit status for it, with the reason on stderr, and the command gets the
+/// job's environment alone.
+@Suite struct TrampolineExitTests {
+    static let complete = "PATH=/nonexistent:/usr/bin:/bin\\0\\0"
+
+    @Test(arguments: [
+        (["--directory", "/nonexistent", "--", "/bin/true"], complete, 200,
+         "jobd-cgexec: cannot change to the working directory /nonexistent: No such file or directory"),
+        (["--", "jobd-no-such-command"], complete, 203, "jobd-cgexec: jobd-no-such-command: executable not found in PATH"),
+        (["--", "/nonexistent/command"], complete, 203, "jobd-cgexec: /nonexistent/command: No such file or directory"),
+        (["--", "/bin/true"], "PATH=/bin\\0", 203, "jobd-cgexec: the job's environment was cut short"),
+        (["--gid", "4294967295", "--", "/bin/true"], complete, 216, "jobd-cgexec: not a gid: 4294967295"),
+        (["--uid", "4294967295", "--", "/bin/true"], complete, 217, "jobd-cgexec: not a uid: 4294967295"),
+        (["--cgroup", "/nonexistent/cgroup", "--", "/bin/true"], complete, 219,
+         "jobd-cgexec: cannot enter the run's cgroup /nonexistent/cgroup: No such file or directory"),
+    ])
+    func aFailureBeforeTheCommandIsSystemdsStatus(arguments: [String], environment: String, status: Int32, reason: String) throws {
+        let result = try Self.trampoline(arguments, environment: environment)
+        #expect(result.status == status)
+        #expect(result.standardError == reason + "\n")
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func theCommandGetsTheJobsEnvironmentAloneAndItsPath() throws {
+        // `env` is found in the job's PATH, not the trampoline's (it has none), and sees nothing of
+        // the environment the trampoline itself was started with.
+        let result = try Self.trampoline(["--directory", "-/nonexistent", "--", "env"], environment: "JOB=x\\0" + Self.complete)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "JOB=x\nPATH=/nonexistent:/usr/bin:/bin\n")
+    }
+
+    /// Runs jobd-cgexec with `arguments`, `environment` (printf's escapes) on its stdin, and a
+    /// variable of its own (`TRAMPOLINE_ONLY`) in its own environment.
+    static func trampoline(_ arguments: [String], environment: String) throws -> CapturedProcess {
+        let trampoline = DaemonProcess.productsDirectory + "/jobd-cgexec"
+        return try CapturedProcess.run(
+            "/bin/sh", ["-c", "printf \"$0\" | \"$@\"", environment, trampoline] + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "TRAMPOLINE_ONLY": "1"])
     }
 }
