@@ -10,7 +10,7 @@ import JobdConfig
 /// `User=` job's `EnvironmentFile=`s as that user.
 ///
 /// Here: its words, and what it sends back, as pure functions; the spawning is ``JobRunner``'s.
-package enum Trampoline {
+enum Trampoline {
     /// `jobd-cgexec` beside jobd's binary (a build directory) or in `../libexec/jobd/` (installed).
     static let located: String? = {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
