@@ -226,5 +226,5 @@ package.targets.append(.executableTarget(name: "jobd-cgexec"))
 // getxattr, which Swift's Glibc module leaves out; imported by JobdRunner alone.
 package.targets.append(.systemLibrary(name: "CXattr"))
 package.products.append(.executable(name: "jobd-cgexec", targets: ["jobd-cgexec"]))
-package.targets.append(.testTarget(name: "JobdRunnerTests", dependencies: ["JobdRunner"], swiftSettings: swiftSettings))
+package.targets.append(.testTarget(name: "JobdRunnerTests", dependencies: ["JobdRunner", "JobdConfig"], swiftSettings: swiftSettings))
 package.targets.append(.testTarget(name: "JobdControlTests", dependencies: ["JobdControl", "JobdTestKit"], swiftSettings: swiftSettings))

@@ -17,7 +17,16 @@ extension EnvironmentFile {
     /// Reads the file now, as systemd reads it just before each start. A missing optional file
     /// (`-` prefix) reads as empty.
     package func read() -> Result<Contents, ConfigError> {
-        switch FileSystem.readTextFile(path) {
+        contents(of: FileSystem.readTextFile(path, limit: Self.sizeLimit))
+    }
+
+    /// The most an environment file may hold, as any file jobd reads.
+    package static let sizeLimit = 1 << 20
+
+    /// What was read from the file (by jobd, or as a `User=` job's user by `jobd-cgexec`), parsed,
+    /// or the error that names the file.
+    package func contents(of read: Result<String, FileAccessError>) -> Result<Contents, ConfigError> {
+        switch read {
         case .success(let text):
             return .success(Self.parse(text, path: path))
         case .failure(let error) where optional && error.errno == ENOENT:

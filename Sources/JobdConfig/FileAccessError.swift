@@ -1,24 +1,24 @@
-import Glibc
+package import Glibc
 
 /// Why a file or directory could not be read.
 package struct FileAccessError: Error {
     var errno: Int32
-    var message: String
+    package var message: String
     /// The file exists but is a FIFO, socket, device or directory.
     var isNotRegular = false
 
-    init(errno: Int32, _ what: String) {
+    package init(errno: Int32, _ what: String) {
         self.errno = errno
         self.message = "\(what): \(String(cString: strerror(errno)))"
     }
 
-    init(_ message: String) {
+    package init(_ message: String) {
         self.errno = 0
         self.message = message
     }
 
     /// A file of another type than a regular file, named by `mode`.
-    init(notRegular mode: mode_t) {
+    package init(notRegular mode: mode_t) {
         let kind = switch mode & S_IFMT {
         case S_IFIFO: "a FIFO"
         case S_IFSOCK: "a socket"

@@ -121,9 +121,14 @@ package enum FileSystem {
             // A regular file's read comes short only at its end: no further read to see it.
             if count < bytes.count { break }
         }
-        guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
+        return text(of: bytes[..<count]).map { ($0, status) }
+    }
+
+    /// The bytes of a file as text, or the error that says they are not.
+    package static func text(of bytes: ArraySlice<UInt8>) -> Result<String, FileAccessError> {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             return .failure(FileAccessError("the file is not valid UTF-8 text"))
         }
-        return .success((text, status))
+        return .success(text)
     }
 }

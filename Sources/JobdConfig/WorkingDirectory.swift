@@ -2,4 +2,9 @@
 package struct WorkingDirectory: Sendable, Hashable {
     package var path: String
     package var optional: Bool
+
+    package init(path: String, optional: Bool) {
+        self.path = path
+        self.optional = optional
+    }
 }

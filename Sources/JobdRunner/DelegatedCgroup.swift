@@ -10,17 +10,14 @@ package final class DelegatedCgroup: Sendable {
     /// jobd's cgroup directory and its path as `/proc/self/cgroup` names it.
     let directory: String
     let path: String
-    /// `jobd-cgexec`, which enters a run's cgroup and then executes the run's command.
-    let trampoline: String
     /// The controllers enabled for the runs (`memory`, `pids`, `cpu`, where the system has them).
     let controllers: [String]
     /// Cgroups of runs whose leftovers were kept (`KillMode=process`): removed once they empty.
     private let kept = LockedBox<[RunCgroup]>([])
 
-    private init(directory: String, path: String, trampoline: String, controllers: [String]) {
+    private init(directory: String, path: String, controllers: [String]) {
         self.directory = directory
         self.path = path
-        self.trampoline = trampoline
         self.controllers = controllers
     }
 
@@ -40,7 +37,7 @@ package final class DelegatedCgroup: Sendable {
             probe.writable = access(directory, W_OK) == 0
             probe.alone = CgroupFile.read(directory + "/cgroup.procs").map(CgroupText.pids) == [getpid()]
         }
-        probe.trampoline = findTrampoline()
+        probe.trampoline = Trampoline.located
         let directory: String
         switch probe.decision() {
         case .failure(let refusal): return .failure(refusal)
@@ -57,19 +54,9 @@ package final class DelegatedCgroup: Sendable {
         let enabled = wantedControllers.filter {
             available.contains($0) && CgroupFile.write(directory + "/cgroup.subtree_control", "+" + $0) == nil
         }
-        let cgroup = DelegatedCgroup(directory: directory, path: probe.ownPath!, trampoline: probe.trampoline!, controllers: enabled)
+        let cgroup = DelegatedCgroup(directory: directory, path: probe.ownPath!, controllers: enabled)
         cgroup.removeStaleRuns()
         return .success(cgroup)
-    }
-
-    /// `jobd-cgexec` beside jobd's binary (a build directory) or in `../libexec/jobd/` (installed).
-    private static func findTrampoline() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        let executable = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let binDirectory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
-        return [binDirectory + "/jobd-cgexec", binDirectory + "/../libexec/jobd/jobd-cgexec"].first { access($0, X_OK) == 0 }
     }
 
     /// A new cgroup for a run, named after its `JOBD_RUN_ID` (unique across restarts, so that a

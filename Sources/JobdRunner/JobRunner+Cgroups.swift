@@ -27,18 +27,4 @@ extension JobRunner {
         delegated.removeEmptyKept()
         return usage
     }
-
-    /// Why `command` cannot be executed (as execvp would find it in `path`), or nil if it can.
-    static func missingExecutable(_ command: String, path: String?) -> String? {
-        if command.contains("/") {
-            return access(command, X_OK) == 0 ? nil : "\(command): \(String(cString: strerror(errno)))"
-        }
-        let directories = (path ?? defaultPath).split(separator: ":", omittingEmptySubsequences: false)
-        for directory in directories {
-            let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + command
-            var status = stat()
-            if stat(candidate, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return nil }
-        }
-        return "\(command): executable not found in PATH"
-    }
 }

@@ -145,7 +145,10 @@ package struct JobRunner: Sendable {
     struct SpawnConfiguration: Sendable {
         var argv: [String]
         var environment: [String: String]
+        /// Where a run that keeps jobd's uid starts, resolved by jobd (`/` for a missing optional one).
         var workingDirectory: FilePath
+        /// `WorkingDirectory=` of a run that switches to its `User=`: the trampoline changes to it as the user.
+        var userDirectory: WorkingDirectory?
         var account: Account?
         /// The run's own cgroup, which `jobd-cgexec` enters before the command runs.
         var cgroup: RunCgroup?
@@ -156,43 +159,107 @@ package struct JobRunner: Sendable {
         var description: String
     }
 
-    /// ``prepare(_:runID:invocationID:context:)``, on a thread of its own where it may block:
-    /// `User=` and `Group=` are looked up through NSS (which may ask LDAP or sssd), and
-    /// `EnvironmentFile=` and an optional `WorkingDirectory=` touch file systems (which may be
-    /// remote). A hung look-up then holds its own run alone, never one of the few threads (one per
-    /// core) of Swift's concurrency pool that jobd's main loop and every run share.
-    private func prepareAside(
-        _ definition: JobDefinition, runID: UInt64, invocationID: String, context: [String: String]
-    ) async -> Result<SpawnConfiguration, PreparationError> {
-        let mayBlock = definition.user != nil || definition.group != nil || !definition.environmentFiles.isEmpty
-            || definition.workingDirectory?.optional == true
-        guard mayBlock else { return prepare(definition, runID: runID, invocationID: invocationID, context: context) }
-        return await withCheckedContinuation { continuation in
+    /// Runs `body` on a thread of its own where it may block: `User=` and `Group=` are looked up
+    /// through NSS (which may ask LDAP or sssd), and `EnvironmentFile=` and an optional
+    /// `WorkingDirectory=` touch file systems (which may be remote). A hung look-up then holds its
+    /// own run alone, never one of the few threads (one per core) of Swift's concurrency pool that
+    /// jobd's main loop and every run share.
+    private static func aside<Value: Sendable>(
+        _ body: @escaping @Sendable () -> Result<Value, PreparationError>
+    ) async -> Result<Value, PreparationError> {
+        await withCheckedContinuation { continuation in
             do {
-                try DetachedThread.start {
-                    continuation.resume(returning: prepare(definition, runID: runID, invocationID: invocationID, context: context))
-                }
+                try DetachedThread.start { continuation.resume(returning: body()) }
             } catch {
                 continuation.resume(returning: .failure(PreparationError(description: String(describing: error))))
             }
         }
     }
 
-    private func prepare(
+    /// The account, the environment files, the environment and the working directory of a run.
+    private func prepareAside(
         _ definition: JobDefinition, runID: UInt64, invocationID: String, context: [String: String]
-    ) -> Result<SpawnConfiguration, PreparationError> {
+    ) async -> Result<SpawnConfiguration, PreparationError> {
+        let lookUp = { @Sendable () -> Result<Account?, PreparationError> in resolveAccount(definition) }
+        let needsAccount = definition.user != nil || definition.group != nil
         let account: Account?
-        if let slowAccountLookUp, definition.user != nil || definition.group != nil {
-            usleep(UInt32(min(slowAccountLookUp, 600) * 1_000_000))
+        switch needsAccount ? await Self.aside(lookUp) : .success(nil) {
+        case .failure(let error): return .failure(error)
+        case .success(let resolved): account = resolved
         }
+        let switchesUser = account?.userName != nil
+        // A User= job's files are read as its user, by the trampoline; others' by jobd, as root.
+        let read: Result<[EnvironmentVariable], PreparationError>
+        if definition.environmentFiles.isEmpty {
+            read = .success([])
+        } else if let account, switchesUser {
+            read = await readAsUser(definition, account: account)
+        } else {
+            read = await Self.aside { readEnvironmentFiles(definition) }
+        }
+        let files: [EnvironmentVariable]
+        switch read {
+        case .failure(let error): return .failure(error)
+        case .success(let variables): files = variables
+        }
+        let environment = environment(
+            for: definition, account: account, files: files, runID: runID, invocationID: invocationID, context: context)
+        // As systemd: `/` unless the job names a directory; an optional one that is missing also
+        // means `/`. A User= run's is looked at only by the trampoline, as the user.
+        var workingDirectory = FilePath("/")
+        if !switchesUser, let directory = definition.workingDirectory {
+            if !directory.optional {
+                workingDirectory = FilePath(directory.path)
+            } else if case .success(true) = await Self.aside({ .success(Self.isDirectory(directory.path)) }) {
+                workingDirectory = FilePath(directory.path)
+            }
+        }
+        return .success(SpawnConfiguration(
+            argv: definition.command.argv(environment: environment), environment: environment,
+            workingDirectory: workingDirectory, userDirectory: switchesUser ? definition.workingDirectory : nil,
+            account: account))
+    }
+
+    private func resolveAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
+        if let slowAccountLookUp { usleep(UInt32(min(slowAccountLookUp, 600) * 1_000_000)) }
         do {
-            account = try Account.resolve(user: definition.user, group: definition.group)
+            return .success(try Account.resolve(user: definition.user, group: definition.group))
         } catch {
             return .failure(PreparationError(description: error.description))
         }
+    }
+
+    /// The `EnvironmentFile=`s of a job that keeps jobd's uid, read by jobd.
+    private func readEnvironmentFiles(_ definition: JobDefinition) -> Result<[EnvironmentVariable], PreparationError> {
+        parse(definition.environmentFiles.map { $0.read() }, of: definition)
+    }
+
+    /// The `EnvironmentFile=`s of a `User=` job, read by the trampoline with the user's uid, gid and
+    /// groups, so that a file the user cannot read is refused, whatever root could read.
+    private func readAsUser(_ definition: JobDefinition, account: Account) async -> Result<[EnvironmentVariable], PreparationError> {
+        guard let trampoline = Trampoline.located else { return .failure(PreparationError(description: Trampoline.missing)) }
+        let files = definition.environmentFiles
+        do {
+            let result = try await Subprocess.run(
+                .path(FilePath(trampoline)), arguments: Arguments(Trampoline.readOptions(account, files: files)),
+                environment: .custom([:]), workingDirectory: FilePath("/"), input: .none,
+                output: .bytes(limit: files.count * (EnvironmentFile.sizeLimit + 64)), error: .string(limit: 4_096))
+            guard result.terminationStatus == .exited(0),
+                  let reads = Trampoline.decodeReads(result.standardOutput, count: files.count) else {
+                let reason = result.standardError.split(separator: "\n").last.map(String.init) ?? "jobd-cgexec \(result.terminationStatus)"
+                return .failure(PreparationError(description: "EnvironmentFile=: cannot read the files as user \(account.userName ?? ""): \(reason)"))
+            }
+            return parse(zip(files, reads).map { $0.contents(of: $1) }, of: definition)
+        } catch {
+            return .failure(PreparationError(description: "EnvironmentFile=: cannot read the files as user \(account.userName ?? ""): \(error)"))
+        }
+    }
+
+    /// The variables of the files in order, the skipped lines logged; the first file that failed, if one did.
+    private func parse(_ reads: [Result<EnvironmentFile.Contents, ConfigError>], of definition: JobDefinition) -> Result<[EnvironmentVariable], PreparationError> {
         var files: [EnvironmentVariable] = []
-        for file in definition.environmentFiles {
-            switch file.read() {
+        for read in reads {
+            switch read {
             case .failure(let error):
                 return .failure(PreparationError(description: error.description))
             case .success(let contents):
@@ -202,50 +269,121 @@ package struct JobRunner: Sendable {
                 }
             }
         }
-        let environment = environment(
-            for: definition, account: account, files: files, runID: runID, invocationID: invocationID, context: context)
-        // As systemd: `/` unless the job names a directory; an optional one that is missing also means `/`.
-        var workingDirectory = FilePath("/")
-        if let directory = definition.workingDirectory, !directory.optional || Self.isDirectory(directory.path) {
-            workingDirectory = FilePath(directory.path)
+        return .success(files)
+    }
+
+    /// How a run is started: its command directly (a job that keeps jobd's credentials and has no
+    /// cgroup), or through the trampoline with an empty environment, the job's on `handshake`.
+    private struct Launch {
+        var executable: Executable
+        var arguments: [String]
+        var environment: [String: String]
+        var workingDirectory: FilePath
+        /// jobd's end of the trampoline's stdin: the job's environment goes in, a failure before the
+        /// command comes back, and the end of file says the command was executed.
+        var handshake: Int32?
+        var input: Int32
+
+        init(_ configuration: SpawnConfiguration) throws(PreparationError) {
+            let argv = configuration.argv
+            guard configuration.account != nil || configuration.cgroup != nil else {
+                // The job's environment reaches only its own command, which runs as jobd does.
+                executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
+                arguments = Array(argv.dropFirst())
+                environment = configuration.environment
+                workingDirectory = configuration.workingDirectory
+                input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                guard input >= 0 else { throw PreparationError(description: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
+                return
+            }
+            guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
+            executable = .path(FilePath(trampoline))
+            arguments = Trampoline.options(cgroup: configuration.cgroup, account: configuration.account, directory: configuration.userDirectory) + argv
+            // Nothing of the job's before its own execve: jobd-cgexec needs no variable at all.
+            environment = [:]
+            workingDirectory = configuration.userDirectory == nil ? configuration.workingDirectory : FilePath("/")
+            var pair: [Int32] = [-1, -1]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                throw PreparationError(description: "cannot make the trampoline's socket pair: \(String(cString: strerror(errno)))")
+            }
+            handshake = pair[0]
+            input = pair[1]
         }
-        return .success(SpawnConfiguration(
-            argv: definition.command.argv(environment: environment), environment: environment,
-            workingDirectory: workingDirectory, account: account))
+    }
+
+    /// Sends the job's environment to the trampoline and waits for its answer: nil once the
+    /// command was executed, or why it was not. On a thread of its own: the trampoline may wait
+    /// on a slow file system (its working directory) before it answers.
+    private static func handshake(_ socket: Int32, environment: [String: String]) async -> String? {
+        let bytes = Trampoline.encode(environment)
+        let answer = await aside { () -> Result<String?, PreparationError> in
+            defer { close(socket) }
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }  // it stopped reading: its answer says why
+                sent += count
+            }
+            shutdown(socket, Int32(SHUT_WR))
+            var reply: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while reply.count < 65_536 {
+                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                reply += buffer.prefix(count)
+            }
+            if reply.isEmpty && sent < bytes.count { return .success("jobd-cgexec did not take the job's environment") }
+            return .success(reply.isEmpty ? nil : String(decoding: reply, as: UTF8.self))
+        }
+        switch answer {
+        case .success(let reason):
+            return reason
+        case .failure(let error):
+            // No thread: the trampoline reads a stream cut short, and refuses to run the command.
+            close(socket)
+            return error.description
+        }
     }
 
     /// Starts the process, forwards its output, and waits until it has been reaped.
     private func spawn(
         _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String]
     ) async -> (RunTermination, pid_t?) {
-        var argv = configuration.argv
-        if let account = configuration.account { argv = Self.setpriv(account) + argv }
-        if let cgroup = configuration.cgroup, case .cgroups(let delegated) = tracking {
-            // The trampoline execs what it is given, so a command that is not there must be found
-            // missing here, to be a failed start as without it (setpriv, for User=, finds its own).
-            if configuration.account == nil, let missing = Self.missingExecutable(argv[0], path: configuration.environment["PATH"]) {
-                return (.failedToStart(missing), nil)
-            }
-            argv = [delegated.trampoline, cgroup.directory] + argv
+        let launch: Launch
+        do {
+            launch = try Launch(configuration)
+        } catch {
+            return (.failedToStart(error.description), nil)
         }
-        let executable: Executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
         var options = PlatformOptions()
         options.createSession = true
-        let environment = Dictionary(uniqueKeysWithValues: configuration.environment.map {
+        let environment = Dictionary(uniqueKeysWithValues: launch.environment.map {
             (Environment.Key(rawValue: $0.key)!, $0.value)
         })
         let pidBox = LockedBox<pid_t?>(nil)
+        let startFailure = LockedBox<String?>(nil)
+        let handshakeTaken = LockedBox(false)
         do {
             let result = try await Subprocess.run(
-                executable, arguments: Arguments(Array(argv.dropFirst())), environment: .custom(environment),
-                workingDirectory: configuration.workingDirectory, platformOptions: options,
-                input: .none, output: .sequence, error: .sequence
+                launch.executable, arguments: Arguments(launch.arguments), environment: .custom(environment),
+                workingDirectory: launch.workingDirectory, platformOptions: options,
+                input: .fileDescriptor(FileDescriptor(rawValue: launch.input), closeAfterSpawningProcess: true),
+                output: .sequence, error: .sequence
             ) { execution in
                 let pid = execution.processIdentifier.value
                 pidBox.withLock { $0 = pid }
                 registry.started(runID: runID, pid: pid, cgroup: configuration.cgroup)
-                logger.event(.runStart, "run \(runID) of \(definition.name) started: \(definition.command.text)",
-                             fields.merging([JobdField.pid: String(pid)]) { $1 })
+                handshakeTaken.withLock { $0 = true }
+                let failure = if let socket = launch.handshake {
+                    await Self.handshake(socket, environment: configuration.environment)
+                } else { String?.none }
+                startFailure.withLock { $0 = failure }
+                if failure == nil {
+                    logger.event(.runStart, "run \(runID) of \(definition.name) started: \(definition.command.text)",
+                                 fields.merging([JobdField.pid: String(pid)]) { $1 })
+                }
                 let standardOutput = execution.standardOutput
                 let standardError = execution.standardError
                 let runner = self
@@ -257,12 +395,14 @@ package struct JobRunner: Sendable {
                     group.addTask { await runner.forward(standardError, runID: runID, level: .error, fields: outputFields) }
                 }
             }
+            if let failure = startFailure.withLock({ $0 }) { return (.failedToStart(failure), nil) }
             let pid = pidBox.withLock { $0 }
             switch result.terminationStatus {
             case .exited(let status): return (.exited(status), pid)
             case .signaled(let signal): return (.signaled(signal), pid)
             }
         } catch {
+            if let socket = launch.handshake, !handshakeTaken.withLock({ $0 }) { close(socket) }
             return (.failedToStart(String(describing: error)), nil)
         }
     }
@@ -287,28 +427,12 @@ package struct JobRunner: Sendable {
         splitter.finish(emit: emit)
     }
 
-    /// util-linux's `setpriv`, which every Debian system has (util-linux is Essential).
-    static let setprivPath = "/usr/bin/setpriv"
-
-    /// The words that make a run switch to `account` before its command: `setpriv` sets the real,
-    /// effective and saved ids and the groups, then execs the command in the same process.
-    ///
-    /// Why not swift-subprocess's `userID`/`groupID`: those take its fork path, whose child calls
-    /// functions that are not async-signal-safe after a raw `clone3` (swift-subprocess issue #374),
-    /// and glibc's `setuid` in such a child waits on locks other threads of jobd may have held;
-    /// runs hung there now and then. With `setpriv`, jobd spawns through `posix_spawn` as for any
-    /// other run, and the switch happens in a single-threaded process.
-    static func setpriv(_ account: Account) -> [String] {
-        var words = [setprivPath]
-        if account.userName != nil { words.append("--reuid=\(account.uid)") }
-        words.append("--regid=\(account.gid)")
-        if let groups = account.supplementaryGroups {
-            words.append("--groups=" + groups.map(String.init).joined(separator: ","))
-        } else {
-            words.append("--keep-groups")
-        }
-        return words + ["--"]
-    }
+    // Why the switch of credentials is jobd-cgexec's, not swift-subprocess's `userID`/`groupID`:
+    // those take its fork path, whose child calls functions that are not async-signal-safe after a
+    // raw `clone3` (swift-subprocess issue #374), and glibc's `setuid` in such a child waits on
+    // locks other threads of jobd may have held; runs hung there now and then. With the
+    // trampoline, jobd spawns through `posix_spawn` as for any other run, and the switch happens
+    // in a single-threaded process.
 
     private static func isDirectory(_ path: String) -> Bool {
         var status = stat()

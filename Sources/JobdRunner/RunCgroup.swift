@@ -1,7 +1,7 @@
 import Glibc
 
 /// The cgroup of one run (`<jobd's cgroup>/run-<JOBD_RUN_ID>`): the run's process enters it before
-/// its command runs (``DelegatedCgroup/trampoline``), so every process the run starts is in it
+/// its command runs (``Trampoline``), so every process the run starts is in it
 /// unless it is moved out by root; what is left of a run, stopping it, and what it used are read
 /// from it rather than guessed from process groups.
 package struct RunCgroup: Sendable {

@@ -1,41 +1,259 @@
-// jobd-cgexec CGROUP COMMAND [ARGUMENT...]: enters the cgroup v2 directory CGROUP (by writing its
-// own pid, as "0", to CGROUP/cgroup.procs), then executes COMMAND in the same process, searching
-// PATH for a name without a slash. jobd starts each run through it where it has a delegated cgroup
-// subtree, so that the run's process is in the run's cgroup before the job's command (or setpriv,
-// for a User= job) runs and nothing it forks can escape. posix_spawn has no cgroup attribute in
-// glibc 2.36, and a C program starts in well under a millisecond where jobd's own binary would not.
+// jobd-cgexec: the one program that runs as root between jobd and a run's command, wherever the run
+// needs a cgroup or a switch of credentials (issue 26). jobd starts it with an empty environment, so
+// that nothing a job controls (LD_PRELOAD, GCONV_PATH, ...) reaches a process that runs as root:
 //
-// Exit statuses, as systemd's for the same failures: 219 (EXIT_CGROUP) when it cannot enter the
-// cgroup, 203 (EXIT_EXEC) when the command cannot be executed; the reason goes to stderr, which
-// jobd logs as the run's output.
+//   jobd-cgexec [--cgroup DIR] [--groups G,G...] [--gid GID] [--uid UID] [--directory [-]DIR]
+//               -- COMMAND [ARGUMENT...]
+//     reads the job's environment from stdin (NAME=value entries, each ended by a NUL, then one
+//     more NUL, then EOF: a stream cut short is refused, never run with part of an environment),
+//     enters the cgroup v2 directory DIR (writes "0" to DIR/cgroup.procs), sets the supplementary
+//     groups, then the gid, then the uid (real, effective and saved), changes to the working
+//     directory as the job's user (a leading "-": a missing one means "/"), and only then execve()s
+//     COMMAND with the job's environment, searching the job's PATH for a name without a slash.
+//     stdin becomes /dev/null for the command. When stdin is a socket (jobd passes one end of a
+//     socketpair), a failure before the command runs is told back on it, and a successful execve
+//     closes it (close-on-exec), so that jobd tells a failed start from a command that failed.
+//
+//   jobd-cgexec [--groups G,G...] [--gid GID] [--uid UID] --limit BYTES --read FILE...
+//     switches credentials as above, then reads each FILE as that user (EnvironmentFile= of a User=
+//     job) and writes, for each, a line "ERRNO MODE SIZE" and then SIZE bytes to stdout; ERRNO is
+//     EFBIG for a file over BYTES, and a MODE other than a regular file's comes with no bytes.
+//
+// Exit statuses, as systemd's for the same failures: 200 (EXIT_CHDIR), 203 (EXIT_EXEC), 216
+// (EXIT_GROUP), 217 (EXIT_USER), 219 (EXIT_CGROUP); the reason goes to the status socket, or to
+// stderr. posix_spawn has no cgroup or credential attributes in glibc 2.36, a fork of jobd cannot
+// call setuid safely (see JobRunner.swift), and a C program starts in well under a millisecond.
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: jobd-cgexec CGROUP COMMAND [ARGUMENT...]\n");
-        return 2;
+enum { EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_EXEC = 203, EXIT_GROUP = 216, EXIT_USER = 217, EXIT_CGROUP = 219 };
+
+// systemd's default PATH for services, as jobd gives a job without its own (JobRunner.defaultPath).
+static const char default_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+// Where a failure before the command is reported: the status socket once it is known, else stderr.
+static int status_fd = -1;
+
+static void fail(int code, const char *format, ...) __attribute__((noreturn, format(printf, 2, 3)));
+static void fail(int code, const char *format, ...) {
+    char message[8192];
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(message, sizeof message, format, arguments);
+    va_end(arguments);
+    if (status_fd < 0 || send(status_fd, message, strlen(message), MSG_NOSIGNAL) < 0)
+        dprintf(STDERR_FILENO, "jobd-cgexec: %s\n", message);
+    _exit(code);
+}
+
+static unsigned long number(const char *text, const char *what) {
+    char *end;
+    errno = 0;
+    unsigned long value = strtoul(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || text[0] == '-') fail(EXIT_USAGE, "%s is not a number: %s", what, text);
+    return value;
+}
+
+// All of descriptor fd, up to `limit` bytes and one more (so that a caller sees it was over).
+static char *read_all(int fd, size_t limit, size_t *count) {
+    size_t capacity = 4096;
+    char *bytes = malloc(capacity);
+    *count = 0;
+    while (bytes != NULL) {
+        if (*count == capacity) {
+            if (capacity > limit) break;
+            capacity *= 2;
+            char *grown = realloc(bytes, capacity);
+            if (grown == NULL) free(bytes);
+            bytes = grown;
+            continue;
+        }
+        ssize_t got = read(fd, bytes + *count, capacity - *count);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            free(bytes);
+            return NULL;
+        }
+        if (got == 0) break;
+        *count += (size_t)got;
     }
+    return bytes;
+}
+
+struct credentials {
+    const char *groups;  // comma-separated; NULL keeps jobd's
+    const char *gid, *uid;
+};
+
+static void switch_credentials(const struct credentials *wanted) {
+    if (wanted->groups != NULL) {
+        static gid_t list[NGROUPS_MAX];
+        size_t count = 0;
+        for (const char *cursor = wanted->groups; *cursor != '\0';) {
+            char word[32];
+            size_t length = strcspn(cursor, ",");
+            if (length == 0 || length >= sizeof word || count == NGROUPS_MAX) fail(EXIT_GROUP, "bad group list: %s", wanted->groups);
+            memcpy(word, cursor, length);
+            word[length] = '\0';
+            list[count++] = (gid_t)number(word, "a group");
+            cursor += length + (cursor[length] == ',');
+        }
+        if (setgroups(count, list) != 0) fail(EXIT_GROUP, "cannot set the supplementary groups %s: %s", wanted->groups, strerror(errno));
+    }
+    if (wanted->gid != NULL) {
+        gid_t gid = (gid_t)number(wanted->gid, "the gid");
+        // (gid_t)-1 would mean "leave it unchanged" to setresgid: never a switch to make.
+        if (gid == (gid_t)-1 || gid != number(wanted->gid, "the gid")) fail(EXIT_GROUP, "not a gid: %s", wanted->gid);
+        if (setresgid(gid, gid, gid) != 0) fail(EXIT_GROUP, "cannot switch to gid %s: %s", wanted->gid, strerror(errno));
+    }
+    if (wanted->uid != NULL) {
+        uid_t uid = (uid_t)number(wanted->uid, "the uid");
+        if (uid == (uid_t)-1 || uid != number(wanted->uid, "the uid")) fail(EXIT_USER, "not a uid: %s", wanted->uid);
+        if (setresuid(uid, uid, uid) != 0) fail(EXIT_USER, "cannot switch to uid %s: %s", wanted->uid, strerror(errno));
+    }
+}
+
+static void enter_cgroup(const char *directory) {
     char path[4096];
-    if (snprintf(path, sizeof path, "%s/cgroup.procs", argv[1]) >= (int)sizeof path) {
-        fprintf(stderr, "jobd-cgexec: cgroup path too long: %s\n", argv[1]);
-        return 219;
-    }
+    if (snprintf(path, sizeof path, "%s/cgroup.procs", directory) >= (int)sizeof path)
+        fail(EXIT_CGROUP, "cgroup path too long: %s", directory);
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     // jobd created the cgroup just before; under load it was seen gone by now (about 1 run in
     // 10,000 in a hybrid-hierarchy container, cause unknown), so it is made again once.
-    if (fd < 0 && errno == ENOENT && (mkdir(argv[1], 0755) == 0 || errno == EEXIST))
+    if (fd < 0 && errno == ENOENT && (mkdir(directory, 0755) == 0 || errno == EEXIST))
         fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || write(fd, "0", 1) != 1) {
-        fprintf(stderr, "jobd-cgexec: cannot enter the run's cgroup %s: %s\n", argv[1], strerror(errno));
-        return 219;
-    }
+    if (fd < 0 || write(fd, "0", 1) != 1) fail(EXIT_CGROUP, "cannot enter the run's cgroup %s: %s", directory, strerror(errno));
     close(fd);
-    execvp(argv[2], argv + 2);
-    fprintf(stderr, "jobd-cgexec: cannot execute %s: %s\n", argv[2], strerror(errno));
-    return 203;
+}
+
+// Reads each file as the switched user and writes it framed to stdout (see the top of the file).
+static int read_files(char **files, size_t limit) {
+    for (; *files != NULL; files++) {
+        int error = 0;
+        struct stat status = {0};
+        size_t count = 0;
+        char *bytes = NULL;
+        int fd = open(*files, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0 || fstat(fd, &status) != 0) {
+            error = errno;
+        } else if (S_ISREG(status.st_mode)) {
+            bytes = read_all(fd, limit, &count);
+            if (bytes == NULL) error = errno;
+            else if (count > limit) error = EFBIG;
+        }
+        if (fd >= 0) close(fd);
+        if (error != 0 || !S_ISREG(status.st_mode)) count = 0;
+        printf("%d %u %zu\n", error, (unsigned)status.st_mode, count);
+        if (count > 0) fwrite(bytes, 1, count, stdout);
+        free(bytes);
+    }
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+// The job's environment from stdin: NAME=value entries, each ended by a NUL, and an empty entry
+// (one more NUL) that says it is complete.
+static char **read_environment(void) {
+    size_t count;
+    char *bytes = read_all(STDIN_FILENO, 64u << 20, &count);
+    if (bytes == NULL) fail(EXIT_EXEC, "cannot read the job's environment: %s", strerror(errno));
+    if (count > 64u << 20) fail(EXIT_EXEC, "the job's environment is larger than 64 MiB");
+    if (count == 0 || bytes[count - 1] != '\0' || (count > 1 && bytes[count - 2] != '\0'))
+        fail(EXIT_EXEC, "the job's environment was cut short");
+    count--;  // the empty entry at the end
+    size_t entries = 0;
+    for (size_t i = 0; i < count; i++) entries += bytes[i] == '\0';
+    char **environment = calloc(entries + 1, sizeof *environment);
+    if (environment == NULL) fail(EXIT_EXEC, "cannot read the job's environment: %s", strerror(errno));
+    for (size_t i = 0, start = 0, next = 0; i < count; i++) {
+        if (bytes[i] != '\0') continue;
+        environment[next++] = bytes + start;
+        start = i + 1;
+    }
+    return environment;
+}
+
+// execve(2) of `command` with `environment`, a name without a slash searched in the job's PATH
+// (as execvp would search it, but in the job's PATH, not this process's); returns only on failure.
+static void execute(char **argv, char **environment) {
+    const char *command = argv[0];
+    if (strchr(command, '/') != NULL) {
+        execve(command, argv, environment);
+        fail(EXIT_EXEC, "%s: %s", command, strerror(errno));
+    }
+    const char *path = default_path;
+    for (char **entry = environment; *entry != NULL; entry++)
+        if (strncmp(*entry, "PATH=", 5) == 0) path = *entry + 5;
+    int denied = 0;
+    for (const char *cursor = path;;) {
+        size_t length = strcspn(cursor, ":");
+        char candidate[4096];
+        if (snprintf(candidate, sizeof candidate, "%.*s/%s", (int)length, length == 0 ? "." : cursor,
+                     command) < (int)sizeof candidate) {
+            execve(candidate, argv, environment);
+            if (errno == EACCES) denied = 1;
+            else if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE && errno != ENODEV && errno != ETIMEDOUT)
+                fail(EXIT_EXEC, "%s: %s", candidate, strerror(errno));
+        }
+        if (cursor[length] == '\0') break;
+        cursor += length + 1;
+    }
+    if (denied) fail(EXIT_EXEC, "%s: %s", command, strerror(EACCES));
+    fail(EXIT_EXEC, "%s: executable not found in PATH", command);
+}
+
+int main(int argc, char **argv) {
+    struct credentials wanted = {0};
+    const char *cgroup = NULL, *directory = NULL;
+    size_t limit = 0;
+    int reading = 0, i = 1;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *option = argv[i];
+        if (strcmp(option, "--read") == 0) {
+            reading = 1;
+            continue;
+        }
+        if (i + 1 == argc) fail(EXIT_USAGE, "%s needs a value", option);
+        const char *value = argv[++i];
+        if (strcmp(option, "--cgroup") == 0) cgroup = value;
+        else if (strcmp(option, "--groups") == 0) wanted.groups = value;
+        else if (strcmp(option, "--gid") == 0) wanted.gid = value;
+        else if (strcmp(option, "--uid") == 0) wanted.uid = value;
+        else if (strcmp(option, "--directory") == 0) directory = value;
+        else if (strcmp(option, "--limit") == 0) limit = number(value, "the limit");
+        else fail(EXIT_USAGE, "unknown option %s", option);
+    }
+    if (i + 1 >= argc) fail(EXIT_USAGE, "usage: jobd-cgexec [OPTION...] -- COMMAND [ARGUMENT...] (see its source)");
+    if (reading) {
+        switch_credentials(&wanted);
+        return read_files(argv + i + 1, limit);
+    }
+    // The environment first: jobd writes it while this runs, and waits for it to be read.
+    char **environment = read_environment();
+    int socket_type = 0;
+    socklen_t length = sizeof socket_type;
+    if (getsockopt(STDIN_FILENO, SOL_SOCKET, SO_TYPE, &socket_type, &length) == 0)
+        status_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || dup2(null, STDIN_FILENO) < 0) fail(EXIT_EXEC, "cannot open /dev/null: %s", strerror(errno));
+    close(null);
+    if (cgroup != NULL) enter_cgroup(cgroup);
+    switch_credentials(&wanted);
+    if (directory != NULL) {
+        int optional = directory[0] == '-';
+        if (optional) directory++;
+        if (chdir(directory) != 0) {
+            if (!optional || (errno != ENOENT && errno != ENOTDIR) || chdir("/") != 0)
+                fail(EXIT_CHDIR, "cannot change to the working directory %s: %s", directory, strerror(errno));
+        }
+    }
+    execute(argv + i + 1, environment);
 }

@@ -45,11 +45,4 @@ struct CgroupProbeTests {
         probe.ownPath = "/"
         #expect(probe.decision() == .failure(CgroupProbe.Refusal("jobd runs in the root cgroup")))
     }
-
-    @Test func aCommandThatIsNotThereIsFoundMissingBeforeTheTrampolineExecsIt() {
-        #expect(JobRunner.missingExecutable("/bin/sh", path: nil) == nil)
-        #expect(JobRunner.missingExecutable("sh", path: "/nonexistent:/bin") == nil)
-        #expect(JobRunner.missingExecutable("jobd-no-such-command", path: "/bin:/usr/bin") == "jobd-no-such-command: executable not found in PATH")
-        #expect(JobRunner.missingExecutable("/nonexistent/x", path: nil) == "/nonexistent/x: No such file or directory")
-    }
 }

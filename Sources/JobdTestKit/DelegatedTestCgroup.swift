@@ -1,0 +1,81 @@
+import Foundation
+package import Testing
+
+/// A cgroup v2 directory delegated as systemd delegates one to a unit with `Delegate=yes` (the
+/// `trusted.delegate` xattr), for a jobd that a test starts inside it: jobd then tracks its runs by
+/// cgroup as under the real unit. Needs root and a writable cgroup v2 hierarchy (on a hybrid
+/// system, `/sys/fs/cgroup/unified`).
+package final class DelegatedTestCgroup {
+    package let directory: String
+
+    /// Why the machine cannot give a test a delegated cgroup, or nil.
+    private static func mount() -> Result<String, Failure> {
+        guard getuid() == 0 else { return .failure(Failure(description: "needs root to create a cgroup")) }
+        let mountInfo = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        for line in mountInfo.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count, fields[dash + 1] == "cgroup2", fields.count > 4 else { continue }
+            return .success(String(fields[4]))
+        }
+        return .failure(Failure(description: "no cgroup v2 hierarchy is mounted"))
+    }
+
+    /// A new delegated cgroup; when the machine has none to give, cancels the test with a loud
+    /// message on stderr, or, when `CI=true`, throws, so the test fails.
+    package init(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let made = Self.mount().flatMap { mount -> Result<String, Failure> in
+            let directory = mount + "/jobd-test-" + UUID().uuidString
+            guard mkdir(directory, 0o755) == 0 else {
+                return .failure(Failure(description: "cannot create \(directory): \(String(cString: strerror(errno)))"))
+            }
+            guard Self.setDelegated(directory) else {
+                let reason = String(cString: strerror(errno))
+                rmdir(directory)
+                return .failure(Failure(description: "cannot mark \(directory) delegated: \(reason)"))
+            }
+            return .success(directory)
+        }
+        switch made {
+        case .success(let directory):
+            self.directory = directory
+        case .failure(let failure):
+            let message = "DELEGATED CGROUP TEST NOT RUN: \(failure.description)"
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                throw Failure(description: message + " (CI=true: failing instead of skipping)")
+            }
+            FileHandle.standardError.write(Data("\n*** SKIPPED: \(message) ***\n\n".utf8))
+            try Test.cancel(Comment(rawValue: message), sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Sets `trusted.delegate=1`, as systemd marks a delegated cgroup. setxattr(2) is looked up at
+    /// run time: Swift's Glibc module leaves it out, and CXattr belongs to JobdRunner alone.
+    private static func setDelegated(_ directory: String) -> Bool {
+        typealias SetXattr = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer, Int, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setxattr") else { return false }
+        let setxattr = unsafeBitCast(symbol, to: SetXattr.self)
+        return setxattr(directory, "trusted.delegate", "1", 1, 0) == 0
+    }
+
+    /// The words that start `executable` inside this cgroup: a shell enters it and execs the program,
+    /// so that the program is the cgroup's only process, as a unit's main process is.
+    package func launch(_ executable: String, _ arguments: [String]) -> (String, [String]) {
+        ("/bin/sh", ["-c", "echo 0 > \"$0/cgroup.procs\" && exec \"$@\"", directory, executable] + arguments)
+    }
+
+    /// Removes the cgroup and what jobd made in it; call once jobd has exited.
+    deinit {
+        let children = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for child in children {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory + "/" + child, isDirectory: &isDirectory), isDirectory.boolValue {
+                rmdir(directory + "/" + child)
+            }
+        }
+        rmdir(directory)
+    }
+
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+    }
+}

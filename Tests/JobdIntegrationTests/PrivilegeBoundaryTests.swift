@@ -1,0 +1,246 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// Issue 26: nothing a `User=` job or its files control reaches a process that runs as root. A
+/// library the job's `LD_PRELOAD` names records the uid of every process that loads it; only the
+/// job's own command, as the job's user, may have loaded it, whether jobd tracks runs by process
+/// group or by cgroup, and whether the variable comes from `Environment=`, a user-owned
+/// `EnvironmentFile=` or an imported user crontab.
+@Suite(.serialized) struct PrivilegeBoundaryTests {
+    /// nobody and nogroup on Debian: a real unprivileged account.
+    static let nobody: UInt32 = 65_534
+
+    /// A directory every user can read, with `probe.so`, whose constructor appends "UID EUID
+    /// PROGRAM" of the process that loads it to `loads`, which every user can append to.
+    final class PreloadProbe {
+        let directory: String
+        var library: String { directory + "/probe.so" }
+        var loadsFile: String { directory + "/loads" }
+
+        init() throws {
+            directory = NSTemporaryDirectory() + "jobd-preload-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            chmod(directory, 0o755)
+            let source = """
+                #include <fcntl.h>
+                #include <stdio.h>
+                #include <unistd.h>
+                __attribute__((constructor)) static void record(void) {
+                    char program[512] = "?";
+                    ssize_t length = readlink("/proc/self/exe", program, sizeof program - 1);
+                    if (length > 0) program[length] = 0;
+                    int fd = open("\(loadsFile)", O_WRONLY | O_APPEND | O_CLOEXEC);
+                    if (fd >= 0) { dprintf(fd, "%u %u %s\\n", getuid(), geteuid(), program); close(fd); }
+                }
+                """
+            try source.write(toFile: directory + "/probe.c", atomically: true, encoding: .utf8)
+            let compiled = try CapturedProcess.run("/usr/bin/cc", ["-shared", "-fPIC", "-o", library, directory + "/probe.c"])
+            try #require(compiled.status == 0, "cc: \(compiled.standardError)")
+            #expect(FileManager.default.createFile(atPath: loadsFile, contents: nil))
+            chmod(loadsFile, 0o666)
+            chmod(library, 0o755)
+        }
+
+        /// Every load so far: the process's real and effective uid, and its program.
+        var loads: [(uid: UInt32, euid: UInt32, program: String)] {
+            let text = (try? String(contentsOfFile: loadsFile, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { line in
+                let words = line.split(separator: " ", maxSplits: 2)
+                guard words.count == 3, let uid = UInt32(words[0]), let euid = UInt32(words[1]) else { return nil }
+                return (uid, euid, String(words[2]))
+            }
+        }
+
+        /// Writes `text` into the probe's directory as `name`, owned by `owner` with `mode`.
+        func write(_ name: String, _ text: String, owner: UInt32, mode: mode_t) throws -> String {
+            let path = directory + "/" + name
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            chown(path, owner, owner)
+            chmod(path, mode)
+            return path
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    /// jobd (inside `cgroup` when one is given) on a configuration of its own.
+    final class Setup {
+        let config: TemporaryConfiguration
+        let runtime: String
+        let daemon: DaemonProcess
+        let cgroup: DelegatedTestCgroup?
+
+        init(cgroup: DelegatedTestCgroup? = nil) throws {
+            config = try TemporaryConfiguration()
+            runtime = config.path + "/run"
+            self.cgroup = cgroup
+            let arguments = ["--config-dir", config.path, "--runtime-dir", runtime]
+            let jobd = DaemonProcess.productsDirectory + "/jobd"
+            let (executable, words) = cgroup?.launch(jobd, arguments) ?? (jobd, arguments)
+            daemon = try DaemonProcess(absolutePath: executable, arguments: words)
+            try daemon.waitForEvent("daemon.ready")
+        }
+
+        func jobctl(_ arguments: [String]) throws -> (Int32, String) {
+            let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", runtime])
+            let status = try process.waitForExit()
+            return (status, process.lines.joined(separator: "\n"))
+        }
+
+        deinit {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.waitForExit()
+        }
+    }
+
+    static func requireRoot() throws {
+        guard getuid() != 0 else { return }
+        let message = "needs root to switch a job to User=nobody"
+        if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("\(message)") }
+        try Test.cancel(Comment(rawValue: message))
+    }
+
+    /// A `User=nobody` job with `key` that runs `script` with /bin/sh when asked to.
+    static func nobodyJob(_ key: String, _ script: String) -> String {
+        "[Job]\nOnStartupSec=1h\nUser=nobody\n\(key)\nExecStart=/bin/sh -c '\(script)'\n"
+    }
+
+    /// Runs `LD_PRELOAD` from `Environment=` and from a 0600 `EnvironmentFile=` that nobody owns in
+    /// two `User=nobody` jobs, and checks who loaded the probe.
+    func preloadReachesOnlyTheJob(_ setup: Setup) throws {
+        let probe = try PreloadProbe()
+        let file = try probe.write("user.env", "LD_PRELOAD=\(probe.library)\n", owner: Self.nobody, mode: 0o600)
+        try setup.config.write(job: "from-environment", Self.nobodyJob("Environment=LD_PRELOAD=\(probe.library)", "echo ran as $$(id -u)"))
+        try setup.config.write(job: "from-file", Self.nobodyJob("EnvironmentFile=\(file)", "echo ran as $$(id -u) with $$LD_PRELOAD"))
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        #expect(try setup.jobctl(["run", "from-environment", "--wait"]).0 == 0)
+        #expect(try setup.jobctl(["run", "from-file", "--wait"]).0 == 0)
+        #expect(setup.daemon.events("run.output").map(\.message) == ["ran as 65534", "ran as 65534 with \(probe.library)"])
+        let loads = probe.loads
+        #expect(!loads.isEmpty, "the job's own processes load the probe")
+        #expect(loads.allSatisfy { $0.uid == Self.nobody && $0.euid == Self.nobody }, "no process of another uid loaded it: \(loads)")
+        #expect(loads.contains { $0.program.hasSuffix("sh") || $0.program.hasSuffix("dash") }, "\(loads)")
+    }
+
+    @Test func aUserJobsPreloadNeverRunsAsRootWithProcessGroups() throws {
+        try Self.requireRoot()
+        let setup = try Setup()
+        #expect(setup.daemon.lines.contains { $0.contains("runs are tracked by process group") })
+        try preloadReachesOnlyTheJob(setup)
+    }
+
+    @Test func aUserJobsPreloadNeverRunsAsRootWithADelegatedCgroup() throws {
+        try Self.requireRoot()
+        let cgroup = try DelegatedTestCgroup()
+        let setup = try Setup(cgroup: cgroup)
+        #expect(setup.daemon.lines.contains { $0.contains("runs are tracked by cgroup") }, "\(setup.daemon.lines.prefix(5))")
+        try preloadReachesOnlyTheJob(setup)
+        #expect(setup.daemon.events("run.exit").allSatisfy { $0.field("JOBD_CGROUP")?.contains("/run-") == true })
+    }
+
+    @Test func anEnvironmentFileTheUserCannotReadFailsTheStart() throws {
+        try Self.requireRoot()
+        let probe = try PreloadProbe()
+        let secret = try probe.write("root.env", "TOKEN=hunter2\n", owner: 0, mode: 0o600)
+        let setup = try Setup()
+        try setup.config.write(job: "curious", Self.nobodyJob("EnvironmentFile=\(secret)", "echo TOKEN=$$TOKEN"))
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        #expect(try setup.jobctl(["run", "curious", "--wait"]).0 == 127)
+        let start = try #require(setup.daemon.events("run.start").last)
+        #expect(start.message.contains(secret) && start.message.contains("Permission denied"), "\(start.message)")
+        #expect(setup.daemon.events("run.exit").last?.field("EXIT_CODE") == "failed-to-start")
+        #expect(setup.daemon.events("run.output").isEmpty, "the command never ran")
+        #expect(!setup.daemon.lines.contains { $0.contains("hunter2") })
+    }
+
+    @Test func aUserJobsWorkingDirectoryIsEnteredAsTheUser() throws {
+        try Self.requireRoot()
+        let probe = try PreloadProbe()
+        let closed = probe.directory + "/closed"
+        try FileManager.default.createDirectory(atPath: closed, withIntermediateDirectories: false)
+        chmod(closed, 0o700)
+        let setup = try Setup()
+        try setup.config.write(job: "inside", Self.nobodyJob("WorkingDirectory=\(closed)", "pwd"))
+        try setup.config.write(job: "optional", Self.nobodyJob("WorkingDirectory=-\(probe.directory)/missing", "pwd"))
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        #expect(try setup.jobctl(["run", "inside", "--wait"]).0 == 127)
+        let start = try #require(setup.daemon.events("run.start").last)
+        #expect(start.message.contains("cannot change to the working directory \(closed): Permission denied"), "\(start.message)")
+        #expect(try setup.jobctl(["run", "optional", "--wait"]).0 == 0)
+        #expect(setup.daemon.events("run.output").map(\.message) == ["/"])
+    }
+
+    @Test func aMissingCommandOfAUserJobIsAFailedStartWithItsReason() throws {
+        try Self.requireRoot()
+        let setup = try Setup()
+        try setup.config.write(job: "ghost", "[Job]\nOnStartupSec=1h\nUser=nobody\nExecStart=jobd-no-such-command\n")
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        #expect(try setup.jobctl(["run", "ghost", "--wait"]).0 == 127)
+        let start = try #require(setup.daemon.events("run.start").last)
+        #expect(start.message.contains("jobd-no-such-command: executable not found in PATH"), "\(start.message)")
+        #expect(setup.daemon.events("run.exit").last?.field("EXIT_CODE") == "failed-to-start")
+    }
+
+    @Test func aPreloadInAnImportedUserCrontabRunsOnlyAsTheUser() throws {
+        try Self.requireRoot()
+        let probe = try PreloadProbe()
+        let crontab = try probe.write("crontab", """
+            LD_PRELOAD=\(probe.library)
+            HOME=\(probe.directory)
+            0 0 1 1 * echo from cron as $(id -u)
+
+            """, owner: Self.nobody, mode: 0o600)
+        let setup = try Setup()
+        let importer = try DaemonProcess(
+            product: "jobctl", arguments: ["import", "cron", crontab, "--user", "nobody", "--output", setup.config.path + "/jobs.d"])
+        #expect(try importer.waitForExit() == 0, "\(importer.lines)")
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        #expect(try setup.jobctl(["run", "echo", "--wait"]).0 == 0)
+        #expect(setup.daemon.events("run.output").map(\.message) == ["from cron as 65534"])
+        let loads = probe.loads
+        #expect(!loads.isEmpty && loads.allSatisfy { $0.uid == Self.nobody && $0.euid == Self.nobody }, "\(loads)")
+    }
+}
+
+/// jobd-cgexec on its own, as jobd starts it but without the socket: each failure before the
+/// command is systemd's exit status for it, with the reason on stderr, and the command gets the
+/// job's environment alone.
+@Suite struct TrampolineExitTests {
+    static let complete = "PATH=/nonexistent:/usr/bin:/bin\\0\\0"
+
+    @Test(arguments: [
+        (["--directory", "/nonexistent", "--", "/bin/true"], complete, 200,
+         "jobd-cgexec: cannot change to the working directory /nonexistent: No such file or directory"),
+        (["--", "jobd-no-such-command"], complete, 203, "jobd-cgexec: jobd-no-such-command: executable not found in PATH"),
+        (["--", "/nonexistent/command"], complete, 203, "jobd-cgexec: /nonexistent/command: No such file or directory"),
+        (["--", "/bin/true"], "PATH=/bin\\0", 203, "jobd-cgexec: the job's environment was cut short"),
+        (["--gid", "4294967295", "--", "/bin/true"], complete, 216, "jobd-cgexec: not a gid: 4294967295"),
+        (["--uid", "4294967295", "--", "/bin/true"], complete, 217, "jobd-cgexec: not a uid: 4294967295"),
+        (["--cgroup", "/nonexistent/cgroup", "--", "/bin/true"], complete, 219,
+         "jobd-cgexec: cannot enter the run's cgroup /nonexistent/cgroup: No such file or directory"),
+    ])
+    func aFailureBeforeTheCommandIsSystemdsStatus(arguments: [String], environment: String, status: Int32, reason: String) throws {
+        let result = try Self.trampoline(arguments, environment: environment)
+        #expect(result.status == status)
+        #expect(result.standardError == reason + "\n")
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func theCommandGetsTheJobsEnvironmentAloneAndItsPath() throws {
+        // `env` is found in the job's PATH, not the trampoline's (it has none), and sees nothing of
+        // the environment the trampoline itself was started with.
+        let result = try Self.trampoline(["--directory", "-/nonexistent", "--", "env"], environment: "JOB=x\\0" + Self.complete)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "JOB=x\nPATH=/nonexistent:/usr/bin:/bin\n")
+    }
+
+    /// Runs jobd-cgexec with `arguments`, `environment` (printf's escapes) on its stdin, and a
+    /// variable of its own (`TRAMPOLINE_ONLY`) in its own environment.
+    static func trampoline(_ arguments: [String], environment: String) throws -> CapturedProcess {
+        let trampoline = DaemonProcess.productsDirectory + "/jobd-cgexec"
+        return try CapturedProcess.run(
+            "/bin/sh", ["-c", "printf \"$0\" | \"$@\"", environment, trampoline] + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "TRAMPOLINE_ONLY": "1"])
+    }
+}
