@@ -42,6 +42,25 @@ package struct ExecCommand: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads `text` as ``parse(_:)`` does: its words (the first `keeping`, all checked), and whether
     /// it has the `-` prefix.
+    /// The error for `%` followed by `next` (not another `%`): the specifier it names, and what a
+    /// job has instead where there is something.
+    private static func specifierError(_ next: UInt8?) -> ParseError {
+        guard let next, next >= 0x21, next < 0x7f else {
+            return ParseError(message: "a lone '%' in ExecStart=", hint: "write '%%' for a literal percent sign")
+        }
+        let specifier = "%" + String(UnicodeScalar(next))
+        let instead: String? = switch next {
+        case UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "p"), UInt8(ascii: "P"): "$JOBD_JOB holds the job's name"
+        case UInt8(ascii: "u"), UInt8(ascii: "U"): "$USER holds the run's user"
+        case UInt8(ascii: "h"): "$HOME holds the run's user's home"
+        case UInt8(ascii: "i"), UInt8(ascii: "I"), UInt8(ascii: "j"), UInt8(ascii: "J"): "jobd has no template instances"
+        default: nil
+        }
+        return ParseError(
+            message: "the specifier '\(specifier)' is not supported by jobd",
+            hint: (instead.map { $0 + "; " } ?? "") + "write '%%' for a literal percent sign")
+    }
+
     private static func split(_ text: String, keeping: Int = .max) throws(ParseError) -> (words: [[Part]], ignoresFailure: Bool) {
         var body = Substring(text).trimmingWhitespace()
         var ignoresFailure = false
@@ -61,10 +80,9 @@ package struct ExecCommand: Sendable, Hashable, CustomStringConvertible {
         var bytes = body.utf8.makeIterator()
         while let byte = bytes.next() {
             if byte == UInt8(ascii: "%") {
-                guard bytes.next() == UInt8(ascii: "%") else {
-                    throw ParseError(
-                        message: "specifiers such as '%n' are not supported by jobd",
-                        hint: "write '%%' for a literal percent sign")
+                let next = bytes.next()
+                guard next == UInt8(ascii: "%") else {
+                    throw Self.specifierError(next)
                 }
             }
             unescaped.append(byte)

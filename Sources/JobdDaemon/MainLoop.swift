@@ -317,7 +317,7 @@ final class MainLoop {
                 JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
             ]
             if errors.isEmpty {
-                logger.event(.reloadDone, "reload done: \(summary); \(jobFiles.parsed) of \(jobFiles.parsed + jobFiles.reused) job file(s) read", fields)
+                logger.event(.reloadDone, "reload done: \(summary); \(jobFiles.parsed) job file(s) new or changed and read, \(jobFiles.reused) unchanged", fields)
             } else {
                 // Applied, but not all of it: a failed `systemctl reload`, as a rejected one is.
                 let reason = "\(errors.count) configuration error(s) in \(configuration.brokenSummary ?? "the configuration")"

@@ -77,3 +77,24 @@ import Testing
         }
     }
 }
+
+/// ExecStart='s specifier error names the specifier it found and what a job has instead.
+@Suite struct SpecifierErrorTests {
+    static let cases: [(String, String, String)] = [
+        ("/bin/echo %n", "the specifier '%n' is not supported by jobd", "$JOBD_JOB holds the job's name; write '%%' for a literal percent sign"),
+        ("/bin/echo %H", "the specifier '%H' is not supported by jobd", "write '%%' for a literal percent sign"),
+        ("/bin/echo %h", "the specifier '%h' is not supported by jobd", "$HOME holds the run's user's home; write '%%' for a literal percent sign"),
+        ("/bin/echo 100%", "a lone '%' in ExecStart=", "write '%%' for a literal percent sign"),
+    ]
+
+    @Test(arguments: cases.indices) func theSpecifierIsNamed(index: Int) throws {
+        let (command, message, hint) = Self.cases[index]
+        let result = JobFileReader.read(name: "j", path: "/j.job", text: "[Job]\nOnStartupSec=1\nExecStart=\(command)\n")
+        guard case .failure(let errors) = result, let error = errors.errors.first else {
+            Issue.record("\(command) was accepted")
+            return
+        }
+        #expect(error.message.hasSuffix(message), "\(error.message)")
+        #expect(error.hint == hint)
+    }
+}

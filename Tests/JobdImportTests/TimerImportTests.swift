@@ -130,7 +130,7 @@ import Testing
         #expect(result.job == nil)
         #expect(result.serviceReport.lines(path: "t.service") == [
             "t.service:2: not carried over: WorkingDirectory=%h: jobd takes an absolute path only",
-            "t.service:4: not carried over: ExecStart=/bin/echo %n: specifiers such as '%n' are not supported by jobd",
+            "t.service:4: not carried over: ExecStart=/bin/echo %n: the specifier '%n' is not supported by jobd",
         ])
         let (literal, _) = UnitFile.parse("[Service]\nEnvironment=DIR=%h\nEnvironment=RATE=100%%\nExecStart=/bin/echo 100%%\n", path: "l.service")
         let kept = TimerImporter.convert(timer: timer, service: literal, name: "l")

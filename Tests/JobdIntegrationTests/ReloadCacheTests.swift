@@ -17,13 +17,13 @@ import Testing
 
         daemon.signal(SIGHUP)
         let unchanged = try daemon.waitForEvent("reload.done", from: ready)
-        #expect(daemon.lines[unchanged].hasSuffix("0 of 3 job file(s) read"), "\(daemon.lines[unchanged])")
+        #expect(daemon.lines[unchanged].hasSuffix("0 job file(s) new or changed and read, 3 unchanged"), "\(daemon.lines[unchanged])")
 
         try config.write(job: "b", job + "Description=changed\n")
         daemon.signal(SIGHUP)
         let changed = try daemon.waitForEvent("reload.done", from: unchanged + 1)
         #expect(daemon.lines[changed].contains("1 changed"), "\(daemon.lines[changed])")
-        #expect(daemon.lines[changed].hasSuffix("1 of 3 job file(s) read"), "\(daemon.lines[changed])")
+        #expect(daemon.lines[changed].hasSuffix("1 job file(s) new or changed and read, 2 unchanged"), "\(daemon.lines[changed])")
         daemon.signal(SIGTERM)
         #expect(try daemon.waitForExit() == 0)
     }
