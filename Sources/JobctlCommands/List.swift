@@ -11,13 +11,16 @@ extension Jobctl {
             abstract: "List jobs by their next elapse, like systemctl list-timers.",
             discussion: """
                 RESULT is the last run's result (success, exit-code, signal, core-dump, timeout, \
-                start-failed, stopped), failures in red on a terminal; a job file with errors is \
+                start-failed, stopped), failures in red on a terminal, or "running" while a run is \
+                in flight; a job file with errors is \
                 listed with RESULT "bad-setting" and its first error; a disabled job (jobctl disable) has \
                 LEFT "disabled". NEXT and LAST are local times \
                 (as TZ says); LAST is the last start, whatever started it (a trigger, or as marked after \
                 PASSED: manual for jobctl run, retry, on-failure, on-success); LEFT and PASSED are \
                 rounded as systemctl list-timers rounds them. Exit \
-                status: 0, 2 when no daemon runs, 4 when jobd refuses the caller.
+                status: 0; with --failed, 3 when it lists any job (as jobctl status exits 3 after a \
+                failure, for monitoring checks) and 0 when none; 2 when no daemon runs, 4 when jobd \
+                refuses the caller.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions
@@ -50,9 +53,11 @@ extension Jobctl {
                 writer.endArray()
                 writer.newline()
                 Self.write(writer.bytes)
+                if failed, !jobs.isEmpty { throw ExitCode(3) }
                 return
             }
             Self.write(ListTable.render(jobs, now: TimeFormat.nowUSec(), colour: Color.enabled(on: .standardOutput)))
+            if failed, !jobs.isEmpty { throw ExitCode(3) }
         }
 
         /// Writes `bytes` to standard output at once, after what `print` has buffered.

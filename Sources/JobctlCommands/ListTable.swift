@@ -27,7 +27,8 @@ struct ListTable {
             cells.append(wallClocks.format(job.lastStartUSec))
             cells.append(TimeFormat.relative(job.lastStartUSec, now: now)
                 + (job.lastStartCause.map { $0 == "timer" ? "" : " (\($0))" } ?? ""))
-            cells.append(job.disabledByErrors ? "bad-setting" : job.lastResult ?? "-")
+            // A run in flight is what an operator looks for first; the last result is in `status`.
+            cells.append(job.disabledByErrors ? "bad-setting" : job.running > 0 ? "running" : job.lastResult ?? "-")
             cells.append(job.name)
             cells.append(job.errors?.first.map { $0.split(separator: "\n").first.map(String.init) ?? $0 } ?? job.triggers.joined(separator: " "))
             if fleet { cells.append(job.lastNode ?? "-") }

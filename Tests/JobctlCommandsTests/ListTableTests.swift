@@ -46,6 +46,13 @@ import Testing
             """)
     }
 
+    /// A job with a run in flight says so in RESULT, whatever its last run's result.
+    @Test func aRunningJobIsMarked() {
+        var busy = Self.job("busy", triggers: ["OnCalendar=hourly"], result: "exit-code")
+        busy.running = 1
+        #expect(Self.text([busy]).split(separator: "\n")[1] == "n/a  n/a  n/a  n/a    running busy OnCalendar=hourly")
+    }
+
     @Test func colourPaintsResultsWithoutMovingTheColumns() {
         let coloured = Self.text(Self.jobs, colour: true)
         #expect(coloured.contains("\u{1B}[0;32msuccess\u{1B}[0m     backup"))

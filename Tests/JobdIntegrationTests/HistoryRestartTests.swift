@@ -44,7 +44,7 @@ import Testing
         #expect(try Self.jobctl(config, ["run", "good", "--wait"]).0 == 0)
         #expect(try Self.jobctl(config, ["run", "gone", "--wait"]).0 == 0)
         let seen = try Self.look(config)
-        #expect(seen.contains("status backup exit 3") && seen.contains { $0.hasPrefix("name=backup lastResult=exit-code lastExitStatus=3") }, "\(seen)")
+        #expect(seen.contains("list --failed exit 3") && seen.contains("status backup exit 3") && seen.contains { $0.hasPrefix("name=backup lastResult=exit-code lastExitStatus=3") }, "\(seen)")
         before.signal(SIGTERM)
         #expect(try before.waitForExit() == 0)
         let samplesBefore = try MetricsFileTests.samples(of: metrics)
