@@ -1,4 +1,6 @@
 package import ArgumentParser
+import Glibc
+import JobdConfig
 import JobdControl
 
 /// jobctl: the operator's tool for jobd. Each subcommand is its own type in this module; the
@@ -21,10 +23,25 @@ package struct Jobctl: AsyncParsableCommand {
 
     package init() {}
 
+    /// The first argument when it is a word but no command's name, with the command it most likely
+    /// meant: ArgumentParser would call it an unexpected argument and suggest nothing.
+    static func unknownCommand(in arguments: [String]) -> (word: String, nearest: String?)? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard !names.contains(first) else { return nil }
+        return (first, KeySpelling.nearest(to: first, among: names))
+    }
+
     /// Runs jobctl on the process's arguments. The same as ArgumentParser's `main()`, except that
     /// `-b`/`--boot` take their value as journalctl does (see ``BootSelector/normalize(_:)``).
     package static func main() async {
         let arguments = BootSelector.normalize(Array(CommandLine.arguments.dropFirst()))
+        if let unknown = unknownCommand(in: arguments) {
+            var standardError = StandardError()
+            print("jobctl: unknown command '\(unknown.word)'" + (unknown.nearest.map { "; did you mean '\($0)'?" } ?? "")
+                  + " (jobctl --help lists the commands)", to: &standardError)
+            Glibc.exit(64)  // EX_USAGE, as ArgumentParser's own usage errors
+        }
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,8 +1,8 @@
 /// Matching a misspelled key to the key that was probably meant.
-enum KeySpelling {
+package enum KeySpelling {
     /// The candidate nearest to `key`, if it is near enough to be a likely misspelling: a
     /// different case, a prefix, or a few letters' edit away.
-    static func nearest(to key: String, among candidates: [String]) -> String? {
+    package static func nearest(to key: String, among candidates: [String]) -> String? {
         let lowered = key.lowercased()
         if let exact = candidates.first(where: { $0.lowercased() == lowered }) { return exact }
         if lowered.count >= 4, let longer = candidates.first(where: { $0.lowercased().hasPrefix(lowered) }) {

@@ -36,3 +36,14 @@ import Testing
         #expect(script.standardOutput == describe.standardOutput && !script.standardOutput.isEmpty)
     }
 }
+
+/// A misspelt command gets the command it most likely meant, and exit 64 (EX_USAGE).
+@Suite struct UnknownCommandTests {
+    @Test(arguments: [("lsit", "list"), ("stauts", "status"), ("reloda", "reload"), ("frobnicate", nil)] as [(String, String?)])
+    func aMisspeltCommandGetsADidYouMean(word: String, meant: String?) throws {
+        let jobctl = try CapturedProcess.run(DaemonProcess.productsDirectory + "/jobctl", [word])
+        #expect(jobctl.status == 64)
+        let expected = "jobctl: unknown command '\(word)'" + (meant.map { "; did you mean '\($0)'?" } ?? "") + " (jobctl --help lists the commands)\n"
+        #expect(jobctl.standardError == expected)
+    }
+}
