@@ -37,6 +37,6 @@ struct JobNamingTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("# echo.job\n# Imported by jobctl import cron from <stdin>, line 1:\n"), "\(run.standardOutput)")
         #expect(run.standardOutput.contains("\nCron=@daily\nUser=root\n"), "\(run.standardOutput)")
-        #expect(run.standardError == "<stdin>:1: imported: echo.job\n<stdin>: 1 job file(s)\n")
+        #expect(run.standardError == "<stdin>:1: imported: echo.job\n<stdin>: 1 job file(s) printed\n")
     }
 }
