@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import JobdConfig
 import JobdImport
 
 extension Jobctl.Import {
@@ -12,7 +13,10 @@ extension Jobctl.Import {
             discussion: """
                 Reads a user crontab (crontab -l output), /etc/crontab or an /etc/cron.d file. \
                 FILE is read in the system format (a user field after the schedule) when it is \
-                /etc/crontab or in /etc/cron.d/, or with --system; otherwise as a user crontab.
+                /etc/crontab or in /etc/cron.d/, or with --system, or, wherever it is, when every \
+                entry has an existing account and a command after its schedule (a note says so). \
+                A crontab where some entries have an account there and some do not is refused, \
+                unless --system or --user says which it is.
 
                 A user crontab's jobs run as --user, or else as the crontab's own account: NAME for \
                 /var/spool/cron/crontabs/NAME (owned by NAME or root, as cron requires), the \
@@ -36,11 +40,14 @@ extension Jobctl.Import {
                 passes it: text after the first unescaped % is the command's standard input (given \
                 through a here-document), later %s are newlines, \\% is a percent sign.
 
-                Job names come from the command (its program, or run-parts' directory), with -2, \
-                -3... for repeats: the same crontab gives the same names.
+                Job names come from a comment line directly above the entry (# Nightly backup: \
+                nightly-backup), else from the command (its program, or run-parts' directory), \
+                after --prefix, with -2, -3... for repeats: the same crontab gives the same names. \
+                A % inside quotes, backquotes or $(...) that is not escaped gets a warning: cron \
+                ends the command there, and so does the job.
 
                 Not carried over, and reported: MAILTO= (jobd mails nothing; the job file says what \
-                to do), CRON_TZ= (Cron= has no time zone; TZ= is set for the command, as cron does), \
+                to do with the mail notifier among the examples installed beside this jobctl), CRON_TZ= (Cron= has no time zone; TZ= is set for the command, as cron does), \
                 % input that ends in a backslash with no newline (the job's gets a newline), lines \
                 cron or jobd would reject, a last line with no newline after it (cron never \
                 reads it). jobd writes a job's output to the journal, where cron \
@@ -61,6 +68,9 @@ extension Jobctl.Import {
         @Flag(help: "Read FILE as a system crontab, with a user field after the schedule.")
         var system = false
 
+        @Option(help: ArgumentHelp("Put PREFIX before every job's name, such as cron- or backup-.", valueName: "PREFIX"))
+        var prefix = ""
+
         @Flag(help: "Overwrite job files that exist in DIR.")
         var force = false
 
@@ -68,27 +78,39 @@ extension Jobctl.Import {
             if system, user != nil {
                 throw ValidationError("--user is for a user crontab: a system crontab names the user on each line")
             }
+            if !prefix.isEmpty, !JobFileReader.isValidJobName(prefix) {
+                throw ValidationError("--prefix '\(prefix)' can start no job name: use letters, digits and '_.@:-' only")
+            }
         }
 
         func run() throws {
             var standardError = StandardError()
             let path = file == "-" ? "<stdin>" : file
-            let systemFormat = system || file == "/etc/crontab" || file.hasPrefix("/etc/cron.d/")
+            let bytes = try ImportFiles.readBytes(file)
+            let detection = CrontabFormat.detect(bytes) { ImportFiles.account(named: $0) != nil }
+            let systemByName = system || file == "/etc/crontab" || file.hasPrefix("/etc/cron.d/")
+            func note(_ text: String?) {
+                if let text { print("\(path): note: \(text)", to: &standardError) }
+            }
+            func refusal(_ reason: String) -> ExitCode {
+                print("\(path): error: \(reason)\n\(path): nothing imported", to: &standardError)
+                return ExitCode(1)
+            }
+            let systemFormat: Bool
+            switch CrontabFormat.decide(detection, path: path, systemByName: systemByName, explicitUser: user != nil) {
+            case .refused(let reason): throw refusal(reason)
+            case .read(let system, let text): note(text); systemFormat = system
+            }
             var account: String?
             if !systemFormat {
                 switch CrontabAccount.decide(explicitUser: user, source: try ImportFiles.crontabSource(file)) {
-                case .refused(let reason):
-                    print("\(path): error: \(reason)", to: &standardError)
-                    print("\(path): nothing imported", to: &standardError)
-                    throw ExitCode(1)
-                case .user(let name, let note):
-                    if let note { print("\(path): note: \(note)", to: &standardError) }
-                    account = name
+                case .refused(let reason): throw refusal(reason)
+                case .user(let name, let text): note(text); account = name
                 }
             }
-            let bytes = try ImportFiles.readBytes(file)
             let options = CrontabImporter.Options(
-                path: path, systemFormat: systemFormat, user: account, homeDirectory: ImportFiles.homeDirectory)
+                path: path, systemFormat: systemFormat, user: account, homeDirectory: ImportFiles.homeDirectory,
+                namePrefix: prefix, examplesDirectory: ImportFiles.examplesDirectory)
             let result = CrontabImporter.convert(bytes, options: options)
             for line in result.report.lines(path: path) { print(line, to: &standardError) }
             if result.report.hasRefusals {

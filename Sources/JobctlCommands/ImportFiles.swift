@@ -5,7 +5,7 @@ import JobdImport
 
 /// The I/O of `jobctl import`: reading the input, the user database, and writing or printing the
 /// job files after reading each back as `jobctl check` would.
-enum ImportFiles {
+package enum ImportFiles {
     static func read(_ path: String) throws -> String {
         String(decoding: try readBytes(path), as: UTF8.self)
     }
@@ -35,6 +35,19 @@ enum ImportFiles {
     @Sendable static func homeDirectory(of user: String) -> String? {
         guard let entry = getpwnam(user) else { return nil }
         return String(cString: entry.pointee.pw_dir)
+    }
+
+    /// Where jobd's examples are installed: `PREFIX/share/doc/jobd/examples` for this jobctl at
+    /// `PREFIX/bin/jobctl`, as scripts/install and the Debian package put them; scripts/install's
+    /// default PREFIX for a jobctl that is not installed (a build directory).
+    static var examplesDirectory: String {
+        examplesDirectory(executable: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+    }
+
+    package static func examplesDirectory(executable: String) -> String {
+        let binary = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        guard binary.lastPathComponent == "bin" else { return "/usr/local/share/doc/jobd/examples" }
+        return binary.deletingLastPathComponent().path + "/share/doc/jobd/examples"
     }
 
     /// Where a user crontab comes from, for ``CrontabAccount``: standard input and who runs

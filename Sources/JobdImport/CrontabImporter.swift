@@ -13,12 +13,21 @@ package enum CrontabImporter {
         package var user: String?
         /// A user's home directory, where cron starts the command (`nil`: unknown).
         package var homeDirectory: @Sendable (String) -> String?
+        /// Put before every job's name (`--prefix`).
+        package var namePrefix: String
+        /// Where jobd's examples are installed, for the note on `MAILTO=`.
+        package var examplesDirectory: String
 
-        package init(path: String, systemFormat: Bool, user: String?, homeDirectory: @escaping @Sendable (String) -> String?) {
+        package init(
+            path: String, systemFormat: Bool, user: String?, homeDirectory: @escaping @Sendable (String) -> String?,
+            namePrefix: String = "", examplesDirectory: String = "/usr/share/doc/jobd/examples"
+        ) {
             self.path = path
             self.systemFormat = systemFormat
             self.user = user
             self.homeDirectory = homeDirectory
+            self.namePrefix = namePrefix
+            self.examplesDirectory = examplesDirectory
         }
     }
 
@@ -42,13 +51,18 @@ package enum CrontabImporter {
     package static func convert(_ bytes: [UInt8], options: Options) -> Result {
         var result = Result()
         var environment: [(name: String, value: String, line: Int)] = []
-        var naming = JobNaming()
+        var naming = JobNaming(prefix: options.namePrefix)
         var notedCarriageReturn = false
+        // The comment line directly above the line being read, which may name its job.
+        var commentAbove: String?
         if let user = options.user, let problem = JobFile.plainValueProblem(user) {
             result.report.add(.refused, line: nil, "the user '\(user)' cannot be written as User=: \(problem)")
         }
-        for line in CrontabText.lines(bytes) where !line.isComment {
+        for line in CrontabText.lines(bytes) {
             let number = line.number
+            let comment = commentAbove
+            commentAbove = line.isComment && line.text.contains("#") ? line.text : nil
+            if line.isComment { continue }
             if let problem = line.problem {
                 result.report.add(.refused, line: number, problem)
                 continue
@@ -95,9 +109,14 @@ package enum CrontabImporter {
                                       "the crontab's lines end in CR LF: Debian's cron hands the CR to the shell at the end of each command "
                                       + "(where it usually breaks the command), and drops it after a NAME=value; the jobs run their commands without it")
                 }
+                if let context = CronCommand.quotedPercent(in: commandText) {
+                    result.report.add(.warning, line: number,
+                                      "a % \(context) is not escaped: cron ends the command at it and gives the rest as standard input, "
+                                      + "and so does the job; write \\% where a percent sign is meant")
+                }
                 result.jobs.append(convertJob(
                     line: line.text, number: number, schedule: schedule, user: user ?? options.user,
-                    commandText: commandText, environment: environment, options: options,
+                    commandText: commandText, comment: comment, environment: environment, options: options,
                     naming: &naming, report: &result.report))
             }
         }
@@ -129,7 +148,7 @@ package enum CrontabImporter {
     }
 
     private static func convertJob(
-        line: String, number: Int, schedule: String, user: String?, commandText: String,
+        line: String, number: Int, schedule: String, user: String?, commandText: String, comment: String?,
         environment: [(name: String, value: String, line: Int)], options: Options,
         naming: inout JobNaming, report: inout ImportReport
     ) -> JobFile {
@@ -156,13 +175,13 @@ package enum CrontabImporter {
                        + "add WorkingDirectory= to the job file")
         }
 
-        var job = JobFile(name: naming.name(for: command.command))
+        var job = JobFile(name: naming.name(for: command.command, comment: comment))
         job.comment("Imported by jobctl import cron from \(options.path), line \(number):")
         job.comment("  \(line)")
         if let mailto = variables["MAILTO"]?.value, !mailto.isEmpty {
             job.comment("MAILTO=\(mailto): cron mailed this job's output to \(mailto). jobd writes it to the journal")
             job.comment("(jobctl logs \(job.name)). To be mailed when it fails: copy the example notifier")
-            job.comment("/usr/share/doc/jobd/examples/mail-failure.job into /etc/jobd/jobs.d/, set its MAILTO=\(mailto),")
+            job.comment("\(options.examplesDirectory)/mail-failure.job into /etc/jobd/jobs.d/, set its MAILTO=\(mailto),")
             job.comment("and remove the '#' from the next line.")
             job.comment("OnFailure=mail-failure")
         }

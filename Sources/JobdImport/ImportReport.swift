@@ -6,6 +6,8 @@ package struct ImportReport: Sendable, Hashable {
         case imported
         /// Carried over, with a difference the user should know about.
         case note
+        /// Carried over as cron runs it, which is probably not what the crontab's author meant.
+        case warning
         /// Not carried over (or not exactly): the import exits 1.
         case notCarriedOver = "not carried over"
         /// A line no job file may be written from (a hidden control character, a value that would

@@ -98,6 +98,27 @@ import Testing
         #expect(try String(contentsOfFile: jobs + "/true.job", encoding: .utf8).contains("ExecStart=/bin/sh -c 'true'\n"))
     }
 
+    @Test func aSystemCrontabAtAnyPathIsReadAsOneOrRefused() throws {
+        let config = try TemporaryConfiguration()
+        let crontab = config.path + "/backup"
+        let jobs = config.path + "/jobs.d"
+        try "# Nightly backup\n0 1 * * * nobody true\n@daily root echo hi\n".write(toFile: crontab, atomically: true, encoding: .utf8)
+        let run = try Self.jobctl(["import", "cron", crontab, "--prefix", "cron-", "-o", jobs])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("\(crontab): note: read as a system crontab: every entry has an account (nobody, root)"),
+                "\(run.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: jobs).sorted() == ["cron-echo.job", "cron-nightly-backup.job"])
+        let loaded = try JobDirectory(path: config.path).loadConfiguration().get().jobs.sorted { $0.name < $1.name }
+        #expect(loaded.map(\.user) == ["root", "nobody"])
+        #expect(loaded.map { Self.argv($0) } == [["/bin/sh", "-c", "echo hi"], ["/bin/sh", "-c", "true"]])
+
+        try "0 1 * * * nobody true\n0 2 * * * echo hi\n".write(toFile: crontab, atomically: true, encoding: .utf8)
+        let mixed = try Self.jobctl(["import", "cron", crontab, "-o", config.path + "/mixed"])
+        #expect(mixed.status == 1)
+        #expect(mixed.standardError.contains("\(crontab): error: line 1 of \(crontab) has an account after the schedule"), "\(mixed.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: config.path + "/mixed"))
+    }
+
     @Test func aRefusedLineImportsNothing() throws {
         let config = try TemporaryConfiguration()
         let crontab = config.path + "/user.cron"
