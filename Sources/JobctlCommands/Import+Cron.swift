@@ -44,10 +44,13 @@ extension Jobctl.Import {
                 nightly-backup), else from the command (its program, or run-parts' directory), \
                 after --prefix, with -2, -3... for repeats: the same crontab gives the same names. \
                 A % inside quotes, backquotes or $(...) that is not escaped gets a warning: cron \
-                ends the command there, and so does the job.
+                ends the command there, and so does the job. CRON_TZ=Zone puts the zone after the \
+                schedules below it (Cron=0 6 * * * Europe/Berlin), which elapse as cronie \
+                schedules them (Debian's cron ignores CRON_TZ); TZ= is set for the command, as \
+                cron does.
 
                 Not carried over, and reported: MAILTO= (jobd mails nothing; the job file says what \
-                to do with the mail notifier among the examples installed beside this jobctl), CRON_TZ= (Cron= has no time zone; TZ= is set for the command, as cron does), \
+                to do with the mail notifier among the examples installed beside this jobctl), \
                 % input that ends in a backslash with no newline (the job's gets a newline), lines \
                 cron or jobd would reject, a last line with no newline after it (cron never \
                 reads it). jobd writes a job's output to the journal, where cron \

@@ -134,10 +134,15 @@ package enum CrontabImporter {
         case "MAILTO" where !value.isEmpty:
             report.add(.notCarriedOver, line: line,
                        "MAILTO=\(value): jobd mails nothing; each job below says in a comment what to do instead")
-        case "CRON_TZ":
+        case "CRON_TZ" where value.isEmpty:
+            report.add(.note, line: line, "CRON_TZ is empty: the jobs below follow jobd's local zone, as cronie's do")
+        case "CRON_TZ" where zoned("* * * * *", zone: value) == nil:
             report.add(.notCarriedOver, line: line,
-                       "CRON_TZ=\(value): jobd's Cron= has no time zone, so the jobs below follow jobd's local zone "
-                       + "(as with Debian's cron, which ignores CRON_TZ; other crons schedule in it)")
+                       "CRON_TZ=\(value) names no time zone jobd knows (such as Europe/Berlin): the jobs below follow jobd's local zone")
+        case "CRON_TZ":
+            report.add(.note, line: line,
+                       "CRON_TZ=\(value): the jobs below elapse in \(value) (Cron=… \(value)) as cronie schedules them; "
+                       + "Debian's cron ignores CRON_TZ and runs them in its local time")
         case "TZ":
             report.add(.note, line: line, "TZ=\(value) is set for the commands below; their schedules follow jobd's local zone, as with cron")
         case "SHELL" where value != cronShell:
@@ -187,7 +192,9 @@ package enum CrontabImporter {
         }
         let description = description(of: command.command)
         job.set("Description", description)
-        job.set("Cron", schedule)
+        // cronie's CRON_TZ: the schedule is matched in that zone (Cron= takes it after the fields).
+        let cron = variables["CRON_TZ"].flatMap { zoned(schedule, zone: $0.value) } ?? schedule
+        job.set("Cron", cron)
         if schedule == "@reboot" {
             report.add(.note, line: number, "@reboot: jobd runs \(job.name) once when it first starts in a boot")
         }
@@ -207,7 +214,7 @@ package enum CrontabImporter {
         let script = script(for: command, shell: shell, line: number, report: &report)
         job.set("ExecStart", SystemdQuoting.shellCommand(shell, script: script))
         job.expected = ExpectedJob(
-            schedule: schedule, user: user, workingDirectory: workingDirectory.map { ($0, true) }, environment: jobEnvironment,
+            schedule: cron, user: user, workingDirectory: workingDirectory.map { ($0, true) }, environment: jobEnvironment,
             argv: [shell, "-c", script], description: description)
         report.add(.imported, line: number, "\(job.name).job")
         return job
@@ -235,6 +242,15 @@ package enum CrontabImporter {
             counter += 1
         }
         return "exec <<'\(marker)'\n\(input)\(marker)\n\(command.command)"
+    }
+
+    /// `SCHEDULE ZONE` when jobd reads that as a schedule in `zone`; `nil` for `@reboot`, an empty
+    /// or unknown zone.
+    static func zoned(_ schedule: String, zone: String) -> String? {
+        guard !zone.isEmpty, schedule != "@reboot", !zone.contains(where: { $0 == " " || $0 == "\t" }) else { return nil }
+        let text = schedule + " " + zone
+        guard case .schedule(let parsed)? = try? CronSpec.parse(text), parsed.zone != nil else { return nil }
+        return text
     }
 
     private static func description(of command: String) -> String {

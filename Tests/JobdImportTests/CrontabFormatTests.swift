@@ -1,4 +1,6 @@
 import JobctlCommands
+import JobdCalendar
+import JobdConfig
 import JobdImport
 import Testing
 
@@ -58,6 +60,35 @@ struct CrontabFormatTests {
     @Test(arguments: ["date +%F", "echo $(date +\\%F)", "cat%'quoted' input", "echo '\\%' %x", "echo 'a\\' % b", "true"])
     func aPercentOutsideQuotesOrEscapedIsNot(command: String) {
         #expect(CronCommand.quotedPercent(in: command) == nil)
+    }
+
+    /// CRON_TZ=Europe/Berlin: Cron= in that zone, which jobd reads back and `jobctl calendar --cron`
+    /// shows elapsing as cronie would, across Berlin's change back to winter time on 2026-10-25
+    /// (02:30 twice, on a UTC clock).
+    @Test func cronTZCarriesOverAsTheZoneOfCron() throws {
+        let crontab = "CRON_TZ=Europe/Berlin\n30 2 * * * /usr/bin/backup\n@reboot /usr/bin/boot\nCRON_TZ=Nowhere/Zone\n0 1 * * * /usr/bin/late\n"
+        let result = CrontabImporter.convert(crontab, options: CrontabImporter.Options(
+            path: "crontab", systemFormat: false, user: "root", homeDirectory: { _ in "/root" }))
+        #expect(result.jobs.map { $0.assignments.first { $0.key == "Cron" }?.value } == ["30 2 * * * Europe/Berlin", "@reboot", "0 1 * * *"])
+        #expect(result.report.entries.filter { $0.kind == .notCarriedOver }.map(\.line) == [4], "\(result.report.entries)")
+        #expect(result.report.entries.contains { $0.kind == .note && $0.line == 1 && $0.message.contains("as cronie schedules them") })
+        let backup = try #require(result.jobs.first)
+        #expect(backup.problems(path: "backup.job").isEmpty)
+        guard case .success(let definition) = JobFileReader.read(name: "backup", path: "backup.job", text: backup.text) else {
+            Issue.record("\(backup.text)")
+            return
+        }
+        #expect(definition.triggers == [.cron(try CronSpec.parse("30 2 * * * Europe/Berlin"))])
+        #expect(definition.triggers.map(\.description) == ["Cron=30 2 * * * Europe/Berlin"])
+
+        let base = RealtimeInstant(seconds: 1_792_800_000)  // 2026-10-24 00:00:00 UTC
+        let report = CalendarReport.render(["30 2 * * * Europe/Berlin"], now: base, baseTime: base, zone: .utc, iterations: 4, cron: true)
+        #expect(report.allValid)
+        #expect(report.output.contains("Normalized form: 30 2 * * * Europe/Berlin"), "\(report.output)")
+        let elapses = report.output.split(separator: "\n").filter { $0.contains("Next elapse:") || $0.contains("Iter. #") }
+            .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingPrefix(" ") }
+        #expect(elapses == ["Sat 2026-10-24 00:30:00 UTC", "Sun 2026-10-25 00:30:00 UTC", "Sun 2026-10-25 01:30:00 UTC",
+                            "Mon 2026-10-26 01:30:00 UTC"], "\(report.output)")
     }
 
     @Test func theMailtoNoteNamesTheInstalledExamples() throws {
