@@ -13,10 +13,11 @@ extension Jobctl.Import {
             discussion: """
                 Reads a user crontab (crontab -l output), /etc/crontab or an /etc/cron.d file. \
                 FILE is read in the system format (a user field after the schedule) when it is \
-                /etc/crontab or in /etc/cron.d/, or with --system, or, wherever it is, when every \
-                entry has an existing account and a command after its schedule (a note says so). \
-                A crontab where some entries have an account there and some do not is refused, \
-                unless --system or --user says which it is.
+                /etc/crontab or in /etc/cron.d/, or with --system, or, wherever it is, when root \
+                owns it and every entry has an existing account and a command after its schedule \
+                (a note says so). Such a crontab of another user's or on standard input, and one \
+                where some entries have an account there and some do not, are refused unless \
+                --system or --user says which it is.
 
                 A user crontab's jobs run as --user, or else as the crontab's own account: NAME for \
                 /var/spool/cron/crontabs/NAME (owned by NAME or root, as cron requires), the \
@@ -99,14 +100,16 @@ extension Jobctl.Import {
                 print("\(path): error: \(reason)\n\(path): nothing imported", to: &standardError)
                 return ExitCode(1)
             }
+            let source = try ImportFiles.crontabSource(file)
+            let rootOwned = if case .file(_, 0, _, _, _) = source { true } else { false }
             let systemFormat: Bool
-            switch CrontabFormat.decide(detection, path: path, systemByName: systemByName, explicitUser: user != nil) {
+            switch CrontabFormat.decide(detection, path: path, systemByName: systemByName, explicitUser: user != nil, rootOwned: rootOwned) {
             case .refused(let reason): throw refusal(reason)
             case .read(let system, let text): note(text); systemFormat = system
             }
             var account: String?
             if !systemFormat {
-                switch CrontabAccount.decide(explicitUser: user, source: try ImportFiles.crontabSource(file)) {
+                switch CrontabAccount.decide(explicitUser: user, source: source) {
                 case .refused(let reason): throw refusal(reason)
                 case .user(let name, let text): note(text); account = name
                 }

@@ -34,9 +34,12 @@ package enum CrontabFormat {
     }
 
     /// The format to read a crontab in: `--system` or a system path decides, and so does
-    /// `--user` (with a note when the entries look otherwise); else the entries do, and a crontab
-    /// where some entries name an account and some do not is refused.
-    package static func decide(_ detection: Detection, path: String, systemByName: Bool, explicitUser: Bool) -> Decision {
+    /// `--user` (with a note when the entries look otherwise); else the entries do. A crontab
+    /// where some entries name an account and some do not is refused, and so is one whose entries
+    /// all do but that root does not own (`rootOwned`: a file of root's; never standard input):
+    /// cron reads a system crontab only from a file of root's, and a user's crontab that names
+    /// `root` after each schedule must not make its jobs root's.
+    package static func decide(_ detection: Detection, path: String, systemByName: Bool, explicitUser: Bool, rootOwned: Bool) -> Decision {
         if systemByName { return .read(systemFormat: true, note: nil) }
         switch detection {
         case .user:
@@ -45,6 +48,11 @@ package enum CrontabFormat {
             if explicitUser {
                 return .read(systemFormat: false, note: "every entry of \(path) has an account (\(accounts.joined(separator: ", "))) after its schedule, "
                              + "as a system crontab has: read as a user crontab, as --user says, that word is the first of each command")
+            }
+            guard rootOwned else {
+                return .refused("every entry of \(path) has an account (\(accounts.joined(separator: ", "))) after its schedule, as a system crontab has, "
+                                + "but root does not own it, and cron reads a system crontab only from a file of root's: "
+                                + "if it is one, import it with --system; if it is a user crontab, say whose it is with --user")
             }
             return .read(systemFormat: true, note: "read as a system crontab: every entry has an account (\(accounts.joined(separator: ", "))) "
                          + "after its schedule; if it is a user crontab whose commands start with such a word, say whose it is with --user")

@@ -25,14 +25,19 @@ struct CrontabFormatTests {
     @Test func theFormatIsDecidedOrRefusedWithAHint() {
         let system = CrontabFormat.Detection.system(accounts: ["root"])
         let mixed = CrontabFormat.Detection.mixed(withAccount: [1, 3], without: [2])
-        func decide(_ detection: CrontabFormat.Detection, byName: Bool = false, user: Bool = false) -> CrontabFormat.Decision {
-            CrontabFormat.decide(detection, path: "backup", systemByName: byName, explicitUser: user)
+        func decide(_ detection: CrontabFormat.Detection, byName: Bool = false, user: Bool = false, rootOwned: Bool = true) -> CrontabFormat.Decision {
+            CrontabFormat.decide(detection, path: "backup", systemByName: byName, explicitUser: user, rootOwned: rootOwned)
         }
         #expect(decide(.user) == .read(systemFormat: false, note: nil))
         #expect(decide(.user, byName: true) == .read(systemFormat: true, note: nil))
         #expect(decide(mixed, byName: true) == .read(systemFormat: true, note: nil))
         guard case .read(true, let note?) = decide(system) else { Issue.record("\(decide(system))"); return }
         #expect(note.contains("read as a system crontab") && note.contains("--user"))
+        // A user's own file (or standard input) whose entries all name root after the schedule
+        // must not become root's jobs.
+        guard case .refused(let notRoots) = decide(system, rootOwned: false) else { Issue.record("\(decide(system, rootOwned: false))"); return }
+        #expect(notRoots.contains("root does not own it") && notRoots.contains("--system") && notRoots.contains("--user"), "\(notRoots)")
+        #expect(decide(system, byName: true, rootOwned: false) == .read(systemFormat: true, note: nil))
         guard case .read(false, let userNote?) = decide(system, user: true) else { Issue.record("\(decide(system, user: true))"); return }
         #expect(userNote.contains("as --user says"))
         guard case .refused(let reason) = decide(mixed) else { Issue.record("\(decide(mixed))"); return }

@@ -160,6 +160,17 @@ import Testing
         let job = try String(contentsOfFile: jobs + "/id.job", encoding: .utf8)
         #expect(job.contains("\nUser=nobody\n") && !job.contains("User=root"), "\(job)")
 
+        // nobody's crontab that names root after every schedule, as a system crontab would: not
+        // read as one, since root does not own it.
+        let disguised = config.path + "/disguised"
+        try "0 1 * * * root id -un\n@daily root true\n".write(toFile: disguised, atomically: true, encoding: .utf8)
+        #expect(chown(disguised, 65_534, 65_534) == 0)
+        let refused = try Self.jobctl(["import", "cron", disguised, "-o", config.path + "/disguised.d"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("\(disguised): error: every entry of \(disguised) has an account (root) after its schedule"),
+                "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: config.path + "/disguised.d"))
+
         // --user says otherwise, and the import says whose the crontab was.
         let explicit = try Self.jobctl(["import", "cron", crontab, "--user", "root", "--force", "-o", jobs])
         #expect(explicit.status == 0, "\(explicit.standardError)")
