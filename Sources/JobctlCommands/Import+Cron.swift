@@ -101,9 +101,9 @@ extension Jobctl.Import {
                 return ExitCode(1)
             }
             let source = try ImportFiles.crontabSource(file)
-            let rootOwned = if case .file(_, 0, _, _, _) = source { true } else { false }
+            let ownerUID: UInt32? = if case .file(_, let uid, _, _, _) = source { uid } else { nil }
             let systemFormat: Bool
-            switch CrontabFormat.decide(detection, path: path, systemByName: systemByName, explicitUser: user != nil, rootOwned: rootOwned) {
+            switch CrontabFormat.decide(detection, path: path, systemByName: systemByName, explicitUser: user != nil, ownerUID: ownerUID) {
             case .refused(let reason): throw refusal(reason)
             case .read(let system, let text): note(text); systemFormat = system
             }

@@ -36,11 +36,17 @@ package enum CrontabFormat {
     /// The format to read a crontab in: `--system` or a system path decides, and so does
     /// `--user` (with a note when the entries look otherwise); else the entries do. A crontab
     /// where some entries name an account and some do not is refused, and so is one whose entries
-    /// all do but that root does not own (`rootOwned`: a file of root's; never standard input):
+    /// all do but that root does not own (`ownerUID`: the file's owner, `nil` for standard input):
     /// cron reads a system crontab only from a file of root's, and a user's crontab that names
-    /// `root` after each schedule must not make its jobs root's.
-    package static func decide(_ detection: Detection, path: String, systemByName: Bool, explicitUser: Bool, rootOwned: Bool) -> Decision {
-        if systemByName { return .read(systemFormat: true, note: nil) }
+    /// `root` after each schedule must not make its jobs root's. A system crontab by name that
+    /// root does not own is read, with a note that cron would not read it.
+    package static func decide(_ detection: Detection, path: String, systemByName: Bool, explicitUser: Bool, ownerUID: UInt32?) -> Decision {
+        let rootOwned = ownerUID == 0
+        if systemByName {
+            guard let ownerUID, ownerUID != 0 else { return .read(systemFormat: true, note: nil) }
+            return .read(systemFormat: true, note: "\(path) is owned by uid \(ownerUID), not root: cron does not read such a system crontab "
+                         + "(WRONG FILE OWNER); its jobs run as the accounts its entries name, as --system says")
+        }
         switch detection {
         case .user:
             return .read(systemFormat: false, note: nil)

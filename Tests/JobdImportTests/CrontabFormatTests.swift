@@ -25,8 +25,8 @@ struct CrontabFormatTests {
     @Test func theFormatIsDecidedOrRefusedWithAHint() {
         let system = CrontabFormat.Detection.system(accounts: ["root"])
         let mixed = CrontabFormat.Detection.mixed(withAccount: [1, 3], without: [2])
-        func decide(_ detection: CrontabFormat.Detection, byName: Bool = false, user: Bool = false, rootOwned: Bool = true) -> CrontabFormat.Decision {
-            CrontabFormat.decide(detection, path: "backup", systemByName: byName, explicitUser: user, rootOwned: rootOwned)
+        func decide(_ detection: CrontabFormat.Detection, byName: Bool = false, user: Bool = false, owner: UInt32? = 0) -> CrontabFormat.Decision {
+            CrontabFormat.decide(detection, path: "backup", systemByName: byName, explicitUser: user, ownerUID: owner)
         }
         #expect(decide(.user) == .read(systemFormat: false, note: nil))
         #expect(decide(.user, byName: true) == .read(systemFormat: true, note: nil))
@@ -35,9 +35,14 @@ struct CrontabFormatTests {
         #expect(note.contains("read as a system crontab") && note.contains("--user"))
         // A user's own file (or standard input) whose entries all name root after the schedule
         // must not become root's jobs.
-        guard case .refused(let notRoots) = decide(system, rootOwned: false) else { Issue.record("\(decide(system, rootOwned: false))"); return }
-        #expect(notRoots.contains("root does not own it") && notRoots.contains("--system") && notRoots.contains("--user"), "\(notRoots)")
-        #expect(decide(system, byName: true, rootOwned: false) == .read(systemFormat: true, note: nil))
+        for owner: UInt32? in [1000, nil] {
+            guard case .refused(let notRoots) = decide(system, owner: owner) else { Issue.record("\(decide(system, owner: owner))"); return }
+            #expect(notRoots.contains("root does not own it") && notRoots.contains("--system") && notRoots.contains("--user"), "\(notRoots)")
+        }
+        // --system is obeyed, with a note when cron itself would not read the file.
+        #expect(decide(system, byName: true, owner: nil) == .read(systemFormat: true, note: nil))
+        guard case .read(true, let wrongOwner?) = decide(.user, byName: true, owner: 1000) else { Issue.record("\(decide(.user, byName: true, owner: 1000))"); return }
+        #expect(wrongOwner.contains("owned by uid 1000, not root") && wrongOwner.contains("WRONG FILE OWNER"), "\(wrongOwner)")
         guard case .read(false, let userNote?) = decide(system, user: true) else { Issue.record("\(decide(system, user: true))"); return }
         #expect(userNote.contains("as --user says"))
         guard case .refused(let reason) = decide(mixed) else { Issue.record("\(decide(mixed))"); return }
