@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import JobdConfig
 import JobdImport
 
 extension Jobctl.Import {
@@ -12,8 +13,25 @@ extension Jobctl.Import {
             discussion: """
                 Reads a user crontab (crontab -l output), /etc/crontab or an /etc/cron.d file. \
                 FILE is read in the system format (a user field after the schedule) when it is \
-                /etc/crontab or in /etc/cron.d/, or with --system; otherwise as a user crontab whose \
-                jobs run as --user.
+                /etc/crontab or in /etc/cron.d/, or with --system, or, wherever it is, when root \
+                owns it and every entry has an existing account and a command after its schedule \
+                (a note says so). Such a crontab of another user's or on standard input, and one \
+                where some entries have an account there and some do not, are refused unless \
+                --system or --user says which it is.
+
+                A user crontab's jobs run as --user, or else as the crontab's own account: NAME for \
+                /var/spool/cron/crontabs/NAME (owned by NAME or root, as cron requires), the \
+                file's owner for any other file, you for standard input. A file owned by root \
+                outside the spool, or standard input read as root, is refused: a copy of another \
+                user's crontab made as root is root's too, so --user must say whose it is \
+                (--user root for root's).
+
+                The crontab is cut into lines at each newline byte; a CR at the end of a line is \
+                dropped (Debian's cron drops it after NAME=value but hands it to the shell at the \
+                end of a command, and the import notes that). A line that holds any other control \
+                character (a CR before its end, a NUL, an escape...) or is not UTF-8, a value \
+                ending in a backslash, and a user or HOME= that a job file cannot hold as it is \
+                are refused with the line: nothing is imported from such a crontab.
 
                 Each job runs the command as Debian's cron does: Cron= with the same schedule (or \
                 @reboot, @daily...), User=, WorkingDirectory= the user's home (or the crontab's \
@@ -23,13 +41,20 @@ extension Jobctl.Import {
                 passes it: text after the first unescaped % is the command's standard input (given \
                 through a here-document), later %s are newlines, \\% is a percent sign.
 
-                Job names come from the command (its program, or run-parts' directory), with -2, \
-                -3... for repeats: the same crontab gives the same names.
+                Job names come from a comment line directly above the entry (# Nightly backup: \
+                nightly-backup), else from the command (its program, or run-parts' directory), \
+                after --prefix, with -2, -3... for repeats: the same crontab gives the same names. \
+                A % inside quotes, backquotes or $(...) that is not escaped gets a warning: cron \
+                ends the command there, and so does the job. CRON_TZ=Zone puts the zone after the \
+                schedules below it (Cron=0 6 * * * Europe/Berlin), which elapse as cronie \
+                schedules them (Debian's cron ignores CRON_TZ); TZ= is set for the command, as \
+                cron does.
 
                 Not carried over, and reported: MAILTO= (jobd mails nothing; the job file says what \
-                to do), CRON_TZ= (Cron= has no time zone; TZ= is set for the command, as cron does), \
+                to do with the mail notifier among the examples installed beside this jobctl), \
                 % input that ends in a backslash with no newline (the job's gets a newline), lines \
-                cron or jobd would reject. jobd writes a job's output to the journal, where cron \
+                cron or jobd would reject, a last line with no newline after it (cron never \
+                reads it). jobd writes a job's output to the journal, where cron \
                 mailed it.
                 """)
 
@@ -39,27 +64,68 @@ extension Jobctl.Import {
         @Option(name: .shortAndLong, help: ArgumentHelp("Write the job files into DIR instead of printing them.", valueName: "DIR"))
         var output: String?
 
-        @Option(help: ArgumentHelp("The user a user crontab's jobs run as (default: you; a system crontab names its own).", valueName: "USER"))
+        @Option(help: ArgumentHelp(
+            "The user a user crontab's jobs run as (default: the crontab's own: see above; a system crontab names its own).",
+            valueName: "USER"))
         var user: String?
 
         @Flag(help: "Read FILE as a system crontab, with a user field after the schedule.")
         var system = false
 
+        @Option(help: ArgumentHelp("Put PREFIX before every job's name, such as cron- or backup-.", valueName: "PREFIX"))
+        var prefix = ""
+
         @Flag(help: "Overwrite job files that exist in DIR.")
         var force = false
 
+        func validate() throws {
+            if system, user != nil {
+                throw ValidationError("--user is for a user crontab: a system crontab names the user on each line")
+            }
+            if !prefix.isEmpty, !JobFileReader.isValidJobName(prefix) {
+                throw ValidationError("--prefix '\(prefix)' can start no job name: use letters, digits and '_.@:-' only")
+            }
+        }
+
         func run() throws {
-            let text = try ImportFiles.read(file)
-            let path = file == "-" ? "<stdin>" : file
-            let systemFormat = system || file == "/etc/crontab" || file.hasPrefix("/etc/cron.d/")
-            let options = CrontabImporter.Options(
-                path: path, systemFormat: systemFormat, user: systemFormat ? nil : user ?? ImportFiles.currentUser(),
-                homeDirectory: ImportFiles.homeDirectory)
-            let result = CrontabImporter.convert(text, options: options)
             var standardError = StandardError()
+            let path = file == "-" ? "<stdin>" : file
+            let bytes = try ImportFiles.readBytes(file)
+            let detection = CrontabFormat.detect(bytes) { ImportFiles.account(named: $0) != nil }
+            let systemByName = system || file == "/etc/crontab" || file.hasPrefix("/etc/cron.d/")
+            func note(_ text: String?) {
+                if let text { print("\(path): note: \(text)", to: &standardError) }
+            }
+            func refusal(_ reason: String) -> ExitCode {
+                print("\(path): error: \(reason)\n\(path): nothing imported", to: &standardError)
+                return ExitCode(1)
+            }
+            let source = try ImportFiles.crontabSource(file)
+            let ownerUID: UInt32? = if case .file(_, let uid, _, _, _) = source { uid } else { nil }
+            let systemFormat: Bool
+            switch CrontabFormat.decide(detection, path: path, systemByName: systemByName, explicitUser: user != nil, ownerUID: ownerUID) {
+            case .refused(let reason): throw refusal(reason)
+            case .read(let system, let text): note(text); systemFormat = system
+            }
+            var account: String?
+            if !systemFormat {
+                switch CrontabAccount.decide(explicitUser: user, source: source) {
+                case .refused(let reason): throw refusal(reason)
+                case .user(let name, let text): note(text); account = name
+                }
+            }
+            let options = CrontabImporter.Options(
+                path: path, systemFormat: systemFormat, user: account, homeDirectory: ImportFiles.homeDirectory,
+                namePrefix: prefix, examplesDirectory: ImportFiles.examplesDirectory)
+            let result = CrontabImporter.convert(bytes, options: options)
             for line in result.report.lines(path: path) { print(line, to: &standardError) }
-            let failed = ImportFiles.emit(result.jobs, into: output, force: force)
-            print("\(path): \(result.jobs.count) job file(s)\(output.map { " in \($0)" } ?? "")"
+            if result.report.hasRefusals {
+                print("\(path): nothing imported: a line above is refused", to: &standardError)
+                throw ExitCode(1)
+            }
+            let (written, failed) = ImportFiles.emit(result.jobs, into: output, force: force)
+            let count = written == result.jobs.count ? "\(written)" : "\(written) of \(result.jobs.count)"
+            print("\(path): \(count) job file(s) \(output.map { "written in \($0)" } ?? "printed")"
                   + (result.report.hasLosses || failed ? "; see above for what was not carried over" : ""),
                   to: &standardError)
             if result.report.hasLosses || failed { throw ExitCode(1) }

@@ -55,8 +55,8 @@ extension Jobctl.Import {
             for line in result.timerReport.lines(path: timer) + result.serviceReport.lines(path: servicePath) {
                 print(line, to: &standardError)
             }
-            let failed = ImportFiles.emit(result.job.map { [$0] } ?? [], into: output, force: force)
-            if let job = result.job {
+            let (written, failed) = ImportFiles.emit(result.job.map { [$0] } ?? [], into: output, force: force)
+            if let job = result.job, written == 1 {
                 print("\(timer): imported as \(job.name).job\(output.map { " in \($0)" } ?? "")", to: &standardError)
             }
             if result.hasLosses || failed || !(timerErrors + serviceErrors).isEmpty { throw ExitCode(1) }

@@ -1,16 +1,20 @@
 import ArgumentParser
 import Foundation
 import Glibc
-import JobdConfig
 import JobdImport
 
 /// The I/O of `jobctl import`: reading the input, the user database, and writing or printing the
-/// job files after checking them as `jobctl check` would.
-enum ImportFiles {
+/// job files after reading each back as `jobctl check` would.
+package enum ImportFiles {
     static func read(_ path: String) throws -> String {
+        String(decoding: try readBytes(path), as: UTF8.self)
+    }
+
+    /// The file's bytes as they are (a crontab is cut into lines by its bytes).
+    static func readBytes(_ path: String) throws -> [UInt8] {
         do {
-            if path == "-" { return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
-            return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+            if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
             var standardError = StandardError()
             print("jobctl: cannot read \(path): \(error.localizedDescription)", to: &standardError)
@@ -18,9 +22,14 @@ enum ImportFiles {
         }
     }
 
-    static func currentUser() -> String? {
-        guard let entry = getpwuid(getuid()) else { return nil }
-        return String(cString: entry.pointee.pw_name)
+    static func account(uid: uid_t) -> CrontabAccount.Account? {
+        guard let entry = getpwuid(uid) else { return nil }
+        return CrontabAccount.Account(uid: uid, name: String(cString: entry.pointee.pw_name))
+    }
+
+    static func account(named name: String) -> CrontabAccount.Account? {
+        guard let entry = getpwnam(name) else { return nil }
+        return CrontabAccount.Account(uid: entry.pointee.pw_uid, name: String(cString: entry.pointee.pw_name))
     }
 
     @Sendable static func homeDirectory(of user: String) -> String? {
@@ -28,36 +37,80 @@ enum ImportFiles {
         return String(cString: entry.pointee.pw_dir)
     }
 
-    /// Writes each job to `DIRECTORY/NAME.job`, or prints them all; checks each with jobd's reader.
-    /// Returns whether any failed the check or could not be written.
-    static func emit(_ jobs: [JobFile], into directory: String?, force: Bool) -> Bool {
+    /// Where jobd's examples are installed: `PREFIX/share/doc/jobd/examples` for this jobctl at
+    /// `PREFIX/bin/jobctl`, as scripts/install and the Debian package put them; scripts/install's
+    /// default PREFIX for a jobctl that is not installed (a build directory).
+    static var examplesDirectory: String {
+        examplesDirectory(executable: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+    }
+
+    package static func examplesDirectory(executable: String) -> String {
+        let binary = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        guard binary.lastPathComponent == "bin" else { return "/usr/local/share/doc/jobd/examples" }
+        return binary.deletingLastPathComponent().path + "/share/doc/jobd/examples"
+    }
+
+    /// Where a user crontab comes from, for ``CrontabAccount``: standard input and who runs
+    /// jobctl, or the file's owner and, when its directory is cron's spool, the account it names.
+    static func crontabSource(_ path: String) throws -> CrontabAccount.Source {
+        if path == "-" {
+            let uid = getuid()
+            return .standardInput(invoker: account(uid: uid) ?? CrontabAccount.Account(uid: uid, name: "\(uid)"))
+        }
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            var standardError = StandardError()
+            print("jobctl: cannot read \(path): \(String(cString: strerror(errno)))", to: &standardError)
+            throw ExitCode(1)
+        }
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        let resolved = realpath(directory, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        }
+        let spoolName = resolved == CrontabAccount.spoolDirectory ? url.lastPathComponent : nil
+        return .file(path: path, ownerUID: status.st_uid, owner: account(uid: status.st_uid),
+                     spoolName: spoolName, spoolAccount: spoolName.flatMap(account(named:)))
+    }
+
+    /// Writes each job to `DIRECTORY/NAME.job`, or prints them all. Each is read back with jobd's
+    /// reader first (``JobFile/problems(path:)``): one that does not read back as meant is neither
+    /// written nor printed, and neither is one whose file exists, unless `force`. Returns how many
+    /// were written (or printed) and whether any was not.
+    static func emit(_ jobs: [JobFile], into directory: String?, force: Bool) -> (written: Int, failed: Bool) {
         var standardError = StandardError()
         var failed = false
-        for (index, job) in jobs.enumerated() {
+        var written = 0
+        for job in jobs {
             let path = (directory.map { $0 + "/" } ?? "") + job.name + ".job"
-            if case .failure(let errors) = JobFileReader.read(name: job.name, path: path, text: job.text) {
-                print(errors.description, to: &standardError)
+            let problems = job.problems(path: path)
+            if !problems.isEmpty {
+                for problem in problems { print("\(path): not written: \(problem)", to: &standardError) }
                 failed = true
+                continue
             }
             guard let directory else {
-                if index > 0 { print() }
+                if written > 0 { print() }
                 print("# \(job.name).job")
                 print(job.text, terminator: "")
+                written += 1
                 continue
             }
             if !force, FileManager.default.fileExists(atPath: path) {
-                print("\(path): exists; not overwritten (--force overwrites)", to: &standardError)
+                print("\(path): error: the file exists and was not overwritten (--force overwrites it)", to: &standardError)
                 failed = true
                 continue
             }
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 try Data(job.text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                written += 1
             } catch {
                 print("\(path): cannot write: \(error.localizedDescription)", to: &standardError)
                 failed = true
             }
         }
-        return failed
+        return (written, failed)
     }
 }

@@ -6,6 +6,7 @@ extension CronSchedule {
     /// The first instant strictly after `instant` at which cron starts the job. See ``CronSpec``
     /// for how skipped and repeated local times are treated.
     package func nextElapse(after instant: RealtimeInstant, in zone: TimeZoneRules) -> RealtimeInstant? {
+        if let own = self.zone { return zonedNextElapse(after: instant.seconds, in: own.data, local: zone.data).map(RealtimeInstant.init(seconds:)) }
         let data = zone.data
         var after = instant.seconds
         // A loop, not recursion: when every match falls in a skipped hour (`* 2 31 3 */7` in

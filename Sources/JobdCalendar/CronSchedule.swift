@@ -17,6 +17,10 @@ package struct CronSchedule: Sendable, Hashable {
     var dayOfWeekIsStar = false
     /// The text as written.
     package let original: String
+    /// The zone named after the fields (`0 6 * * * Europe/Berlin`), in which the schedule is
+    /// matched as cronie matches a job under `CRON_TZ=` (see ``CronSpec``); `nil`: the local zone,
+    /// with Debian's rules.
+    package internal(set) var zone: TimeZoneRules?
 
     /// A job whose minute or hour field starts with `*`: cron runs it as the clock says across DST
     /// changes instead of catching up or suppressing repeats.
@@ -162,7 +166,7 @@ package struct CronSchedule: Sendable, Hashable {
             Self.format(daysOfMonth, range: 1...31, star: dayOfMonthIsStar),
             Self.format(months, range: 1...12, star: false, starMatters: false),
             Self.format(daysOfWeek, range: 0...6, star: dayOfWeekIsStar),
-        ].joined(separator: " ")
+        ].joined(separator: " ") + (zone.map { " " + $0.identifier } ?? "")
     }
 
     /// `starMatters`: whether the field's leading `*` changes a rule (the day rule, the DST rule).

@@ -18,6 +18,13 @@
 /// - a *wildcard* job (minute or hour starts with `*`) runs as the clock says: not at all in a
 ///   skipped hour, and on both passes of a repeated hour.
 ///
+/// **A zone** after the fields (`0 6 * * * Europe/Berlin`, `@daily America/New_York`) schedules
+/// the job as cronie schedules one under `CRON_TZ=` (cronie's `find_jobs`): at each real minute,
+/// the fields are matched against that zone's wall clock. So a time the zone skips never runs, and
+/// a time it repeats runs twice, fixed-time and wildcard jobs alike. Where the *local* zone
+/// repeats an hour, cronie runs only wildcard jobs of other zones, and so does jobd: a fixed-time
+/// zoned job whose time falls then does not run.
+///
 /// `@reboot` is ``reboot``; it never elapses on the clock, and the daemon decides what "once per
 /// boot" means.
 package enum CronSpec: Sendable, Hashable {
@@ -27,25 +34,47 @@ package enum CronSpec: Sendable, Hashable {
     case schedule(CronSchedule)
 
     /// Parses five fields (`*/15 9-17 * * mon-fri`) or a shorthand: `@yearly`, `@annually`,
-    /// `@monthly`, `@weekly`, `@daily`, `@midnight`, `@hourly`, `@reboot`.
+    /// `@monthly`, `@weekly`, `@daily`, `@midnight`, `@hourly`, `@reboot`; either (but `@reboot`)
+    /// may be followed by a tzdata zone name.
     /// - Throws: ``CalendarError`` with code `.invalidCronExpression`.
     package static func parse(_ text: String) throws(CalendarError) -> CronSpec {
-        let trimmed = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        if trimmed.count == 1, let first = trimmed.first, first.hasPrefix("@") {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let fieldCount = words.first?.hasPrefix("@") == true ? 1 : 5
+        var zone: TimeZoneRules?
+        var fields = text
+        if words.count == fieldCount + 1, let name = words.last {
+            // A sixth word that names no zone and has no '/' is left to the fields' own error.
+            // The names OnCalendar= takes: tzdata's, never a path.
+            if CalendarSpecParser.isValidTimeZoneName(String(name)), let rules = try? TimeZoneRules.load(named: String(name)) {
+                zone = rules
+                fields = words.dropLast().joined(separator: " ")
+            } else if name.contains("/") || fieldCount == 1 {
+                throw CalendarError(
+                    code: .unknownTimeZone, input: text, column: nil,
+                    expected: "a time zone such as Europe/Berlin or UTC after the schedule, not '\(name)'")
+            }
+        }
+        var schedule: CronSchedule
+        if fieldCount == 1, let first = words.first {
             switch first {
-            case "@reboot": return .reboot
-            case "@yearly", "@annually": return .schedule(try CronSchedule(fields: "0 0 1 1 *", original: text))
-            case "@monthly": return .schedule(try CronSchedule(fields: "0 0 1 * *", original: text))
-            case "@weekly": return .schedule(try CronSchedule(fields: "0 0 * * 0", original: text))
-            case "@daily", "@midnight": return .schedule(try CronSchedule(fields: "0 0 * * *", original: text))
-            case "@hourly": return .schedule(try CronSchedule(fields: "0 * * * *", original: text))
+            case "@reboot" where zone == nil: return .reboot
+            case "@reboot":
+                throw CalendarError(code: .invalidCronExpression, input: text, column: nil, expected: "@reboot alone: it has no time to be in a zone")
+            case "@yearly", "@annually": schedule = try CronSchedule(fields: "0 0 1 1 *", original: text)
+            case "@monthly": schedule = try CronSchedule(fields: "0 0 1 * *", original: text)
+            case "@weekly": schedule = try CronSchedule(fields: "0 0 * * 0", original: text)
+            case "@daily", "@midnight": schedule = try CronSchedule(fields: "0 0 * * *", original: text)
+            case "@hourly": schedule = try CronSchedule(fields: "0 * * * *", original: text)
             default:
                 throw CalendarError(
                     code: .invalidCronExpression, input: text, column: 1,
                     expected: "one of @reboot, @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly")
             }
+        } else {
+            schedule = try CronSchedule(fields: fields, original: text)
         }
-        return .schedule(try CronSchedule(fields: text, original: text))
+        schedule.zone = zone
+        return .schedule(schedule)
     }
 
     /// A canonical text: numbers instead of names, Sunday as 0, value lists with runs of three or

@@ -13,12 +13,21 @@ package enum CrontabImporter {
         package var user: String?
         /// A user's home directory, where cron starts the command (`nil`: unknown).
         package var homeDirectory: @Sendable (String) -> String?
+        /// Put before every job's name (`--prefix`).
+        package var namePrefix: String
+        /// Where jobd's examples are installed, for the note on `MAILTO=`.
+        package var examplesDirectory: String
 
-        package init(path: String, systemFormat: Bool, user: String?, homeDirectory: @escaping @Sendable (String) -> String?) {
+        package init(
+            path: String, systemFormat: Bool, user: String?, homeDirectory: @escaping @Sendable (String) -> String?,
+            namePrefix: String = "", examplesDirectory: String = "/usr/share/doc/jobd/examples"
+        ) {
             self.path = path
             self.systemFormat = systemFormat
             self.user = user
             self.homeDirectory = homeDirectory
+            self.namePrefix = namePrefix
+            self.examplesDirectory = examplesDirectory
         }
     }
 
@@ -31,21 +40,57 @@ package enum CrontabImporter {
     static let cronPath = "/usr/bin:/bin"
     static let cronShell = "/bin/sh"
 
+    /// Converts the crontab `text`; see ``convert(_:options:)-([UInt8],_)``.
     package static func convert(_ text: String, options: Options) -> Result {
+        convert(Array(text.utf8), options: options)
+    }
+
+    /// Converts the crontab's bytes, cut into lines at each byte `\n` (``CrontabText``). When any
+    /// line is refused, the result has no jobs at all: a crontab that hides something is not
+    /// imported in part.
+    package static func convert(_ bytes: [UInt8], options: Options) -> Result {
         var result = Result()
-        var environment: [(name: String, value: String)] = []
-        var naming = JobNaming()
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        for (index, line) in lines.enumerated() {
-            let number = index + 1
-            switch CrontabLine.parse(line, systemFormat: options.systemFormat) {
+        var environment: [(name: String, value: String, line: Int)] = []
+        var naming = JobNaming(prefix: options.namePrefix)
+        var notedCarriageReturn = false
+        // The comment line directly above the line being read, which may name its job.
+        var commentAbove: String?
+        if let user = options.user, let problem = JobFile.plainValueProblem(user) {
+            result.report.add(.refused, line: nil, "the user '\(user)' cannot be written as User=: \(problem)")
+        }
+        for line in CrontabText.lines(bytes) {
+            let number = line.number
+            let comment = commentAbove
+            commentAbove = line.isComment && line.text.contains("#") ? line.text : nil
+            if line.isComment { continue }
+            if let problem = line.problem {
+                result.report.add(.refused, line: number, problem)
+                continue
+            }
+            if line.isUnterminated {
+                result.report.add(.notCarriedOver, line: number,
+                                  "'\(line.text)': cron never reads a last line that no newline ends (crontab -e refuses the file); "
+                                  + "end the file with a newline if the line is meant")
+                continue
+            }
+            switch CrontabLine.parse(Substring(line.text), systemFormat: options.systemFormat) {
             case .ignored:
                 continue
             case .invalid(let reason):
-                result.report.add(.notCarriedOver, line: number, "'\(line)': \(reason)")
+                result.report.add(.notCarriedOver, line: number, "'\(line.text)': \(reason)")
             case .environment(let name, let value):
+                if value.hasSuffix("\\") {
+                    result.report.add(.refused, line: number,
+                                      "the value of \(name) ends with a backslash, which a job file would read as joining the next line to it; remove it")
+                    continue
+                }
+                // HOME= becomes the WorkingDirectory= of the jobs below, which jobd reads as written.
+                if name == "HOME", let problem = JobFile.plainValueProblem(value) {
+                    result.report.add(.refused, line: number, "HOME=\(value) cannot be written as WorkingDirectory=: \(problem)")
+                    continue
+                }
                 environment.removeAll { $0.name == name }
-                environment.append((name, value))
+                environment.append((name, value, number))
                 reportEnvironment(name: name, value: value, line: number, into: &result.report)
             case .job(let schedule, let user, let commandText):
                 do {
@@ -54,13 +99,28 @@ package enum CrontabImporter {
                     result.report.add(.notCarriedOver, line: number, "'\(schedule)' is not a schedule jobd reads: \(error)")
                     continue
                 }
-                let job = convertJob(
-                    line: String(line), number: number, schedule: schedule, user: user ?? options.user,
-                    commandText: commandText, environment: environment, options: options,
-                    naming: &naming, report: &result.report)
-                result.jobs.append(job)
+                if let user, let problem = JobFile.plainValueProblem(user) {
+                    result.report.add(.refused, line: number, "the user field '\(user)' cannot be written as User=: \(problem)")
+                    continue
+                }
+                if line.endedInCarriageReturn && !notedCarriageReturn {
+                    notedCarriageReturn = true
+                    result.report.add(.note, line: number,
+                                      "the crontab's lines end in CR LF: Debian's cron hands the CR to the shell at the end of each command "
+                                      + "(where it usually breaks the command), and drops it after a NAME=value; the jobs run their commands without it")
+                }
+                if let context = CronCommand.quotedPercent(in: commandText) {
+                    result.report.add(.warning, line: number,
+                                      "a % \(context) is not escaped: cron ends the command at it and gives the rest as standard input, "
+                                      + "and so does the job; write \\% where a percent sign is meant")
+                }
+                result.jobs.append(convertJob(
+                    line: line.text, number: number, schedule: schedule, user: user ?? options.user,
+                    commandText: commandText, comment: comment, environment: environment, options: options,
+                    naming: &naming, report: &result.report))
             }
         }
+        if result.report.hasRefusals { result.jobs = [] }
         return result
     }
 
@@ -74,10 +134,15 @@ package enum CrontabImporter {
         case "MAILTO" where !value.isEmpty:
             report.add(.notCarriedOver, line: line,
                        "MAILTO=\(value): jobd mails nothing; each job below says in a comment what to do instead")
-        case "CRON_TZ":
+        case "CRON_TZ" where value.isEmpty:
+            report.add(.note, line: line, "CRON_TZ is empty: the jobs below follow jobd's local zone, as cronie's do")
+        case "CRON_TZ" where zoned("* * * * *", zone: value) == nil:
             report.add(.notCarriedOver, line: line,
-                       "CRON_TZ=\(value): jobd's Cron= has no time zone, so the jobs below follow jobd's local zone "
-                       + "(as with Debian's cron, which ignores CRON_TZ; other crons schedule in it)")
+                       "CRON_TZ=\(value) names no time zone jobd knows (such as Europe/Berlin): the jobs below follow jobd's local zone")
+        case "CRON_TZ":
+            report.add(.note, line: line,
+                       "CRON_TZ=\(value): the jobs below elapse in \(value) (Cron=… \(value)) as cronie schedules them; "
+                       + "Debian's cron ignores CRON_TZ and runs them in its local time")
         case "TZ":
             report.add(.note, line: line, "TZ=\(value) is set for the commands below; their schedules follow jobd's local zone, as with cron")
         case "SHELL" where value != cronShell:
@@ -88,50 +153,69 @@ package enum CrontabImporter {
     }
 
     private static func convertJob(
-        line: String, number: Int, schedule: String, user: String?, commandText: String,
-        environment: [(name: String, value: String)], options: Options,
+        line: String, number: Int, schedule: String, user: String?, commandText: String, comment: String?,
+        environment: [(name: String, value: String, line: Int)], options: Options,
         naming: inout JobNaming, report: inout ImportReport
     ) -> JobFile {
         let command = CronCommand(cronText: commandText)
-        let variables = Dictionary(environment, uniquingKeysWith: { $1 })
-        let shell = variables["SHELL"] ?? cronShell
-        var job = JobFile(name: naming.name(for: command.command))
-        job.comment("Imported by jobctl import cron from \(options.path), line \(number):")
-        job.comment("  \(line)")
-        if let mailto = variables["MAILTO"], !mailto.isEmpty {
-            job.comment("MAILTO=\(mailto): cron mailed this job's output to \(mailto). jobd writes it to the journal")
-            job.comment("(jobctl logs \(job.name)). To be mailed when it fails: copy the example notifier")
-            job.comment("/usr/share/doc/jobd/examples/mail-failure.job into /etc/jobd/jobs.d/, set its MAILTO=\(mailto),")
-            job.comment("and remove the '#' from the next line.")
-            job.comment("OnFailure=mail-failure")
-        }
-        job.set("Description", description(of: command.command))
-        job.set("Cron", schedule)
-        if schedule == "@reboot" {
-            report.add(.note, line: number, "@reboot: jobd runs \(job.name) once when it first starts in a boot")
-        }
-        if let user { job.set("User", user) }
+        let variables = Dictionary(environment.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
+        let shell = variables["SHELL"]?.value ?? cronShell
         // cron starts the command in $HOME: the crontab's HOME=, else the user's.
-        if let home = variables["HOME"] ?? user.flatMap(options.homeDirectory) {
-            if home.hasPrefix("/") {
-                job.set("WorkingDirectory", "-" + home)
+        var workingDirectory: String?
+        if let home = variables["HOME"] {
+            if !home.value.hasPrefix("/") {
+                report.add(.notCarriedOver, line: number, "HOME=\(home.value) is not an absolute path: WorkingDirectory= left out")
             } else {
-                report.add(.notCarriedOver, line: number, "HOME=\(home) is not an absolute path: WorkingDirectory= left out")
+                workingDirectory = home.value
+            }
+        } else if let home = user.flatMap(options.homeDirectory) {
+            if let problem = JobFile.plainValueProblem(home) {
+                report.add(.notCarriedOver, line: number, "the home directory '\(home)' of \(user ?? "") cannot be written as WorkingDirectory=: \(problem)")
+            } else if home.hasPrefix("/") {
+                workingDirectory = home
             }
         } else {
             report.add(.notCarriedOver, line: number,
                        "the home directory of \(user ?? "the crontab's owner") is unknown here: cron would start the command there; "
-                       + "add WorkingDirectory= to \(job.name).job")
+                       + "add WorkingDirectory= to the job file")
         }
-        if variables["PATH"] == nil { job.set("Environment", SystemdQuoting.environmentAssignment(name: "PATH", value: cronPath)) }
-        if variables["SHELL"] == nil { job.set("Environment", SystemdQuoting.environmentAssignment(name: "SHELL", value: cronShell)) }
+
+        var job = JobFile(name: naming.name(for: command.command, comment: comment))
+        job.comment("Imported by jobctl import cron from \(options.path), line \(number):")
+        job.comment("  \(line)")
+        if let mailto = variables["MAILTO"]?.value, !mailto.isEmpty {
+            job.comment("MAILTO=\(mailto): cron mailed this job's output to \(mailto). jobd writes it to the journal")
+            job.comment("(jobctl logs \(job.name)). To be mailed when it fails: copy the example notifier")
+            job.comment("\(options.examplesDirectory)/mail-failure.job into /etc/jobd/jobs.d/, set its MAILTO=\(mailto),")
+            job.comment("and remove the '#' from the next line.")
+            job.comment("OnFailure=mail-failure")
+        }
+        let description = description(of: command.command)
+        job.set("Description", description)
+        // cronie's CRON_TZ: the schedule is matched in that zone (Cron= takes it after the fields).
+        let cron = variables["CRON_TZ"].flatMap { zoned(schedule, zone: $0.value) } ?? schedule
+        job.set("Cron", cron)
+        if schedule == "@reboot" {
+            report.add(.note, line: number, "@reboot: jobd runs \(job.name) once when it first starts in a boot")
+        }
+        if let user { job.set("User", user) }
+        if let workingDirectory { job.set("WorkingDirectory", "-" + workingDirectory) }
+        var jobEnvironment: [(name: String, value: String)] = []
+        if variables["PATH"] == nil { jobEnvironment.append(("PATH", cronPath)) }
+        if variables["SHELL"] == nil { jobEnvironment.append(("SHELL", cronShell)) }
         for variable in environment where isVariableName(variable.name) {
+            jobEnvironment.append((variable.name, variable.value))
+        }
+        for variable in jobEnvironment {
             job.set("Environment", SystemdQuoting.environmentAssignment(name: variable.name, value: variable.value))
         }
         // cron starts a command even while its previous run is still going.
         job.set("Overlap", "parallel")
-        job.set("ExecStart", SystemdQuoting.shellCommand(
-            shell, script: script(for: command, shell: shell, line: number, report: &report)))
+        let script = script(for: command, shell: shell, line: number, report: &report)
+        job.set("ExecStart", SystemdQuoting.shellCommand(shell, script: script))
+        job.expected = ExpectedJob(
+            schedule: cron, user: user, workingDirectory: workingDirectory.map { ($0, true) }, environment: jobEnvironment,
+            argv: [shell, "-c", script], description: description)
         report.add(.imported, line: number, "\(job.name).job")
         return job
     }
@@ -149,22 +233,34 @@ package enum CrontabImporter {
                        "the % input ends in a backslash without a newline; the job's input gets a newline after it")
             input += "\n"
         }
-        let inputLines = Set(input.split(separator: "\n", omittingEmptySubsequences: false))
+        // Lines as the shell reads them: at each "\n" scalar, never at Characters ("\r\n" is one).
+        let inputLines = Set(input.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { String(Substring($0)) })
         var marker = "JOBD_STDIN"
         var counter = 2
-        while inputLines.contains(Substring(marker)) {
+        while inputLines.contains(marker) {
             marker = "JOBD_STDIN_\(counter)"
             counter += 1
         }
         return "exec <<'\(marker)'\n\(input)\(marker)\n\(command.command)"
     }
 
+    /// `SCHEDULE ZONE` when jobd reads that as a schedule in `zone`; `nil` for `@reboot`, an empty
+    /// or unknown zone.
+    static func zoned(_ schedule: String, zone: String) -> String? {
+        guard !zone.isEmpty, schedule != "@reboot", !zone.contains(where: { $0 == " " || $0 == "\t" }) else { return nil }
+        let text = schedule + " " + zone
+        guard case .schedule(let parsed)? = try? CronSpec.parse(text), parsed.zone != nil else { return nil }
+        return text
+    }
+
     private static func description(of command: String) -> String {
-        var text = String(command.unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) })
+        var text = String(String.UnicodeScalarView(command.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
         if text.count > 60 { text = String(text.prefix(57)) + "..." }
-        // A trailing backslash would continue the line in a job file.
-        while text.hasSuffix("\\") || text.hasSuffix(" ") { text.removeLast() }
-        return "cron: " + text
+        // jobd reads Description= as written: a trailing backslash would continue the line, and
+        // blanks at the end would be trimmed.
+        var description = ("cron: " + text).unicodeScalars
+        while let last = description.last, last == "\\" || CrontabLine.isBlank(last) { description.removeLast() }
+        return String(description)
     }
 
     static func isVariableName(_ name: String) -> Bool {

@@ -6,8 +6,13 @@ package struct ImportReport: Sendable, Hashable {
         case imported
         /// Carried over, with a difference the user should know about.
         case note
+        /// Carried over as cron runs it, which is probably not what the crontab's author meant.
+        case warning
         /// Not carried over (or not exactly): the import exits 1.
         case notCarriedOver = "not carried over"
+        /// A line no job file may be written from (a hidden control character, a value that would
+        /// change the job file's lines): nothing is imported, and the import exits 1.
+        case refused
     }
 
     package struct Entry: Sendable, Hashable, CustomStringConvertible {
@@ -24,7 +29,10 @@ package struct ImportReport: Sendable, Hashable {
     package init() {}
 
     /// Whether anything could not be carried over.
-    package var hasLosses: Bool { entries.contains { $0.kind == .notCarriedOver } }
+    package var hasLosses: Bool { entries.contains { $0.kind == .notCarriedOver || $0.kind == .refused } }
+
+    /// Whether a line was refused, so that nothing may be imported.
+    package var hasRefusals: Bool { entries.contains { $0.kind == .refused } }
 
     mutating func add(_ kind: Kind, line: Int?, _ message: String) {
         entries.append(Entry(line: line, kind: kind, message: message))

@@ -32,7 +32,8 @@ import Testing
         }
         // @reboot: jobd's first start in this boot, with a fresh state directory, runs it.
         try daemon.waitForEvent("run.exit", fields: ["JOB": "printf"])
-        #expect(output(of: "printf", in: daemon) == ["[hello,  world ]", "[/bin/sh]", "[/root]", "first line", "100% sure"])
+        // Debian's cron drops the blank at the end of a value, also inside its quotes.
+        #expect(output(of: "printf", in: daemon) == ["[hello,  world]", "[/bin/sh]", "[/root]", "first line", "100% sure"])
 
         let run = try DaemonProcess(product: "jobctl", arguments: ["run", "echo", "--wait", "--runtime-dir", runtime])
         #expect(try run.waitForExit() == 0, "\(run.lines)")

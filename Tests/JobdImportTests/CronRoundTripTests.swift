@@ -128,9 +128,16 @@ import Testing
             if let equals = text.firstIndex(of: "="), !text.hasPrefix("@"), words.count < 5 || words[1].hasPrefix("=") || words[0].contains("=") {
                 let name = text[..<equals].trimmingCharacters(in: .whitespaces)
                 var value = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-                if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
-                    value = String(value.dropFirst().dropLast())
+                // Quotes come off, then the blanks at the end (also those inside them), then one more
+                // pair of quotes (Debian's load_env and its strdtb).
+                func unquote() {
+                    if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
+                        value = String(value.dropFirst().dropLast())
+                    }
                 }
+                unquote()
+                while value.last == " " || value.last == "\t" { value.removeLast() }
+                unquote()
                 environment.removeAll { $0.0 == name }
                 environment.append((name, value))
                 continue

@@ -47,6 +47,9 @@ struct CrontabGenerator {
         switch below(3) {
         case 0 where !value.contains("\""): return "\(name)\(space)=\(space)\"\(value)\""
         case 1 where !value.contains("'"): return "\(name)\(space)=\(space)'\(value)'"
+        case _ where value.isEmpty:
+            // An empty value needs quotes: `NAME=` is no setting to cron.
+            return "\(name)\(space)=\(space)\"\""
         default:
             // Unquoted: cron drops leading and trailing blanks.
             return "\(name)\(space)=\(space)\(value.drop { $0 == " " })" + pick(["", "  "])

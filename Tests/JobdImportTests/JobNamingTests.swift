@@ -37,6 +37,40 @@ struct JobNamingTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("# echo.job\n# Imported by jobctl import cron from <stdin>, line 1:\n"), "\(run.standardOutput)")
         #expect(run.standardOutput.contains("\nCron=@daily\nUser=root\n"), "\(run.standardOutput)")
-        #expect(run.standardError == "<stdin>:1: imported: echo.job\n<stdin>: 1 job file(s)\n")
+        #expect(run.standardError == "<stdin>:1: imported: echo.job\n<stdin>: 1 job file(s) printed\n")
+    }
+}
+
+/// Names from the comment line directly above an entry, and `--prefix`.
+struct CommentNamingTests {
+    static let crontab = """
+        # Nightly backup of /srv.
+        0 1 * * * /usr/local/bin/backup.sh
+        # m h  dom mon dow   command
+        0 2 * * * /usr/bin/updatedb
+        # 0 3 * * * /usr/bin/old-job
+        0 4 * * * /usr/bin/logrotate /etc/logrotate.conf
+        # far above
+
+        0 5 * * * /usr/bin/true
+        # ---------
+        0 6 * * * /usr/bin/false
+        # Nightly backup of /srv
+        @reboot /usr/local/bin/backup.sh --boot
+
+        """
+
+    func names(prefix: String = "") -> [String] {
+        CrontabImporter.convert(Self.crontab, options: CrontabImporter.Options(
+            path: "crontab", systemFormat: false, user: "root", homeDirectory: { _ in "/root" }, namePrefix: prefix)).jobs.map(\.name)
+    }
+
+    @Test func aCommentDirectlyAboveNamesTheJob() {
+        // Not: cron's column header, an entry commented out, a comment with a blank line after it,
+        // a rule of dashes.
+        #expect(names() == ["nightly-backup-of-srv", "updatedb", "logrotate", "true", "false", "nightly-backup-of-srv-2"])
+        #expect(names(prefix: "cron-") == ["cron-nightly-backup-of-srv", "cron-updatedb", "cron-logrotate", "cron-true", "cron-false",
+                                           "cron-nightly-backup-of-srv-2"])
+        #expect(names().allSatisfy(JobFileReader.isValidJobName))
     }
 }

@@ -1,0 +1,115 @@
+import JobctlCommands
+import JobdCalendar
+import JobdConfig
+import JobdImport
+import Testing
+
+/// A system crontab told from its entries whatever its path, an unescaped `%` inside quotes or
+/// `$(…)` warned about, and the MAILTO note naming where the examples are installed (issue 29).
+struct CrontabFormatTests {
+    static func detect(_ text: String) -> CrontabFormat.Detection {
+        CrontabFormat.detect(Array(text.utf8)) { ["root", "nobody", "backup"].contains($0) }
+    }
+
+    @Test func entriesThatNameAnAccountAfterTheScheduleMakeASystemCrontab() {
+        #expect(Self.detect("SHELL=/bin/sh\n# x\n17 * * * * root cd / && run-parts /etc/cron.hourly\n@daily nobody true\n")
+            == .system(accounts: ["root", "nobody"]))
+        #expect(Self.detect("0 1 * * * echo root\n@daily true\n") == .user)
+        // An account with no command after it is a user crontab's command.
+        #expect(Self.detect("0 1 * * * backup\n") == .user)
+        #expect(Self.detect("0 1 * * * root true\n0 2 * * * echo x\n0 3 * * * backup /usr/bin/x\n")
+            == .mixed(withAccount: [1, 3], without: [2]))
+        #expect(Self.detect("# only comments\nA=b\n") == .user)
+    }
+
+    @Test func theFormatIsDecidedOrRefusedWithAHint() {
+        let system = CrontabFormat.Detection.system(accounts: ["root"])
+        let mixed = CrontabFormat.Detection.mixed(withAccount: [1, 3], without: [2])
+        func decide(_ detection: CrontabFormat.Detection, byName: Bool = false, user: Bool = false, owner: UInt32? = 0) -> CrontabFormat.Decision {
+            CrontabFormat.decide(detection, path: "backup", systemByName: byName, explicitUser: user, ownerUID: owner)
+        }
+        #expect(decide(.user) == .read(systemFormat: false, note: nil))
+        #expect(decide(.user, byName: true) == .read(systemFormat: true, note: nil))
+        #expect(decide(mixed, byName: true) == .read(systemFormat: true, note: nil))
+        guard case .read(true, let note?) = decide(system) else { Issue.record("\(decide(system))"); return }
+        #expect(note.contains("read as a system crontab") && note.contains("--user"))
+        // A user's own file (or standard input) whose entries all name root after the schedule
+        // must not become root's jobs.
+        for owner: UInt32? in [1000, nil] {
+            guard case .refused(let notRoots) = decide(system, owner: owner) else { Issue.record("\(decide(system, owner: owner))"); return }
+            #expect(notRoots.contains("root does not own it") && notRoots.contains("--system") && notRoots.contains("--user"), "\(notRoots)")
+        }
+        // --system is obeyed, with a note when cron itself would not read the file.
+        #expect(decide(system, byName: true, owner: nil) == .read(systemFormat: true, note: nil))
+        guard case .read(true, let wrongOwner?) = decide(.user, byName: true, owner: 1000) else { Issue.record("\(decide(.user, byName: true, owner: 1000))"); return }
+        #expect(wrongOwner.contains("owned by uid 1000, not root") && wrongOwner.contains("WRONG FILE OWNER"), "\(wrongOwner)")
+        guard case .read(false, let userNote?) = decide(system, user: true) else { Issue.record("\(decide(system, user: true))"); return }
+        #expect(userNote.contains("as --user says"))
+        guard case .refused(let reason) = decide(mixed) else { Issue.record("\(decide(mixed))"); return }
+        #expect(reason.contains("lines 1, 3 of backup have an account") && reason.contains("line 2 does not") && reason.contains("--system")
+                && reason.contains("--user"), "\(reason)")
+        guard case .read(false, _) = decide(mixed, user: true) else { Issue.record("\(decide(mixed, user: true))"); return }
+    }
+
+    @Test(arguments: [
+        ("echo $(date +%F)", "inside $(…)"),
+        ("tar czf /b/$(date +%Y-%m).tgz /srv", "inside $(…)"),
+        ("echo '%'", "inside single quotes"),
+        ("echo \"at 100%\"", "inside double quotes"),
+        ("echo `date +%s`", "inside backquotes"),
+        ("echo \"$(date '+%F')\"", "inside single quotes"),
+    ])
+    func aPercentInsideQuotesOrSubstitutionsIsWarnedAbout(command: String, context: String) {
+        #expect(CronCommand.quotedPercent(in: command) == context)
+        let result = CrontabImporter.convert("0 1 * * * \(command)\n", options: CrontabImporter.Options(
+            path: "crontab", systemFormat: false, user: "root", homeDirectory: { _ in "/root" }))
+        #expect(result.report.entries.filter { $0.kind == .warning }.map(\.line) == [1])
+        #expect(!result.report.hasLosses)
+    }
+
+    @Test(arguments: ["date +%F", "echo $(date +\\%F)", "cat%'quoted' input", "echo '\\%' %x", "echo 'a\\' % b", "true"])
+    func aPercentOutsideQuotesOrEscapedIsNot(command: String) {
+        #expect(CronCommand.quotedPercent(in: command) == nil)
+    }
+
+    /// CRON_TZ=Europe/Berlin: Cron= in that zone, which jobd reads back and `jobctl calendar --cron`
+    /// shows elapsing as cronie would, across Berlin's change back to winter time on 2026-10-25
+    /// (02:30 twice, on a UTC clock).
+    @Test func cronTZCarriesOverAsTheZoneOfCron() throws {
+        let crontab = "CRON_TZ=Europe/Berlin\n30 2 * * * /usr/bin/backup\n@reboot /usr/bin/boot\nCRON_TZ=Nowhere/Zone\n0 1 * * * /usr/bin/late\n"
+        let result = CrontabImporter.convert(crontab, options: CrontabImporter.Options(
+            path: "crontab", systemFormat: false, user: "root", homeDirectory: { _ in "/root" }))
+        #expect(result.jobs.map { $0.assignments.first { $0.key == "Cron" }?.value } == ["30 2 * * * Europe/Berlin", "@reboot", "0 1 * * *"])
+        #expect(result.report.entries.filter { $0.kind == .notCarriedOver }.map(\.line) == [4], "\(result.report.entries)")
+        #expect(result.report.entries.contains { $0.kind == .note && $0.line == 1 && $0.message.contains("as cronie schedules them") })
+        let backup = try #require(result.jobs.first)
+        #expect(backup.problems(path: "backup.job").isEmpty)
+        guard case .success(let definition) = JobFileReader.read(name: "backup", path: "backup.job", text: backup.text) else {
+            Issue.record("\(backup.text)")
+            return
+        }
+        #expect(definition.triggers == [.cron(try CronSpec.parse("30 2 * * * Europe/Berlin"))])
+        #expect(definition.triggers.map(\.description) == ["Cron=30 2 * * * Europe/Berlin"])
+
+        let base = RealtimeInstant(seconds: 1_792_800_000)  // 2026-10-24 00:00:00 UTC
+        let report = CalendarReport.render(["30 2 * * * Europe/Berlin"], now: base, baseTime: base, zone: .utc, iterations: 4, cron: true)
+        #expect(report.allValid)
+        #expect(report.output.contains("Normalized form: 30 2 * * * Europe/Berlin"), "\(report.output)")
+        let elapses = report.output.split(separator: "\n").filter { $0.contains("Next elapse:") || $0.contains("Iter. #") }
+            .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingPrefix(" ") }
+        #expect(elapses == ["Sat 2026-10-24 00:30:00 UTC", "Sun 2026-10-25 00:30:00 UTC", "Sun 2026-10-25 01:30:00 UTC",
+                            "Mon 2026-10-26 01:30:00 UTC"], "\(report.output)")
+    }
+
+    @Test func theMailtoNoteNamesTheInstalledExamples() throws {
+        #expect(ImportFiles.examplesDirectory(executable: "/usr/bin/jobctl") == "/usr/share/doc/jobd/examples")
+        #expect(ImportFiles.examplesDirectory(executable: "/opt/jobd/bin/jobctl") == "/opt/jobd/share/doc/jobd/examples")
+        #expect(ImportFiles.examplesDirectory(executable: "/work/jobd/.build/debug/jobctl") == "/usr/local/share/doc/jobd/examples")
+        let result = CrontabImporter.convert("MAILTO=ops@example.com\n0 1 * * * true\n", options: CrontabImporter.Options(
+            path: "crontab", systemFormat: false, user: "root", homeDirectory: { _ in "/root" },
+            examplesDirectory: "/opt/jobd/share/doc/jobd/examples"))
+        let job = try #require(result.jobs.first)
+        #expect(job.comments.contains("/opt/jobd/share/doc/jobd/examples/mail-failure.job into /etc/jobd/jobs.d/, set its MAILTO=ops@example.com,"),
+                "\(job.text)")
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import JobdConfig
+import JobdImport
+import JobdTestKit
+import Testing
+
+/// The real `jobctl import cron` and `jobctl check` on crontabs written here: what the import
+/// reports written is what jobd loads (issue 26), files that would not load or that exist are not
+/// written, and a user crontab's jobs run as its owner.
+@Suite(.serialized) struct ImportCronCommandTests {
+    static let jobctl = DaemonProcess.productsDirectory + "/jobctl"
+
+    static func jobctl(_ arguments: [String]) throws -> CapturedProcess {
+        try CapturedProcess.run(jobctl, arguments)
+    }
+
+    /// `NAME` of each `FILE:LINE: imported: NAME.job` line.
+    static func imported(_ report: String) -> [String] {
+        report.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: ": imported: "), line.hasSuffix(".job") else { return nil }
+            return String(line[range.upperBound...].dropLast(4))
+        }
+    }
+
+    static func argv(_ definition: JobDefinition) -> [String] {
+        JobFile.literalWords(of: definition.command)
+    }
+
+    @Test func whatTheImportWritesIsWhatJobctlCheckAndJobdRead() throws {
+        let config = try TemporaryConfiguration()
+        let crontab = config.path + "/system.cron"
+        let text = "SHELL=/bin/sh\r\n"
+            + "GREETING = say \"hi\" to 'you', 100% of $HOME \\n ; x\n"
+            + "HOME=/tmp\r\n"
+            + "User=root\r\n"
+            + "0 1 * * * nobody printf '\\%s\\n' \"$GREETING\" \\% $$ '\\\\' ; echo ' ; ' \\\r\n"
+            + "@reboot root cat%first%100\\% $HOME%JOBD_STDIN%touch /tmp/never\n"
+            + "*/5 * * * * root  echo \"${GREETING:-none}\" >/dev/null\n"
+        try text.write(toFile: crontab, atomically: true, encoding: .utf8)
+        let run = try Self.jobctl(["import", "cron", "--system", crontab, "--output", config.path + "/jobs.d"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let names = Self.imported(run.standardError)
+        #expect(names == ["printf", "cat", "echo"], "\(run.standardError)")
+        #expect(run.standardError.hasSuffix("\(crontab): 3 job file(s) written in \(config.path)/jobs.d\n"), "\(run.standardError)")
+
+        let check = try Self.jobctl(["check", "--config-dir", config.path])
+        #expect(check.status == 0, "\(check.standardError)")
+        #expect(check.standardOutput.hasPrefix("\(config.path): 3 job(s), no errors"), "\(check.standardOutput)")
+
+        // jobd's loader, against the importer's own account of each job and against what the
+        // crontab says, written out here.
+        let loaded = try JobDirectory(path: config.path).loadConfiguration().get().jobs
+        #expect(loaded.map(\.name).sorted() == names.sorted())
+        let meant = CrontabImporter.convert(Array(text.utf8), options: CrontabImporter.Options(
+            path: crontab, systemFormat: true, user: nil, homeDirectory: { _ in nil })).jobs
+        for definition in loaded {
+            guard let expected = meant.first(where: { $0.name == definition.name })?.expected else {
+                Issue.record("\(definition.name): not among the importer's jobs")
+                continue
+            }
+            #expect(definition.user == expected.user)
+            #expect(Self.argv(definition) == expected.argv)
+            #expect(definition.environment.map { "\($0.name)=\($0.value)" } == expected.environment.map { "\($0.name)=\($0.value)" })
+        }
+        let environment = ["SHELL=/bin/sh", "GREETING=say \"hi\" to 'you', 100% of $HOME \\n ; x", "HOME=/tmp", "User=root", "PATH=/usr/bin:/bin"]
+        let printf = try #require(loaded.first { $0.name == "printf" })
+        #expect(printf.user == "nobody")
+        #expect(Set(printf.environment.map { "\($0.name)=\($0.value)" }) == Set(environment))
+        #expect(printf.workingDirectory?.path == "/tmp")
+        #expect(Self.argv(printf) == ["/bin/sh", "-c", "printf '%s\\n' \"$GREETING\" % $$ '\\' ; echo ' ; ' \\"])
+        let cat = try #require(loaded.first { $0.name == "cat" })
+        #expect(cat.user == "root")
+        #expect(Self.argv(cat) == ["/bin/sh", "-c", "exec <<'JOBD_STDIN_2'\nfirst\n100% $HOME\nJOBD_STDIN\ntouch /tmp/never\nJOBD_STDIN_2\ncat"])
+    }
+
+    @Test func aFileThatWouldNotLoadOrExistsIsNotWrittenAndNotCounted() throws {
+        let config = try TemporaryConfiguration()
+        let crontab = config.path + "/system.cron"
+        try "0 1 * * * root true\n0 2 * * * no-such-user-jobd false\n".write(toFile: crontab, atomically: true, encoding: .utf8)
+        let jobs = config.path + "/jobs.d"
+        let first = try Self.jobctl(["import", "cron", "--system", crontab, "-o", jobs])
+        #expect(first.status == 1)
+        #expect(first.standardError.contains("\(jobs)/false.job: not written: "), "\(first.standardError)")
+        #expect(first.standardError.hasSuffix("\(crontab): 1 of 2 job file(s) written in \(jobs); see above for what was not carried over\n"),
+                "\(first.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: jobs) == ["true.job"])
+
+        try "# changed by hand\n".write(toFile: jobs + "/true.job", atomically: true, encoding: .utf8)
+        let again = try Self.jobctl(["import", "cron", "--system", crontab, "-o", jobs])
+        #expect(again.status == 1)
+        #expect(again.standardError.contains("\(jobs)/true.job: error: the file exists and was not overwritten (--force overwrites it)"),
+                "\(again.standardError)")
+        #expect(again.standardError.contains(": 0 of 2 job file(s) written in"), "\(again.standardError)")
+        #expect(try String(contentsOfFile: jobs + "/true.job", encoding: .utf8) == "# changed by hand\n")
+
+        let forced = try Self.jobctl(["import", "cron", "--system", crontab, "-o", jobs, "--force"])
+        #expect(forced.standardError.contains(": 1 of 2 job file(s) written in"), "\(forced.standardError)")
+        #expect(try String(contentsOfFile: jobs + "/true.job", encoding: .utf8).contains("ExecStart=/bin/sh -c 'true'\n"))
+    }
+
+    @Test func aSystemCrontabAtAnyPathIsReadAsOneOrRefused() throws {
+        let config = try TemporaryConfiguration()
+        let crontab = config.path + "/backup"
+        let jobs = config.path + "/jobs.d"
+        try "# Nightly backup\n0 1 * * * nobody true\n@daily root echo hi\n".write(toFile: crontab, atomically: true, encoding: .utf8)
+        let run = try Self.jobctl(["import", "cron", crontab, "--prefix", "cron-", "-o", jobs])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("\(crontab): note: read as a system crontab: every entry has an account (nobody, root)"),
+                "\(run.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: jobs).sorted() == ["cron-echo.job", "cron-nightly-backup.job"])
+        let loaded = try JobDirectory(path: config.path).loadConfiguration().get().jobs.sorted { $0.name < $1.name }
+        #expect(loaded.map(\.user) == ["root", "nobody"])
+        #expect(loaded.map { Self.argv($0) } == [["/bin/sh", "-c", "echo hi"], ["/bin/sh", "-c", "true"]])
+
+        try "0 1 * * * nobody true\n0 2 * * * echo hi\n".write(toFile: crontab, atomically: true, encoding: .utf8)
+        let mixed = try Self.jobctl(["import", "cron", crontab, "-o", config.path + "/mixed"])
+        #expect(mixed.status == 1)
+        #expect(mixed.standardError.contains("\(crontab): error: line 1 of \(crontab) has an account after the schedule"), "\(mixed.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: config.path + "/mixed"))
+    }
+
+    @Test func aRefusedLineImportsNothing() throws {
+        let config = try TemporaryConfiguration()
+        let crontab = config.path + "/user.cron"
+        try "0 1 * * * true\nHOME=/tmp\rUser=root\n0 2 * * * id\n".write(toFile: crontab, atomically: true, encoding: .utf8)
+        let run = try Self.jobctl(["import", "cron", crontab, "--user", "nobody", "-o", config.path + "/jobs.d"])
+        #expect(run.status == 1)
+        #expect(run.standardError.contains("\(crontab):2: refused: the line holds a carriage return"), "\(run.standardError)")
+        #expect(run.standardError.hasSuffix("\(crontab): nothing imported: a line above is refused\n"), "\(run.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: config.path + "/jobs.d").isEmpty)
+    }
+
+    @Test func aUserCrontabRunsAsItsOwnerAndRootsCopyNeedsUser() throws {
+        guard getuid() == 0 else {
+            let message = "needs root to give a crontab to nobody"
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("\(message)") }
+            print("SKIPPED aUserCrontabRunsAsItsOwnerAndRootsCopyNeedsUser: \(message)")
+            return
+        }
+        let config = try TemporaryConfiguration()
+        let crontab = config.path + "/crontab"
+        let jobs = config.path + "/jobs.d"
+        try "0 1 * * * id -un\n".write(toFile: crontab, atomically: true, encoding: .utf8)
+
+        // Owned by root, as a copy made with crontab -l -u NAME > FILE is: refused.
+        let asRoot = try Self.jobctl(["import", "cron", crontab, "-o", jobs])
+        #expect(asRoot.status == 1)
+        #expect(asRoot.standardError.contains("\(crontab): error: \(crontab) is owned by root"), "\(asRoot.standardError)")
+        #expect(asRoot.standardError.contains("--user root"), "\(asRoot.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: jobs).isEmpty)
+        let fromStandardInput = try CapturedProcess.run("/bin/sh", ["-c", "\(Self.jobctl) import cron - < \(crontab)"])
+        #expect(fromStandardInput.status == 1)
+        #expect(fromStandardInput.standardError.contains("<stdin>: error: a crontab on standard input has no owner"),
+                "\(fromStandardInput.standardError)")
+
+        // Owned by nobody: nobody's jobs.
+        #expect(chown(crontab, 65_534, 65_534) == 0)
+        let asOwner = try Self.jobctl(["import", "cron", crontab, "-o", jobs])
+        #expect(asOwner.status == 0, "\(asOwner.standardError)")
+        let job = try String(contentsOfFile: jobs + "/id.job", encoding: .utf8)
+        #expect(job.contains("\nUser=nobody\n") && !job.contains("User=root"), "\(job)")
+
+        // nobody's crontab that names root after every schedule, as a system crontab would: not
+        // read as one, since root does not own it.
+        let disguised = config.path + "/disguised"
+        try "0 1 * * * root id -un\n@daily root true\n".write(toFile: disguised, atomically: true, encoding: .utf8)
+        #expect(chown(disguised, 65_534, 65_534) == 0)
+        let refused = try Self.jobctl(["import", "cron", disguised, "-o", config.path + "/disguised.d"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("\(disguised): error: every entry of \(disguised) has an account (root) after its schedule"),
+                "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: config.path + "/disguised.d"))
+
+        // --user says otherwise, and the import says whose the crontab was.
+        let explicit = try Self.jobctl(["import", "cron", crontab, "--user", "root", "--force", "-o", jobs])
+        #expect(explicit.status == 0, "\(explicit.standardError)")
+        #expect(explicit.standardError.contains("\(crontab): note: \(crontab) is owned by nobody; its jobs run as root, as --user says"),
+                "\(explicit.standardError)")
+        #expect(try String(contentsOfFile: jobs + "/id.job", encoding: .utf8).contains("\nUser=root\n"))
+    }
+}
