@@ -112,7 +112,7 @@ import Testing
         #expect(try #require(errors("[Job]\nOnStartupSec=1\nExecStart=+/bin/true\n").first).message
             .contains("'+' prefix"))
         #expect(try #require(errors("[Job]\nOnStartupSec=1\nExecStart=/bin/echo %n\n").first).message
-            .contains("specifiers"))
+            .contains("the specifier '%n' is not supported"))
     }
 
     @Test func twoExecStartsPointAtTheSecond() throws {
