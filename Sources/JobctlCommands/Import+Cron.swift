@@ -50,12 +50,12 @@ extension Jobctl.Import {
                 schedules them (Debian's cron ignores CRON_TZ); TZ= is set for the command, as \
                 cron does.
 
-                Not carried over, and reported: MAILTO= (jobd mails nothing; the job file says what \
-                to do with the mail notifier among the examples installed beside this jobctl), \
+                MAILTO= becomes MailTo= (cron's recipients; the crontab's owner where MAILTO is \
+                unset; none for MAILTO=""), so that a job's output is mailed as cron mails it, and \
+                it is in the journal too. Not carried over, and reported: \
                 % input that ends in a backslash with no newline (the job's gets a newline), lines \
                 cron or jobd would reject, a last line with no newline after it (cron never \
-                reads it). jobd writes a job's output to the journal, where cron \
-                mailed it.
+                reads it).
                 """)
 
         @Argument(help: ArgumentHelp("The crontab; - or nothing for standard input.", valueName: "FILE"))
@@ -116,7 +116,7 @@ extension Jobctl.Import {
             }
             let options = CrontabImporter.Options(
                 path: path, systemFormat: systemFormat, user: account, homeDirectory: ImportFiles.homeDirectory,
-                namePrefix: prefix, examplesDirectory: ImportFiles.examplesDirectory)
+                namePrefix: prefix)
             let result = CrontabImporter.convert(bytes, options: options)
             for line in result.report.lines(path: path) { print(line, to: &standardError) }
             if result.report.hasRefusals {

@@ -37,19 +37,6 @@ package enum ImportFiles {
         return String(cString: entry.pointee.pw_dir)
     }
 
-    /// Where jobd's examples are installed: `PREFIX/share/doc/jobd/examples` for this jobctl at
-    /// `PREFIX/bin/jobctl`, as scripts/install and the Debian package put them; scripts/install's
-    /// default PREFIX for a jobctl that is not installed (a build directory).
-    static var examplesDirectory: String {
-        examplesDirectory(executable: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-    }
-
-    package static func examplesDirectory(executable: String) -> String {
-        let binary = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        guard binary.lastPathComponent == "bin" else { return "/usr/local/share/doc/jobd/examples" }
-        return binary.deletingLastPathComponent().path + "/share/doc/jobd/examples"
-    }
-
     /// Where a user crontab comes from, for ``CrontabAccount``: standard input and who runs
     /// jobctl, or the file's owner and, when its directory is cron's spool, the account it names.
     static func crontabSource(_ path: String) throws -> CrontabAccount.Source {

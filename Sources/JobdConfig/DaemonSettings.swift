@@ -9,6 +9,10 @@ package struct DaemonSettings: Sendable, Equatable {
     /// `MetricsFile=`: where jobd writes its metrics in the Prometheus text format (for
     /// node_exporter's textfile collector); `nil` (the default) writes none.
     package var metricsFile: String?
+    /// `Sendmail=`: the program a run's mail (`MailTo=`) is handed to, called as cron calls
+    /// sendmail; Debian's MTAs all install `/usr/sbin/sendmail`.
+    package var sendmail = DaemonSettings.defaultSendmail
+    package static let defaultSendmail = "/usr/sbin/sendmail"
 
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
@@ -20,7 +24,7 @@ package struct DaemonSettings: Sendable, Equatable {
     }
 
     static let section = "Daemon"
-    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile"]
+    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line.
     package static func read(path: String, text: String) -> Result<DaemonSettings, ConfigErrors> {
@@ -33,6 +37,15 @@ package struct DaemonSettings: Sendable, Equatable {
                                       hint: "jobd.conf has the sections [Daemon] and [Fleet]"))
         }
         settings.fleet = FleetSettings.read(file, path: path, errors: &errors)
+        /// `value` as an absolute file path; `nil` when it is empty (the default) or no such path
+        /// (an error, with `example` as the hint).
+        func filePath(_ key: String, _ value: String, _ line: Int, example: String) -> String? {
+            if value.isEmpty { return nil }
+            if value.hasPrefix("/"), !value.hasSuffix("/") { return value }
+            errors.append(ConfigError(file: path, line: line, message: "\(key)=: '\(value)' is not an absolute file path",
+                                      hint: "write a path such as \(example)"))
+            return nil
+        }
         for assignment in file.assignments where assignment.section == Self.section && !assignment.key.hasPrefix("X-") {
             let value = assignment.value
             switch assignment.key {
@@ -55,15 +68,9 @@ package struct DaemonSettings: Sendable, Equatable {
                                               hint: "write a time span such as 5s or 1min"))
                 }
             case "MetricsFile":
-                if value.isEmpty {
-                    settings.metricsFile = nil
-                } else if value.hasPrefix("/"), !value.hasSuffix("/") {
-                    settings.metricsFile = value
-                } else {
-                    errors.append(ConfigError(
-                        file: path, line: assignment.line, message: "MetricsFile=: '\(value)' is not an absolute file path",
-                        hint: "write a path such as /var/lib/prometheus/node-exporter/jobd.prom"))
-                }
+                settings.metricsFile = filePath("MetricsFile", value, assignment.line, example: "/var/lib/prometheus/node-exporter/jobd.prom")
+            case "Sendmail":
+                settings.sendmail = filePath("Sendmail", value, assignment.line, example: "/usr/sbin/sendmail (the default)") ?? defaultSendmail
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
                     ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")

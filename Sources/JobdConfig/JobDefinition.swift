@@ -59,6 +59,8 @@ package struct JobDefinition: Sendable, Hashable {
         var onSuccess: [String] = []
         /// The line of each name in `OnFailure=` and `OnSuccess=`, for an error about it.
         var referenceLines = ReferenceLines()
+        var mailTo: [String] = []
+        var mailOn = MailPolicy.output
     }
 
     /// Where each job a definition names stood in its file: for error messages only, so two
@@ -191,6 +193,17 @@ package struct JobDefinition: Sendable, Hashable {
         let uncommon = storage.fields.uncommon
         return (uncommon.onFailure.map { JobReference(key: .onFailure, job: $0) } + uncommon.onSuccess.map { JobReference(key: .onSuccess, job: $0) })
             .map { ($0, uncommon.referenceLines.lines[$0]) }
+    }
+    /// `MailTo=`: who gets a run's output by mail, as cron's `MAILTO=`; empty: nobody.
+    package var mailTo: [String] {
+        get { storage.fields.uncommon.mailTo }
+        set { fields.uncommon.mailTo = newValue }
+    }
+    /// `MailOn=`: whether output is mailed whenever there is any (`output`, cron's way) or only
+    /// when the run failed (`failure`).
+    package var mailOn: MailPolicy {
+        get { storage.fields.uncommon.mailOn }
+        set { fields.uncommon.mailOn = newValue }
     }
     /// `RunOn=`: whether every node of a fleet runs the job (the default) or one node per elapse.
     package var runOn: RunOn {

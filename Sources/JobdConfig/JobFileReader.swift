@@ -61,6 +61,8 @@ package enum JobFileReader {
         var killMode = KillMode.controlGroup
         var onFailure: [String] = []
         var referenceLines = JobDefinition.ReferenceLines()
+        var mailTo: [String] = []
+        var mailOn = MailPolicy.output
         var onSuccess: [String] = []
         var runOn: (policy: RunOn, line: Int) = (.everyNode, 0)
         // A command whose value was wrong is not also reported as missing.
@@ -211,6 +213,24 @@ package enum JobFileReader {
                     referenceLines.lines[JobReference(key: key, job: job)] = line
                 }
                 if key == .onFailure { onFailure = names } else { onSuccess = names }
+            case .mailTo:
+                if value.isEmpty { mailTo.removeAll() }
+                for word in value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(String.init) {
+                    guard MailPolicy.isSafeRecipient(word) else {
+                        error(line, "MailTo=: '\(word)' is not an address jobd hands to sendmail",
+                              hint: "a letter or digit first, then letters, digits and @!:%-._+=/ as cron's MAILTO= takes them; "
+                                + "separate several with spaces or commas")
+                        continue
+                    }
+                    if !mailTo.contains(word) { mailTo.append(word) }
+                }
+            case .mailOn:
+                guard let policy = value.isEmpty ? .output : MailPolicy(rawValue: value) else {
+                    error(line, "MailOn=: '\(value)' is not when to mail",
+                          hint: "write output (the default: whenever a run writes anything, as cron) or failure (only failed runs)")
+                    continue
+                }
+                mailOn = policy
             case .runOn:
                 guard let policy = value.isEmpty ? .everyNode : RunOn(rawValue: value) else {
                     error(line, "RunOn=: '\(value)' is not a place to run",
@@ -309,7 +329,7 @@ package enum JobFileReader {
         fields.uncommon = JobDefinition.Uncommon(
             randomizedDelay: randomizedDelay, workingDirectory: workingDirectory, user: user?.name, group: group?.name, environmentFiles: environmentFiles,
             runtimeMax: runtimeMax, stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess,
-            referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines)
+            referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn)
         return .success(JobDefinition(fields))
     }
 

@@ -27,6 +27,8 @@ enum JobKey: String, CaseIterable {
     case onSuccess = "OnSuccess"
     case killMode = "KillMode"
     case runOn = "RunOn"
+    case mailTo = "MailTo"
+    case mailOn = "MailOn"
 
     static let section = "Job"
 

@@ -1,4 +1,5 @@
 import JobdCalendar
+import JobdConfig
 
 /// Converts a crontab into job files, one per command line, that run the command as Debian's cron
 /// would: the same schedule (`Cron=`), user, environment, working directory, shell, and standard
@@ -15,19 +16,16 @@ package enum CrontabImporter {
         package var homeDirectory: @Sendable (String) -> String?
         /// Put before every job's name (`--prefix`).
         package var namePrefix: String
-        /// Where jobd's examples are installed, for the note on `MAILTO=`.
-        package var examplesDirectory: String
 
         package init(
             path: String, systemFormat: Bool, user: String?, homeDirectory: @escaping @Sendable (String) -> String?,
-            namePrefix: String = "", examplesDirectory: String = "/usr/share/doc/jobd/examples"
+            namePrefix: String = ""
         ) {
             self.path = path
             self.systemFormat = systemFormat
             self.user = user
             self.homeDirectory = homeDirectory
             self.namePrefix = namePrefix
-            self.examplesDirectory = examplesDirectory
         }
     }
 
@@ -131,9 +129,14 @@ package enum CrontabImporter {
             report.add(.imported, line: line, "\(name)=\"\(value)\" as Environment= of the jobs below")
         }
         switch name {
-        case "MAILTO" where !value.isEmpty:
-            report.add(.notCarriedOver, line: line,
-                       "MAILTO=\(value): jobd mails nothing; each job below says in a comment what to do instead")
+        case "MAILTO" where value.isEmpty:
+            report.add(.note, line: line, "MAILTO=\"\": the jobs below mail nothing, as with cron")
+        case "MAILTO" where !MailPolicy.isSafeRecipient(value):
+            report.add(.note, line: line,
+                       "MAILTO=\(value) is not an address cron mails to (a letter or digit first, then letters, digits and "
+                       + "@!:%-._+=/): cron mails nothing for the jobs below, nor will jobd")
+        case "MAILTO":
+            report.add(.imported, line: line, "MAILTO=\(value) as MailTo= of the jobs below: their output is mailed as cron mails it")
         case "CRON_TZ" where value.isEmpty:
             report.add(.note, line: line, "CRON_TZ is empty: the jobs below follow jobd's local zone, as cronie's do")
         case "CRON_TZ" where zoned("* * * * *", zone: value) == nil:
@@ -150,6 +153,14 @@ package enum CrontabImporter {
         default:
             break
         }
+    }
+
+    /// Who cron mails a job's output to: `MAILTO`, split at its commas (sendmail's list), or the
+    /// crontab's owner when it is unset; `nil` when cron mails nothing.
+    static func mailRecipients(_ mailto: String?, user: String?) -> String? {
+        guard let mailto else { return user.flatMap { MailPolicy.isSafeRecipient($0) ? $0 : nil } }
+        guard !mailto.isEmpty, MailPolicy.isSafeRecipient(mailto) else { return nil }
+        return mailto.split(separator: ",").joined(separator: " ")
     }
 
     private static func convertJob(
@@ -183,15 +194,13 @@ package enum CrontabImporter {
         var job = JobFile(name: naming.name(for: command.command, comment: comment))
         job.comment("Imported by jobctl import cron from \(options.path), line \(number):")
         job.comment("  \(line)")
-        if let mailto = variables["MAILTO"]?.value, !mailto.isEmpty {
-            job.comment("MAILTO=\(mailto): cron mailed this job's output to \(mailto). jobd writes it to the journal")
-            job.comment("(jobctl logs \(job.name)). To be mailed when it fails: copy the example notifier")
-            job.comment("\(options.examplesDirectory)/mail-failure.job into /etc/jobd/jobs.d/, set its MAILTO=\(mailto),")
-            job.comment("and remove the '#' from the next line.")
-            job.comment("OnFailure=mail-failure")
-        }
         let description = description(of: command.command)
         job.set("Description", description)
+        // cron mails any output to MAILTO, or to the crontab's owner without one; MAILTO="" (or one
+        // cron finds unsafe) mails nothing.
+        if let recipients = mailRecipients(variables["MAILTO"]?.value, user: user) {
+            job.set("MailTo", recipients)
+        }
         // cronie's CRON_TZ: the schedule is matched in that zone (Cron= takes it after the fields).
         let cron = variables["CRON_TZ"].flatMap { zoned(schedule, zone: $0.value) } ?? schedule
         job.set("Cron", cron)

@@ -217,6 +217,14 @@ package enum JobdCatalog {
             Entry(subject: "A job was enabled again", body: """
                 Job @JOB@ was enabled with jobctl enable: its triggers start runs again.
                 """)
+        case .runMail:
+            Entry(subject: "A job run's output was mailed", body: """
+                Job @JOB@ has MailTo=: what run @JOBD_RUN_ID@ wrote was handed to sendmail for its
+                recipients, as cron mails a job's output to MAILTO (MailOn=output: whenever the run
+                wrote anything; MailOn=failure: when it failed). Logged at warning priority when the
+                mail could not be handed over (no sendmail installed, or it failed): the output is
+                in the journal either way (jobctl logs @JOB@ --run @JOBD_RUN_ID@).
+                """)
         case .ownersInit:
             Entry(subject: "Job owners were created", body: """
                 @JOBD_OWNER_COUNT@ job owner(s) were created for generation @JOBD_GENERATION@, at

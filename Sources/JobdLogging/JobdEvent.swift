@@ -42,6 +42,8 @@ package enum JobdEvent: String, Sendable, CaseIterable {
     case ownersDeinit = "owners.deinit"
     /// Many jobs' timers invalidated at once, for one `JOBD_REASON`: their owners in `JOBD_OWNERS`.
     case timersInvalidate = "timers.invalidate"
+    /// A run's output was mailed (`MailTo=`), or could not be.
+    case runMail = "run.mail"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -82,6 +84,7 @@ package enum JobdEvent: String, Sendable, CaseIterable {
         case .ownersInit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1070"
         case .ownersDeinit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1071"
         case .timersInvalidate: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1072"
+        case .runMail: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101f"
         }
     }
 }
@@ -115,6 +118,8 @@ package enum JobdField {
     package static let triggeredByRunID = "JOBD_TRIGGERED_BY_RUN_ID"
     /// On `run.leftovers` and `run.exit`: processes the run left behind when its main process ended.
     package static let leftovers = "JOBD_LEFTOVERS"
+    /// `run.mail`: who a run's output was mailed to (`MailTo=`), comma-separated.
+    package static let recipients = "JOBD_RECIPIENTS"
     /// On runs not started by a trigger: why (`manual`, `retry`, `on-failure`, `on-success`).
     package static let cause = "JOBD_CAUSE"
     package static let reason = "JOBD_REASON"

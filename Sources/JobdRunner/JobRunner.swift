@@ -86,10 +86,14 @@ package struct JobRunner: Sendable {
         var termination: RunTermination
         var pid: pid_t?
         var cgroup: RunCgroup?
+        var account: Account?
+        // What the run writes, kept for MailTo= (cron's MAILTO) only.
+        let mailed = definition.mailTo.isEmpty ? nil : MailedOutput()
         switch await prepareAside(definition, runID: runID, invocationID: invocationID, context: context) {
         case .failure(let reason):
             termination = .failedToStart(reason.description)
         case .success(var configuration):
+            account = configuration.account
             cgroup = makeCgroup(definition, runID: runID, invocationID: invocationID, fields: fields)
             configuration.cgroup = cgroup
             if let cgroup { fields[JobdField.cgroup] = cgroup.path }
@@ -99,7 +103,7 @@ package struct JobRunner: Sendable {
                     await watch(definition, runID: runID, fields: startFields, requests: stopRequests) { stopReason.record($0) }
                 }
                 defer { group.cancelAll() }
-                return await spawn(configuration, definition: definition, runID: runID, fields: startFields)
+                return await spawn(configuration, definition: definition, runID: runID, fields: startFields, mailed: mailed)
             }
         }
         // Whether preparing it or spawning it failed, the reason is logged as the run's start.
@@ -129,8 +133,12 @@ package struct JobRunner: Sendable {
         logger.event(.runExit, level: result.isFailure ? .warning : .info,
                      "run \(runID) of \(definition.name) \(termination) after \(elapsed): \(result.rawValue)"
                         + (reason.map { " (stopped: \($0.rawValue))" } ?? "") + (usage.map { ". \($0.summary)" } ?? ""), fields)
-        return RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, pid: pid, termination: termination,
-                          started: started, finished: finished, result: result, stopReason: reason)
+        var outcome = RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, pid: pid, termination: termination,
+                                 started: started, finished: finished, result: result, stopReason: reason)
+        if let mailed {
+            outcome.mail = RunMail.due(definition, result: result, output: mailed, account: account, fields: fields)
+        }
+        return outcome
     }
 
     /// The first reason jobd gave for stopping a run, if any.
@@ -349,7 +357,7 @@ package struct JobRunner: Sendable {
 
     /// Starts the process, forwards its output, and waits until it has been reaped.
     private func spawn(
-        _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String]
+        _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String], mailed: MailedOutput?
     ) async -> (RunTermination, pid_t?) {
         let launch: Launch
         do {
@@ -391,8 +399,8 @@ package struct JobRunner: Sendable {
                     // Output carries the job's name and the command's pid, so that `journalctl -t JOB`
                     // finds it and it reads `backup[4242]: …`.
                     let outputFields = fields.merging([JobdField.pid: String(pid)]) { $1 }
-                    group.addTask { await runner.forward(standardOutput, runID: runID, level: .info, fields: outputFields) }
-                    group.addTask { await runner.forward(standardError, runID: runID, level: .error, fields: outputFields) }
+                    group.addTask { await runner.forward(standardOutput, runID: runID, level: .info, fields: outputFields, mailed: mailed) }
+                    group.addTask { await runner.forward(standardError, runID: runID, level: .error, fields: outputFields, mailed: mailed) }
                 }
             }
             if let failure = startFailure.withLock({ $0 }) { return (.failedToStart(failure), nil) }
@@ -410,12 +418,15 @@ package struct JobRunner: Sendable {
     /// Each line a run writes becomes its own `run.output` entry: priority 6 for stdout (info), 3
     /// for stderr (error), with the job and run. The pipe is read only as fast as lines are
     /// logged, so a job that writes without end cannot grow jobd's memory.
-    private func forward(_ output: SubprocessOutputSequence, runID: UInt64, level: Logger.Level, fields: [String: String]) async {
+    private func forward(
+        _ output: SubprocessOutputSequence, runID: UInt64, level: Logger.Level, fields: [String: String], mailed: MailedOutput?
+    ) async {
         var splitter = OutputLineSplitter()
         let taps = outputTaps
         let emit = { (line: String) in
             logger.event(.runOutput, level: level, line, fields)
             taps.deliver(runID: runID, line: line, standardOutput: level == .info)
+            mailed?.append(line)
         }
         do {
             for try await buffer in output {

@@ -78,6 +78,8 @@ package struct RunOutcome: Sendable {
     package var result: RunResult
     /// Why jobd stopped the run, if it did.
     package var stopReason: StopReason?
+    /// The mail the run's output is to go out as (`MailTo=`), sent after the run is reported.
+    package var mail: RunMail?
 
     /// Whether the run counts as a success (`-` before the command ignores a failing status).
     package var succeeded: Bool { result == .success }

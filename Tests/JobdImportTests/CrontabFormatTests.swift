@@ -5,7 +5,7 @@ import JobdImport
 import Testing
 
 /// A system crontab told from its entries whatever its path, an unescaped `%` inside quotes or
-/// `$(…)` warned about, and the MAILTO note naming where the examples are installed (issue 29).
+/// `$(…)` warned about, and MAILTO carried over as MailTo= (issue 29).
 struct CrontabFormatTests {
     static func detect(_ text: String) -> CrontabFormat.Detection {
         CrontabFormat.detect(Array(text.utf8)) { ["root", "nobody", "backup"].contains($0) }
@@ -101,15 +101,16 @@ struct CrontabFormatTests {
                             "Mon 2026-10-26 01:30:00 UTC"], "\(report.output)")
     }
 
-    @Test func theMailtoNoteNamesTheInstalledExamples() throws {
-        #expect(ImportFiles.examplesDirectory(executable: "/usr/bin/jobctl") == "/usr/share/doc/jobd/examples")
-        #expect(ImportFiles.examplesDirectory(executable: "/opt/jobd/bin/jobctl") == "/opt/jobd/share/doc/jobd/examples")
-        #expect(ImportFiles.examplesDirectory(executable: "/work/jobd/.build/debug/jobctl") == "/usr/local/share/doc/jobd/examples")
-        let result = CrontabImporter.convert("MAILTO=ops@example.com\n0 1 * * * true\n", options: CrontabImporter.Options(
-            path: "crontab", systemFormat: false, user: "root", homeDirectory: { _ in "/root" },
-            examplesDirectory: "/opt/jobd/share/doc/jobd/examples"))
-        let job = try #require(result.jobs.first)
-        #expect(job.comments.contains("/opt/jobd/share/doc/jobd/examples/mail-failure.job into /etc/jobd/jobs.d/, set its MAILTO=ops@example.com,"),
-                "\(job.text)")
+    /// MAILTO becomes MailTo= exactly as cron mails: its recipients, the crontab's owner when it
+    /// is unset, nobody for MAILTO="" or an address cron finds unsafe.
+    @Test(arguments: [
+        ("MAILTO=ops@example.com\n", "ops@example.com"), ("MAILTO=a@x.org,b@y.org\n", "a@x.org b@y.org"), ("", "alice"),
+        ("MAILTO=\"\"\n", nil), ("MAILTO=\"a@x b@y\"\n", nil), ("MAILTO=-oQ/tmp\n", nil),
+    ] as [(String, String?)])
+    func mailtoBecomesMailTo(variables: String, mailTo: String?) throws {
+        let result = CrontabImporter.convert(variables + "0 1 * * * true\n", options: CrontabImporter.Options(
+            path: "crontab", systemFormat: false, user: "alice", homeDirectory: { _ in "/home/alice" }))
+        let job = try #require(result.jobs.first, "\(result.report.lines(path: "crontab"))")
+        #expect(job.assignments.filter { $0.key == "MailTo" }.map(\.value) == (mailTo.map { [$0] } ?? []), "\(job.text)")
     }
 }

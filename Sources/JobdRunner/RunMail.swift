@@ -1,0 +1,133 @@
+import Glibc
+import JobdConfig
+import JobdLocks
+import JobdLogging
+import Logging
+import Subprocess
+
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+
+/// What a run with `MailTo=` wrote, for its mail: its lines in the order jobd logged them (standard
+/// output and error together, as cron's one pipe has them), up to ``limit`` bytes.
+final class MailedOutput: Sendable {
+    /// A mail's body at most: more is left to the journal, and the mail says so.
+    static let limit = 1 << 20
+    private let state = LockedBox<(bytes: [UInt8], omitted: Int)>(([], 0))
+
+    func append(_ line: String) {
+        state.withLock { state in
+            let size = line.utf8.count + 1
+            guard state.bytes.count + size <= Self.limit else {
+                state.omitted += size
+                return
+            }
+            state.bytes.append(contentsOf: line.utf8)
+            state.bytes.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    var text: (bytes: [UInt8], omitted: Int) { state.withLock { $0 } }
+}
+
+/// A run's output mailed as cron mails a job's output to `MAILTO`: to each `MailTo=` recipient,
+/// through sendmail (`-i`: a line with a lone `.` does not end the message), run as the job's user
+/// as cron runs it as the crontab's owner, with cron's subject (`Cron <USER@HOST> COMMAND`, and
+/// ` (failed)` after a failure) so that mail filters written for cron keep working.
+package struct RunMail: Sendable, Equatable {
+    package var recipients: [String]
+    package var message: [UInt8]
+    /// Who sendmail runs as: the run's `User=`; `nil` for jobd's own user.
+    var account: Account?
+    var fields: [String: String]
+
+    /// The mail run `fields[JOBD_RUN_ID]` of `definition` is to send, or `nil` when its `MailOn=`
+    /// says none: with `output` (cron's way), whenever it wrote anything; with `failure`, when it failed.
+    static func due(
+        _ definition: JobDefinition, result: RunResult, output: MailedOutput, account: Account?, fields: [String: String]
+    ) -> RunMail? {
+        let (bytes, omitted) = output.text
+        let wrote = !bytes.isEmpty || omitted > 0
+        switch definition.mailOn {
+        case .output where !wrote: return nil
+        case .failure where !result.isFailure: return nil
+        default: break
+        }
+        var host = [UInt8](repeating: 0, count: 256)
+        gethostname(&host, host.count - 1)
+        let hostName = String(decoding: host.prefix { $0 != 0 }, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "localhost"
+        let user = account?.userName ?? getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
+        return RunMail(
+            recipients: definition.mailTo,
+            message: message(
+                recipients: definition.mailTo, user: user, host: hostName, command: definition.command.text, job: definition.name,
+                runID: fields[JobdField.runID] ?? "", failed: result.isFailure, output: bytes, omitted: omitted),
+            account: account, fields: fields)
+    }
+
+    /// The message, headers and body, as sendmail takes it on its standard input.
+    package static func message(
+        recipients: [String], user: String, host: String, command: String, job: String, runID: String, failed: Bool,
+        output: [UInt8], omitted: Int
+    ) -> [UInt8] {
+        // A header is one line: nothing of the command may start another.
+        let subjectCommand = String(command.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? " " : Character($0) })
+        var text = """
+            From: root (jobd)
+            To: \(recipients.joined(separator: ", "))
+            Subject: Cron <\(user)@\(host)> \(subjectCommand)\(failed ? " (failed)" : "")
+            MIME-Version: 1.0
+            Content-Type: text/plain; charset=UTF-8
+            Content-Transfer-Encoding: 8bit
+            Auto-Submitted: auto-generated
+            X-Jobd-Job: \(job)
+            X-Jobd-Run-ID: \(runID)
+
+
+            """
+        var bytes = Array(text.utf8) + output
+        if omitted > 0 {
+            text = "\n[jobd: \(omitted) more byte(s) of output are not in this mail: jobctl logs \(job) --run \(runID)]\n"
+            bytes += Array(text.utf8)
+        }
+        return bytes
+    }
+}
+
+extension JobRunner {
+    /// Hands `mail` to `sendmail` (jobd.conf's `Sendmail=`), as the run's user, with an environment
+    /// of jobd's own (nothing of the job's), and logs `run.mail`. Never throws: a mail that cannot
+    /// go out is logged, and the output is in the journal anyway.
+    package func mail(_ mail: RunMail, sendmail: String = DaemonSettings.defaultSendmail) async {
+        let job = mail.fields[JobdField.job] ?? "?"
+        var fields = mail.fields
+        fields[JobdField.recipients] = mail.recipients.joined(separator: ",")
+        guard access(sendmail, X_OK) == 0 else {
+            logger.event(.runMail, level: .notice, "\(job)'s output was not mailed: \(sendmail) is not installed (no mail transfer agent)", fields)
+            return
+        }
+        var argv = [sendmail, "-Fjobd", "-i", "-B8BITMIME", "-oem"] + mail.recipients
+        if let account = mail.account, account.userName != nil {
+            // As cron, as the job's user; setpriv gets jobd's fixed environment, never the job's.
+            argv = ["/usr/bin/setpriv", "--reuid=\(account.uid)", "--regid=\(account.gid)", "--init-groups", "--"] + argv
+        }
+        do {
+            let result = try await Subprocess.run(
+                .path(FilePath(argv[0])), arguments: Arguments(Array(argv.dropFirst())),
+                environment: .custom(["PATH": JobRunner.defaultPath, "LANG": "C.UTF-8"]),
+                input: .array(mail.message), output: .discarded, error: .string(limit: 4_096))
+            if case .exited(0) = result.terminationStatus {
+                logger.event(.runMail, "\(job)'s output (\(mail.message.count) bytes with headers) was mailed to "
+                             + mail.recipients.joined(separator: ", "), fields)
+            } else {
+                let said = result.standardError.split(separator: "\n").first.map { ": \($0)" } ?? ""
+                logger.event(.runMail, level: .warning, "\(job)'s output was not mailed: \(sendmail) \(result.terminationStatus)\(said)", fields)
+            }
+        } catch {
+            logger.event(.runMail, level: .warning, "\(job)'s output was not mailed: cannot start \(sendmail): \(error)", fields)
+        }
+    }
+}
