@@ -88,7 +88,7 @@ extension Jobctl {
 
     static func printJSON<T: Encodable>(_ value: T) {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         print(String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self))
     }
 }

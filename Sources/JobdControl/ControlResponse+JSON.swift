@@ -105,7 +105,7 @@ extension ControlResponse {
 
     private static func encoded(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)) ?? Data("null".utf8)
     }
 

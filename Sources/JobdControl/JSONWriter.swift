@@ -48,12 +48,13 @@ package struct JSONWriter {
             var start = 0
             for index in utf8.indices {
                 let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/") else { continue }
+                // `/` as it is (JSONEncoder's `.withoutEscapingSlashes`): paths read as paths.
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 start = index + 1
                 bytes.append(UInt8(ascii: "\\"))
                 switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(byte)
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
                 case 0x08: bytes.append(UInt8(ascii: "b"))
                 case 0x0C: bytes.append(UInt8(ascii: "f"))
                 case 0x0A: bytes.append(UInt8(ascii: "n"))

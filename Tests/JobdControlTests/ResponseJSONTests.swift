@@ -9,7 +9,7 @@ import Testing
 struct ResponseJSONTests {
     static func encoded(_ value: some Encodable, pretty: Bool = false) throws -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted] : [.sortedKeys]
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(value))
     }
 
