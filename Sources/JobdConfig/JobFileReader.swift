@@ -254,7 +254,12 @@ package enum JobFileReader {
                     workingDirectory = nil
                     continue
                 }
-                guard let (directory, optional) = optionalPath(key, value, line: line, example: "/var/lib/backup") else { continue }
+                // `~`, as systemd: the home directory of User= (of jobd's own user without one).
+                if value == "~" || value == "-~" {
+                    workingDirectory = WorkingDirectory(path: WorkingDirectory.home, optional: value.hasPrefix("-"))
+                    continue
+                }
+                guard let (directory, optional) = optionalPath(key, value, line: line, example: "/var/lib/backup or ~") else { continue }
                 workingDirectory = WorkingDirectory(path: directory, optional: optional)
             case .environment:
                 if value.isEmpty {

@@ -215,7 +215,15 @@ package struct JobRunner: Sendable {
         // As systemd: `/` unless the job names a directory; an optional one that is missing also
         // means `/`. A User= run's is looked at only by the trampoline, as the user.
         var workingDirectory = FilePath("/")
-        if !switchesUser, let directory = definition.workingDirectory {
+        var named = definition.workingDirectory
+        if let directory = named, directory.path == WorkingDirectory.home {
+            let home = account?.home ?? getpwuid(geteuid()).map { String(decoding: UnsafeRawBufferPointer(start: $0.pointee.pw_dir, count: strlen($0.pointee.pw_dir)), as: UTF8.self) }
+            guard let resolved = directory.resolved(home: home) else {
+                return .failure(PreparationError(description: "WorkingDirectory=~: the run's user has no home directory"))
+            }
+            named = resolved
+        }
+        if !switchesUser, let directory = named {
             if !directory.optional {
                 workingDirectory = FilePath(directory.path)
             } else if case .success(true) = await Self.aside({ .success(Self.isDirectory(directory.path)) }) {
@@ -224,7 +232,7 @@ package struct JobRunner: Sendable {
         }
         return .success(SpawnConfiguration(
             argv: definition.command.argv(environment: environment), environment: environment,
-            workingDirectory: workingDirectory, userDirectory: switchesUser ? definition.workingDirectory : nil,
+            workingDirectory: workingDirectory, userDirectory: switchesUser ? named : nil,
             account: account))
     }
 
