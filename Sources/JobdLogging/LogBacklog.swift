@@ -4,9 +4,9 @@ import Logging
 /// without its thread or its lock, so that a table can test them.
 ///
 /// The backlog is bounded in entries and in bytes of text. An entry that does not fit is dropped
-/// and counted by its `JOBD_EVENT` (``DroppedEntries``): a log call never waits for room. A job's
-/// output (`run.output`) may fill only ``Limits/outputShare`` of it, so that a job that writes fast
-/// while journald is slow cannot crowd out jobd's own events, which the audit reads.
+/// and counted by its `JOBD_EVENT` (``DroppedEntries``). A job's output (`run.output`) may fill only
+/// ``Limits/outputShare`` of it, so that a job that writes fast while journald is slow cannot crowd
+/// out jobd's own events, which the audit reads.
 package struct LogBacklog: Sendable {
     /// How much may wait.
     package struct Limits: Sendable, Hashable {
@@ -87,17 +87,31 @@ package struct LogBacklog: Sendable {
         return cost
     }
 
-    /// Queues `record`, or counts it as dropped when it does not fit; returns whether it was queued.
-    package mutating func offer(_ record: LogRecord) -> Bool {
-        let cost = Self.cost(of: record)
-        let isOutput = record.metadata[JobdField.event] == JobdEvent.runOutput.rawValue
+    /// Whether `record` is a job's output line (`run.output`), which may fill only ``Limits/outputShare``.
+    package static func isOutput(_ record: LogRecord) -> Bool {
+        record.metadata[JobdField.event] == JobdEvent.runOutput.rawValue
+    }
+
+    /// Whether ``offer(_:)`` would queue `record` now.
+    package func fits(_ record: LogRecord) -> Bool {
+        fits(cost: Self.cost(of: record), isOutput: Self.isOutput(record))
+    }
+
+    private func fits(cost: Int, isOutput: Bool) -> Bool {
         var fits = count < limits.entries && bytes + cost <= limits.bytes
         if isOutput {
             fits = fits && (outputEntries + 1) * 100 <= limits.entries * limits.outputShare
                 && (outputBytes + cost) * 100 <= limits.bytes * limits.outputShare
         }
         // An entry larger than the whole budget still goes alone into an empty backlog.
-        guard fits || (count == 0 && !isOutput) else {
+        return fits || (count == 0 && !isOutput)
+    }
+
+    /// Queues `record`, or counts it as dropped when it does not fit; returns whether it was queued.
+    package mutating func offer(_ record: LogRecord) -> Bool {
+        let cost = Self.cost(of: record)
+        let isOutput = Self.isOutput(record)
+        guard fits(cost: cost, isOutput: isOutput) else {
             if dropped.isEmpty { dropped.instance = record.metadata[JobdField.instance] }
             dropped.byEvent[record.metadata[JobdField.event] ?? "other", default: 0] += 1
             return false
@@ -119,7 +133,7 @@ package struct LogBacklog: Sendable {
         let cost = costs[head]
         head += 1
         bytes -= cost
-        if record.metadata[JobdField.event] == JobdEvent.runOutput.rawValue {
+        if Self.isOutput(record) {
             outputEntries -= 1
             outputBytes -= cost
         }

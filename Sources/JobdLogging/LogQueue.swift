@@ -10,6 +10,13 @@ package import JobdLocks
 /// entry says how many of which events were lost. The logging thread writes in the order entries
 /// were queued; its writer may block as long as it must.
 ///
+/// One exception keeps a job's output whole while journald is merely slower than the job: a
+/// `run.output` line that finds the output's share full waits for room, as long as the writer has
+/// written an entry within ``outputPatience`` (journald takes entries, only slowly), so the job is
+/// slowed to journald's pace as before. Once journald has taken nothing for that long, output lines
+/// are dropped and counted at once like any other entry. Only the threads that read jobs' output
+/// log `run.output`.
+///
 /// Whoever starts the queue stops it (``stop(within:)``), which writes what waits first, so that
 /// nothing is lost on a clean exit. Before ``start()`` and after the stop, entries are written on
 /// the caller's thread.
@@ -27,21 +34,32 @@ package final class LogQueue: @unchecked Sendable {
     private let wake = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
     /// Posted by the logging thread when it has written everything after a stop.
     private let finished = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    /// Output lines waiting for room wait on `room`; the logging thread posts it after each entry.
+    private let room = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private var roomWaiters = 0
+    /// When the writer last finished writing an entry.
+    private var lastWritten: ContinuousClock.Instant?
     private let write: @Sendable (LogRecord) -> Void
+    /// How recently the writer must have written for a job's output line to wait for room rather
+    /// than be dropped.
+    package let outputPatience: Duration
 
     /// - Parameter write: writes one entry out (to the journal, or stderr); runs on the logging thread.
-    package init(limits: LogBacklog.Limits = .jobd, write: @escaping @Sendable (LogRecord) -> Void) {
+    package init(
+        limits: LogBacklog.Limits = .jobd, outputPatience: Duration = .milliseconds(500),
+        write: @escaping @Sendable (LogRecord) -> Void
+    ) {
         backlog = LogBacklog(limits: limits)
+        self.outputPatience = outputPatience
         self.write = write
-        sem_init(wake, 0, 0)
-        sem_init(finished, 0, 0)
+        for semaphore in [wake, finished, room] { sem_init(semaphore, 0, 0) }
     }
 
     deinit {
-        sem_destroy(wake)
-        sem_destroy(finished)
-        wake.deallocate()
-        finished.deallocate()
+        for semaphore in [wake, finished, room] {
+            sem_destroy(semaphore)
+            semaphore.deallocate()
+        }
     }
 
     /// Starts the logging thread.
@@ -62,21 +80,42 @@ package final class LogQueue: @unchecked Sendable {
     /// Queues `record` for the logging thread, or drops and counts it when the backlog is full.
     /// Never waits for the writer.
     package func submit(_ record: LogRecord) {
-        var post = false
-        let direct = lock.withLock {
-            switch state {
-            case .notStarted, .stopped:
-                return true
-            case .running, .stopping:
-                if backlog.offer(record) && sleeping {
-                    sleeping = false
-                    post = true
+        let isOutput = LogBacklog.isOutput(record)
+        while true {
+            enum Outcome { case queued(wake: Bool), waitForRoom, direct }
+            let outcome = lock.withLock { () -> Outcome in
+                switch state {
+                case .notStarted, .stopped:
+                    return .direct
+                case .running, .stopping:
+                    if isOutput, !backlog.fits(record), let lastWritten, ContinuousClock.now - lastWritten < outputPatience {
+                        roomWaiters += 1
+                        return .waitForRoom
+                    }
+                    let wake = backlog.offer(record) && sleeping
+                    if wake { sleeping = false }
+                    return .queued(wake: wake)
                 }
-                return false
+            }
+            switch outcome {
+            case .queued(let wake):
+                if wake { sem_post(self.wake) }
+                return
+            case .direct:
+                write(record)
+                return
+            case .waitForRoom:
+                var deadline = timespec()
+                clock_gettime(CLOCK_REALTIME, &deadline)
+                deadline.tv_nsec += 20_000_000
+                if deadline.tv_nsec >= 1_000_000_000 {
+                    deadline.tv_sec += 1
+                    deadline.tv_nsec -= 1_000_000_000
+                }
+                _ = sem_timedwait(room, &deadline)
+                lock.withLock { roomWaiters -= 1 }
             }
         }
-        if post { sem_post(wake) }
-        if direct { write(record) }
     }
 
     /// Entries waiting, and entries dropped since the last `log.dropped`.
@@ -130,6 +169,11 @@ package final class LogQueue: @unchecked Sendable {
             switch next {
             case .write(let record):
                 write(record)
+                let waiters = lock.withLock {
+                    lastWritten = .now
+                    return roomWaiters
+                }
+                for _ in 0..<waiters { sem_post(room) }
                 // The writer took an entry: journald (or stderr) takes entries again, so the
                 // drops are reported now, not after the backlog.
                 if let dropped = lock.withLock({ backlog.takeDropped() }) {

@@ -119,6 +119,35 @@ import Testing
         #expect(written.withLock { $0.last?.message } == "late")
     }
 
+    /// While the writer writes (journald slower than the job, not stalled), a job's output line
+    /// waits for room instead of being dropped: nothing is lost.
+    @Test func outputWaitsForRoomWhileTheWriterWrites() throws {
+        let gate = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+        sem_init(gate, 0, 0)
+        defer {
+            sem_destroy(gate)
+            gate.deallocate()
+        }
+        let written = LockedBox<[String]>([])
+        let queue = LogQueue(limits: .init(entries: 4, bytes: 1 << 20, outputShare: 50), outputPatience: .seconds(600)) {
+            [gate = UnsafeSendable(gate)] record in
+            while sem_wait(gate.value) != 0 && errno == EINTR {}
+            written.withLock { $0.append(record.message) }
+        }
+        try queue.start()
+        // The writer finishes one entry, so it is known to write; then each entry waits for the gate.
+        queue.submit(Self.record(.daemonStart, "start"))
+        sem_post(gate)
+        while written.withLock({ $0.isEmpty }) { sched_yield() }
+        // The writer may go on (12 permits); two lines fill the output's share, so most of the
+        // twelve find it full and wait until the writer has taken one.
+        for _ in 0..<12 { sem_post(gate) }
+        for index in 0..<12 { queue.submit(Self.record(.runOutput, "line \(index)")) }
+        #expect(queue.stop(within: .seconds(30)))
+        #expect(written.withLock { $0 } == ["start"] + (0..<12).map { "line \($0)" })
+        #expect(queue.pending.dropped == 0)
+    }
+
     @Test func aStopWaitsOnlyAsLongAsItMay() throws {
         let gate = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
         sem_init(gate, 0, 0)
