@@ -87,15 +87,10 @@ import Testing
     /// not fit is counted, and once the writer moves the first entry is followed by `log.dropped`;
     /// the stop writes everything that waited.
     @Test func aStalledWriterNeverHoldsUpLogCalls() throws {
-        let gate = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-        sem_init(gate, 0, 0)
-        defer {
-            sem_destroy(gate)
-            gate.deallocate()
-        }
+        let gate = Gate()
         let written = LockedBox<[LogRecord]>([])
-        let queue = LogQueue(limits: .init(entries: 10, bytes: 1 << 20, outputShare: 75)) { [gate = UnsafeSendable(gate)] record in
-            while sem_wait(gate.value) != 0 && errno == EINTR {}
+        let queue = LogQueue(limits: .init(entries: 10, bytes: 1 << 20, outputShare: 75)) { record in
+            gate.pass()
             written.withLock { $0.append(record) }
         }
         try queue.start()
@@ -103,7 +98,7 @@ import Testing
         let pending = queue.pending
         // The writer holds one entry; 10 wait; the rest were dropped.
         #expect(pending.waiting + pending.dropped >= 989 && pending.waiting <= 10, "\(pending)")
-        for _ in 0..<20 { sem_post(gate) }
+        for _ in 0..<20 { gate.open() }
         #expect(queue.stop(within: .seconds(30)))
         let records = written.withLock { $0 }
         let reports = records.filter { $0.metadata[JobdField.event] == "log.dropped" }
@@ -114,7 +109,7 @@ import Testing
         let events = reports.first?.metadata[JobdField.droppedEvents] ?? ""
         #expect(events.contains("run.output=") && events.contains("run.exit="), "\(events)")
         // After the stop, a log call writes on its own thread.
-        sem_post(gate)
+        gate.open()
         queue.submit(Self.record(.daemonExit, "late"))
         #expect(written.withLock { $0.last?.message } == "late")
     }
@@ -122,26 +117,21 @@ import Testing
     /// While the writer writes (journald slower than the job, not stalled), a job's output line
     /// waits for room instead of being dropped: nothing is lost.
     @Test func outputWaitsForRoomWhileTheWriterWrites() throws {
-        let gate = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-        sem_init(gate, 0, 0)
-        defer {
-            sem_destroy(gate)
-            gate.deallocate()
-        }
+        let gate = Gate()
         let written = LockedBox<[String]>([])
         let queue = LogQueue(limits: .init(entries: 4, bytes: 1 << 20, outputShare: 50), outputPatience: .seconds(600)) {
-            [gate = UnsafeSendable(gate)] record in
-            while sem_wait(gate.value) != 0 && errno == EINTR {}
+            record in
+            gate.pass()
             written.withLock { $0.append(record.message) }
         }
         try queue.start()
         // The writer finishes one entry, so it is known to write; then each entry waits for the gate.
         queue.submit(Self.record(.daemonStart, "start"))
-        sem_post(gate)
+        gate.open()
         while written.withLock({ $0.isEmpty }) { sched_yield() }
         // The writer may go on (12 permits); two lines fill the output's share, so most of the
         // twelve find it full and wait until the writer has taken one.
-        for _ in 0..<12 { sem_post(gate) }
+        for _ in 0..<12 { gate.open() }
         for index in 0..<12 { queue.submit(Self.record(.runOutput, "line \(index)")) }
         #expect(queue.stop(within: .seconds(30)))
         #expect(written.withLock { $0 } == ["start"] + (0..<12).map { "line \($0)" })
@@ -149,23 +139,32 @@ import Testing
     }
 
     @Test func aStopWaitsOnlyAsLongAsItMay() throws {
-        let gate = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-        sem_init(gate, 0, 0)
-        let queue = LogQueue { [gate = UnsafeSendable(gate)] _ in
-            while sem_wait(gate.value) != 0 && errno == EINTR {}
+        let gate = Gate()
+        let queue = LogQueue { _ in
+            gate.pass()
         }
         try queue.start()
         queue.submit(Self.record(.daemonExit))
         #expect(!queue.stop(within: .milliseconds(50)), "the writer never moves: the stop gives up")
-        sem_post(gate)
+        gate.open()
         #expect(queue.stop(within: .seconds(30)), "once it moves, a later stop sees the thread end")
-        sem_destroy(gate)
-        gate.deallocate()
     }
 }
 
-/// A pointer handed to the writer's thread; the test keeps it alive until the queue has stopped.
-struct UnsafeSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+/// What holds the test's writer up, as a stalled journald would: each entry passes once opened.
+final class Gate: @unchecked Sendable {
+    private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+
+    init() { sem_init(semaphore, 0, 0) }
+
+    deinit {
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+    }
+
+    /// Lets one more entry pass.
+    func open() { sem_post(semaphore) }
+
+    /// Waits until an entry may pass.
+    func pass() { while sem_wait(semaphore) != 0 && errno == EINTR {} }
 }
