@@ -2,31 +2,41 @@ import CSocket
 import Foundation
 import Glibc
 import JobdLocks
-import Synchronization
 
 /// jobd's end of the control socket.
 ///
 /// The socket file is mode 0600 (0660 and group `jobd` where that group exists), and every
 /// connection's peer credentials are checked as well (``ControlAccess``): root and jobd's own user
-/// may do everything, members of group `jobd` may list and look; anyone else gets a typed refusal (`permission-denied`)
-/// and is disconnected, without ever taking one of the ``maximumConnections`` slots. Each admitted
-/// connection has a thread of its own that reads one request (at most 64 KiB, all of it within 5 s
-/// of the accept), hands it to the daemon, and writes the replies, so a slow, silent or vanished
-/// client never blocks the daemon's main loop. A client that hangs up while it waits frees its
-/// slot at once. So 32 idle clients hold their slots for 5 s at most, and only root or jobd's own
-/// user can hold one at all: `jobctl reload` is never kept out for longer by anyone else.
+/// may do everything, members of group `jobd` may list and look; anyone else gets a typed refusal
+/// (`permission-denied`) and is disconnected, without ever taking a slot.
+///
+/// Slots go by role (``ControlSlots``): at most 32 connections at once, of which readers may hold 4
+/// between them, so 28 stay for root and jobd's user whatever readers do. Each admitted connection
+/// has a thread of its own that reads one request (at most 64 KiB, all of it within 5 s of the
+/// accept), hands it to the daemon, and writes the replies, so a slow, silent or vanished client
+/// never blocks the daemon's main loop. A client that hangs up while it waits frees its slot at
+/// once; a client that reads nothing of its replies for 5 s (60 s for a run's output, which comes
+/// at the job's pace) is given up on. So a reader's idle connection holds a slot for 5 s at most,
+/// and readers never hold more than their 4: `jobctl reload` and root's `status` are never kept out
+/// by anyone but root.
+///
+/// A refusal (no access, no slot, no thread to serve the connection) is an `error` reply, after
+/// which the accept thread itself reads and drops what the client still sends, until it hangs up
+/// or 5 s after the accept: the client reads why, not a broken pipe, and refusing needs no thread.
 package final class ControlServer: Sendable {
     /// At most this many connections at once; more are refused at once.
-    package static let maximumConnections = 32
+    package static let maximumConnections = ControlSlots.Limits.jobd.total
     /// At most this many refused callers are drained at once (so that they read the refusal, not a
     /// broken pipe); beyond that a refusal is sent and the connection closed at once.
-    static let maximumRefusing = 4
+    static let maximumRefusing = 16
+    /// How long a client that asked for a run's output may read none of it before it is cut off.
+    /// The lines are in the journal anyway.
+    package static let streamIdleTimeoutSeconds = 60
 
     package let path: String
     private let listenFD: Int32
     private let wakeFDs: (Int32, Int32)
-    private let connections = Atomic<Int>(0)
-    private let refusing = Atomic<Int>(0)
+    private let slots = LockedBox(ControlSlots())
     private let handler: @Sendable (ControlRequest, ControlReply) -> Void
     private let access: ControlAccess
 
@@ -86,18 +96,34 @@ package final class ControlServer: Sendable {
         unlink(path)
     }
 
+    /// A refused connection whose client is still being read from, until it hangs up or `deadline`.
+    private struct Refusal {
+        let fd: Int32
+        let deadline: ContinuousClock.Instant
+        var drained = 0
+    }
+
     private func acceptLoop() {
-        var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wakeFDs.0, events: Int16(POLLIN), revents: 0)]
+        var refusals: [Refusal] = []
         defer {
+            for refusal in refusals { close(refusal.fd) }
             close(listenFD)
             close(wakeFDs.0)
             close(wakeFDs.1)
         }
         while true {
-            let ready = poll(&fds, 2, -1)
+            var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wakeFDs.0, events: Int16(POLLIN), revents: 0)]
+            fds += refusals.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            let timeout: Int32 = refusals.map(\.deadline).min().map { deadline -> Int32 in
+                let left = ContinuousClock.now.duration(to: deadline)
+                return left <= .zero ? 0 : Int32(clamping: left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            } ?? -1
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 && errno == EINTR { continue }
             if ready < 0 || fds[1].revents != 0 { return }
+            refusals = Self.drain(refusals, readable: fds[2...].map { $0.revents != 0 })
+            guard fds[0].revents != 0 else { continue }
             let client = accept4(listenFD, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
             guard client >= 0 else { continue }
             // The request's deadline runs from the accept: 5 s for all of it, not per byte.
@@ -105,50 +131,60 @@ package final class ControlServer: Sendable {
             let level = UnixStream.peerCredentials(client).map {
                 access.level(uid: $0.uid, gid: $0.gid, groups: UnixStream.peerGroups(client))
             } ?? .none
-            guard level != .none else {
-                refuse(client, .error(access.refusal, code: .permissionDenied), deadline: deadline)
+            guard let role = level.slotRole else {
+                refuse(client, .error(access.refusal, code: .permissionDenied), deadline: deadline, into: &refusals)
                 continue
             }
-            guard connections.add(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
-                connections.subtract(1, ordering: .relaxed)
-                refuse(client, .error("too many connections (\(Self.maximumConnections)); try again", code: .busy), deadline: deadline)
+            if case .refused(let why) = slots.withLock({ $0.admit(role) }) {
+                refuse(client, .error(why, code: .busy), deadline: deadline, into: &refusals)
                 continue
             }
             do {
                 try DetachedThread.start { [self] in
                     serve(client, level: level, deadline: deadline)
                     close(client)
-                    connections.subtract(1, ordering: .relaxed)
+                    slots.withLock { $0.release(role) }
                 }
             } catch {
-                connections.subtract(1, ordering: .relaxed)
-                refuse(client, .error("jobd cannot serve this connection: \(error); try again", code: .busy), deadline: deadline)
+                slots.withLock { $0.release(role) }
+                refuse(client, .error("jobd cannot serve this connection now (\(error)); try again", code: .busy),
+                       deadline: deadline, into: &refusals)
             }
         }
     }
 
-    /// Sends `response` and closes `fd`, on a thread of its own while few are refusing, after
-    /// reading what the client sends (by its deadline), so that it reads the refusal rather than a
-    /// broken pipe; beyond that, at once.
-    private func refuse(_ fd: Int32, _ response: ControlResponse, deadline: ContinuousClock.Instant) {
-        UnixStream.setSendTimeout(fd, seconds: 1)
-        guard refusing.add(1, ordering: .relaxed).newValue <= Self.maximumRefusing else {
-            refusing.subtract(1, ordering: .relaxed)
-            _ = UnixStream.sendAll(fd, response.jsonLine)
+    /// Sends `response` and ends the connection's writing side; the client's reading side is then
+    /// drained by the accept loop (``drain(_:readable:)``) while few are refusing, so that the
+    /// client reads the refusal rather than a broken pipe; beyond that, it is closed at once.
+    private func refuse(_ fd: Int32, _ response: ControlResponse, deadline: ContinuousClock.Instant, into refusals: inout [Refusal]) {
+        // A new connection's send buffer is empty: the line goes at once or not at all.
+        let line = response.jsonLine
+        let sent = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        guard sent == line.count, refusals.count < Self.maximumRefusing else {
             close(fd)
             return
         }
-        do {
-            try DetachedThread.start { [self] in
-                Self.answerLast(fd, response, deadline: deadline)
-                close(fd)
-                refusing.subtract(1, ordering: .relaxed)
+        shutdown(fd, Int32(SHUT_WR))
+        refusals.append(Refusal(fd: fd, deadline: deadline))
+    }
+
+    /// Reads and drops what refused clients sent (`readable`, in the order of `refusals`); closes
+    /// those that hung up, sent too much or are past their deadline, and returns the others.
+    private static func drain(_ refusals: [Refusal], readable: [Bool]) -> [Refusal] {
+        var kept: [Refusal] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        let now = ContinuousClock.now
+        for (index, var refusal) in refusals.enumerated() {
+            var done = refusal.deadline <= now
+            if !done && readable[index] {
+                let count = chunk.withUnsafeMutableBytes { recv(refusal.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if count > 0 { refusal.drained += count }
+                done = (count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN))
+                    || refusal.drained > ControlProtocol.maximumRequestBytes * 2
             }
-        } catch {
-            refusing.subtract(1, ordering: .relaxed)
-            _ = UnixStream.sendAll(fd, response.jsonLine)
-            close(fd)
+            if done { close(refusal.fd) } else { kept.append(refusal) }
         }
+        return kept
     }
 
     /// Sends a last (error) response and ends the connection gracefully: the write side first, then
@@ -192,8 +228,10 @@ package final class ControlServer: Sendable {
         }
         let reply = ControlReply()
         // A run's output comes at the job's pace: a client may read it slowly (a terminal that
-        // scrolls back) without being cut off; jobd meanwhile queues a bounded number of lines.
-        if request.streamsOutput { UnixStream.setSendTimeout(fd, seconds: 0) }
+        // scrolls back) and jobd meanwhile queues a bounded number of lines; but a client that
+        // reads nothing for a minute is gone in all but name, and keeps its thread and slot no
+        // longer (the lines are in the journal anyway).
+        if request.streamsOutput { UnixStream.setSendTimeout(fd, seconds: Self.streamIdleTimeoutSeconds) }
         handler(request, reply)
         // Replies may come much later (a run with --wait): no deadline while waiting for them, but
         // a client that hangs up meanwhile ends the wait, and frees its slot, at once.

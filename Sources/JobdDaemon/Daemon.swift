@@ -105,9 +105,11 @@ package struct Daemon {
         let watchdog = watchdogInterval.map { interval in
             WatchdogPinger(queue: queue, interval: interval) { continuation.yield(.watchdogTick) }
         }
+        notifier.attachRetry(queue: queue) { continuation.yield(.notifyRetry) }
 
-        // jobd's own timers (retries, the reload watch, metrics, the leak check's, the watchdog's),
-        // all made by now, before any job's: counted so that the exit line counts only jobs'.
+        // jobd's own timers (retries, the reload watch, metrics, the leak check's, the watchdog's,
+        // the notify retry), all made by now, before any job's: counted so that the exit line
+        // counts only jobs'.
         let ownTimers = queue.statistics.liveTimers
         await withDiscardingTaskGroup { group in
             loop.start(configuration, jobFiles: jobFiles, group: &group)

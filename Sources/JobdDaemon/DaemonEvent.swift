@@ -21,6 +21,8 @@ enum DaemonEvent: Sendable {
     case signal(UnixSignal)
     /// Time to ping the service manager's watchdog.
     case watchdogTick
+    /// Time to send again the notifications the notify socket had no room for.
+    case notifyRetry
     /// Retired owners' grace has ended: see whether they went.
     case leakCheck
     /// The wall clock was set or jumped.

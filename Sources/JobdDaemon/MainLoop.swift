@@ -164,6 +164,8 @@ final class MainLoop {
             if !stopping { fleetNotice(notice, group: &group) }
         case .watchdogTick:
             notifier.send(.watchdog)
+        case .notifyRetry:
+            notifier.flush()
         case .signal(let signal) where signal == .sighup:
             if !stopping { beginReload() }
         case .configurationRead(let configuration, let cache):

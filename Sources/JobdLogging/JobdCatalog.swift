@@ -249,6 +249,16 @@ package enum JobdCatalog {
                 released their owners. When only a few are cancelled, each gets a timer.invalidate
                 entry of its own. Logged at debug priority, for jobctl audit.
                 """)
+        case .logDropped:
+            Entry(subject: "jobd dropped log entries while the journal took none", body: """
+                jobd never lets a log call wait for the journal: entries wait in a bounded queue
+                (8192 entries, 4 MiB) for jobd's logging thread, and while journald took nothing
+                (stopped, restarting, a slow disk) the queue filled and @JOBD_DROPPED_COUNT@
+                entries were dropped (by event: @JOBD_DROPPED_EVENTS@). Jobs ran on schedule
+                meanwhile; jobctl status and jobctl list show their last runs. jobctl audit cannot
+                vouch for this run of jobd and calls it incomplete. Look for what stalled journald
+                (journalctl -u systemd-journald, disk space and speed).
+                """)
         }
     }
 

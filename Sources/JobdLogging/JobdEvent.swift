@@ -42,6 +42,9 @@ package enum JobdEvent: String, Sendable, CaseIterable {
     case ownersDeinit = "owners.deinit"
     /// Many jobs' timers invalidated at once, for one `JOBD_REASON`: their owners in `JOBD_OWNERS`.
     case timersInvalidate = "timers.invalidate"
+    /// Entries jobd's log queue dropped while the journal (or stderr) took none: `JOBD_DROPPED_COUNT`
+    /// in all, `JOBD_DROPPED_EVENTS` by event.
+    case logDropped = "log.dropped"
     /// A run's output was mailed (`MailTo=`), or could not be.
     case runMail = "run.mail"
 
@@ -84,7 +87,8 @@ package enum JobdEvent: String, Sendable, CaseIterable {
         case .ownersInit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1070"
         case .ownersDeinit: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1071"
         case .timersInvalidate: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1072"
-        case .runMail: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101f"
+        case .logDropped: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101f"
+        case .runMail: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1020"
         }
     }
 }
@@ -147,6 +151,10 @@ package enum JobdField {
     package static let memoryPeak = "JOBD_MEMORY_PEAK"
     /// On jobd's start-up line about how it tracks runs: `cgroup` or `process-group`.
     package static let tracking = "JOBD_TRACKING"
+    /// On `log.dropped`: how many entries were dropped, and how many of each event
+    /// (`run.output=12,run.exit=1`; entries of no event count as `other`).
+    package static let droppedCount = "JOBD_DROPPED_COUNT"
+    package static let droppedEvents = "JOBD_DROPPED_EVENTS"
 }
 
 extension Logger {

@@ -9,10 +9,18 @@ package enum JobdLoggingSystem {
     /// The variable that overrides the choice: `journal`, `stderr` or `auto` (the default).
     package static let overrideVariable = "JOBD_LOG_TARGET"
 
-    private static let chosen = LockedBox<LogTarget?>(nil)
+    /// How long ``shutdown()`` waits for the logging thread to write what waits.
+    package static let flushTimeout: Duration = .seconds(5)
+
+    private static let chosen = LockedBox<(target: LogTarget, queue: LogQueue)?>(nil)
 
     /// Chooses a target with ``chooseTarget(environment:stderrIdentity:journalReachable:)`` from the
     /// process environment and bootstraps swift-log with it, at level `level`.
+    ///
+    /// Every log call is queued (``QueuedLogHandler``) for one logging thread, which this call
+    /// starts, and which writes the entries to the target (``LogQueue``): no log call waits for
+    /// journald or for stderr's reader. Whoever bootstraps calls ``shutdown()`` before the process
+    /// exits, so that what waits is written.
     ///
     /// Safe to call more than once: only the first call bootstraps (swift-log allows one bootstrap
     /// per process); later calls return the first call's target and change nothing. Do not also call
@@ -22,22 +30,37 @@ package enum JobdLoggingSystem {
         identifier: String = "jobd", level: Logger.Level = .info, metadataProvider: Logger.MetadataProvider? = nil
     ) -> LogTarget {
         chosen.withLock { chosen in
-            if let chosen { return chosen }
+            if let chosen { return chosen.target }
             let target = chooseTarget(
                 environment: currentEnvironment(), stderrIdentity: stderrIdentity(),
                 journalReachable: { (try? Journal.probe()) != nil }
             )
-            LoggingSystem.bootstrap({ label, provider in
-                var handler: any LogHandler = switch target.kind {
-                case .journal: JournalLogHandler(label: label, identifier: identifier, metadataProvider: provider)
-                case .stderr: ReadableLogHandler(label: label, identifier: identifier, metadataProvider: provider)
+            let queue = LogQueue { record in
+                switch target.kind {
+                case .journal: JournalLogHandler.write(record, identifier: identifier)
+                case .stderr: ReadableLogHandler.write(record, identifier: identifier)
                 }
+            }
+            // Without a thread of its own, the queue writes on each caller's thread, as a handler would.
+            let noThread: String? = (try? queue.start()) == nil ? "cannot start the logging thread: log calls write themselves" : nil
+            LoggingSystem.bootstrap({ label, provider in
+                var handler = QueuedLogHandler(label: label, queue: queue, metadataProvider: provider)
                 handler.logLevel = level
                 return handler
             }, metadataProvider: metadataProvider)
-            chosen = target
+            if let noThread { Logger(label: "jobd.log").warning("\(noThread)") }
+            chosen = (target, queue)
             return target
         }
+    }
+
+    /// Writes what waits in the queue and ends the logging thread, waiting at most
+    /// ``flushTimeout``; log calls after it write on their own thread. Returns whether everything
+    /// was written (`false` when journald took nothing meanwhile). Does nothing before ``bootstrap(identifier:level:metadataProvider:)``.
+    @discardableResult
+    package static func shutdown() -> Bool {
+        guard let queue = chosen.withLock({ $0?.queue }) else { return true }
+        return queue.stop(within: flushTimeout)
     }
 
     /// The target for a process with `environment`, whose stderr is the file `stderrIdentity`

@@ -19,7 +19,8 @@ package import SystemdKit
 /// `JOBD_DROPPED_FIELDS` with their original names, comma-separated.
 ///
 /// When no journald is reachable, or sending fails, the record goes to stderr as a readable line
-/// instead (see ``ReadableLogHandler``), so nothing is lost.
+/// instead (see ``ReadableLogHandler``), so nothing is lost. Sending waits for journald: a thread
+/// that must not wait logs through a ``LogQueue`` instead (``QueuedLogHandler``).
 package struct JournalLogHandler: LogHandler {
     package var metadata: Logger.Metadata = [:]
     package var logLevel: Logger.Level = .info
@@ -28,7 +29,6 @@ package struct JournalLogHandler: LogHandler {
     package let label: String
     /// `SYSLOG_IDENTIFIER` of every entry: what `journalctl -t` selects.
     package let identifier: String
-    private let journal = Journal()
     private let fallback: @Sendable (String) -> Void
 
     /// Fields this handler sets itself; metadata cannot override them.
@@ -54,10 +54,21 @@ package struct JournalLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    /// Writes the entry on the caller's thread, which waits as long as journald does: jobd itself
+    /// logs through a ``LogQueue`` (``QueuedLogHandler``), whose thread calls ``write(_:identifier:fallback:)``.
     package func log(event: LogEvent) {
-        let record = LogRecord(event: event, label: label, handlerMetadata: metadata, provider: metadataProvider)
+        Self.write(LogRecord(event: event, label: label, handlerMetadata: metadata, provider: metadataProvider),
+                   identifier: identifier, fallback: fallback)
+    }
+
+    /// Writes `record` as one journal entry, or as a readable line through `fallback` when the
+    /// journal does not take it.
+    package static func write(
+        _ record: LogRecord, identifier: String,
+        fallback: @Sendable (String) -> Void = ReadableLogHandler.standardError
+    ) {
         do {
-            try journal.send(Self.fields(for: record, identifier: identifier))
+            try Journal().send(fields(for: record, identifier: identifier))
         } catch {
             fallback(ReadableLogHandler.line(record, identifier: identifier, pid: getpid()) + "\n")
         }

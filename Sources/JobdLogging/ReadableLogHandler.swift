@@ -41,8 +41,15 @@ package struct ReadableLogHandler: LogHandler {
     }
 
     package func log(event: LogEvent) {
-        let record = LogRecord(event: event, label: label, handlerMetadata: metadata, provider: metadataProvider)
-        output(Self.line(record, identifier: identifier, pid: getpid()) + "\n")
+        Self.write(LogRecord(event: event, label: label, handlerMetadata: metadata, provider: metadataProvider),
+                   identifier: identifier, output: output)
+    }
+
+    /// Writes `record` as one line to `output`.
+    package static func write(
+        _ record: LogRecord, identifier: String, output: @Sendable (String) -> Void = ReadableLogHandler.standardError
+    ) {
+        output(line(record, identifier: identifier, pid: getpid()) + "\n")
     }
 
     /// The line for `record`, without its newline.
@@ -71,7 +78,7 @@ package struct ReadableLogHandler: LogHandler {
         stderrLock.withLock {
             var bytes = Array(text.utf8)[...]
             while !bytes.isEmpty {
-                let written = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+                let written = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
                 // Nowhere left to report a failing stderr: give up on this line, keep the process.
                 if written < 0 && errno == EINTR { continue }
                 if written <= 0 { return }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A Unix datagram socket standing in for systemd's notify socket: every message jobd sends is
 /// recorded with the `CLOCK_MONOTONIC` time it arrived, and a test can await the next one.
@@ -25,8 +26,11 @@ package final class NotifyListener: @unchecked Sendable {
     private let fd: Int32
     private let path: String
     private let received = AwaitableLog<Message>()
+    private let started = Atomic<Bool>(false)
 
-    package init() throws {
+    /// - Parameter reading: whether to read from the start; a test of a notify socket nobody reads
+    ///   passes `false`, fills its queue with ``fillQueue()``, and reads later with ``resume()``.
+    package init(reading: Bool = true) throws {
         path = NSTemporaryDirectory() + "jobd-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         address = path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -40,7 +44,40 @@ package final class NotifyListener: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        if reading { resume() }
+    }
+
+    /// Starts reading (once), for a listener made with `reading: false`.
+    package func resume() {
+        guard !started.exchange(true, ordering: .relaxed) else { return }
         Thread.detachNewThread { [self] in receiveLoop() }
+    }
+
+    /// Sends datagrams (`filler N`) to this socket, without waiting, until its queue has no room:
+    /// as PID 1's notify socket is while a long `daemon-reload` keeps it from reading. Returns how
+    /// many it took (`net.unix.max_dgram_qlen` and the sender's buffer decide).
+    package func fillQueue() throws -> Int {
+        let sender = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard sender >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(sender) }
+        var socketAddress = sockaddr_un()
+        socketAddress.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        var count = 0
+        while count < 1_000_000 {
+            let text = Array("filler \(count)".utf8)
+            let sent = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(sender, text, text.count, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            if sent < 0 {
+                if errno == EAGAIN { return count }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            count += 1
+        }
+        return count
     }
 
     deinit {

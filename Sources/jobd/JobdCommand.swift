@@ -41,6 +41,8 @@ struct JobdCommand: AsyncParsableCommand {
         // Debug: the owner and timer bookkeeping that `jobctl audit` reads is logged at debug priority,
         // stored by journald but out of `journalctl -p info`. `timer.schedule` is trace, never sent.
         JobdLoggingSystem.bootstrap(identifier: "jobd", level: .debug)
+        // Log calls only queue their entries: what waits is written before jobd exits.
+        defer { JobdLoggingSystem.shutdown() }
         let environment = ProcessInfo.processInfo.environment
         var logger = Logger(label: "jobd")
         // New at every start, so that the journal's events group by the jobd run that wrote them.

@@ -76,4 +76,77 @@ import Testing
         #expect(refused.readAll().isEmpty, "then the daemon closes")
         withExtendedLifetime(clients) {}
     }
+
+    static let readerVariable = "JOBD_TEST_READER_SOCKET"
+    static let readerSocket = ProcessInfo.processInfo.environment[readerVariable]
+
+    /// The hostile reader, run as `nobody` in the readers' group by ``aReaderHoldingItsQuotaCannotKeepRootOut``:
+    /// it keeps 40 connections open that send nothing (each held until jobd's 5 s request
+    /// deadline), opens new ones as jobd closes or refuses them, and says what it got.
+    @Test(.enabled(if: readerSocket != nil, "runs only as the reader child of aReaderHoldingItsQuotaCannotKeepRootOut"))
+    func childHoldsReaderSlots() throws {
+        let socket = try #require(Self.readerSocket)
+        let end = ContinuousClock.now + .seconds(Double(ProcessInfo.processInfo.environment["JOBD_TEST_READER_SECONDS"] ?? "") ?? 8)
+        var open: [(client: RawClient, since: ContinuousClock.Instant)] = []
+        var refused = 0, heldToTheDeadline = 0, announced = false
+        while ContinuousClock.now < end {
+            while open.count < 40 { open.append((try RawClient(socket), .now)) }
+            var fds = open.map { pollfd(fd: $0.client.fd, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&fds, nfds_t(fds.count), 100)
+            var kept: [(client: RawClient, since: ContinuousClock.Instant)] = []
+            for (index, connection) in open.enumerated() {
+                guard fds[index].revents != 0 else {
+                    kept.append(connection)
+                    continue
+                }
+                var buffer = [UInt8](repeating: 0, count: 4_096)
+                let count = recv(connection.client.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if count > 0, String(decoding: buffer[..<count], as: UTF8.self).contains(#""code":"busy""#) {
+                    refused += 1
+                } else if count == 0 {
+                    heldToTheDeadline += 1  // admitted, and closed unanswered at the request deadline
+                }
+            }
+            open = kept
+            // Connections silent for a second were admitted: the reader holds its slots.
+            let silent = open.count { ContinuousClock.now - $0.since > .seconds(1) }
+            if !announced && silent >= 4 {
+                print("READER holding \(silent)")
+                announced = true
+            }
+        }
+        print("READER refused=\(refused) held=\(heldToTheDeadline)")
+    }
+
+    /// A real unprivileged reader (`nobody`, in the readers' group `nogroup` through the test seam)
+    /// holding every slot it can get: root's `status` and `reload` are served throughout (issue 26).
+    @Test func aReaderHoldingItsQuotaCannotKeepRootOut() throws {
+        let (config, runtime, daemon) = try JobctlTests.daemonWithReaders(jobs: ["hourly": Self.hourly])
+        defer {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.waitForExit()
+            withExtendedLifetime(config) {}
+        }
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let reader = try DaemonProcess(absolutePath: "/usr/bin/setpriv", arguments: [
+            "--reuid=65534", "--regid=65534", "--clear-groups",
+            executable, "--testing-library", "swift-testing", "--filter", "childHoldsReaderSlots",
+        ], environment: [
+            Self.readerVariable: runtime + "/jobd.sock", "JOBD_TEST_READER_SECONDS": "10",
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        ])
+        try reader.waitForLine("the reader holds its slots", where: { $0.hasPrefix("READER holding") })
+        for _ in 0..<6 {
+            let process = try DaemonProcess(product: "jobctl", arguments: ["status", "--runtime-dir", runtime])
+            #expect(try process.waitForExit() == 0, "root's status while a reader holds its slots: \(process.lines)")
+        }
+        for _ in 0..<2 {
+            let process = try DaemonProcess(product: "jobctl", arguments: ["reload", "--runtime-dir", runtime])
+            #expect(try process.waitForExit() == 0, "root's reload while a reader holds its slots: \(process.lines)")
+        }
+        #expect(try reader.waitForExit(timeout: .seconds(60)) == 0, "\(reader.lines.suffix(20))")
+        let summary = try #require(reader.lines.last { $0.hasPrefix("READER refused=") })
+        let numbers = summary.split(separator: " ").dropFirst().compactMap { $0.split(separator: "=").last.flatMap { Int($0) } }
+        #expect(numbers.count == 2 && numbers[0] > 0, "readers beyond their quota are refused: \(summary)")
+    }
 }

@@ -172,21 +172,28 @@ import Testing
         #expect(try setup.jobctl(["status"]).0 == 0, "root is still served")
     }
 
-    /// Members of the readers' group (`jobd`; here `nogroup`, through the test seam, since a test
-    /// must not add groups to the machine) may list and look, and nothing else.
-    @Test func membersOfTheReadersGroupMayLookButNotTouch() throws {
-        let config = try TemporaryConfiguration(jobs: ["hourly": Self.hourly])
+    /// jobd, ready, whose readers' group is `nogroup` (through the test seam, since a test must not
+    /// add groups to the machine), with the test's directories open to readers, as /run/jobd is.
+    static func daemonWithReaders(jobs: [String: String]) throws -> (TemporaryConfiguration, String, DaemonProcess) {
+        let config = try TemporaryConfiguration(jobs: jobs)
         let runtime = config.path + "/run"
         var environment = ProcessInfo.processInfo.environment
         environment["JOBD_READERS_GROUP"] = "nogroup"
         let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: environment)
+        try daemon.waitForEvent("daemon.ready")
+        chmod(config.path, 0o755)
+        return (config, runtime, daemon)
+    }
+
+    /// Members of the readers' group (`jobd`; here `nogroup`, through the test seam, since a test
+    /// must not add groups to the machine) may list and look, and nothing else.
+    @Test func membersOfTheReadersGroupMayLookButNotTouch() throws {
+        let (config, runtime, daemon) = try Self.daemonWithReaders(jobs: ["hourly": Self.hourly])
         defer {
             daemon.signal(SIGTERM)
             _ = try? daemon.waitForExit()
+            withExtendedLifetime(config) {}
         }
-        try daemon.waitForEvent("daemon.ready")
-        // The test's directories must be open to the reader, as /run/jobd is.
-        chmod(config.path, 0o755)
         func jobctl(_ arguments: [String], as user: (uid: UInt32, gid: UInt32)) throws -> (Int32, String) {
             let command = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", DaemonProcess.productsDirectory + "/jobctl"]
                 + arguments + ["--runtime-dir", runtime]

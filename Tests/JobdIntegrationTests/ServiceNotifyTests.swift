@@ -112,4 +112,50 @@ import Testing
         daemon.signal(SIGTERM)
         #expect(try daemon.waitForExit() == 0)
     }
+
+    /// A notify socket nobody reads (PID 1 in a long `daemon-reload`), its queue full from the
+    /// start: jobd never waits on it. Runs go on at their pace and `jobctl` answers throughout;
+    /// once the socket is read, the latest status and a ping arrive (issue 26).
+    @Test func aNotifySocketNobodyReadsHoldsUpNothing() throws {
+        let config = try TemporaryConfiguration(jobs: ["tick": Self.job])
+        let notify = try NotifyListener(reading: false)
+        let filled = try notify.fillQueue()
+        let runtime = config.path + "/run"
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime],
+                                       environment: notify.daemonEnvironment(watchdog: .seconds(2)))
+        defer { daemon.signal(SIGKILL) }
+        let ready = try daemon.waitForEvent("daemon.ready")
+        try daemon.waitForLine("the notify socket is full") { $0.contains("notify socket is full") }
+        let started = ContinuousClock.now
+        let runsBefore = daemon.events("run.exit").count
+        var answered = 0
+        var from = ready
+        while ContinuousClock.now - started < .seconds(10) {
+            let jobctl = try DaemonProcess(product: "jobctl", arguments: ["status", "--runtime-dir", runtime])
+            let status = try jobctl.waitForExit(timeout: .seconds(10))
+            #expect(status == 0, "jobctl status while nobody reads the notify socket: \(jobctl.lines)")
+            answered += 1
+            // Paced by the runs themselves: the next one, then the next status.
+            from = try daemon.waitForEvent("run.exit", fields: ["JOB": "tick"], from: from + 1, timeout: .seconds(10))
+        }
+        let elapsed = ContinuousClock.now - started
+        let runs = daemon.events("run.exit").count - runsBefore
+        // Due every 300 ms: a third of that is a generous floor (with a blocking sd_notify, runs
+        // stopped after 8).
+        let floor = Int(elapsed / .milliseconds(300)) / 3
+        #expect(runs >= floor, "\(runs) runs in \(elapsed), floor \(floor); \(answered) status answers")
+        #expect(notify.messages.isEmpty, "nothing read yet")
+
+        notify.resume()
+        let latest = try notify.waitForMessage(from: filled, "STATUS= once the socket is read") { $0.assignments["STATUS"] != nil }
+        #expect(notify.messages[..<filled].allSatisfy { $0.text.hasPrefix("filler ") })
+        // What waited goes out ping first, then the READY=1 of the start with the latest status:
+        // one STATUS= for all the runs that ended meanwhile, each of which sent one.
+        #expect(notify.messages[filled].text == "WATCHDOG=1", "\(notify.messages[filled...].prefix(3))")
+        #expect(latest == filled + 1 && notify.messages[latest].assignments["READY"] == "1", "\(notify.messages[filled...].prefix(3))")
+        #expect(notify.messages[latest].assignments["STATUS"]?.hasPrefix("1 job(s), ") == true)
+        try daemon.waitForLine("the socket takes notifications again") { $0.contains("notify socket takes notifications again") }
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
 }

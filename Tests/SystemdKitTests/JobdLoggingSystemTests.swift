@@ -19,6 +19,8 @@ extension ProcessWideTests {
             #expect(first == second, "a second bootstrap changes nothing")
             print("TARGET=\(first.kind.rawValue)")
             Logger(label: "jobd.test").event(.daemonReady, "bootstrap-marker", [JobdField.job: "none"])
+            // The entry was only queued: the shutdown writes it, as jobd's does before it exits.
+            #expect(JobdLoggingSystem.shutdown())
         }
 
         @Test(arguments: [nil, "stderr"])

@@ -1,0 +1,83 @@
+/// The control socket's connection slots, by role: whether one more connection is served, and why
+/// not. Pure; ``ControlServer`` keeps one behind a lock.
+///
+/// Root and jobd's own user (``Role/administrator``) may hold every slot; readers (members of the
+/// readers' group, ``Role/reader``) share a small quota of their own, whoever of them holds it, so
+/// that however hard they try, ``Limits/total`` minus ``Limits/readers`` slots stay for
+/// `jobctl reload` (`systemctl reload jobd`), `status` and every other request of root's.
+package struct ControlSlots: Sendable, Hashable {
+    /// Who holds a slot.
+    package enum Role: Sendable, Hashable {
+        /// Root and jobd's own user: may do everything.
+        case administrator
+        /// A member of the readers' group: may look.
+        case reader
+    }
+
+    package struct Limits: Sendable, Hashable {
+        /// Connections at once, in all.
+        package var total: Int
+        /// Connections at once that readers may hold between them.
+        package var readers: Int
+
+        package init(total: Int, readers: Int) {
+            self.total = total
+            self.readers = readers
+        }
+
+        /// jobd's: 32 in all, 4 of them for readers, so 28 that only root and jobd's user can take.
+        package static let jobd = Limits(total: 32, readers: 4)
+    }
+
+    /// Whether a connection is served.
+    package enum Admission: Sendable, Hashable {
+        case admitted
+        /// Refused, with what to tell the client (a `busy` error).
+        case refused(String)
+    }
+
+    package let limits: Limits
+    private(set) package var administrators = 0
+    private(set) package var readers = 0
+
+    package init(limits: Limits = .jobd) {
+        self.limits = limits
+    }
+
+    /// Takes a slot for a connection of `role`, if one is free to it.
+    package mutating func admit(_ role: Role) -> Admission {
+        guard administrators + readers < limits.total else {
+            return .refused("too many connections (\(limits.total)); try again")
+        }
+        switch role {
+        case .administrator:
+            administrators += 1
+        case .reader:
+            guard readers < limits.readers else {
+                return .refused("too many connections from readers (\(limits.readers) at once, for all of them); try again")
+            }
+            readers += 1
+        }
+        return .admitted
+    }
+
+    /// Gives back the slot of a connection of `role` that ended.
+    package mutating func release(_ role: Role) {
+        switch role {
+        case .administrator: administrators -= 1
+        case .reader: readers -= 1
+        }
+        precondition(administrators >= 0 && readers >= 0, "a control slot was released twice")
+    }
+}
+
+extension ControlAccess.Level {
+    /// The role a connection of this level holds its slot in; `nil` for one that is not served.
+    package var slotRole: ControlSlots.Role? {
+        switch self {
+        case .full: .administrator
+        case .readOnly: .reader
+        case .none: nil
+        }
+    }
+}
