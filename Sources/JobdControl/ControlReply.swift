@@ -33,7 +33,11 @@ package final class ControlReply: @unchecked Sendable {
     /// Written to whenever there is something new; `-1` once abandoned.
     private var wake: (read: Int32, write: Int32) = (-1, -1)
 
-    init() {
+    /// Who asked: `nil` for a reply made inside jobd (no connection).
+    package let peer: ControlPeer?
+
+    init(peer: ControlPeer? = nil) {
+        self.peer = peer
         var fds: [Int32] = [-1, -1]
         if pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0 { wake = (fds[0], fds[1]) }
     }

@@ -128,10 +128,12 @@ package final class ControlServer: Sendable {
             guard client >= 0 else { continue }
             // The request's deadline runs from the accept: 5 s for all of it, not per byte.
             let deadline = ContinuousClock.now + .seconds(ControlProtocol.requestTimeoutSeconds)
-            let level = UnixStream.peerCredentials(client).map {
-                access.level(uid: $0.uid, gid: $0.gid, groups: UnixStream.peerGroups(client))
-            } ?? .none
-            guard let role = level.slotRole else {
+            let peer = UnixStream.peerCredentials(client).map { credentials in
+                let groups = UnixStream.peerGroups(client)
+                return ControlPeer(uid: credentials.uid, gid: credentials.gid, groups: groups,
+                                   level: access.level(uid: credentials.uid, gid: credentials.gid, groups: groups))
+            }
+            guard let peer, let role = peer.level.slotRole else {
                 refuse(client, .error(access.refusal, code: .permissionDenied), deadline: deadline, into: &refusals)
                 continue
             }
@@ -141,7 +143,7 @@ package final class ControlServer: Sendable {
             }
             do {
                 try DetachedThread.start { [self] in
-                    serve(client, level: level, deadline: deadline)
+                    serve(client, peer: peer, deadline: deadline)
                     close(client)
                     slots.withLock { $0.release(role) }
                 }
@@ -196,7 +198,8 @@ package final class ControlServer: Sendable {
         UnixStream.drain(fd, limit: ControlProtocol.maximumRequestBytes * 2, deadline: deadline)
     }
 
-    private func serve(_ fd: Int32, level: ControlAccess.Level, deadline: ContinuousClock.Instant) {
+    private func serve(_ fd: Int32, peer: ControlPeer, deadline: ContinuousClock.Instant) {
+        let level = peer.level
         UnixStream.setSendTimeout(fd, seconds: ControlProtocol.requestTimeoutSeconds)
         func reject(_ message: String, _ code: ControlErrorCode) {
             Self.answerLast(fd, .error(message, code: code), deadline: deadline)
@@ -226,7 +229,7 @@ package final class ControlServer: Sendable {
         case .closed, .failed, .timedOut:
             return  // gone, or not done by the deadline: nothing to answer
         }
-        let reply = ControlReply()
+        let reply = ControlReply(peer: peer)
         // A run's output comes at the job's pace: a client may read it slowly (a terminal that
         // scrolls back) and jobd meanwhile queues a bounded number of lines; but a client that
         // reads nothing for a minute is gone in all but name, and keeps its thread and slot no

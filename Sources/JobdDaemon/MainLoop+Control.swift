@@ -20,7 +20,7 @@ extension MainLoop {
         switch request.command {
         case .status:
             if let name = request.job {
-                guard let job = jobStatus(name) else {
+                guard let job = jobStatus(name, for: reply.peer) else {
                     reply.finish(with: .error("no such job: \(name)"))
                     return
                 }
@@ -29,7 +29,7 @@ extension MainLoop {
                 reply.finish(with: ControlResponse(type: .status, daemon: daemonStatus))
             }
         case .list:
-            let listing = JobListing(self, brief: request.brief == true)
+            let listing = JobListing(self, brief: request.brief == true, peer: reply.peer)
             reply.finish { listing.jsonLine() }
         case .run:
             guard let name = request.job else {
@@ -100,10 +100,10 @@ extension MainLoop {
         return status
     }
 
-    func jobStatus(_ name: String) -> JobStatus? {
+    func jobStatus(_ name: String, for peer: ControlPeer? = nil) -> JobStatus? {
         let sources = StatusSources(self)
         let owner = scheduler.generation.owners[name].map { OwnerFacts($0, wallClock: sources.wallClock) }
-        return sources.status(of: name, owner: owner, triggerTexts: TriggerTexts())
+        return sources.status(of: name, owner: owner, triggerTexts: TriggerTexts(), for: peer)
     }
 
     /// What a status needs of a job's owner, read on the loop: the owner itself stays there (its
@@ -136,9 +136,12 @@ extension MainLoop {
         let jobs: [(name: String, owner: OwnerFacts?)]
         /// Without what a brief `list` leaves out (``ControlRequest/brief``).
         let brief: Bool
+        /// Who asked: a reader sees only what it could read itself.
+        let peer: ControlPeer?
 
-        init(_ loop: MainLoop, brief: Bool) {
+        init(_ loop: MainLoop, brief: Bool, peer: ControlPeer?) {
             self.brief = brief
+            self.peer = peer
             let sources = StatusSources(loop)
             let owners = loop.scheduler.generation.owners
             // Room for all at once: growing the array copies (and retains) every entry.
@@ -172,7 +175,7 @@ extension MainLoop {
                 writer.beginElements()
                 for index in part {
                     let job = order[index]
-                    sources.status(of: jobs[job].name, owner: jobs[job].owner, triggerTexts: triggerTexts, brief: brief)?
+                    sources.status(of: jobs[job].name, owner: jobs[job].owner, triggerTexts: triggerTexts, brief: brief, for: peer)?
                         .write(to: &writer, brief: brief)
                 }
                 writer.endElements()
@@ -224,9 +227,14 @@ extension MainLoop {
 
         /// The status of `name`, whose owner (if it has one) says `owner`; `brief`, without its
         /// file, command, description and runs in flight (empty or `nil`).
-        func status(of name: String, owner: OwnerFacts?, triggerTexts: TriggerTexts, brief: Bool = false) -> JobStatus? {
+        func status(
+            of name: String, owner: OwnerFacts?, triggerTexts: TriggerTexts, brief: Bool = false, for peer: ControlPeer? = nil
+        ) -> JobStatus? {
             let broken = self.broken[name]
             guard owner != nil || broken != nil else { return nil }
+            // A reader sees a job's command, description and errors (which quote the file's lines)
+            // only if it could read the job file itself: a 0600 file stays private.
+            let hidden = peer.map { !$0.mayRead(owner?.definition.path ?? broken?.path ?? "") } ?? false
             let history = histories[name] ?? JobHistory()
             let definition = owner?.definition
             let inFlight = admission.runsInFlight(of: name)
@@ -256,6 +264,14 @@ extension MainLoop {
             status.runs = runs.isEmpty ? nil : runs
             status.retryUSec = admission.pendingRetry(of: name).map { wallClock($0.at) }
             status.errors = broken?.errors.map(\.description)
+            if hidden {
+                let file = owner?.definition.path ?? broken?.path ?? name
+                if !brief { status.command = "(not shown: you cannot read \(file))" }
+                status.description = nil
+                if status.errors != nil {
+                    status.errors = ["\(file): error: the file has errors (not shown: you cannot read it; jobctl check as root shows them)"]
+                }
+            }
             status.disabled = admission.disabled.contains(name) ? true : nil
             return status
         }

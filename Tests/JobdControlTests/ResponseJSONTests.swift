@@ -325,3 +325,18 @@ struct ResponseJSONTests {
         #expect(try ControlResponse(jsonLine: Array(sorted.utf8)).line == "a")
     }
 }
+
+/// What a reader may read, by a file's permission bits as the kernel picks them.
+@Suite struct ControlPeerTests {
+    static let reader = ControlPeer(uid: 1000, gid: 1000, groups: [27, 100], level: .readOnly)
+
+    @Test(arguments: [
+        (1000, 0, 0o400, true), (1000, 0, 0o044, false),  // the owner's bits alone count for the owner
+        (0, 100, 0o040, true), (0, 1000, 0o040, true), (0, 100, 0o404, false),  // a group of the reader's
+        (0, 0, 0o004, true), (0, 0, 0o640, false), (0, 0, 0o600, false),
+    ] as [(UInt32, UInt32, UInt32, Bool)])
+    func aReaderReadsByThePermissionBits(owner: UInt32, group: UInt32, mode: UInt32, readable: Bool) {
+        #expect(Self.reader.mayRead(owner: owner, group: group, mode: mode) == readable)
+        #expect(ControlPeer(uid: 1000, gid: 1000, groups: [], level: .full).mayRead(owner: owner, group: group, mode: mode))
+    }
+}

@@ -215,6 +215,47 @@ import Testing
         #expect(outsider == 4 && outsiderOutput.contains("adduser $USER"), "\(outsiderOutput)")
     }
 
+    /// A reader sees a job's command, description and errors only if it could read the job file: a
+    /// 0600 file's command line (a token in it) and broken lines stay root's.
+    @Test func readersSeeOnlyWhatTheyCouldRead() throws {
+        let (config, runtime, daemon) = try Self.daemonWithReaders(jobs: [
+            "open": "[Job]\nDescription=open to all\nOnStartupSec=1h\nExecStart=/bin/echo public\n",
+            "secret": "[Job]\nDescription=a private one\nOnStartupSec=1h\nExecStart=/usr/bin/curl -H token:s3cr3t https://example.com\n",
+            "broken": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\nPassword=hunter2\n",
+        ])
+        defer {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.waitForExit()
+            withExtendedLifetime(config) {}
+        }
+        chmod(config.path + "/jobs.d", 0o755)
+        chmod(config.path + "/jobs.d/open.job", 0o644)
+        chmod(config.path + "/jobs.d/secret.job", 0o600)
+        chmod(config.path + "/jobs.d/broken.job", 0o600)
+        func jobctl(_ arguments: [String]) throws -> (Int32, String) {
+            let command = ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.productsDirectory + "/jobctl"]
+                + arguments + ["--runtime-dir", runtime]
+            let process = try DaemonProcess(absolutePath: "/usr/bin/setpriv", arguments: command)
+            return (try process.waitForExit(), process.lines.joined(separator: "\n"))
+        }
+        let (_, open) = try jobctl(["status", "open"])
+        #expect(open.contains("/bin/echo public") && open.contains("open to all"), "\(open)")
+        let (_, secret) = try jobctl(["status", "secret"])
+        #expect(!secret.contains("s3cr3t") && !secret.contains("a private one") && secret.contains("not shown"), "\(secret)")
+        let (_, list) = try jobctl(["list", "--json"])
+        #expect(!list.contains("s3cr3t") && !list.contains("hunter2") && list.contains("/bin/echo public"), "\(list)")
+        let (_, table) = try jobctl(["list", "--failed"])
+        #expect(!table.contains("Password") && table.contains("broken"), "\(table)")
+        // Root sees everything, as before.
+        let (_, rootList) = try setupless(["list", "--json"], runtime: runtime)
+        #expect(rootList.contains("s3cr3t") && rootList.contains("Password"), "\(rootList)")
+    }
+
+    func setupless(_ arguments: [String], runtime: String) throws -> (Int32, String) {
+        let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", runtime])
+        return (try process.waitForExit(), process.lines.joined(separator: "\n"))
+    }
+
     @Test func abusiveClientsLeaveTheDaemonServing() throws {
         let setup = try Setup(jobs: ["hourly": Self.hourly])
         let socket = setup.runtime + "/jobd.sock"
