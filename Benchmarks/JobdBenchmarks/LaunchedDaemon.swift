@@ -28,6 +28,8 @@ final class LaunchedDaemon {
         }
         environment["NOTIFY_SOCKET"] = notify.address
         environment["JOBD_LOG_TARGET"] = "stderr"
+        // Every level, as the journal gets it: the logging cost measured is the journal's.
+        environment["JOBD_LOG_LEVEL"] = "debug"
         environment["TZ"] = "UTC"
         // As under systemd/jobd.service (WatchdogSec=30s): the pings are part of an idle jobd's wake-ups.
         environment["WATCHDOG_USEC"] = "30000000"

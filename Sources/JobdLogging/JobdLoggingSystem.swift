@@ -8,6 +8,10 @@ import SystemdKit
 package enum JobdLoggingSystem {
     /// The variable that overrides the choice: `journal`, `stderr` or `auto` (the default).
     package static let overrideVariable = "JOBD_LOG_TARGET"
+    /// The lowest level written to stderr (`trace`, `debug`, `info`, `notice`, `warning`, `error`,
+    /// `critical`); `info` by default. The journal gets every level it is given: `jobctl audit`
+    /// reads the debug-level bookkeeping there, and `journalctl -p` filters what a reader sees.
+    package static let stderrLevelVariable = "JOBD_LOG_LEVEL"
 
     /// How long ``shutdown()`` waits for the logging thread to write what waits.
     package static let flushTimeout: Duration = .seconds(5)
@@ -43,6 +47,7 @@ package enum JobdLoggingSystem {
             }
             // Without a thread of its own, the queue writes on each caller's thread, as a handler would.
             let noThread: String? = (try? queue.start()) == nil ? "cannot start the logging thread: log calls write themselves" : nil
+            let level = target.kind == .stderr ? stderrLevel(getenv(stderrLevelVariable).map { String(cString: $0) }) : level
             LoggingSystem.bootstrap({ label, provider in
                 var handler = QueuedLogHandler(label: label, queue: queue, metadataProvider: provider)
                 handler.logLevel = level
@@ -91,6 +96,12 @@ package enum JobdLoggingSystem {
             return LogTarget(.journal, reason: "journald listens on \(Journal.socketPath)" + note)
         }
         return LogTarget(.stderr, reason: "no journald on \(Journal.socketPath)" + note)
+    }
+
+    /// The level of the stderr target for `JOBD_LOG_LEVEL=value`: `info` without one (or with one
+    /// that names no level).
+    package static func stderrLevel(_ value: String?) -> Logger.Level {
+        value.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
     }
 
     private static func stderrIdentity() -> (device: UInt64, inode: UInt64)? {

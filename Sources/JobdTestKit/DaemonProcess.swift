@@ -50,6 +50,8 @@ package final class DaemonProcess: @unchecked Sendable {
         }
         // These tests read stderr; a journald on the machine must not take the lines away.
         if env["JOBD_LOG_TARGET"] == nil { env["JOBD_LOG_TARGET"] = "stderr" }
+        // And every level of them: the tests wait for the owners' and timers' debug-level events.
+        if env["JOBD_LOG_LEVEL"] == nil { env["JOBD_LOG_LEVEL"] = "debug" }
         // Each daemon its own runtime and state directories (unless the test names them): never
         // the machine's /run/jobd or /var/lib/jobd, and never another test's socket.
         for variable in ["RUNTIME_DIRECTORY", "STATE_DIRECTORY"] where env[variable] == nil {
