@@ -80,7 +80,7 @@ extension Jobctl {
                 print(" Last node: \(node) (RunOn=one-node: the node that claimed the last elapse)")
             }
             if let duration = job.lastDurationUSec {
-                print("  Duration: \(TimeSpan(microseconds: duration))")
+                print("  Duration: \(TimeSpan(microseconds: duration).description(accuracy: TimeSpan(microseconds: 1_000)))")
             }
             if let result = job.lastResult {
                 let status = job.lastExitStatus.map { ", status \($0)" } ?? ""

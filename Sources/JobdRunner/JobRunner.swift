@@ -131,7 +131,7 @@ package struct JobRunner: Sendable {
         if let pid { fields[JobdField.pid] = String(pid) }
         if let usage { fields.merge(usage.fields) { $1 } }
         logger.event(.runExit, level: result.isFailure ? .warning : .info,
-                     "run \(runID) of \(definition.name) \(termination) after \(elapsed): \(result.rawValue)"
+                     "run \(runID) of \(definition.name) \(termination) after \(elapsed.description(accuracy: TimeSpan(microseconds: 1_000))): \(result.rawValue)"
                         + (reason.map { " (stopped: \($0.rawValue))" } ?? "") + (usage.map { ". \($0.summary)" } ?? ""), fields)
         var outcome = RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, pid: pid, termination: termination,
                                  started: started, finished: finished, result: result, stopReason: reason)

@@ -1,5 +1,6 @@
 import Foundation
 import JobdConfig
+import JobdTestKit
 import Testing
 
 @Suite struct TimeSpanTests {
@@ -86,5 +87,35 @@ import Testing
         #expect(try TimeSpan.parse("90s").description == "1min 30s")
         #expect(try TimeSpan.parse("1.5h").description == "1h 30min")
         #expect(try TimeSpan.parse("500ms").description == "500ms")
+    }
+}
+
+/// Durations as systemd writes them: `format_timespan` with an accuracy, checked against
+/// `systemd-analyze timespan` (accuracy 1us) and at jobd's 1 ms.
+@Suite struct DurationFormatTests {
+    static let spans: [UInt64] = [1, 999, 11_471, 2_013_000, 65_200_000, 3_723_000_000, 5_000_000, 90_000_000, 2_500_000, 86_400_000_001]
+
+    @Test func atOneMicrosecondItIsWhatSystemdAnalyzePrints() throws {
+        let analyze = "/usr/bin/systemd-analyze"
+        guard FileManager.default.isExecutableFile(atPath: analyze) else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("systemd-analyze is missing") }
+            else { print("*** SKIPPED: no systemd-analyze to compare with ***") }
+            return
+        }
+        for span in Self.spans {
+            let result = try CapturedProcess.run(analyze, ["timespan", "\(span)us"])
+            let human = result.standardOutput.split(separator: "\n").first { $0.contains("Human:") }
+                .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) }
+            #expect(TimeSpan(microseconds: span).description(accuracy: TimeSpan(microseconds: 1)) == human, "\(span)us")
+        }
+    }
+
+    @Test func atOneMillisecondMicrosecondsGo() {
+        let ms = TimeSpan(microseconds: 1_000)
+        #expect(TimeSpan(microseconds: 11_471).description(accuracy: ms) == "11ms")
+        #expect(TimeSpan(microseconds: 2_013_471).description(accuracy: ms) == "2.013s")
+        #expect(TimeSpan(microseconds: 65_200_000).description(accuracy: ms) == "1min 5.200s")
+        #expect(TimeSpan(microseconds: 5_000_000).description(accuracy: ms) == "5s")
+        #expect(TimeSpan(microseconds: 999).description(accuracy: ms) == "999us")
     }
 }
