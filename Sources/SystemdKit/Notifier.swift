@@ -1,3 +1,5 @@
+// CSystemd for the socket types (SOCK_DGRAM ...): its headers bring in sys/socket.h, which Swift's Glibc module map leaves to the first module that includes it.
+import CSystemd
 import Glibc
 
 /// Sends state changes to the service manager over the `sd_notify` protocol, without ever waiting.
