@@ -39,7 +39,9 @@ extension Jobctl {
 
                 Exit status: 0 when no problem was found (clean, incomplete, or pending: a retired \
                 owner whose grace period has not passed yet), 1 on a leak, a late release or an \
-                impossible order of events, 2 when the journal cannot be read, 64 on invalid arguments.
+                impossible order of events, 3 when entries that claim to be jobd's were written by \
+                another process (suspect: journald's _UID and _PID say so; they are left out and \
+                named), 2 when the journal cannot be read, 64 on invalid arguments.
                 """)
 
         @OptionGroup var journal: JournalOptions

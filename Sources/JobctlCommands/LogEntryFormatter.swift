@@ -39,7 +39,7 @@ package struct LogEntryFormatter: Sendable {
         let stamp = "\(month) \(two(parts.day)) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
         let job = entry["JOB"] ?? "jobd"
         let run = entry["JOBD_RUN"].map { " #\($0)" } ?? ""
-        return "\(stamp) \(job)\(run): \(entry.message ?? "")"
+        return TerminalText.escaped("\(stamp) \(job)\(run): \(entry.message ?? "")")
     }
 
     /// Every field of the entry as a string, and journalctl's `__REALTIME_TIMESTAMP`,

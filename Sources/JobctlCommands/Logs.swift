@@ -79,8 +79,10 @@ extension Jobctl {
             }
             let writer = LineWriter()
             let formatter = LogEntryFormatter(style: output)
+            // jobd's entries only: written by root (jobd), whatever fields a forger set.
             let accept = { (entry: JournalEntry) -> Bool in
                 (entry["JOBD_EVENT"]?.hasPrefix("run.") ?? false) && since.map { entry.realtimeUSec >= $0 } ?? true
+                    && entry.writtenByRoot
             }
             matches.insert(("JOB", job), at: 0)
             do {

@@ -11,7 +11,9 @@ enum OutputTail {
             try reader.seekTail()
             var lines: [String] = []
             while lines.count < count, let entry = try reader.previous() {
-                lines.append("\(job)[\(entry.fields["SYSLOG_PID"] ?? "?")]: \(entry.fields["MESSAGE"] ?? "")")
+                // jobd's lines only (a forger may set JOBD_RUN_ID too), escaped for the terminal.
+                guard entry.writtenByRoot else { continue }
+                lines.append(TerminalText.escaped("\(job)[\(entry.fields["SYSLOG_PID"] ?? "?")]: \(entry.fields["MESSAGE"] ?? "")"))
             }
             return lines.reversed()
         } catch {

@@ -15,6 +15,12 @@ extension AuditReport {
         if instances.isEmpty {
             lines.append("no jobd entries (SYSLOG_IDENTIFIER=jobd with JOBD_INSTANCE) in the journal read")
         }
+        if foreignEntries > 0 {
+            lines.append("\(foreignEntries) entries claim to be jobd's but were written by another process; left out, "
+                + "the audit cannot vouch for what they claim:")
+            lines.append(contentsOf: foreignExamples.map { "  " + $0 })
+            if foreignEntries > foreignExamples.count { lines.append("  … and \(foreignEntries - foreignExamples.count) more") }
+        }
         let problemCount = problems.count
         let unreadable = malformedEntries > 0 ? ", \(malformedEntries) unreadable" : ""
         lines.append("audit: \(instances.count) instance(s), \(entries) entries\(unreadable), \(problemCount) problem(s); "

@@ -22,13 +22,19 @@ package struct AuditReport: Sendable, Hashable, Codable {
     package var malformedEntries: Int
     /// The worst instance verdict; ``AuditVerdict/clean`` for a journal without jobd entries.
     package var verdict: AuditVerdict
-    /// What `jobctl audit` exits with: 1 when ``verdict`` is ``AuditVerdict/failed``, else 0.
+    /// What `jobctl audit` exits with: 1 when ``verdict`` is ``AuditVerdict/failed``, 3 when it is
+    /// ``AuditVerdict/suspect``, else 0.
     package var exitCode: Int32
+    /// Entries that named themselves jobd's (`SYSLOG_IDENTIFIER=jobd`, `JOBD_INSTANCE`, …) but whose
+    /// trusted fields say another process wrote them: left out of every instance.
+    package var foreignEntries: Int = 0
+    /// The first few of them: their `_UID`, `_PID`, event and why they are foreign.
+    package var foreignExamples: [String] = []
 
     /// Makes a report; ``verdict`` and ``exitCode`` follow from the instances.
     package init(
         leakGraceUSec: UInt64, entries: Int, unattributedEntries: Int, journalEnd: JournalInstant?,
-        instances: [InstanceReport]
+        instances: [InstanceReport], foreignEntries: Int = 0, foreignExamples: [String] = []
     ) {
         schemaVersion = Self.currentSchemaVersion
         self.leakGraceUSec = leakGraceUSec
@@ -37,8 +43,10 @@ package struct AuditReport: Sendable, Hashable, Codable {
         self.journalEnd = journalEnd
         self.instances = instances
         malformedEntries = instances.reduce(0) { $0 + $1.malformedEntries }
-        verdict = instances.map(\.verdict).max() ?? .clean
-        exitCode = verdict == .failed ? 1 : 0
+        self.foreignEntries = foreignEntries
+        self.foreignExamples = foreignExamples
+        verdict = max(instances.map(\.verdict).max() ?? .clean, foreignEntries > 0 ? .suspect : .clean)
+        exitCode = verdict == .failed ? 1 : verdict == .suspect ? 3 : 0
     }
 
     /// Every problem of every instance.

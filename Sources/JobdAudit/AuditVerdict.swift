@@ -1,6 +1,7 @@
 /// How an audit (or one jobd instance in it) came out, from best to worst.
 ///
-/// `jobctl audit` exits 1 for ``failed`` and 0 otherwise: only a proven defect fails the audit.
+/// `jobctl audit` exits 1 for ``failed``, 3 for ``suspect`` and 0 otherwise: only a proven defect
+/// fails the audit, and forged entries are told apart from it.
 package enum AuditVerdict: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
     /// The journal holds the instance from `daemon.start` to `daemon.exit`, every owner created was
     /// released in time, and the order of events is possible.
@@ -12,6 +13,9 @@ package enum AuditVerdict: String, Sendable, Hashable, Codable, Comparable, Case
     /// A retired owner is not released yet, but its grace period had not passed by the end of the
     /// journal: run the audit again later.
     case pending
+    /// Entries that claim to be jobd's came from another process (their trusted `_UID` or `_PID`
+    /// say so): they were left out, and what they claim is neither a leak nor clean.
+    case suspect
     /// A leak (a retired owner alive past its grace period or past jobd's exit, or one jobd itself
     /// reported with `owner.leak`), a late release, or an impossible order of events.
     case failed

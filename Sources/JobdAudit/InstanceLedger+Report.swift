@@ -94,6 +94,10 @@ extension InstanceLedger {
         if exited == nil {
             reasons.append("no daemon.exit: jobd is still running, was killed, or the journal was cut (--until)")
         }
+        if droppedEntries > 0 {
+            reasons.append("jobd dropped \(droppedEntries) log entries while the journal took none (log.dropped): "
+                + "the journal does not hold all it logged")
+        }
         let verdict: AuditVerdict = !problems.isEmpty ? .failed
             : totals.pending > 0 ? .pending
             : reasons.isEmpty ? .clean : .incomplete

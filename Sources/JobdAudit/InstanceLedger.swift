@@ -21,6 +21,8 @@ struct InstanceLedger {
     var exited: JournalInstant?
     var reloads = 0
     var failedReloads = 0
+    /// Entries jobd dropped while the journal took none (`log.dropped`).
+    var droppedEntries = 0
     var currentGeneration: UInt64?
     var generations: [UInt64: GenerationLedger] = [:]
     var generationOrder: [UInt64] = []
@@ -175,6 +177,8 @@ struct InstanceLedger {
                     owner: ownerID, job: entry[JobdField.job], timer: entry[JobdField.timer].flatMap { UInt64($0) },
                     fired: time, released: released))
             }
+        case .logDropped:
+            droppedEntries += entry[JobdField.droppedCount].flatMap { Int($0) } ?? 1
         case .runSkip:
             guard entry[JobdField.reason] == "owner-retired", let ownerID,
                   let index = lateFires.firstIndex(where: { $0.owner == ownerID }) else { return }

@@ -58,6 +58,12 @@ package struct LifecycleAuditor: Sendable {
     private var unattributed = 0
     private var last: JournalInstant?
     private var suppressions: [Suppression] = []
+    /// The `_PID` of each instance's `daemon.start`: its entries come from that process alone.
+    private var instancePIDs: [String: String] = [:]
+    private var foreign = 0
+    private var foreignExamples: [String] = []
+    /// Foreign entries described in the report, at most.
+    package static let foreignExamplesShown = 5
     /// Each instance's unit (`_SYSTEMD_UNIT` of its entries), where it ran as one.
     private var units: [String: String] = [:]
 
@@ -112,12 +118,34 @@ package struct LifecycleAuditor: Sendable {
             }
             return
         }
+        // Anyone may write SYSLOG_IDENTIFIER=jobd and JOBD_* fields; only journald's own fields
+        // (`_UID`, `_PID`) say who did. Entries without them (built by hand, in tests) are taken
+        // as they are.
+        if let why = Self.foreignness(of: entry, instance: instance, pid: instancePIDs[instance]) {
+            foreign += 1
+            if foreignExamples.count < Self.foreignExamplesShown {
+                foreignExamples.append("_UID=\(entry["_UID"] ?? "?") _PID=\(entry["_PID"] ?? "?") "
+                    + "\(entry[JobdField.event] ?? "(no event)") of instance \(instance): \(why)")
+            }
+            return
+        }
+        if entry[JobdField.event] == JobdEvent.daemonStart.rawValue, instancePIDs[instance] == nil, let pid = entry["_PID"] {
+            instancePIDs[instance] = pid
+        }
         if ledgers[instance] == nil {
             ledgers[instance] = InstanceLedger(id: instance, first: entry)
             order.append(instance)
         }
         if units[instance] == nil, let unit = entry["_SYSTEMD_UNIT"] { units[instance] = unit }
         ledgers[instance]!.apply(entry)
+    }
+
+    /// Why `entry`, which names `instance`, was not written by jobd, if it was not: a `_UID` other
+    /// than root's, or a `_PID` other than `pid`, that of the instance's `daemon.start`.
+    static func foreignness(of entry: AuditEntry, instance: String, pid: String?) -> String? {
+        if let uid = entry["_UID"], uid != "0" { return "written by uid \(uid), not by jobd (root)" }
+        if let pid, let writer = entry["_PID"], writer != pid { return "written by pid \(writer), not by the instance's jobd (pid \(pid))" }
+        return nil
     }
 
     /// Judges everything folded in.
@@ -144,7 +172,7 @@ package struct LifecycleAuditor: Sendable {
         }
         return AuditReport(
             leakGraceUSec: graceUSec, entries: entries, unattributedEntries: unattributed, journalEnd: end,
-            instances: instances)
+            instances: instances, foreignEntries: foreign, foreignExamples: foreignExamples)
     }
 
     /// Audits `entries` (oldest first) in one call.

@@ -85,3 +85,12 @@ import Testing
         #expect(Self.text([]) == "NEXT LEFT LAST PASSED RESULT JOB TRIGGER\n\n0 job(s) listed.\n")
     }
 }
+
+/// What reaches a terminal from a job: control characters but tab escaped, as journalctl escapes them.
+@Suite struct TerminalTextTests {
+    @Test func controlCharactersAreEscaped() {
+        #expect(TerminalText.escaped("plain\ttext é 😀") == "plain\ttext é 😀")
+        #expect(TerminalText.escaped("\u{1B}]0;X\u{07}\u{1B}[2K") == "\\x1b]0;X\\x07\\x1b[2K")
+        #expect(TerminalText.escaped("a\rb\nc\u{7F}\u{9B}") == "a\\x0db\\x0ac\\x7f\\x9b")
+    }
+}

@@ -18,6 +18,7 @@ import Testing
         switch Self.scenario {
         case "daemon": try Scenario().run()
         case "planted-run-ids": try Self.plantRunIDs()
+        case "forged": try Self.plantAndForge()
         default: Issue.record("unknown scenario \(Self.scenario ?? "")")
         }
     }
@@ -42,6 +43,62 @@ import Testing
         let logs = try CapturedProcess.run(
             DaemonProcess.productsDirectory + "/jobctl", ["logs", "chatty", "--directory", run.journalDirectory, "--run", "last"])
         #expect(logs.status == 0 && logs.standardOutput.contains("third-1 line 8"), "\(logs.standardOutput)\(logs.standardError)")
+    }
+
+    /// A run of jobd's (written by this child, as root, as jobd writes them) whose output holds
+    /// terminal escapes, and entries forged beside it by nobody, with the same fields.
+    static func plantAndForge() throws {
+        let journal = Journal()
+        let instance = try ID128.random()
+        func send(_ event: String, _ message: String, _ fields: [String: String] = [:]) throws {
+            var all = [
+                try JournalField("MESSAGE", message), try JournalField("SYSLOG_IDENTIFIER", "jobd"),
+                try JournalField("JOBD_EVENT", event), try JournalField("JOBD_INSTANCE", instance),
+            ]
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) { all.append(try JournalField(name, value)) }
+            try journal.send(all)
+        }
+        let run = ["JOB": "planted", "JOBD_RUN": "1", "JOBD_RUN_ID": runID1]
+        try send("daemon.start", "jobd started")
+        try send("run.start", "run 1 of planted started", run)
+        try send("run.output", "\u{1B}]0;X\u{07}\u{1B}[2Kreal line", run)
+        try send("run.exit", "run 1 of planted exited", run)
+        try send("daemon.exit", "jobd stopped")
+        // As nobody, through util-linux's logger: any user may write these fields.
+        let forged = [
+            "MESSAGE=forged line\nSYSLOG_IDENTIFIER=jobd\nJOB=planted\nJOBD_RUN=1\nJOBD_RUN_ID=\(runID1)\nJOBD_EVENT=run.output\nJOBD_INSTANCE=\(instance)",
+            "MESSAGE=owner 1 leaked\nSYSLOG_IDENTIFIER=jobd\nJOB=planted\nJOBD_OWNER=1\nJOBD_EVENT=owner.leak\nJOBD_INSTANCE=\(instance)",
+            "MESSAGE=many\nSYSLOG_IDENTIFIER=jobd\nJOBD_OWNERS=1-1000000\nJOBD_OWNER_COUNT=1000000\nJOBD_GENERATION=1\nJOBD_EVENT=owners.init\nJOBD_INSTANCE=\(instance)",
+        ]
+        for fields in forged {
+            let input = FileManager.default.temporaryDirectory.appendingPathComponent("forged-\(UUID().uuidString)")
+            try (fields + "\n").write(to: input, atomically: true, encoding: .utf8)
+            chmod(input.path, 0o644)
+            defer { try? FileManager.default.removeItem(at: input) }
+            let logger = try CapturedProcess.run("/usr/bin/setpriv", [
+                "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/logger", "--journald=\(input.path)"])
+            #expect(logger.status == 0, "\(logger.standardError)")
+        }
+    }
+
+    /// Entries forged by nobody are not jobd's: `logs` leaves them out, `audit` calls the journal
+    /// suspect (exit 3) and names them by their _UID; a job's escapes reach the terminal escaped,
+    /// and `-o json` raw.
+    @Test func forgedEntriesAreNotJobdsAndEscapesAreShownEscaped() throws {
+        try PrivateJournal.requireAvailable()
+        let run = try runScenario("forged")
+        defer { run.removeDirectory() }
+        let jobctl = DaemonProcess.productsDirectory + "/jobctl"
+        let logs = try CapturedProcess.run(jobctl, ["logs", "planted", "--directory", run.journalDirectory])
+        #expect(logs.status == 0 && !logs.standardOutput.contains("forged line"), "\(logs.standardOutput)")
+        #expect(logs.standardOutput.contains("\\x1b]0;X\\x07\\x1b[2Kreal line") && !logs.standardOutput.contains("\u{1B}"),
+                "\(logs.standardOutput)")
+        let json = try CapturedProcess.run(jobctl, ["logs", "planted", "--directory", run.journalDirectory, "-o", "json"])
+        #expect(json.standardOutput.contains("\\u001b]0;X\\u0007\\u001b[2Kreal line"), "raw in JSON: \(json.standardOutput)")
+        let audit = try CapturedProcess.run(jobctl, ["audit", "--directory", run.journalDirectory])
+        #expect(audit.status == 3, "\(audit.standardOutput)\(audit.standardError)")
+        #expect(audit.standardOutput.contains("3 entries claim to be jobd's but were written by another process"), "\(audit.standardOutput)")
+        #expect(audit.standardOutput.contains("_UID=65534") && audit.standardOutput.contains("verdict: suspect"), "\(audit.standardOutput)")
     }
 
     static let runID1 = "0123456789abcdef0123456789abcdef"
