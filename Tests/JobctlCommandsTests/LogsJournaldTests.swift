@@ -48,15 +48,9 @@ import Testing
     /// A run of jobd's (written by this child, as root, as jobd writes them) whose output holds
     /// terminal escapes, and entries forged beside it by nobody, with the same fields.
     static func plantAndForge() throws {
-        let journal = Journal()
         let instance = try ID128.random()
         func send(_ event: String, _ message: String, _ fields: [String: String] = [:]) throws {
-            var all = [
-                try JournalField("MESSAGE", message), try JournalField("SYSLOG_IDENTIFIER", "jobd"),
-                try JournalField("JOBD_EVENT", event), try JournalField("JOBD_INSTANCE", instance),
-            ]
-            for (name, value) in fields.sorted(by: { $0.key < $1.key }) { all.append(try JournalField(name, value)) }
-            try journal.send(all)
+            try Self.send(event, message, instance: instance, fields)
         }
         let run = ["JOB": "planted", "JOBD_RUN": "1", "JOBD_RUN_ID": runID1]
         try send("daemon.start", "jobd started")
@@ -101,22 +95,27 @@ import Testing
         #expect(audit.standardOutput.contains("_UID=65534") && audit.standardOutput.contains("verdict: suspect"), "\(audit.standardOutput)")
     }
 
+    /// Writes an entry as jobd writes its events: the message, `SYSLOG_IDENTIFIER=jobd`, the event,
+    /// the instance and `fields`.
+    static func send(_ event: String, _ message: String, instance: String, _ fields: [String: String]) throws {
+        var all = [
+            try JournalField("MESSAGE", message), try JournalField("SYSLOG_IDENTIFIER", "jobd"),
+            try JournalField("JOBD_EVENT", event), try JournalField("JOBD_INSTANCE", instance),
+        ]
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) { all.append(try JournalField(name, value)) }
+        try Journal().send(all)
+    }
+
     static let runID1 = "0123456789abcdef0123456789abcdef"
     static let runID2 = "fedcba9876543210fedcba9876543210"
 
     /// Two jobd instances, as jobd will log them once every entry of a run carries JOBD_RUN_ID:
     /// each has a run 1 of `planted`, with its own id.
     static func plantRunIDs() throws {
-        let journal = Journal()
         for (tag, runID) in [("a", runID1), ("b", runID2)] {
             let instance = try ID128.random()
             func send(_ event: String, _ message: String, _ fields: [String: String] = [:]) throws {
-                var all = [
-                    try JournalField("MESSAGE", message), try JournalField("SYSLOG_IDENTIFIER", "jobd"),
-                    try JournalField("JOBD_EVENT", event), try JournalField("JOBD_INSTANCE", instance),
-                ]
-                for (name, value) in fields.sorted(by: { $0.key < $1.key }) { all.append(try JournalField(name, value)) }
-                try journal.send(all)
+                try Self.send(event, message, instance: instance, fields)
             }
             let run = ["JOB": "planted", "JOBD_RUN": "1", "JOBD_RUN_ID": runID]
             try send("daemon.start", "jobd \(tag) started")
