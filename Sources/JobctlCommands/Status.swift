@@ -10,7 +10,8 @@ extension Jobctl {
             commandName: "status",
             abstract: "Show the daemon's status, or one job's.",
             discussion: """
-                For a job: its file, command, triggers, next elapse, last run and its result \
+                For jobd: its pid, instance, generation, uptime, the running and the failed jobs by \
+                name, broken files, and the last reload's outcome. For a job: its file, command, triggers, next elapse, last run and its result \
                 (success, exit-code, signal, core-dump, timeout, start-failed, stopped), the runs in \
                 flight with their pid, a pending retry, and the last 10 lines of the last run's \
                 output from the journal. Exit status: 0; 3 when the job's last run failed (as \
@@ -29,6 +30,12 @@ extension Jobctl {
 
         package init() {}
 
+        /// `none`, or the count and the names (at most 10 of them).
+        static func names(_ names: [String]) -> String {
+            guard !names.isEmpty else { return "none" }
+            return "\(names.count): " + names.prefix(10).joined(separator: ", ") + (names.count > 10 ? ", …" : "")
+        }
+
         package func run() throws {
             let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .status, job: job), json: json)
             let now = TimeFormat.nowUSec()
@@ -37,17 +44,31 @@ extension Jobctl {
                 print("jobd (pid \(daemon.pid)), instance \(daemon.instance)")
                 print("     Since: \(TimeFormat.wallClock(daemon.startedRealtimeUSec)); \(TimeFormat.relative(daemon.startedRealtimeUSec, now: now))")
                 print("Generation: \(daemon.generation), \(daemon.jobs) job(s)")
+                // Which jobs run and which failed, by name: what an operator looks at first.
+                let jobs = (try? Jobctl.ask(runtime, ControlRequest(command: .list, brief: true)).1.jobs) ?? nil
+                if let jobs {
+                    let running = jobs.filter { $0.running > 0 }.map(\.name).sorted()
+                    let failed = jobs.filter { !$0.disabledByErrors && $0.lastResult.flatMap(RunResult.init(rawValue:))?.isFailure == true }
+                        .map(\.name).sorted()
+                    print("   Running: \(Self.names(running))")
+                    print("    Failed: \(Self.names(failed))")
+                } else {
+                    print("   Running: \(daemon.runningJobs) run(s)")
+                }
                 if let broken = daemon.brokenFiles {
                     print("    Broken: \(broken.count) file(s) with errors")
                     for error in broken { print("  \(error)") }
                 }
-                print("    Owners: \(daemon.liveOwners) live, \(daemon.retiredOwnersAlive) retired but alive, \(daemon.leakedOwners) leaked")
-                print("    Timers: \(daemon.liveTimers) live, \(daemon.armedTimers) armed")
-                print("   Running: \(daemon.runningJobs)")
+                // The owners' bookkeeping only when something is wrong with it (jobctl audit has the rest).
+                if daemon.leakedOwners > 0 || daemon.retiredOwnersAlive > 0 {
+                    print("    Owners: \(daemon.retiredOwnersAlive) retired but alive, \(daemon.leakedOwners) leaked (jobctl audit)")
+                }
                 if let reload = daemon.lastReload {
                     let outcome = reload.accepted ? "accepted" : "rejected (\(reload.errors.count) error(s))"
                     print("Last reload: \(outcome) at \(TimeFormat.wallClock(reload.finishedRealtimeUSec))")
-                    for error in reload.errors { print("  \(error)") }
+                    // The broken files' errors are listed above already: only the others.
+                    let listed = Set(daemon.brokenFiles ?? [])
+                    for error in reload.errors where !listed.contains(error) { print("  \(error)") }
                 } else {
                     print("Last reload: none")
                 }

@@ -26,7 +26,7 @@ extension MainLoop {
                 }
                 reply.finish(with: ControlResponse(type: .job, jobStatus: job))
             } else {
-                reply.finish(with: ControlResponse(type: .status, daemon: daemonStatus))
+                reply.finish(with: ControlResponse(type: .status, daemon: daemonStatus(for: reply.peer)))
             }
         case .list:
             let listing = JobListing(self, brief: request.brief == true, peer: reply.peer)
@@ -88,15 +88,26 @@ extension MainLoop {
         }
     }
 
-    var daemonStatus: DaemonStatus {
+    /// jobd's status; for a reader, the errors of files it could not read itself are not shown,
+    /// in the broken files or the last reload's errors (they quote the files' lines).
+    func daemonStatus(for peer: ControlPeer? = nil) -> DaemonStatus {
         var status = DaemonStatus(
             pid: getpid(), instance: options.instance, generation: scheduler.generation.number,
             startedRealtimeUSec: startedRealtimeUSec, jobs: scheduler.generation.owners.count,
             liveOwners: JobOwner.liveCount, liveTimers: scheduler.queue.statistics.liveTimers,
             armedTimers: scheduler.queue.armedCount, runningJobs: admission.running, lastReload: lastReload,
             retiredOwnersAlive: scheduler.leakDetector?.retiredAlive ?? 0, leakedOwners: scheduler.leakDetector?.leaked ?? 0)
-        let brokenFiles = settingsErrors.prefix(1).map(\.description) + broken.values.sorted { $0.name < $1.name }.map { $0.errors[0].description }
+        let shown = { (error: ConfigError) in
+            peer.map { $0.mayRead(error.file) } ?? true
+                ? error.description : "\(error.file): error: not shown (you cannot read the file; jobctl check as root shows it)"
+        }
+        let brokenFiles = settingsErrors.prefix(1).map(shown) + broken.values.sorted { $0.name < $1.name }.map { shown($0.errors[0]) }
         status.brokenFiles = brokenFiles.isEmpty ? nil : brokenFiles
+        if let peer, peer.level != .full, var reload = status.lastReload {
+            // The report keeps only the errors' text: a reader sees their count.
+            if !reload.errors.isEmpty { reload.errors = ["\(reload.errors.count) error(s): see the broken files above"] }
+            status.lastReload = reload
+        }
         return status
     }
 

@@ -85,6 +85,20 @@ import Testing
         #expect(failed.contains("bad-setting") && failed.contains("backup"), "\(failed)")
     }
 
+    /// `jobctl status` names the failed and running jobs, says each broken file's error once, and
+    /// shows the owners' bookkeeping only when something is wrong with it.
+    @Test func daemonStatusNamesFailedJobsAndSaysEachErrorOnce() throws {
+        let setup = try Setup(jobs: ["bad": "[Job]\nOnStartupSec=1h\nExecStart=/bin/false\n", "good": Self.hourly])
+        #expect(try setup.jobctl(["run", "bad", "--wait"]).0 == 1)
+        try setup.config.write(job: "broken", Self.hourly + "OnCalender=daily\n")
+        #expect(try setup.jobctl(["reload"]).0 == 1)
+        let (status, output) = try setup.jobctl(["status"])
+        #expect(status == 0)
+        #expect(output.contains("   Running: none") && output.contains("    Failed: 1: bad"), "\(output)")
+        #expect(output.components(separatedBy: "unknown key 'OnCalender='").count == 2, "the error once: \(output)")
+        #expect(!output.contains("Timers:") && !output.contains("Owners:"), "\(output)")
+    }
+
     @Test func listShowsNextElapsesThatMatchTheSchedules() throws {
         let before = Date().timeIntervalSince1970
         let setup = try Setup(jobs: [
