@@ -122,10 +122,14 @@ extension Jobctl {
             }
             if let lastRun = job.lastRunID {
                 print("    Run ID: \(lastRun)")
-                let lines = OutputTail.lines(job: job.name, runID: lastRun, count: 10)
-                if !lines.isEmpty {
-                    print("")
+                switch OutputTail.lines(job: job.name, runID: lastRun, count: 10) {
+                case .lines(let lines):
+                    if !lines.isEmpty { print("") }
                     for line in lines { print(line) }
+                case .runNotInJournal:
+                    print("\n(no journal entry of this run: jobd logs to stderr, or the entries were rotated away)")
+                case .unreadable(let reason):
+                    print("\n(its output is in the journal, which cannot be read here: \(reason); members of systemd-journal or adm may read it)")
                 }
             }
         }
