@@ -58,8 +58,10 @@ package struct LifecycleAuditor: Sendable {
     private var unattributed = 0
     private var last: JournalInstant?
     private var suppressions: [Suppression] = []
-    /// The `_PID` of each instance's `daemon.start`: its entries come from that process alone.
+    /// The `_PID` (and `_SYSTEMD_UNIT`, under a unit) of each instance's `daemon.start`: its
+    /// entries come from that process alone.
     private var instancePIDs: [String: String] = [:]
+    private var instanceUnits: [String: String] = [:]
     private var foreign = 0
     private var foreignExamples: [String] = []
     /// Foreign entries described in the report, at most.
@@ -121,7 +123,7 @@ package struct LifecycleAuditor: Sendable {
         // Anyone may write SYSLOG_IDENTIFIER=jobd and JOBD_* fields; only journald's own fields
         // (`_UID`, `_PID`) say who did. Entries without them (built by hand, in tests) are taken
         // as they are.
-        if let why = Self.foreignness(of: entry, instance: instance, pid: instancePIDs[instance]) {
+        if let why = Self.foreignness(of: entry, instance: instance, pid: instancePIDs[instance], unit: instanceUnits[instance]) {
             foreign += 1
             if foreignExamples.count < Self.foreignExamplesShown {
                 foreignExamples.append("_UID=\(entry["_UID"] ?? "?") _PID=\(entry["_PID"] ?? "?") "
@@ -131,6 +133,7 @@ package struct LifecycleAuditor: Sendable {
         }
         if entry[JobdField.event] == JobdEvent.daemonStart.rawValue, instancePIDs[instance] == nil, let pid = entry["_PID"] {
             instancePIDs[instance] = pid
+            instanceUnits[instance] = entry["_SYSTEMD_UNIT"]
         }
         if ledgers[instance] == nil {
             ledgers[instance] = InstanceLedger(id: instance, first: entry)
@@ -141,10 +144,14 @@ package struct LifecycleAuditor: Sendable {
     }
 
     /// Why `entry`, which names `instance`, was not written by jobd, if it was not: a `_UID` other
-    /// than root's, or a `_PID` other than `pid`, that of the instance's `daemon.start`.
-    static func foreignness(of entry: AuditEntry, instance: String, pid: String?) -> String? {
+    /// than root's, or a `_PID` or `_SYSTEMD_UNIT` other than `pid` and `unit`, those of the
+    /// instance's `daemon.start`.
+    static func foreignness(of entry: AuditEntry, instance: String, pid: String?, unit: String?) -> String? {
         if let uid = entry["_UID"], uid != "0" { return "written by uid \(uid), not by jobd (root)" }
         if let pid, let writer = entry["_PID"], writer != pid { return "written by pid \(writer), not by the instance's jobd (pid \(pid))" }
+        if let unit, entry["_PID"] != nil, entry["_SYSTEMD_UNIT"] != unit {
+            return "written from \(entry["_SYSTEMD_UNIT"] ?? "no unit"), not from the instance's unit \(unit)"
+        }
         return nil
     }
 

@@ -89,7 +89,9 @@ import Testing
                 "\(logs.standardOutput)")
         let json = try CapturedProcess.run(jobctl, ["logs", "planted", "--directory", run.journalDirectory, "-o", "json"])
         #expect(json.standardOutput.contains("\\u001b]0;X\\u0007\\u001b[2Kreal line"), "raw in JSON: \(json.standardOutput)")
-        let audit = try CapturedProcess.run(jobctl, ["audit", "--directory", run.journalDirectory])
+        // The bound: what four forged entries may make the audit allocate. A million owners
+        // would take gigabytes; with 256 MiB of data segment the audit must still finish.
+        let audit = try CapturedProcess.run("/usr/bin/prlimit", ["--data=\(256 << 20)", jobctl, "audit", "--directory", run.journalDirectory])
         #expect(audit.status == 3, "\(audit.standardOutput)\(audit.standardError)")
         #expect(audit.standardOutput.contains("3 entries claim to be jobd's but were written by another process"), "\(audit.standardOutput)")
         #expect(audit.standardOutput.contains("_UID=65534") && audit.standardOutput.contains("verdict: suspect"), "\(audit.standardOutput)")

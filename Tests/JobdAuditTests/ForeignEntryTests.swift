@@ -56,6 +56,23 @@ import Testing
         #expect(report.text().contains("1 entries claim to be jobd's but were written by another process"))
     }
 
+    /// Under a unit, an entry of the instance must come from that unit too (a pid is reused).
+    @Test func anEntryFromAnotherUnitIsForeign() {
+        var journal = Self.trustedRun()
+        journal.entries = journal.entries.map { entry in
+            var fields = entry.fields
+            fields["_SYSTEMD_UNIT"] = "jobd.service"
+            return AuditEntry(fields: fields, time: entry.time)
+        }
+        var entries = journal.entries
+        var forged = Self.forged(journal, ["JOBD_EVENT": "owner.leak", "JOBD_OWNER": "1", "JOB": "backup"], uid: "0", pid: "4242")
+        forged.fields["_SYSTEMD_UNIT"] = "cron.service"
+        entries.insert(forged, at: 3)
+        let report = LifecycleAuditor.audit(entries)
+        #expect(report.verdict == .suspect && report.foreignExamples.first?.contains("cron.service") == true, "\(report.text())")
+        #expect(LifecycleAuditor.audit(journal.entries).verdict == .clean)
+    }
+
     /// A genuine leak still fails, whatever was forged beside it.
     @Test func aRealFailureOutranksSuspicion() {
         var journal = SyntheticJournal()
