@@ -13,6 +13,16 @@ package struct DaemonSettings: Sendable, Equatable {
     /// sendmail; Debian's MTAs all install `/usr/sbin/sendmail`.
     package var sendmail = DaemonSettings.defaultSendmail
     package static let defaultSendmail = "/usr/sbin/sendmail"
+    /// `DefaultTasksMax=`: the task limit of each run of a job without `TasksMax=`; systemd's
+    /// default for a service, 15% of the system's maximum.
+    package var defaultTasksMax = TasksMax.systemdDefault
+    /// `RunsTasksMax=`: how many tasks all runs together may hold (the `pids.max` of the cgroup
+    /// `runs` above theirs). `nil` (the default): jobd's own limit less ``tasksReserve``, so that
+    /// no run, however many tasks it starts, leaves jobd without room for its own threads.
+    package var runsTasksMax: TasksMax?
+    /// The tasks kept for jobd itself when ``runsTasksMax`` is derived from jobd's own limit: its
+    /// threads (the loop, logging, control connections, a run's start) need well under a hundred.
+    package static let tasksReserve: UInt64 = 256
 
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
@@ -24,7 +34,7 @@ package struct DaemonSettings: Sendable, Equatable {
     }
 
     static let section = "Daemon"
-    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail"]
+    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line.
     package static func read(path: String, text: String) -> Result<DaemonSettings, ConfigErrors> {
@@ -45,6 +55,13 @@ package struct DaemonSettings: Sendable, Equatable {
             errors.append(ConfigError(file: path, line: line, message: "\(key)=: '\(value)' is not an absolute file path",
                                       hint: "write a path such as \(example)"))
             return nil
+        }
+        func tasksLimit(_ key: String, _ value: String, _ line: Int) -> TasksMax? {
+            guard let limit = TasksMax.parse(value) else {
+                errors.append(ConfigError(file: path, line: line, message: "\(key)=: '\(value)' is not a task limit", hint: TasksMax.hint))
+                return nil
+            }
+            return limit
         }
         for assignment in file.assignments where assignment.section == Self.section && !assignment.key.hasPrefix("X-") {
             let value = assignment.value
@@ -71,6 +88,10 @@ package struct DaemonSettings: Sendable, Equatable {
                 settings.metricsFile = filePath("MetricsFile", value, assignment.line, example: "/var/lib/prometheus/node-exporter/jobd.prom")
             case "Sendmail":
                 settings.sendmail = filePath("Sendmail", value, assignment.line, example: "/usr/sbin/sendmail (the default)") ?? defaultSendmail
+            case "DefaultTasksMax":
+                settings.defaultTasksMax = value.isEmpty ? .systemdDefault : tasksLimit("DefaultTasksMax", value, assignment.line) ?? settings.defaultTasksMax
+            case "RunsTasksMax":
+                settings.runsTasksMax = value.isEmpty ? nil : tasksLimit("RunsTasksMax", value, assignment.line) ?? settings.runsTasksMax
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
                     ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")

@@ -61,6 +61,18 @@ package struct JobDefinition: Sendable, Hashable {
         var referenceLines = ReferenceLines()
         var mailTo: [String] = []
         var mailOn = MailPolicy.output
+        var tasksMax: TasksMax?
+        /// The line of `TasksMax=`, for an error about it (jobd without a pids controller).
+        var tasksMaxLine = LineNumber()
+    }
+
+    /// A line of the file, for error messages only: two definitions that differ only here are the
+    /// same job (as ``ReferenceLines``).
+    struct LineNumber: Hashable {
+        var line: Int?
+        init(_ line: Int? = nil) { self.line = line }
+        static func == (lhs: LineNumber, rhs: LineNumber) -> Bool { true }
+        func hash(into hasher: inout Hasher) {}
     }
 
     /// Where each job a definition names stood in its file: for error messages only, so two
@@ -205,6 +217,14 @@ package struct JobDefinition: Sendable, Hashable {
         get { storage.fields.uncommon.mailOn }
         set { fields.uncommon.mailOn = newValue }
     }
+    /// `TasksMax=`: how many tasks the run's cgroup may hold (its `pids.max`); `nil`: jobd.conf's
+    /// `DefaultTasksMax=`.
+    package var tasksMax: TasksMax? {
+        get { storage.fields.uncommon.tasksMax }
+        set { fields.uncommon.tasksMax = newValue }
+    }
+    /// The line `TasksMax=` is on, if the file has it.
+    package var tasksMaxLine: Int? { storage.fields.uncommon.tasksMaxLine.line }
     /// `RunOn=`: whether every node of a fleet runs the job (the default) or one node per elapse.
     package var runOn: RunOn {
         get { storage.fields.runOn }

@@ -63,6 +63,7 @@ package enum JobFileReader {
         var referenceLines = JobDefinition.ReferenceLines()
         var mailTo: [String] = []
         var mailOn = MailPolicy.output
+        var tasksMax: (limit: TasksMax, line: Int)?
         var onSuccess: [String] = []
         var runOn: (policy: RunOn, line: Int) = (.everyNode, 0)
         // A command whose value was wrong is not also reported as missing.
@@ -231,6 +232,16 @@ package enum JobFileReader {
                     continue
                 }
                 mailOn = policy
+            case .tasksMax:
+                if value.isEmpty {
+                    tasksMax = nil
+                    continue
+                }
+                guard let limit = TasksMax.parse(value) else {
+                    error(line, "TasksMax=: '\(value)' is not a task limit", hint: TasksMax.hint)
+                    continue
+                }
+                tasksMax = (limit, line)
             case .runOn:
                 guard let policy = value.isEmpty ? .everyNode : RunOn(rawValue: value) else {
                     error(line, "RunOn=: '\(value)' is not a place to run",
@@ -334,7 +345,8 @@ package enum JobFileReader {
         fields.uncommon = JobDefinition.Uncommon(
             randomizedDelay: randomizedDelay, workingDirectory: workingDirectory, user: user?.name, group: group?.name, environmentFiles: environmentFiles,
             runtimeMax: runtimeMax, stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess,
-            referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn)
+            referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn,
+            tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line))
         return .success(JobDefinition(fields))
     }
 

@@ -29,6 +29,7 @@ enum JobKey: String, CaseIterable {
     case runOn = "RunOn"
     case mailTo = "MailTo"
     case mailOn = "MailOn"
+    case tasksMax = "TasksMax"
 
     static let section = "Job"
 

@@ -44,12 +44,24 @@ extension JobdConfiguration {
     mutating func breakUnknownReferences(names: Set<String>) {
         let unknown = JobReference.unknownReferences(in: jobs, names: names)
         guard !unknown.isEmpty else { return }
+        breakJobs { unknown[$0.name] ?? [] }
+    }
+}
+
+extension JobdConfiguration {
+    /// Moves each job for which `errors` finds any to ``broken``, with them: a job that asks
+    /// for what this jobd cannot do (``JobdConfiguration/breakUnknownReferences(names:)`` does the
+    /// same for names).
+    package mutating func breakJobs(_ errors: (JobDefinition) -> [ConfigError]) {
+        var moved = false
         jobs.removeAll { definition in
-            guard let errors = unknown[definition.name] else { return false }
-            broken.append(BrokenJob(name: definition.name, path: definition.path, errors: errors))
+            let found = errors(definition)
+            guard !found.isEmpty else { return false }
+            broken.append(BrokenJob(name: definition.name, path: definition.path, errors: found))
+            moved = true
             return true
         }
-        broken.sort { $0.path < $1.path }
+        if moved { broken.sort { $0.path < $1.path } }
     }
 }
 

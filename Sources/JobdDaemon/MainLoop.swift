@@ -115,10 +115,12 @@ final class MainLoop {
 
     /// Loads the first generation and tells systemd that jobd is ready.
     func start(_ configuration: JobdConfiguration, jobFiles: JobFileCache, group: inout DiscardingTaskGroup) {
+        let configuration = applicable(configuration)
         self.jobFiles = jobFiles
         scheduler.isRunning = { [unowned self] job in self.admission.isActive(job) }
         for job in state.disabledJobs() { _ = admission.setDisabled(job, true) }
         record(configuration)
+        limitTasks()
         let summary = scheduler.load(configuration.jobs)
         perform(admission.configure(configuration.jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
         Self.logConfigErrors(configuration.errors, logger: logger)
@@ -138,6 +140,37 @@ final class MainLoop {
         settingsErrors = configuration.settingsErrors
         brokenSummary = configuration.brokenSummary
         if let settings = configuration.settings { self.settings = settings }
+    }
+
+    /// `configuration` with each job that asks for what this jobd cannot do moved to the broken
+    /// files, with the reason at its line: `TasksMax=` where no pids controller is at hand (never
+    /// a limit silently not applied).
+    private func applicable(_ configuration: JobdConfiguration) -> JobdConfiguration {
+        let refusal: String? = switch runner.tracking {
+        case .cgroups(let cgroup): cgroup.tasksLimitRefusal
+        case .processGroups(let reason): "runs are tracked by process group, not cgroup (\(reason))"
+        }
+        guard let refusal else { return configuration }
+        var configuration = configuration
+        configuration.breakJobs { definition in
+            definition.tasksMax == nil ? [] : [ConfigError(
+                file: definition.path, line: definition.tasksMaxLine, message: "TasksMax= cannot be applied: \(refusal)",
+                hint: "run jobd under its unit (Delegate=yes, with the pids controller), or remove TasksMax=")]
+        }
+        return configuration
+    }
+
+    /// Sets the task limits of the runs (`RunsTasksMax=`, `DefaultTasksMax=`) in jobd's cgroup.
+    private func limitTasks() {
+        guard case .cgroups(let cgroup) = runner.tracking else { return }
+        switch cgroup.limitTasks(settings) {
+        case .success(let budget):
+            let runs = budget.runs.map { "at most \($0) tasks" } ?? "no task limit"
+            let each = budget.defaultPerRun.map { "\($0) each by default" } ?? "no limit each by default"
+            logger.info("runs hold \(runs) together, \(each) (RunsTasksMax=, DefaultTasksMax=)")
+        case .failure(let failure):
+            logger.warning("the runs' task limits are not set: \(failure)")
+        }
     }
 
     /// Handles one event; returns `false` when the loop should end.
@@ -276,6 +309,7 @@ final class MainLoop {
     /// valid changes apply, and the errors are in the journal, `STATUS=` and `jobctl reload`'s
     /// output. A broken `jobd.conf` keeps the settings jobd has.
     private func finishReload(_ configuration: JobdConfiguration, group: inout DiscardingTaskGroup) {
+        let configuration = applicable(configuration)
         let again = reloadInFlight?.again ?? false
         reloadInFlight = nil
         reloadWatch.arm(at: nil)
@@ -296,7 +330,9 @@ final class MainLoop {
             // File name order is job name order but where a name has a character that sorts before
             // `.` (`a-b.job` before `a.job`): sorted only then.
             if zip(jobs, jobs.dropFirst()).contains(where: { !($0.name < $1.name) }) { jobs.sort { $0.name < $1.name } }
+            let limits = settings
             record(configuration)
+            if settings != limits { limitTasks() }
             // The reader looked again at zone files that changed (a tzdata upgrade): so does the
             // local zone, which calendar triggers without a zone of their own follow.
             let zone = TimeZoneRules.current(environment: options.environment)

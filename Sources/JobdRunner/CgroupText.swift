@@ -26,6 +26,35 @@ enum CgroupText {
         return nil
     }
 
+    /// jobd's path in the cgroup v1 hierarchy of `controller` (`8:pids:/system.slice/jobd.service`),
+    /// on a legacy or hybrid system where that controller is not on the unified hierarchy.
+    static func legacyPath(procSelfCgroup text: String, controller: String) -> String? {
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3, fields[1].split(separator: ",").contains(Substring(controller)), fields[2].hasPrefix("/") else { continue }
+            return String(fields[2])
+        }
+        return nil
+    }
+
+    /// Where the cgroup v1 hierarchy of `controller` is mounted (`/sys/fs/cgroup/pids`): a mount of
+    /// the hierarchy's root whose super options name the controller.
+    static func legacyMount(mountinfo text: String, controller: String) -> String? {
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard let separator = fields.firstIndex(of: "-"), separator + 3 < fields.count, fields.count > 4,
+                  fields[separator + 1] == "cgroup", fields[3] == "/",
+                  fields[separator + 3].split(separator: ",").contains(Substring(controller)) else { continue }
+            return unescapeMountPath(String(fields[4]))
+        }
+        return nil
+    }
+
+    /// `pids.max`: a number, or `nil` for `max` (no limit).
+    static func pidsMax(_ text: String) -> UInt64? {
+        UInt64(text.trimmingWhitespace)
+    }
+
     /// mountinfo writes space, tab, newline and backslash in paths as octal escapes (`\040`).
     private static func unescapeMountPath(_ path: String) -> String {
         guard path.contains("\\") else { return path }

@@ -8,7 +8,7 @@ extension JobRunner {
     /// group, with a warning) when it cannot be created.
     func makeCgroup(_ definition: JobDefinition, runID: UInt64, invocationID: String, fields: [String: String]) -> RunCgroup? {
         guard case .cgroups(let delegated) = tracking else { return nil }
-        switch delegated.makeRunCgroup(invocationID: invocationID, runID: runID) {
+        switch delegated.makeRunCgroup(invocationID: invocationID, runID: runID, tasksMax: definition.tasksMax) {
         case .success(let cgroup):
             return cgroup
         case .failure(let refusal):

@@ -7,8 +7,19 @@ import Glibc
 package struct RunCgroup: Sendable {
     /// The directory, under the cgroup file system's mount.
     let directory: String
-    /// As `/proc/PID/cgroup` names it: `/system.slice/jobd.service/run-…`.
+    /// As `/proc/PID/cgroup` names it: `/system.slice/jobd.service/runs/run-…`.
     package let path: String
+    /// Its twin on the pids controller's cgroup v1 hierarchy, where jobd limits tasks there.
+    let legacyPids: String?
+
+    init(directory: String, path: String, legacyPids: String? = nil) {
+        self.directory = directory
+        self.path = path
+        self.legacyPids = legacyPids
+    }
+
+    /// The directories the run's process enters (`jobd-cgexec --cgroup`).
+    var entered: [String] { [directory] + (legacyPids.map { [$0] } ?? []) }
 
     /// The processes in it now (zombies are not listed: they are already gone).
     var members: [pid_t] { CgroupText.pids(procs: CgroupFile.read(directory + "/cgroup.procs") ?? "") }
@@ -37,6 +48,9 @@ package struct RunCgroup: Sendable {
         return RunUsage(cpuUSec: cpu.total, userUSec: cpu.user, systemUSec: cpu.system, memoryPeak: peak)
     }
 
-    /// Removes the cgroup; fails (EBUSY) while a process is in it. One already gone counts as removed.
-    func remove() -> Bool { rmdir(directory) == 0 || errno == ENOENT }
+    /// Removes the cgroup (and its v1 twin); fails (EBUSY) while a process is in it. One already
+    /// gone counts as removed.
+    func remove() -> Bool {
+        entered.reversed().allSatisfy { rmdir($0) == 0 || errno == ENOENT }
+    }
 }

@@ -38,7 +38,7 @@ enum Trampoline {
     /// directory (changed to after the switch; a leading `-`: a missing one means `/`).
     static func options(cgroup: RunCgroup?, account: Account?, directory: WorkingDirectory?) -> [String] {
         var words: [String] = []
-        if let cgroup { words += ["--cgroup", cgroup.directory] }
+        for entered in cgroup?.entered ?? [] { words += ["--cgroup", entered] }
         if let account { words += credentialOptions(account) }
         if let directory { words += ["--directory", (directory.optional ? "-" : "") + directory.path] }
         return words + ["--"]

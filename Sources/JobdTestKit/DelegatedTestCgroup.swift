@@ -7,6 +7,10 @@ package import Testing
 /// system, `/sys/fs/cgroup/unified`).
 package final class DelegatedTestCgroup {
     package let directory: String
+    /// jobd's cgroup on the pids controller's v1 hierarchy, where the unified hierarchy has no pids
+    /// controller (a hybrid host, as this project's test machines are): as systemd makes one for
+    /// a unit with a task limit.
+    package let legacyPids: String?
 
     /// Why the machine cannot give a test a delegated cgroup, or nil.
     private static func mount() -> Result<String, Failure> {
@@ -38,6 +42,7 @@ package final class DelegatedTestCgroup {
         switch made {
         case .success(let directory):
             self.directory = directory
+            legacyPids = Self.makeLegacyPids(name: String(directory.split(separator: "/").last!), unified: directory)
         case .failure(let failure):
             let message = "DELEGATED CGROUP TEST NOT RUN: \(failure.description)"
             if ProcessInfo.processInfo.environment["CI"] == "true" {
@@ -46,6 +51,23 @@ package final class DelegatedTestCgroup {
             FileHandle.standardError.write(Data("\n*** SKIPPED: \(message) ***\n\n".utf8))
             try Test.cancel(Comment(rawValue: message), sourceLocation: sourceLocation)
         }
+    }
+
+    /// A cgroup of the same name on the pids controller's v1 hierarchy, where the unified one lacks
+    /// that controller; `nil` elsewhere.
+    private static func makeLegacyPids(name: String, unified: String) -> String? {
+        let root = String(unified[..<unified.lastIndex(of: "/")!])
+        let controllers = (try? String(contentsOfFile: root + "/cgroup.controllers", encoding: .utf8)) ?? ""
+        guard !controllers.split(whereSeparator: \.isWhitespace).contains("pids") else { return nil }
+        let directory = "/sys/fs/cgroup/pids/" + name
+        return mkdir(directory, 0o755) == 0 ? directory : nil
+    }
+
+    /// The cgroup where jobd's task limit is (`pids.max`: the unit's `TasksMax=`), or nil when the
+    /// machine has no pids controller to give.
+    package var pidsDirectory: String? {
+        let controllers = (try? String(contentsOfFile: directory + "/cgroup.controllers", encoding: .utf8)) ?? ""
+        return controllers.split(whereSeparator: \.isWhitespace).contains("pids") ? directory : legacyPids
     }
 
     /// Sets `trusted.delegate=1`, as systemd marks a delegated cgroup. setxattr(2) is looked up at
@@ -60,16 +82,22 @@ package final class DelegatedTestCgroup {
     /// The words that start `executable` inside this cgroup: a shell enters it and execs the program,
     /// so that the program is the cgroup's only process, as a unit's main process is.
     package func launch(_ executable: String, _ arguments: [String]) -> (String, [String]) {
-        ("/bin/sh", ["-c", "echo 0 > \"$0/cgroup.procs\" && exec \"$@\"", directory, executable] + arguments)
+        let legacy = legacyPids.map { "echo 0 > \($0)/cgroup.procs && " } ?? ""
+        return ("/bin/sh", ["-c", legacy + "echo 0 > \"$0/cgroup.procs\" && exec \"$@\"", directory, executable] + arguments)
     }
 
-    /// Removes the cgroup and what jobd made in it; call once jobd has exited.
+    /// Removes the cgroup and what jobd made in it (`supervisor`, `runs/run-…`); call once jobd
+    /// has exited.
     deinit {
+        for top in [directory] + (legacyPids.map { [$0] } ?? []) { Self.removeTree(top) }
+    }
+
+    private static func removeTree(_ directory: String) {
         let children = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for child in children {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: directory + "/" + child, isDirectory: &isDirectory), isDirectory.boolValue {
-                rmdir(directory + "/" + child)
+                removeTree(directory + "/" + child)
             }
         }
         rmdir(directory)

@@ -2,11 +2,12 @@
 // needs a cgroup or a switch of credentials (issue 26). jobd starts it with an empty environment, so
 // that nothing a job controls (LD_PRELOAD, GCONV_PATH, ...) reaches a process that runs as root:
 //
-//   jobd-cgexec [--cgroup DIR] [--groups G,G...] [--gid GID] [--uid UID] [--directory [-]DIR]
+//   jobd-cgexec [--cgroup DIR]... [--groups G,G...] [--gid GID] [--uid UID] [--directory [-]DIR]
 //               -- COMMAND [ARGUMENT...]
 //     reads the job's environment from stdin (NAME=value entries, each ended by a NUL, then one
 //     more NUL, then EOF: a stream cut short is refused, never run with part of an environment),
-//     enters the cgroup v2 directory DIR (writes "0" to DIR/cgroup.procs), sets the supplementary
+//     enters each cgroup directory DIR (writes "0" to DIR/cgroup.procs: the run's cgroup v2, and its
+//     twin on the pids controller's v1 hierarchy where jobd limits tasks there), sets the supplementary
 //     groups, then the gid, then the uid (real, effective and saved), changes to the working
 //     directory as the job's user (a leading "-": a missing one means "/"), and only then execve()s
 //     COMMAND with the job's environment, searching the job's PATH for a name without a slash.
@@ -212,7 +213,8 @@ static void execute(char **argv, char **environment) {
 
 int main(int argc, char **argv) {
     struct credentials wanted = {0};
-    const char *cgroup = NULL, *directory = NULL;
+    const char *cgroups[4] = {0}, *directory = NULL;
+    size_t cgroup_count = 0;
     size_t limit = 0;
     int reading = 0, i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -223,7 +225,10 @@ int main(int argc, char **argv) {
         }
         if (i + 1 == argc) fail(EXIT_USAGE, "%s needs a value", option);
         const char *value = argv[++i];
-        if (strcmp(option, "--cgroup") == 0) cgroup = value;
+        if (strcmp(option, "--cgroup") == 0) {
+            if (cgroup_count == sizeof cgroups / sizeof *cgroups) fail(EXIT_USAGE, "too many --cgroup options");
+            cgroups[cgroup_count++] = value;
+        }
         else if (strcmp(option, "--groups") == 0) wanted.groups = value;
         else if (strcmp(option, "--gid") == 0) wanted.gid = value;
         else if (strcmp(option, "--uid") == 0) wanted.uid = value;
@@ -245,7 +250,7 @@ int main(int argc, char **argv) {
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null < 0 || dup2(null, STDIN_FILENO) < 0) fail(EXIT_EXEC, "cannot open /dev/null: %s", strerror(errno));
     close(null);
-    if (cgroup != NULL) enter_cgroup(cgroup);
+    for (size_t entered = 0; entered < cgroup_count; entered++) enter_cgroup(cgroups[entered]);
     switch_credentials(&wanted);
     if (directory != NULL) {
         int optional = directory[0] == '-';

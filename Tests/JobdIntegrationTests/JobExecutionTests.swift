@@ -215,12 +215,7 @@ import Testing
     }
 
     @Test func userNobodyRunsAsNobody() throws {
-        guard getuid() == 0 else {
-            let message = "needs root to switch a job to User=nobody"
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("\(message)") }
-            print("SKIPPED userNobodyRunsAsNobody: \(message)")
-            return
-        }
+        try Requirement.root("to switch a job to User=nobody")
         let setup = try Setup(jobs: ["who": """
             [Job]
             OnStartupSec=1h
