@@ -18,11 +18,12 @@ extension Jobctl.Import {
                 OnUnitInactiveSec=, Persistent=, RandomizedDelaySec=, AccuracySec= (systemd's \
                 default of 1min when the timer sets none). From the service: User=, Group=, \
                 WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, TasksMax=, \
+                Nice=, IOSchedulingClass=, IOSchedulingPriority=, UMask=, the Limit...= keys, \
                 and the command: one ExecStart= as it is; several command lines (ExecStartPre=, \
                 ExecStart=, ExecStartPost=) joined into one /bin/sh -c that runs them in order and \
                 stops at the first failure, unless its line has the - prefix, as systemd runs them.
 
-                Every other key is reported as not carried over (Condition...=, sandboxing, Nice=, \
+                Every other key is reported as not carried over (Condition...=, sandboxing, \
                 the + prefix...), and the exit status is then 1. Left out silently, as they change \
                 nothing under jobd: Description= (it becomes the job's), Documentation=, Unit=, \
                 Type=oneshot (or simple, exec), SyslogIdentifier=, WantedBy=.

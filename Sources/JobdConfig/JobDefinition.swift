@@ -64,6 +64,7 @@ package struct JobDefinition: Sendable, Hashable {
         var tasksMax: TasksMax?
         /// The line of `TasksMax=`, for an error about it (jobd without a pids controller).
         var tasksMaxLine = LineNumber()
+        var processAttributes = ProcessAttributes()
     }
 
     /// A line of the file, for error messages only: two definitions that differ only here are the
@@ -222,6 +223,11 @@ package struct JobDefinition: Sendable, Hashable {
     package var tasksMax: TasksMax? {
         get { storage.fields.uncommon.tasksMax }
         set { fields.uncommon.tasksMax = newValue }
+    }
+    /// `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`, `UMask=` and the `Limit…=` keys.
+    package var processAttributes: ProcessAttributes {
+        get { storage.fields.uncommon.processAttributes }
+        set { fields.uncommon.processAttributes = newValue }
     }
     /// The line `TasksMax=` is on, if the file has it.
     package var tasksMaxLine: Int? { storage.fields.uncommon.tasksMaxLine.line }

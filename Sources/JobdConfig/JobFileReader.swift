@@ -64,6 +64,7 @@ package enum JobFileReader {
         var mailTo: [String] = []
         var mailOn = MailPolicy.output
         var tasksMax: (limit: TasksMax, line: Int)?
+        var attributes = ProcessAttributes()
         var onSuccess: [String] = []
         var runOn: (policy: RunOn, line: Int) = (.everyNode, 0)
         // A command whose value was wrong is not also reported as missing.
@@ -242,6 +243,8 @@ package enum JobFileReader {
                     continue
                 }
                 tasksMax = (limit, line)
+            case .nice, .ioSchedulingClass, .ioSchedulingPriority, .umask, .limitCpu, .limitFsize, .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS, .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
+                if let wrong = attributes.read(key: key.rawValue, value: value) { error(line, wrong.message, hint: wrong.hint) }
             case .runOn:
                 guard let policy = value.isEmpty ? .everyNode : RunOn(rawValue: value) else {
                     error(line, "RunOn=: '\(value)' is not a place to run",
@@ -346,7 +349,7 @@ package enum JobFileReader {
             randomizedDelay: randomizedDelay, workingDirectory: workingDirectory, user: user?.name, group: group?.name, environmentFiles: environmentFiles,
             runtimeMax: runtimeMax, stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess,
             referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn,
-            tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line))
+            tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes)
         return .success(JobDefinition(fields))
     }
 

@@ -160,6 +160,8 @@ package struct JobRunner: Sendable {
         var account: Account?
         /// The run's own cgroup, which `jobd-cgexec` enters before the command runs.
         var cgroup: RunCgroup?
+        /// `Nice=`, `UMask=`, `Limit…=`…: given by `jobd-cgexec` before it switches credentials.
+        var attributes = ProcessAttributes()
     }
 
     /// Why a run could not be prepared; it is logged and the run counts as failed to start.
@@ -233,7 +235,7 @@ package struct JobRunner: Sendable {
         return .success(SpawnConfiguration(
             argv: definition.command.argv(environment: environment), environment: environment,
             workingDirectory: workingDirectory, userDirectory: switchesUser ? named : nil,
-            account: account))
+            account: account, attributes: definition.processAttributes))
     }
 
     private func resolveAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
@@ -302,7 +304,7 @@ package struct JobRunner: Sendable {
 
         init(_ configuration: SpawnConfiguration) throws(PreparationError) {
             let argv = configuration.argv
-            guard configuration.account != nil || configuration.cgroup != nil else {
+            guard configuration.account != nil || configuration.cgroup != nil || !configuration.attributes.isDefault else {
                 // The job's environment reaches only its own command, which runs as jobd does.
                 executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
                 arguments = Array(argv.dropFirst())
@@ -314,7 +316,8 @@ package struct JobRunner: Sendable {
             }
             guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
             executable = .path(FilePath(trampoline))
-            arguments = Trampoline.options(cgroup: configuration.cgroup, account: configuration.account, directory: configuration.userDirectory) + argv
+            arguments = Trampoline.options(cgroup: configuration.cgroup, attributes: configuration.attributes, account: configuration.account,
+                                           directory: configuration.userDirectory) + argv
             // Nothing of the job's before its own execve: jobd-cgexec needs no variable at all.
             environment = [:]
             workingDirectory = configuration.userDirectory == nil ? configuration.workingDirectory : FilePath("/")

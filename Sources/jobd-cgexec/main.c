@@ -2,12 +2,16 @@
 // needs a cgroup or a switch of credentials (issue 26). jobd starts it with an empty environment, so
 // that nothing a job controls (LD_PRELOAD, GCONV_PATH, ...) reaches a process that runs as root:
 //
-//   jobd-cgexec [--cgroup DIR]... [--groups G,G...] [--gid GID] [--uid UID] [--directory [-]DIR]
+//   jobd-cgexec [--cgroup DIR]... [--rlimit RESOURCE:SOFT:HARD]... [--nice N] [--ioprio VALUE]
+//               [--umask OCTAL] [--groups G,G...] [--gid GID] [--uid UID] [--directory [-]DIR]
 //               -- COMMAND [ARGUMENT...]
 //     reads the job's environment from stdin (NAME=value entries, each ended by a NUL, then one
 //     more NUL, then EOF: a stream cut short is refused, never run with part of an environment),
 //     enters each cgroup directory DIR (writes "0" to DIR/cgroup.procs: the run's cgroup v2, and its
-//     twin on the pids controller's v1 hierarchy where jobd limits tasks there), sets the supplementary
+//     twin on the pids controller's v1 hierarchy where jobd limits tasks there), sets the resource
+//     limits (RESOURCE an RLIMIT_ number, each limit a number or "infinity"), the nice value, the
+//     I/O priority (the kernel's IOPRIO_PRIO_VALUE) and the umask, while still root as systemd
+//     does (a negative nice value or a raised hard limit needs it), sets the supplementary
 //     groups, then the gid, then the uid (real, effective and saved), changes to the working
 //     directory as the job's user (a leading "-": a missing one means "/"), and only then execve()s
 //     COMMAND with the job's environment, searching the job's PATH for a name without a slash.
@@ -20,8 +24,9 @@
 //     job) and writes, for each, a line "ERRNO MODE SIZE" and then SIZE bytes to stdout; ERRNO is
 //     EFBIG for a file over BYTES, and a MODE other than a regular file's comes with no bytes.
 //
-// Exit statuses, as systemd's for the same failures: 200 (EXIT_CHDIR), 203 (EXIT_EXEC), 216
-// (EXIT_GROUP), 217 (EXIT_USER), 219 (EXIT_CGROUP); the reason goes to the status socket, or to
+// Exit statuses, as systemd's for the same failures: 200 (EXIT_CHDIR), 201 (EXIT_NICE), 203
+// (EXIT_EXEC), 205 (EXIT_LIMITS), 213 (EXIT_IOPRIO), 216 (EXIT_GROUP), 217 (EXIT_USER), 219
+// (EXIT_CGROUP); the reason goes to the status socket, or to
 // stderr. posix_spawn has no cgroup or credential attributes in glibc 2.36, a fork of jobd cannot
 // call setuid safely (see JobRunner.swift), and a C program starts in well under a millisecond.
 #define _GNU_SOURCE
@@ -33,11 +38,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_EXEC = 203, EXIT_GROUP = 216, EXIT_USER = 217, EXIT_CGROUP = 219 };
+enum {
+    EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_NICE = 201, EXIT_EXEC = 203, EXIT_LIMITS = 205, EXIT_IOPRIO = 213,
+    EXIT_GROUP = 216, EXIT_USER = 217, EXIT_CGROUP = 219
+};
 
 // systemd's default PATH for services, as jobd gives a job without its own (JobRunner.defaultPath).
 static const char default_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -136,6 +146,52 @@ static void enter_cgroup(const char *directory) {
     close(fd);
 }
 
+// The attributes of the run's process that need root: resource limits, nice value, I/O priority.
+struct attributes {
+    const char *rlimits[16];  // "RESOURCE:SOFT:HARD"
+    size_t rlimit_count;
+    const char *nice, *ioprio, *umask;
+};
+
+static rlim_t limit_value(const char *text, const char *whole) {
+    if (strcmp(text, "infinity") == 0) return RLIM_INFINITY;
+    return (rlim_t)number(text, whole);
+}
+
+static void apply_attributes(const struct attributes *wanted) {
+    for (size_t i = 0; i < wanted->rlimit_count; i++) {
+        char text[128];
+        if (snprintf(text, sizeof text, "%s", wanted->rlimits[i]) >= (int)sizeof text) fail(EXIT_USAGE, "bad limit: %s", wanted->rlimits[i]);
+        char *soft = strchr(text, ':');
+        char *hard = soft == NULL ? NULL : strchr(soft + 1, ':');
+        if (hard == NULL) fail(EXIT_USAGE, "bad limit: %s", wanted->rlimits[i]);
+        *soft++ = '\0';
+        *hard++ = '\0';
+        unsigned long resource = number(text, "a resource");
+        struct rlimit limit = {limit_value(soft, wanted->rlimits[i]), limit_value(hard, wanted->rlimits[i])};
+        if (setrlimit((int)resource, &limit) != 0)
+            fail(EXIT_LIMITS, "cannot set resource limit %s: %s", wanted->rlimits[i], strerror(errno));
+    }
+    if (wanted->nice != NULL) {
+        char *end;
+        errno = 0;
+        long value = strtol(wanted->nice, &end, 10);
+        if (errno != 0 || *end != '\0' || value < -20 || value > 19) fail(EXIT_USAGE, "bad nice value: %s", wanted->nice);
+        if (setpriority(PRIO_PROCESS, 0, (int)value) != 0) fail(EXIT_NICE, "cannot set nice value %s: %s", wanted->nice, strerror(errno));
+    }
+    if (wanted->ioprio != NULL) {
+        // ioprio_set(IOPRIO_WHO_PROCESS, 0, value): glibc has no wrapper.
+        if (syscall(SYS_ioprio_set, 1, 0, (int)number(wanted->ioprio, "the I/O priority")) != 0)
+            fail(EXIT_IOPRIO, "cannot set I/O priority %s: %s", wanted->ioprio, strerror(errno));
+    }
+    if (wanted->umask != NULL) {
+        char *end;
+        unsigned long mask = strtoul(wanted->umask, &end, 8);
+        if (*end != '\0' || end == wanted->umask || mask > 0777) fail(EXIT_USAGE, "bad umask: %s", wanted->umask);
+        umask((mode_t)mask);
+    }
+}
+
 // Reads each file as the switched user and writes it framed to stdout (see the top of the file).
 static int read_files(char **files, size_t limit) {
     for (; *files != NULL; files++) {
@@ -213,6 +269,7 @@ static void execute(char **argv, char **environment) {
 
 int main(int argc, char **argv) {
     struct credentials wanted = {0};
+    struct attributes attributes = {0};
     const char *cgroups[4] = {0}, *directory = NULL;
     size_t cgroup_count = 0;
     size_t limit = 0;
@@ -229,6 +286,12 @@ int main(int argc, char **argv) {
             if (cgroup_count == sizeof cgroups / sizeof *cgroups) fail(EXIT_USAGE, "too many --cgroup options");
             cgroups[cgroup_count++] = value;
         }
+        else if (strcmp(option, "--rlimit") == 0) {
+            if (attributes.rlimit_count == sizeof attributes.rlimits / sizeof *attributes.rlimits) fail(EXIT_USAGE, "too many --rlimit options");
+            attributes.rlimits[attributes.rlimit_count++] = value;
+        } else if (strcmp(option, "--nice") == 0) attributes.nice = value;
+        else if (strcmp(option, "--ioprio") == 0) attributes.ioprio = value;
+        else if (strcmp(option, "--umask") == 0) attributes.umask = value;
         else if (strcmp(option, "--groups") == 0) wanted.groups = value;
         else if (strcmp(option, "--gid") == 0) wanted.gid = value;
         else if (strcmp(option, "--uid") == 0) wanted.uid = value;
@@ -251,6 +314,7 @@ int main(int argc, char **argv) {
     if (null < 0 || dup2(null, STDIN_FILENO) < 0) fail(EXIT_EXEC, "cannot open /dev/null: %s", strerror(errno));
     close(null);
     for (size_t entered = 0; entered < cgroup_count; entered++) enter_cgroup(cgroups[entered]);
+    apply_attributes(&attributes);
     switch_credentials(&wanted);
     if (directory != NULL) {
         int optional = directory[0] == '-';

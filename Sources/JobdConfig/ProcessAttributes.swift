@@ -1,0 +1,88 @@
+/// What a run's process is given before its command runs, read as systemd 252 reads the same keys
+/// of a service (systemd.exec(5)): `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`,
+/// `UMask=` and the `Limit…=` keys. `jobd-cgexec` applies them as root, before it switches to the
+/// job's `User=`, as systemd does (a negative `Nice=` or a raised hard limit needs root).
+package struct ProcessAttributes: Sendable, Hashable {
+    /// `Nice=`: -20 (most favourable) to 19; `nil` keeps jobd's.
+    package var nice: Int32?
+    /// `IOSchedulingClass=`, as the kernel numbers it (1 realtime, 2 best-effort, 3 idle; 0 none).
+    package var ioClass: Int32?
+    /// `IOSchedulingPriority=`: 0 (highest) to 7.
+    package var ioPriority: Int32?
+    /// `UMask=`; `nil` keeps jobd's (0022 under its unit, systemd's default for a service).
+    package var umask: UInt32?
+    /// The `Limit…=` keys, by resource.
+    package var limits: [ResourceLimit.Resource: ResourceLimit] = [:]
+
+    package init() {}
+
+    /// Whether every attribute keeps its default (then a run needs no trampoline for them).
+    package var isDefault: Bool { self == ProcessAttributes() }
+
+    /// The I/O priority to set, as systemd sets it: a class without a priority gets 4, a priority
+    /// without a class is best-effort; the kernel's `IOPRIO_PRIO_VALUE(class, data)`.
+    package var ioPriorityValue: Int32? {
+        guard ioClass != nil || ioPriority != nil else { return nil }
+        let ioClass = ioClass ?? 2
+        return ioClass << 13 | (ioClass == 0 || ioClass == 3 ? 0 : ioPriority ?? 4)
+    }
+
+    /// The I/O scheduling classes by their systemd names.
+    static let ioClasses: [String: Int32] = ["none": 0, "realtime": 1, "best-effort": 2, "idle": 3]
+
+    /// The keys read here.
+    package static let keys: Set<String> = Set(["Nice", "IOSchedulingClass", "IOSchedulingPriority", "UMask"]
+        + ResourceLimit.Resource.allCases.map(\.key))
+
+    /// Reads `key`'s `value` into `self`; an empty value resets the key. Returns the error's message
+    /// and hint when the value is wrong.
+    mutating func read(key: String, value: String) -> (message: String, hint: String)? {
+        switch key {
+        case "Nice":
+            guard !value.isEmpty else { nice = nil; return nil }
+            guard let number = Int32(value), (-20...19).contains(number) else {
+                return ("Nice=: '\(value)' is not a nice value", "write a number from -20 (most favourable) to 19 (least), such as 10")
+            }
+            nice = number
+        case "IOSchedulingClass":
+            guard !value.isEmpty else { ioClass = nil; return nil }
+            guard let found = Self.ioClasses[value] ?? Int32(value).flatMap({ (0...3).contains($0) ? $0 : nil }) else {
+                return ("IOSchedulingClass=: '\(value)' is not an I/O scheduling class", "write idle, best-effort, realtime or none")
+            }
+            ioClass = found
+        case "IOSchedulingPriority":
+            guard !value.isEmpty else { ioPriority = nil; return nil }
+            guard let number = Int32(value), (0...7).contains(number) else {
+                return ("IOSchedulingPriority=: '\(value)' is not an I/O priority", "write a number from 0 (highest) to 7 (lowest)")
+            }
+            ioPriority = number
+        case "UMask":
+            guard !value.isEmpty else { umask = nil; return nil }
+            guard value.utf8.count <= 4, let mask = UInt32(value, radix: 8), mask <= 0o777 else {
+                return ("UMask=: '\(value)' is not a file mode mask", "write an octal mask such as 0027 (systemd's default is 0022)")
+            }
+            umask = mask
+        default:
+            guard let resource = ResourceLimit.Resource(key: key) else { return nil }
+            guard !value.isEmpty else { limits[resource] = nil; return nil }
+            switch ResourceLimit.parse(value, resource: resource) {
+            case .success(let limit): limits[resource] = limit
+            case .failure(let failure): return ("\(key)=: '\(value)' \(failure.message)", failure.hint)
+            }
+        }
+        return nil
+    }
+
+    /// The options of `jobd-cgexec` that give a process these attributes.
+    package var trampolineOptions: [String] {
+        var words: [String] = []
+        for resource in ResourceLimit.Resource.allCases {
+            guard let limit = limits[resource] else { continue }
+            words += ["--rlimit", "\(resource.number):\(ResourceLimit.text(limit.soft)):\(ResourceLimit.text(limit.hard))"]
+        }
+        if let nice { words += ["--nice", String(nice)] }
+        if let ioPriorityValue { words += ["--ioprio", String(ioPriorityValue)] }
+        if let umask { words += ["--umask", String(umask, radix: 8)] }
+        return words
+    }
+}

@@ -1,0 +1,67 @@
+import JobdConfig
+import Testing
+
+/// `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`, `UMask=` and the `Limit…=` keys, read
+/// as systemd 252 reads them (systemd.exec(5); issue 27).
+struct ProcessAttributesTests {
+    static func read(_ lines: String) -> Result<JobDefinition, ConfigErrors> {
+        JobFileReader.read(name: "attributes", path: "/j/attributes.job", text: "[Job]\nExecStart=/bin/true\n" + lines)
+    }
+
+    static func attributes(_ lines: String) throws -> ProcessAttributes {
+        try read(lines).get().processAttributes
+    }
+
+    @Test func niceIOAndUmaskAreTheKernelsValues() throws {
+        let set = try Self.attributes("Nice=10\nIOSchedulingClass=idle\nUMask=0027\n")
+        #expect(set.nice == 10 && set.ioClass == 3 && set.umask == 0o027)
+        #expect(set.trampolineOptions == ["--nice", "10", "--ioprio", String(3 << 13), "--umask", "27"])
+        // A class alone gets priority 4; a priority alone is best-effort, as systemd does.
+        #expect(try Self.attributes("IOSchedulingClass=realtime\n").ioPriorityValue == 1 << 13 | 4)
+        #expect(try Self.attributes("IOSchedulingPriority=7\n").ioPriorityValue == 2 << 13 | 7)
+        #expect(try Self.attributes("IOSchedulingClass=best-effort\nIOSchedulingPriority=0\n").ioPriorityValue == 2 << 13)
+        #expect(try Self.attributes("Nice=-20\n").nice == -20)
+        #expect(try Self.attributes("Nice=5\nNice=\n").isDefault, "an empty value resets")
+        #expect(try Self.attributes("").trampolineOptions.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("LimitNOFILE=1024", ResourceLimit.Resource.nofile, UInt64?(1_024), UInt64?(1_024)),
+        ("LimitNOFILE=1024:4096", .nofile, 1_024, 4_096),
+        ("LimitNOFILE=infinity", .nofile, nil, nil),
+        ("LimitNOFILE=1024:infinity", .nofile, 1_024, nil),
+        ("LimitCORE=0", .core, 0, 0),
+        ("LimitAS=2G", .as, 2 << 30, 2 << 30),
+        ("LimitMEMLOCK=64K:8M", .memlock, 64 << 10, 8 << 20),
+        ("LimitCPU=30", .cpu, 30, 30),
+        ("LimitCPU=5min", .cpu, 300, 300),
+        ("LimitCPU=1500ms", .cpu, 2, 2),
+        ("LimitRTTIME=2s", .rttime, 2_000_000, 2_000_000),
+        ("LimitNICE=-5", .nice, 25, 25),
+        ("LimitNICE=+19", .nice, 1, 1),
+        ("LimitNICE=40", .nice, 40, 40),
+    ])
+    func aLimitIsOneValueOrSoftAndHard(line: String, resource: ResourceLimit.Resource, soft: UInt64?, hard: UInt64?) throws {
+        let limit = try #require(try Self.attributes(line + "\n").limits[resource])
+        #expect(limit.soft == soft && limit.hard == hard)
+    }
+
+    @Test(arguments: [
+        "Nice=20", "Nice=-21", "Nice=ten", "IOSchedulingClass=fast", "IOSchedulingClass=4", "IOSchedulingPriority=8",
+        "UMask=0999", "UMask=01777", "UMask=rw", "LimitNOFILE=lots", "LimitNOFILE=4096:1024", "LimitNOFILE=1:2:3",
+        "LimitAS=2Q", "LimitNICE=41", "LimitNICE=-21", "LimitCPU=soon",
+    ])
+    func aWrongValueIsAnErrorAtItsLine(line: String) {
+        guard case .failure(let errors) = Self.read(line + "\n") else {
+            Issue.record("\(line) was accepted")
+            return
+        }
+        let key = String(line.prefix { $0 != "=" })
+        #expect(errors.errors.count == 1 && errors.errors[0].line == 3 && errors.errors[0].message.hasPrefix(key + "="), "\(errors.errors)")
+    }
+
+    @Test func limitsGoToTheTrampolineByResourceNumber() throws {
+        let set = try Self.attributes("LimitNOFILE=1000:2000\nLimitCORE=0\nLimitAS=infinity\n")
+        #expect(set.trampolineOptions == ["--rlimit", "4:0:0", "--rlimit", "7:1000:2000", "--rlimit", "9:infinity:infinity"])
+    }
+}

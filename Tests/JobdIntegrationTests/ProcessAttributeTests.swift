@@ -1,0 +1,58 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// Issue 27: a run gets `Nice=`, `IOSchedulingClass=`, `UMask=` and `Limit…=` as a systemd
+/// service does, set while still root and kept across the switch to `User=`; what the command
+/// sees is read by the command itself (nice(1), ionice(1), umask, /proc/self/limits).
+@Suite(.serialized) struct ProcessAttributeTests {
+    static func probe(_ keys: String) -> String {
+        """
+        [Job]
+        ExecStart=/bin/sh -c 'echo nice=$$(nice) io=$$(ionice) umask=$$(umask) uid=$$(id -u); grep -E "^Max (open files|core file size)" /proc/self/limits | tr -s " "'
+        \(keys)
+        """
+    }
+
+    static func output(of job: String, _ setup: PrivilegeBoundaryTests.Setup) throws -> [String] {
+        let run = try setup.jobctl(["run", job, "--wait"])
+        #expect(run.0 == 0, "\(run.1)")
+        return run.1.split(separator: "\n").filter { !$0.hasPrefix("jobctl:") }.map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
+    }
+
+    @Test func aRunHasItsNiceValueIOClassUmaskAndLimitsAlsoAsItsUser() throws {
+        try Requirement.root("to switch a job to User=nobody and lower its limits")
+        let setup = try PrivilegeBoundaryTests.Setup()
+        let keys = "Nice=10\nIOSchedulingClass=idle\nUMask=0027\nLimitNOFILE=1000:2000\nLimitCORE=0"
+        try setup.config.write(job: "attributes", Self.probe(keys))
+        try setup.config.write(job: "attributes-nobody", Self.probe(keys + "\nUser=nobody\nNice=-5\nIOSchedulingClass=best-effort\nIOSchedulingPriority=6"))
+        try setup.config.write(job: "plain", Self.probe(""))
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+
+        let root = try Self.output(of: "attributes", setup)
+        #expect(root == [
+            "nice=10 io=idle umask=0027 uid=0", "Max core file size 0 0 bytes", "Max open files 1000 2000 files",
+        ], "\(root)")
+        // A negative nice value needs root: set before the switch to nobody, as systemd sets it.
+        let nobody = try Self.output(of: "attributes-nobody", setup)
+        #expect(nobody == [
+            "nice=-5 io=best-effort: prio 6 umask=0027 uid=65534", "Max core file size 0 0 bytes", "Max open files 1000 2000 files",
+        ], "\(nobody)")
+        // Without the keys, a run has jobd's own (its test process's) values.
+        let plain = try Self.output(of: "plain", setup)
+        #expect(plain.first?.hasPrefix("nice=0 ") == true, "\(plain)")
+    }
+
+    /// jobd-cgexec exits 205 (systemd's EXIT_LIMITS); jobd reports every start that failed before
+    /// the command as 203, its one status for "could not start" (issue 29), with the reason.
+    @Test func aLimitTheKernelRefusesFailsTheStartWithTheReason() throws {
+        try Requirement.root("to switch a job to User=nobody")
+        let setup = try PrivilegeBoundaryTests.Setup()
+        // RLIMIT_NOFILE's hard limit cannot pass fs.nr_open (1048576 by default), even for root.
+        try setup.config.write(job: "too-many", Self.probe("LimitNOFILE=1073741824"))
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        let run = try setup.jobctl(["run", "too-many", "--wait"])
+        #expect(run.0 == 203, "\(run.1)")
+        #expect(run.1.contains("cannot set resource limit"), "\(run.1)")
+    }
+}
