@@ -65,6 +65,7 @@ package struct JobDefinition: Sendable, Hashable {
         /// The line of `TasksMax=`, for an error about it (jobd without a pids controller).
         var tasksMaxLine = LineNumber()
         var processAttributes = ProcessAttributes()
+        var successExitStatus = SuccessExitStatus()
     }
 
     /// A line of the file, for error messages only: two definitions that differ only here are the
@@ -228,6 +229,11 @@ package struct JobDefinition: Sendable, Hashable {
     package var processAttributes: ProcessAttributes {
         get { storage.fields.uncommon.processAttributes }
         set { fields.uncommon.processAttributes = newValue }
+    }
+    /// `SuccessExitStatus=`: what else counts as a successful run, besides exit status 0.
+    package var successExitStatus: SuccessExitStatus {
+        get { storage.fields.uncommon.successExitStatus }
+        set { fields.uncommon.successExitStatus = newValue }
     }
     /// The line `TasksMax=` is on, if the file has it.
     package var tasksMaxLine: Int? { storage.fields.uncommon.tasksMaxLine.line }

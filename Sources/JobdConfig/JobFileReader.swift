@@ -65,6 +65,8 @@ package enum JobFileReader {
         var mailOn = MailPolicy.output
         var tasksMax: (limit: TasksMax, line: Int)?
         var attributes = ProcessAttributes()
+        var successExitStatus = SuccessExitStatus()
+        var startTimeout = TimeSpan.infinity
         var onSuccess: [String] = []
         var runOn: (policy: RunOn, line: Int) = (.everyNode, 0)
         // A command whose value was wrong is not also reported as missing.
@@ -128,13 +130,31 @@ package enum JobFileReader {
                             ? "write a calendar event as systemd.time(7) does, such as daily, Mon..Fri 09:00 or *-*-* 02:30:00; check it with jobctl calendar"
                             : "write five fields (minute hour day-of-month month day-of-week) or @daily, @hourly, @reboot…; check it with jobctl calendar --cron"))
                 }
-            case .randomizedDelaySec, .accuracySec, .runtimeMaxSec, .timeoutStopSec:
+            case .successExitStatus:
+                guard !value.isEmpty else {
+                    successExitStatus = SuccessExitStatus()
+                    continue
+                }
+                if let wrong = successExitStatus.add(value) {
+                    error(line, "SuccessExitStatus=: '\(wrong)' is neither an exit status nor a signal",
+                          hint: "write exit statuses from 0 to 255 and signal names such as SIGHUP, separated by spaces")
+                }
+            case .standardInput:
+                // A run's stdin is /dev/null, as a service's by default; nothing else is offered.
+                guard value.isEmpty || value == "null" else {
+                    error(line, "StandardInput=: jobd gives every run /dev/null as its standard input, not '\(value)'",
+                          hint: "write StandardInput=null, or feed the command yourself: ExecStart=/bin/sh -c 'command < FILE'")
+                    continue
+                }
+            case .randomizedDelaySec, .accuracySec, .runtimeMaxSec, .timeoutStopSec, .timeoutStartSec:
                 do {
                     let span = try value.isEmpty ? Self.defaultSpan(of: key) : TimeSpan.parse(value)
                     switch key {
                     case .accuracySec: accuracy = span
                     case .randomizedDelaySec: randomizedDelay = span
                     case .runtimeMaxSec: runtimeMax = span == .zero ? .infinity : span  // 0 means no limit, as systemd
+                    // A oneshot service's start is its whole run: systemd stops it after this.
+                    case .timeoutStartSec: startTimeout = span == .zero ? .infinity : span
                     default: stopTimeout = span == .zero ? .infinity : span
                     }
                 } catch {
@@ -347,16 +367,16 @@ package enum JobFileReader {
         fields.runOn = runOn.policy
         fields.uncommon = JobDefinition.Uncommon(
             randomizedDelay: randomizedDelay, workingDirectory: workingDirectory, user: user?.name, group: group?.name, environmentFiles: environmentFiles,
-            runtimeMax: runtimeMax, stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess,
+            runtimeMax: min(runtimeMax, startTimeout), stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess,
             referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn,
-            tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes)
+            tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, successExitStatus: successExitStatus)
         return .success(JobDefinition(fields))
     }
 
     private static func defaultSpan(of key: JobKey) -> TimeSpan {
         switch key {
         case .accuracySec: TimeSpan(microseconds: 1_000)
-        case .runtimeMaxSec: .infinity
+        case .runtimeMaxSec, .timeoutStartSec: .infinity
         case .timeoutStopSec: JobDefinition.defaultStopTimeout
         default: .zero
         }

@@ -28,7 +28,8 @@ package enum TimerImporter {
     static let timerKeys: Set<String> = ["OnCalendar", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec",
                                          "Persistent", "RandomizedDelaySec", "AccuracySec"]
     static let serviceKeys: Set<String> = Set(["User", "Group", "WorkingDirectory", "Environment", "EnvironmentFile",
-                                           "RuntimeMaxSec", "TimeoutStopSec", "TasksMax"]).union(ProcessAttributes.keys)
+                                           "RuntimeMaxSec", "TimeoutStopSec", "TasksMax",
+                                               "SuccessExitStatus", "TimeoutStartSec"]).union(ProcessAttributes.keys)
 
     /// `name` is the job's name (the timer's name without `.timer`).
     package static func convert(timer: UnitFile, service: UnitFile, name: String) -> Result {

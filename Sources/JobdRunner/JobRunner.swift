@@ -120,7 +120,8 @@ package struct JobRunner: Sendable {
         registry.remove(runID: runID)
         let finished = MonotonicInstant.now()
         let reason = stopReason.reason
-        let result = RunOutcome.result(of: termination, stopReason: reason, ignoresFailure: definition.command.ignoresFailure)
+        let result = RunOutcome.result(of: termination, stopReason: reason, ignoresFailure: definition.command.ignoresFailure,
+                                       success: definition.successExitStatus)
         fields[JobdField.exitCode] = termination.exitCode
         fields[JobdField.exitStatus] = termination.exitStatus
         let elapsed = TimeSpan(microseconds: UInt64(max(0, finished.duration(since: started).nanosecondsSaturated / 1_000)))

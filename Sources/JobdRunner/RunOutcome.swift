@@ -86,7 +86,9 @@ package struct RunOutcome: Sendable {
 
     /// The result of a run that ended as `termination`: a run jobd stopped at `RuntimeMaxSec=` timed
     /// out, one it stopped for another reason was stopped, whatever its exit status.
-    package static func result(of termination: RunTermination, stopReason: StopReason?, ignoresFailure: Bool) -> RunResult {
+    package static func result(
+        of termination: RunTermination, stopReason: StopReason?, ignoresFailure: Bool, success: SuccessExitStatus = SuccessExitStatus()
+    ) -> RunResult {
         if case .failedToStart = termination { return .startFailed }
         switch stopReason {
         case .runtimeExceeded?: return .timeout
@@ -94,9 +96,9 @@ package struct RunOutcome: Sendable {
         case nil: break
         }
         switch termination {
-        case .exited(let status): return status == 0 || ignoresFailure ? .success : .exitCode
-        case .killed: return .signal
-        case .dumped: return .coreDump
+        case .exited(let status): return status == 0 || ignoresFailure || success.statuses.contains(status) ? .success : .exitCode
+        case .killed(let signal): return success.signals.contains(signal) ? .success : .signal
+        case .dumped(let signal): return success.signals.contains(signal) ? .success : .coreDump
         case .failedToStart: return .startFailed
         }
     }
@@ -129,17 +131,5 @@ extension String {
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard count >= 0 else { throw Errno(rawValue: errno) }
         self = String(decoding: buffer.prefix(count), as: UTF8.self)
-    }
-}
-
-enum SignalName {
-    static func name(of signal: Int32) -> String {
-        let names: [Int32: String] = [
-            1: "HUP", 2: "INT", 3: "QUIT", 4: "ILL", 5: "TRAP", 6: "ABRT", 7: "BUS", 8: "FPE", 9: "KILL",
-            10: "USR1", 11: "SEGV", 12: "USR2", 13: "PIPE", 14: "ALRM", 15: "TERM", 17: "CHLD", 18: "CONT",
-            19: "STOP", 20: "TSTP", 21: "TTIN", 22: "TTOU", 24: "XCPU", 25: "XFSZ", 26: "VTALRM", 27: "PROF",
-            31: "SYS",
-        ]
-        return names[signal] ?? String(signal)
     }
 }

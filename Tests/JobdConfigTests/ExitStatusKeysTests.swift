@@ -1,0 +1,41 @@
+import Glibc
+import JobdConfig
+import Testing
+
+/// `SuccessExitStatus=`, `TimeoutStartSec=` and `StandardInput=`, read as systemd 252 reads them
+/// for a `Type=oneshot` service (issue 27).
+struct ExitStatusKeysTests {
+    static func read(_ lines: String) -> Result<JobDefinition, ConfigErrors> {
+        JobFileReader.read(name: "status", path: "/j/status.job", text: "[Job]\nExecStart=/bin/true\n" + lines)
+    }
+
+    @Test func successExitStatusTakesStatusesAndSignalsAndAddsUp() throws {
+        let read = try Self.read("SuccessExitStatus=1 2 SIGHUP\nSuccessExitStatus=TERM 75\n").get()
+        #expect(read.successExitStatus == SuccessExitStatus(statuses: [1, 2, 75], signals: [SIGHUP, SIGTERM]))
+        #expect(try Self.read("SuccessExitStatus=1\nSuccessExitStatus=\n").get().successExitStatus == SuccessExitStatus())
+        for wrong in ["256", "-1", "SIGNOPE", "ok"] {
+            guard case .failure(let errors) = Self.read("SuccessExitStatus=3 \(wrong)\n") else {
+                Issue.record("SuccessExitStatus=3 \(wrong) was accepted")
+                continue
+            }
+            #expect(errors.errors.first?.message == "SuccessExitStatus=: '\(wrong)' is neither an exit status nor a signal")
+        }
+    }
+
+    @Test func timeoutStartSecIsTheRunsLimitAndTheShorterOfTwoWins() throws {
+        #expect(try Self.read("TimeoutStartSec=2h\n").get().runtimeMax == .seconds(7_200))
+        #expect(try Self.read("TimeoutStartSec=2h\nRuntimeMaxSec=30min\n").get().runtimeMax == .seconds(1_800))
+        #expect(try Self.read("RuntimeMaxSec=30min\nTimeoutStartSec=10s\n").get().runtimeMax == .seconds(10))
+        #expect(try Self.read("TimeoutStartSec=0\n").get().runtimeMax == .infinity, "0 is no limit, as systemd's infinity")
+        #expect(try Self.read("").get().runtimeMax == .infinity, "a oneshot's default is no limit")
+    }
+
+    @Test func standardInputIsNullOnly() throws {
+        #expect(throws: Never.self) { try Self.read("StandardInput=null\n").get() }
+        guard case .failure(let errors) = Self.read("StandardInput=tty\n") else {
+            Issue.record("StandardInput=tty was accepted")
+            return
+        }
+        #expect(errors.errors.first?.message == "StandardInput=: jobd gives every run /dev/null as its standard input, not 'tty'")
+    }
+}
