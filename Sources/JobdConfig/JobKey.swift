@@ -36,6 +36,8 @@ enum JobKey: String, CaseIterable {
     case nice = "Nice"
     case ioSchedulingClass = "IOSchedulingClass"
     case ioSchedulingPriority = "IOSchedulingPriority"
+    case cpuSchedulingPolicy = "CPUSchedulingPolicy"
+    case cpuSchedulingPriority = "CPUSchedulingPriority"
     case umask = "UMask"
     case limitCpu = "LimitCPU"
     case limitFsize = "LimitFSIZE"

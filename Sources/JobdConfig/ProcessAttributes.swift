@@ -9,6 +9,10 @@ package struct ProcessAttributes: Sendable, Hashable {
     package var ioClass: Int32?
     /// `IOSchedulingPriority=`: 0 (highest) to 7.
     package var ioPriority: Int32?
+    /// `CPUSchedulingPolicy=`, as the kernel numbers it (0 other, 1 fifo, 2 rr, 3 batch, 5 idle).
+    package var cpuPolicy: Int32?
+    /// `CPUSchedulingPriority=`: 1 to 99 for fifo and rr.
+    package var cpuPriority: Int32?
     /// `UMask=`; `nil` keeps jobd's (0022 under its unit, systemd's default for a service).
     package var umask: UInt32?
     /// The `Limit…=` keys, by resource.
@@ -29,9 +33,21 @@ package struct ProcessAttributes: Sendable, Hashable {
 
     /// The I/O scheduling classes by their systemd names.
     static let ioClasses: [String: Int32] = ["none": 0, "realtime": 1, "best-effort": 2, "idle": 3]
+    /// The CPU scheduling policies by their systemd names (`SCHED_*`).
+    static let cpuPolicies: [String: Int32] = ["other": 0, "fifo": 1, "rr": 2, "batch": 3, "idle": 5]
+
+    /// The policy and priority to give `sched_setscheduler(2)`, as systemd gives them: a policy
+    /// without a priority gets 1 where it takes one (fifo, rr) and 0 elsewhere; a priority without a
+    /// policy keeps the policy jobd has (other), where only 0 is valid.
+    package var cpuScheduling: (policy: Int32, priority: Int32)? {
+        guard cpuPolicy != nil || cpuPriority != nil else { return nil }
+        let policy = cpuPolicy ?? 0
+        let realtime = policy == 1 || policy == 2
+        return (policy, realtime ? cpuPriority ?? 1 : 0)
+    }
 
     /// The keys read here.
-    package static let keys: Set<String> = Set(["Nice", "IOSchedulingClass", "IOSchedulingPriority", "UMask"]
+    package static let keys: Set<String> = Set(["Nice", "IOSchedulingClass", "IOSchedulingPriority", "CPUSchedulingPolicy", "CPUSchedulingPriority", "UMask"]
         + ResourceLimit.Resource.allCases.map(\.key))
 
     /// Reads `key`'s `value` into `self`; an empty value resets the key. Returns the error's message
@@ -56,6 +72,18 @@ package struct ProcessAttributes: Sendable, Hashable {
                 return ("IOSchedulingPriority=: '\(value)' is not an I/O priority", "write a number from 0 (highest) to 7 (lowest)")
             }
             ioPriority = number
+        case "CPUSchedulingPolicy":
+            guard !value.isEmpty else { cpuPolicy = nil; return nil }
+            guard let found = Self.cpuPolicies[value] else {
+                return ("CPUSchedulingPolicy=: '\(value)' is not a CPU scheduling policy", "write other, batch, idle, fifo or rr")
+            }
+            cpuPolicy = found
+        case "CPUSchedulingPriority":
+            guard !value.isEmpty else { cpuPriority = nil; return nil }
+            guard let number = Int32(value), (1...99).contains(number) else {
+                return ("CPUSchedulingPriority=: '\(value)' is not a real-time priority", "write a number from 1 to 99 (for CPUSchedulingPolicy=fifo or rr)")
+            }
+            cpuPriority = number
         case "UMask":
             guard !value.isEmpty else { umask = nil; return nil }
             guard value.utf8.count <= 4, let mask = UInt32(value, radix: 8), mask <= 0o777 else {
@@ -82,6 +110,7 @@ package struct ProcessAttributes: Sendable, Hashable {
         }
         if let nice { words += ["--nice", String(nice)] }
         if let ioPriorityValue { words += ["--ioprio", String(ioPriorityValue)] }
+        if let cpuScheduling { words += ["--sched", "\(cpuScheduling.policy):\(cpuScheduling.priority)"] }
         if let umask { words += ["--umask", String(umask, radix: 8)] }
         return words
     }

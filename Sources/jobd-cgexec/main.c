@@ -2,7 +2,7 @@
 // needs a cgroup or a switch of credentials (issue 26). jobd starts it with an empty environment, so
 // that nothing a job controls (LD_PRELOAD, GCONV_PATH, ...) reaches a process that runs as root:
 //
-//   jobd-cgexec [--cgroup DIR]... [--rlimit RESOURCE:SOFT:HARD]... [--nice N] [--ioprio VALUE]
+//   jobd-cgexec [--cgroup DIR]... [--rlimit RESOURCE:SOFT:HARD]... [--nice N] [--ioprio VALUE] [--sched POLICY:PRIORITY]
 //               [--umask OCTAL] [--groups G,G...] [--gid GID] [--uid UID] [--directory [-]DIR]
 //               -- COMMAND [ARGUMENT...]
 //     reads the job's environment from stdin (NAME=value entries, each ended by a NUL, then one
@@ -10,7 +10,8 @@
 //     enters each cgroup directory DIR (writes "0" to DIR/cgroup.procs: the run's cgroup v2, and its
 //     twin on the pids controller's v1 hierarchy where jobd limits tasks there), sets the resource
 //     limits (RESOURCE an RLIMIT_ number, each limit a number or "infinity"), the nice value, the
-//     I/O priority (the kernel's IOPRIO_PRIO_VALUE) and the umask, while still root as systemd
+//     I/O priority (the kernel's IOPRIO_PRIO_VALUE), the CPU scheduling policy and priority (SCHED_
+//     numbers) and the umask, while still root as systemd
 //     does (a negative nice value or a raised hard limit needs it), sets the supplementary
 //     groups, then the gid, then the uid (real, effective and saved), changes to the working
 //     directory as the job's user (a leading "-": a missing one means "/"), and only then execve()s
@@ -25,7 +26,7 @@
 //     EFBIG for a file over BYTES, and a MODE other than a regular file's comes with no bytes.
 //
 // Exit statuses, as systemd's for the same failures: 200 (EXIT_CHDIR), 201 (EXIT_NICE), 203
-// (EXIT_EXEC), 205 (EXIT_LIMITS), 213 (EXIT_IOPRIO), 216 (EXIT_GROUP), 217 (EXIT_USER), 219
+// (EXIT_EXEC), 205 (EXIT_LIMITS), 213 (EXIT_IOPRIO), 214 (EXIT_SETSCHEDULER), 216 (EXIT_GROUP), 217 (EXIT_USER), 219
 // (EXIT_CGROUP); the reason goes to the status socket, or to
 // stderr. posix_spawn has no cgroup or credential attributes in glibc 2.36, a fork of jobd cannot
 // call setuid safely (see JobRunner.swift), and a C program starts in well under a millisecond.
@@ -33,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,7 +47,7 @@
 #include <unistd.h>
 
 enum {
-    EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_NICE = 201, EXIT_EXEC = 203, EXIT_LIMITS = 205, EXIT_IOPRIO = 213,
+    EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_NICE = 201, EXIT_EXEC = 203, EXIT_LIMITS = 205, EXIT_IOPRIO = 213, EXIT_SETSCHEDULER = 214,
     EXIT_GROUP = 216, EXIT_USER = 217, EXIT_CGROUP = 219
 };
 
@@ -150,7 +152,7 @@ static void enter_cgroup(const char *directory) {
 struct attributes {
     const char *rlimits[16];  // "RESOURCE:SOFT:HARD"
     size_t rlimit_count;
-    const char *nice, *ioprio, *umask;
+    const char *nice, *ioprio, *sched, *umask;
 };
 
 static rlim_t limit_value(const char *text, const char *whole) {
@@ -183,6 +185,14 @@ static void apply_attributes(const struct attributes *wanted) {
         // ioprio_set(IOPRIO_WHO_PROCESS, 0, value): glibc has no wrapper.
         if (syscall(SYS_ioprio_set, 1, 0, (int)number(wanted->ioprio, "the I/O priority")) != 0)
             fail(EXIT_IOPRIO, "cannot set I/O priority %s: %s", wanted->ioprio, strerror(errno));
+    }
+    if (wanted->sched != NULL) {
+        char *end;
+        unsigned long policy = strtoul(wanted->sched, &end, 10);
+        if (*end != ':') fail(EXIT_USAGE, "bad scheduling: %s", wanted->sched);
+        struct sched_param parameter = {.sched_priority = (int)number(end + 1, "the scheduling priority")};
+        if (sched_setscheduler(0, (int)policy, &parameter) != 0)
+            fail(EXIT_SETSCHEDULER, "cannot set CPU scheduling %s: %s", wanted->sched, strerror(errno));
     }
     if (wanted->umask != NULL) {
         char *end;
@@ -291,6 +301,7 @@ int main(int argc, char **argv) {
             attributes.rlimits[attributes.rlimit_count++] = value;
         } else if (strcmp(option, "--nice") == 0) attributes.nice = value;
         else if (strcmp(option, "--ioprio") == 0) attributes.ioprio = value;
+        else if (strcmp(option, "--sched") == 0) attributes.sched = value;
         else if (strcmp(option, "--umask") == 0) attributes.umask = value;
         else if (strcmp(option, "--groups") == 0) wanted.groups = value;
         else if (strcmp(option, "--gid") == 0) wanted.gid = value;

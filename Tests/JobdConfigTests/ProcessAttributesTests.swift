@@ -21,6 +21,9 @@ struct ProcessAttributesTests {
         #expect(try Self.attributes("IOSchedulingPriority=7\n").ioPriorityValue == 2 << 13 | 7)
         #expect(try Self.attributes("IOSchedulingClass=best-effort\nIOSchedulingPriority=0\n").ioPriorityValue == 2 << 13)
         #expect(try Self.attributes("Nice=-20\n").nice == -20)
+        #expect(try Self.attributes("CPUSchedulingPolicy=batch\n").trampolineOptions == ["--sched", "3:0"])
+        #expect(try Self.attributes("CPUSchedulingPolicy=fifo\n").trampolineOptions == ["--sched", "1:1"])
+        #expect(try Self.attributes("CPUSchedulingPolicy=rr\nCPUSchedulingPriority=50\n").trampolineOptions == ["--sched", "2:50"])
         #expect(try Self.attributes("Nice=5\nNice=\n").isDefault, "an empty value resets")
         #expect(try Self.attributes("").trampolineOptions.isEmpty)
     }
@@ -49,7 +52,7 @@ struct ProcessAttributesTests {
     @Test(arguments: [
         "Nice=20", "Nice=-21", "Nice=ten", "IOSchedulingClass=fast", "IOSchedulingClass=4", "IOSchedulingPriority=8",
         "UMask=0999", "UMask=01777", "UMask=rw", "LimitNOFILE=lots", "LimitNOFILE=4096:1024", "LimitNOFILE=1:2:3",
-        "LimitAS=2Q", "LimitNICE=41", "LimitNICE=-21", "LimitCPU=soon",
+        "LimitAS=2Q", "LimitNICE=41", "LimitNICE=-21", "LimitCPU=soon", "CPUSchedulingPolicy=deadline", "CPUSchedulingPriority=0",
     ])
     func aWrongValueIsAnErrorAtItsLine(line: String) {
         guard case .failure(let errors) = Self.read(line + "\n") else {

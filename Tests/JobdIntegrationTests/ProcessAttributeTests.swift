@@ -3,13 +3,13 @@ import JobdTestKit
 import Testing
 
 /// Issue 27: a run gets `Nice=`, `IOSchedulingClass=`, `UMask=` and `Limit…=` as a systemd
-/// service does, set while still root and kept across the switch to `User=`; what the command
+/// service does (and `CPUSchedulingPolicy=`), set while still root and kept across the switch to `User=`; what the command
 /// sees is read by the command itself (nice(1), ionice(1), umask, /proc/self/limits).
 @Suite(.serialized) struct ProcessAttributeTests {
     static func probe(_ keys: String) -> String {
         """
         [Job]
-        ExecStart=/bin/sh -c 'echo nice=$$(nice) io=$$(ionice) umask=$$(umask) uid=$$(id -u); grep -E "^Max (open files|core file size)" /proc/self/limits | tr -s " "'
+        ExecStart=/bin/sh -c 'echo nice=$$(nice) io=$$(ionice) sched=$$(chrt -p $$$$ | sed -n "s/.*policy: //p") umask=$$(umask) uid=$$(id -u); grep -E "^Max (open files|core file size)" /proc/self/limits | tr -s " "'
         \(keys)
         """
     }
@@ -23,7 +23,7 @@ import Testing
     @Test func aRunHasItsNiceValueIOClassUmaskAndLimitsAlsoAsItsUser() throws {
         try Requirement.root("to switch a job to User=nobody and lower its limits")
         let setup = try PrivilegeBoundaryTests.Setup()
-        let keys = "Nice=10\nIOSchedulingClass=idle\nUMask=0027\nLimitNOFILE=1000:2000\nLimitCORE=0"
+        let keys = "Nice=10\nIOSchedulingClass=idle\nCPUSchedulingPolicy=batch\nUMask=0027\nLimitNOFILE=1000:2000\nLimitCORE=0"
         try setup.config.write(job: "attributes", Self.probe(keys))
         try setup.config.write(job: "attributes-nobody", Self.probe(keys + "\nUser=nobody\nNice=-5\nIOSchedulingClass=best-effort\nIOSchedulingPriority=6"))
         try setup.config.write(job: "plain", Self.probe(""))
@@ -31,12 +31,12 @@ import Testing
 
         let root = try Self.output(of: "attributes", setup)
         #expect(root == [
-            "nice=10 io=idle umask=0027 uid=0", "Max core file size 0 0 bytes", "Max open files 1000 2000 files",
+            "nice=10 io=idle sched=SCHED_BATCH umask=0027 uid=0", "Max core file size 0 0 bytes", "Max open files 1000 2000 files",
         ], "\(root)")
         // A negative nice value needs root: set before the switch to nobody, as systemd sets it.
         let nobody = try Self.output(of: "attributes-nobody", setup)
         #expect(nobody == [
-            "nice=-5 io=best-effort: prio 6 umask=0027 uid=65534", "Max core file size 0 0 bytes", "Max open files 1000 2000 files",
+            "nice=-5 io=best-effort: prio 6 sched=SCHED_BATCH umask=0027 uid=65534", "Max core file size 0 0 bytes", "Max open files 1000 2000 files",
         ], "\(nobody)")
         // Without the keys, a run has jobd's own (its test process's) values.
         let plain = try Self.output(of: "plain", setup)
