@@ -17,7 +17,7 @@ extension Jobctl.Import {
                 counts from its own start, not the boot), OnStartupSec=, OnUnitActiveSec=, \
                 OnUnitInactiveSec=, Persistent=, RandomizedDelaySec=, AccuracySec= (systemd's \
                 default of 1min when the timer sets none). From the service: User=, Group=, \
-                WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, TasksMax=, SuccessExitStatus=, TimeoutStartSec=, \
+                WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, TasksMax=, SuccessExitStatus=, TimeoutStartSec=, SupplementaryGroups=, \
                 Nice=, IOSchedulingClass=, IOSchedulingPriority=, CPUSchedulingPolicy=, \
                 CPUSchedulingPriority=, UMask=, the Limit...= keys, \
                 and the command: one ExecStart= as it is; several command lines (ExecStartPre=, \

@@ -16,8 +16,9 @@ package struct Account: Sendable, Equatable {
     /// Resolves `User=` and `Group=` as systemd does: a name or a numeric id; without `Group=`, the
     /// user's primary group; with only `Group=`, jobd's own user in that group. `nil` when neither
     /// is given: the run keeps jobd's credentials.
-    package static func resolve(user: String?, group: String?) throws(AccountError) -> Account? {
-        guard user != nil || group != nil else { return nil }
+    /// `supplementary` (`SupplementaryGroups=`) adds groups to the user's, or to jobd's own.
+    package static func resolve(user: String?, group: String?, supplementary: [String] = []) throws(AccountError) -> Account? {
+        guard user != nil || group != nil || !supplementary.isEmpty else { return nil }
         var account = Account(userName: nil, uid: getuid(), gid: getgid())
         if let user {
             let entry = try lookUpUser(user)
@@ -31,7 +32,26 @@ package struct Account: Sendable, Equatable {
                 account.supplementaryGroups = try groupList(of: name, primary: account.gid)
             }
         }
+        if !supplementary.isEmpty {
+            var groups: [gid_t]
+            if let known = account.supplementaryGroups { groups = known } else { groups = try ownGroups() }
+            for name in supplementary {
+                let gid = try lookUpGroup(name)
+                if !groups.contains(gid) { groups.append(gid) }
+            }
+            account.supplementaryGroups = groups
+        }
         return account
+    }
+
+    /// The supplementary groups this process has (`getgroups(2)`).
+    private static func ownGroups() throws(AccountError) -> [gid_t] {
+        let count = getgroups(0, nil)
+        var groups = [gid_t](repeating: 0, count: Int(max(count, 0)))
+        guard count >= 0, getgroups(count, &groups) == count else {
+            throw AccountError("cannot list jobd's own groups: \(String(cString: strerror(errno)))")
+        }
+        return groups
     }
 
     private init(userName: String?, uid: uid_t, gid: gid_t) {

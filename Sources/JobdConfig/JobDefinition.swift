@@ -66,6 +66,7 @@ package struct JobDefinition: Sendable, Hashable {
         var tasksMaxLine = LineNumber()
         var processAttributes = ProcessAttributes()
         var successExitStatus = SuccessExitStatus()
+        var supplementaryGroups: [String] = []
     }
 
     /// A line of the file, for error messages only: two definitions that differ only here are the
@@ -229,6 +230,11 @@ package struct JobDefinition: Sendable, Hashable {
     package var processAttributes: ProcessAttributes {
         get { storage.fields.uncommon.processAttributes }
         set { fields.uncommon.processAttributes = newValue }
+    }
+    /// `SupplementaryGroups=`: groups a run has besides its user's (or jobd's own).
+    package var supplementaryGroups: [String] {
+        get { storage.fields.uncommon.supplementaryGroups }
+        set { fields.uncommon.supplementaryGroups = newValue }
     }
     /// `SuccessExitStatus=`: what else counts as a successful run, besides exit status 0.
     package var successExitStatus: SuccessExitStatus {

@@ -66,6 +66,7 @@ package enum JobFileReader {
         var tasksMax: (limit: TasksMax, line: Int)?
         var attributes = ProcessAttributes()
         var successExitStatus = SuccessExitStatus()
+        var supplementaryGroups: [(name: String, line: Int)] = []
         var startTimeout = TimeSpan.infinity
         var onSuccess: [String] = []
         var runOn: (policy: RunOn, line: Int) = (.everyNode, 0)
@@ -171,6 +172,10 @@ package enum JobFileReader {
             case .user, .group:
                 let account = value.isEmpty ? nil : (name: value, line: line)
                 if key == .user { user = account } else { group = account }
+            case .supplementaryGroups:
+                // A list; more lines add to it, an empty one clears it, as systemd's.
+                if value.isEmpty { supplementaryGroups.removeAll() }
+                supplementaryGroups += value.split(separator: " ").map { (String($0), line) }
             case .environmentFile:
                 if value.isEmpty {
                     environmentFiles.removeAll()
@@ -344,10 +349,11 @@ package enum JobFileReader {
         }
         // As systemd, but at load rather than at the first start: a job whose account does not
         // exist is a configuration error, never a run that fails every time.
-        for (key, account) in [("User", user), ("Group", group)] {
+        for (key, account) in [("User", user), ("Group", group)] + supplementaryGroups.map({ ("SupplementaryGroups", $0) }) {
             guard let account else { continue }
             do {
                 _ = try key == "User" ? Account.resolve(user: account.name, group: nil) : Account.resolve(user: nil, group: account.name)
+                    as Account?
             } catch let failure {
                 error(account.line, "\(key)=: \(failure)",
                       hint: "create the account (for example with adduser --system), or name an existing one")
@@ -369,7 +375,8 @@ package enum JobFileReader {
             randomizedDelay: randomizedDelay, workingDirectory: workingDirectory, user: user?.name, group: group?.name, environmentFiles: environmentFiles,
             runtimeMax: min(runtimeMax, startTimeout), stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess,
             referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn,
-            tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, successExitStatus: successExitStatus)
+            tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, successExitStatus: successExitStatus,
+            supplementaryGroups: supplementaryGroups.map(\.name))
         return .success(JobDefinition(fields))
     }
 

@@ -15,6 +15,7 @@ enum JobKey: String, CaseIterable {
     case environmentFile = "EnvironmentFile"
     case user = "User"
     case group = "Group"
+    case supplementaryGroups = "SupplementaryGroups"
     case runtimeMaxSec = "RuntimeMaxSec"
     case timeoutStopSec = "TimeoutStopSec"
     case overlap = "Overlap"

@@ -29,7 +29,7 @@ package enum TimerImporter {
                                          "Persistent", "RandomizedDelaySec", "AccuracySec"]
     static let serviceKeys: Set<String> = Set(["User", "Group", "WorkingDirectory", "Environment", "EnvironmentFile",
                                            "RuntimeMaxSec", "TimeoutStopSec", "TasksMax",
-                                               "SuccessExitStatus", "TimeoutStartSec"]).union(ProcessAttributes.keys)
+                                               "SuccessExitStatus", "TimeoutStartSec", "SupplementaryGroups"]).union(ProcessAttributes.keys)
 
     /// `name` is the job's name (the timer's name without `.timer`).
     package static func convert(timer: UnitFile, service: UnitFile, name: String) -> Result {

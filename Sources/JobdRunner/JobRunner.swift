@@ -192,7 +192,7 @@ package struct JobRunner: Sendable {
         _ definition: JobDefinition, runID: UInt64, invocationID: String, context: [String: String]
     ) async -> Result<SpawnConfiguration, PreparationError> {
         let lookUp = { @Sendable () -> Result<Account?, PreparationError> in resolveAccount(definition) }
-        let needsAccount = definition.user != nil || definition.group != nil
+        let needsAccount = definition.user != nil || definition.group != nil || !definition.supplementaryGroups.isEmpty
         let account: Account?
         switch needsAccount ? await Self.aside(lookUp) : .success(nil) {
         case .failure(let error): return .failure(error)
@@ -242,7 +242,7 @@ package struct JobRunner: Sendable {
     private func resolveAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
         if let slowAccountLookUp { usleep(UInt32(min(slowAccountLookUp, 600) * 1_000_000)) }
         do {
-            return .success(try Account.resolve(user: definition.user, group: definition.group))
+            return .success(try Account.resolve(user: definition.user, group: definition.group, supplementary: definition.supplementaryGroups))
         } catch {
             return .failure(PreparationError(description: error.description))
         }

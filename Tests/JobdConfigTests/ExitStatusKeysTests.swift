@@ -2,7 +2,7 @@ import Glibc
 import JobdConfig
 import Testing
 
-/// `SuccessExitStatus=`, `TimeoutStartSec=` and `StandardInput=`, read as systemd 252 reads them
+/// `SuccessExitStatus=`, `TimeoutStartSec=`, `StandardInput=` and `SupplementaryGroups=`, read as systemd 252 reads them
 /// for a `Type=oneshot` service (issue 27).
 struct ExitStatusKeysTests {
     static func read(_ lines: String) -> Result<JobDefinition, ConfigErrors> {
@@ -37,5 +37,16 @@ struct ExitStatusKeysTests {
             return
         }
         #expect(errors.errors.first?.message == "StandardInput=: jobd gives every run /dev/null as its standard input, not 'tty'")
+    }
+
+    @Test func supplementaryGroupsAddUpAndAMissingOneIsAnErrorAtLoad() throws {
+        #expect(try Self.read("SupplementaryGroups=adm root\nSupplementaryGroups=daemon\n").get().supplementaryGroups == ["adm", "root", "daemon"])
+        #expect(try Self.read("SupplementaryGroups=adm\nSupplementaryGroups=\n").get().supplementaryGroups.isEmpty)
+        guard case .failure(let errors) = Self.read("SupplementaryGroups=adm no-such-group-jobd\n") else {
+            Issue.record("a missing group was accepted")
+            return
+        }
+        #expect(errors.errors.count == 1 && errors.errors[0].line == 3, "\(errors.errors)")
+        #expect(errors.errors.first?.message.contains("no-such-group-jobd") == true)
     }
 }

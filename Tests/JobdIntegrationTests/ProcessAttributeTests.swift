@@ -9,7 +9,7 @@ import Testing
     static func probe(_ keys: String) -> String {
         """
         [Job]
-        ExecStart=/bin/sh -c 'echo nice=$$(nice) io=$$(ionice) sched=$$(chrt -p $$$$ | sed -n "s/.*policy: //p") umask=$$(umask) uid=$$(id -u); grep -E "^Max (open files|core file size)" /proc/self/limits | tr -s " "'
+        ExecStart=/bin/sh -c 'echo nice=$$(nice) io=$$(ionice) sched=$$(chrt -p $$$$ | sed -n "s/.*policy: //p") umask=$$(umask) uid=$$(id -u) groups=$$(id -G); grep -E "^Max (open files|core file size)" /proc/self/limits | tr -s " "'
         \(keys)
         """
     }
@@ -25,18 +25,18 @@ import Testing
         let setup = try PrivilegeBoundaryTests.Setup()
         let keys = "Nice=10\nIOSchedulingClass=idle\nCPUSchedulingPolicy=batch\nUMask=0027\nLimitNOFILE=1000:2000\nLimitCORE=0"
         try setup.config.write(job: "attributes", Self.probe(keys))
-        try setup.config.write(job: "attributes-nobody", Self.probe(keys + "\nUser=nobody\nNice=-5\nIOSchedulingClass=best-effort\nIOSchedulingPriority=6"))
+        try setup.config.write(job: "attributes-nobody", Self.probe(keys + "\nSupplementaryGroups=adm\nUser=nobody\nNice=-5\nIOSchedulingClass=best-effort\nIOSchedulingPriority=6"))
         try setup.config.write(job: "plain", Self.probe(""))
         #expect(try setup.jobctl(["reload"]).0 == 0)
 
         let root = try Self.output(of: "attributes", setup)
         #expect(root == [
-            "nice=10 io=idle sched=SCHED_BATCH umask=0027 uid=0", "Max core file size 0 0 bytes", "Max open files 1000 2000 files",
+            "nice=10 io=idle sched=SCHED_BATCH umask=0027 uid=0 groups=0", "Max core file size 0 0 bytes", "Max open files 1000 2000 files",
         ], "\(root)")
         // A negative nice value needs root: set before the switch to nobody, as systemd sets it.
         let nobody = try Self.output(of: "attributes-nobody", setup)
         #expect(nobody == [
-            "nice=-5 io=best-effort: prio 6 sched=SCHED_BATCH umask=0027 uid=65534", "Max core file size 0 0 bytes", "Max open files 1000 2000 files",
+            "nice=-5 io=best-effort: prio 6 sched=SCHED_BATCH umask=0027 uid=65534 groups=65534 4", "Max core file size 0 0 bytes", "Max open files 1000 2000 files",
         ], "\(nobody)")
         // Without the keys, a run has jobd's own (its test process's) values.
         let plain = try Self.output(of: "plain", setup)
