@@ -419,7 +419,10 @@ package struct JobRunner: Sendable {
             let pid = pidBox.withLock { $0 }
             switch result.terminationStatus {
             case .exited(let status): return (.exited(status), pid)
-            case .signaled(let signal): return (.signaled(signal), pid)
+            case .signaled(let signal):
+                // A run with LimitCORE= of its own dumps core by its limit, not jobd's.
+                let core = configuration.attributes.limits[.core].map { $0.soft ?? .max }
+                return (.signaled(signal, coreLimit: core), pid)
             }
         } catch {
             if let socket = launch.handshake, !handshakeTaken.withLock({ $0 }) { close(socket) }

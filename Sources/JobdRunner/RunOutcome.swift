@@ -110,11 +110,13 @@ extension RunTermination {
     /// whose default action dumps core, and a core size limit above zero or a `core_pattern` that
     /// pipes to a handler (which the limit does not stop). It says `killed` for a dump that failed
     /// to be written.
-    static func signaled(_ signal: Int32) -> RunTermination {
+    /// `coreLimit`: the run's own soft `RLIMIT_CORE` where it has one (`LimitCORE=`), else jobd's,
+    /// which the run inherited.
+    static func signaled(_ signal: Int32, coreLimit: UInt64? = nil) -> RunTermination {
         let dumpsCore: Set<Int32> = [SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGXCPU, SIGXFSZ]
         guard dumpsCore.contains(signal) else { return .killed(signal: signal) }
         var limit = rlimit()
-        let limited = getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit) == 0 && limit.rlim_cur == 0
+        let limited = coreLimit.map { $0 == 0 } ?? (getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit) == 0 && limit.rlim_cur == 0)
         guard limited else { return .dumped(signal: signal) }
         let pattern = (try? String(contentsOfProcFile: "/proc/sys/kernel/core_pattern")) ?? ""
         return pattern.hasPrefix("|") ? .dumped(signal: signal) : .killed(signal: signal)

@@ -55,4 +55,28 @@ import Testing
         #expect(run.0 == 203, "\(run.1)")
         #expect(run.1.contains("cannot set resource limit"), "\(run.1)")
     }
+
+    /// Whether a killed run dumped core follows its own `LimitCORE=`, not jobd's (0 here).
+    @Test func aRunsOwnLimitCoreDecidesWhetherItDumpedCore() throws {
+        try Requirement.root("to raise a run's core limit")
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
+        let pattern = (try? String(contentsOfFile: "/proc/sys/kernel/core_pattern", encoding: .utf8)) ?? ""
+        guard limit.rlim_cur == 0, !pattern.hasPrefix("|") else {
+            try Requirement.unmet("needs a core limit of 0 and a core_pattern that writes files (\(limit.rlim_cur), \(pattern))")
+            return
+        }
+        let setup = try PrivilegeBoundaryTests.Setup()
+        let directory = setup.config.path + "/cores"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let abort = "ExecStart=/bin/sh -c 'kill -ABRT $$$$'\nWorkingDirectory=\(directory)"
+        try setup.config.write(job: "dumps", "[Job]\n\(abort)\nLimitCORE=infinity\n")
+        try setup.config.write(job: "inherits", "[Job]\n\(abort)\n")
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        _ = try setup.jobctl(["run", "dumps", "--wait"])
+        _ = try setup.jobctl(["run", "inherits", "--wait"])
+        let results = setup.daemon.events("run.exit").map { ($0.field("JOB") ?? "", $0.field("JOBD_RESULT") ?? "") }
+        #expect(results.contains { $0 == ("dumps", "core-dump") }, "\(results)")
+        #expect(results.contains { $0 == ("inherits", "signal") }, "\(results)")
+    }
 }
