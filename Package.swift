@@ -106,7 +106,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // jobd's journal entries -> a lifecycle audit report: pure, no I/O.
-        .target(name: "JobdAudit", dependencies: ["JobdLogging"], swiftSettings: swiftSettings),
+        .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar"], swiftSettings: swiftSettings),
         .target(
             name: "JobctlCommands",
             dependencies: [

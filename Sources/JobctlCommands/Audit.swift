@@ -1,5 +1,5 @@
 package import ArgumentParser
-import Foundation
+import Glibc
 import JobdAudit
 import JobdCalendar
 import JobdConfig
@@ -62,7 +62,7 @@ extension Jobctl {
                 try await auditFleet()
                 return
             }
-            let clock = AuditClock(timeZone: .current)
+            let clock = AuditClock(timeZone: .current())
             let (sinceUSec, untilUSec) = try journal.timeRange()
             let report: AuditReport
             do {
@@ -139,7 +139,7 @@ extension Jobctl {
             let start = sessions.map(\.startedAt).min() ?? now
             let expected = FleetAudit.expectedElapses(
                 of: connection.configuration.jobs, from: start, to: now,
-                zone: TimeZoneRules.current(environment: ProcessInfo.processInfo.environment))
+                zone: TimeZoneRules.current())
             let audit = FleetAudit(claims: claims, sessions: sessions, expected: expected,
                                    lease: Int64(connection.settings.lease.microseconds), now: now)
             print(audit.text, terminator: "")

@@ -1,5 +1,4 @@
 package import ArgumentParser
-import Foundation
 import Glibc
 import JobdCalendar
 
@@ -32,7 +31,7 @@ extension Jobctl {
         package init() {}
 
         package func run() throws {
-            let zone = TimeZoneRules.current(environment: ProcessInfo.processInfo.environment)
+            let zone = TimeZoneRules.current()
             var now = timespec()
             clock_gettime(CLOCK_REALTIME, &now)
             let nowInstant = RealtimeInstant(microseconds: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)

@@ -1,5 +1,4 @@
 package import ArgumentParser
-import Foundation
 import JobdConfig
 
 extension Jobctl {
@@ -59,12 +58,24 @@ extension Jobctl {
 
         /// `DIR` for a file `DIR/jobs.d/NAME.job`, else the file's own directory.
         static func configDirectory(of file: String) -> String {
-            let parent = (file as NSString).deletingLastPathComponent
-            if (parent as NSString).lastPathComponent == "jobs.d" {
-                let directory = (parent as NSString).deletingLastPathComponent
+            let parent = parentDirectory(of: file)
+            if parent.split(separator: "/").last == "jobs.d" {
+                let directory = parentDirectory(of: parent)
                 return directory.isEmpty ? "." : directory
             }
             return parent.isEmpty ? "." : parent
+        }
+
+        /// `path` without its last component, as `NSString.deletingLastPathComponent`: `a/b` of
+        /// `a/b/c` (and of `a/b/c/`), `/` of `/c`, nothing of `c`.
+        static func parentDirectory(of path: String) -> String {
+            var path = Substring(path)
+            while path.count > 1, path.last == "/" { path.removeLast() }
+            guard let slash = path.lastIndex(of: "/") else { return "" }
+            if slash == path.startIndex { return "/" }
+            var parent = path[..<slash]
+            while parent.count > 1, parent.last == "/" { parent.removeLast() }
+            return String(parent)
         }
     }
 }

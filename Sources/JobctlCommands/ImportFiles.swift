@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Glibc
 import JobdImport
 
@@ -13,13 +13,38 @@ package enum ImportFiles {
     /// The file's bytes as they are (a crontab is cut into lines by its bytes).
     static func readBytes(_ path: String) throws -> [UInt8] {
         do {
-            if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+            if path == "-" { return try readStandardInput() }
             return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
             var standardError = StandardError()
-            print("jobctl: cannot read \(path): \(error.localizedDescription)", to: &standardError)
+            print("jobctl: cannot read \(path): \(describe(error))", to: &standardError)
             throw ExitCode(1)
         }
+    }
+
+    /// All of standard input, up to its end.
+    private static func readStandardInput() throws(StandardInputError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = Glibc.read(STDIN_FILENO, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { throw StandardInputError(errno: errno) }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+        }
+    }
+
+    private struct StandardInputError: Error, CustomStringConvertible {
+        var errno: Int32
+        var description: String { String(cString: strerror(errno)) }
+    }
+
+    /// What went wrong with a file, as the system says it (`strerror`), and the file it happened
+    /// to where that is another one (a parent directory).
+    static func describe(_ error: any Error) -> String {
+        guard let fileError = error as? CocoaError, let posix = fileError.underlying as? POSIXError else { return "\(error)" }
+        return String(cString: strerror(posix.code.rawValue)) + (fileError.filePath.map { " (\($0))" } ?? "")
     }
 
     static func account(uid: uid_t) -> CrontabAccount.Account? {
@@ -94,7 +119,7 @@ package enum ImportFiles {
                 try Data(job.text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
                 written += 1
             } catch {
-                print("\(path): cannot write: \(error.localizedDescription)", to: &standardError)
+                print("\(path): cannot write: \(describe(error))", to: &standardError)
                 failed = true
             }
         }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import SystemdKit
 
 /// Which journal `jobctl audit` and `jobctl logs` read, the local one, a directory of journal files
@@ -42,18 +42,18 @@ struct JournalOptions: ParsableArguments {
 
     /// The journal files to open; throws when a named directory or file is not there.
     func source() throws(SystemdError) -> JournalReader.Source {
-        var isDirectory: ObjCBool = false
         if let directory {
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            var status = stat()
+            guard stat(directory, &status) == 0 else {
                 throw SystemdError(.journalReadFailed, errno: .ENOENT, context: "--directory \(directory)")
             }
-            guard isDirectory.boolValue else {
+            guard status.st_mode & S_IFMT == S_IFDIR else {
                 throw SystemdError(.journalReadFailed, errno: .ENOTDIR, context: "--directory \(directory)")
             }
             return .directory(directory)
         }
         if !files.isEmpty {
-            for file in files where !FileManager.default.isReadableFile(atPath: file) {
+            for file in files where access(file, R_OK) != 0 {
                 throw SystemdError(.journalReadFailed, errno: .ENOENT, context: "--file \(file): not a readable file")
             }
             return .files(files)

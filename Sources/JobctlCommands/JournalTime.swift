@@ -1,5 +1,6 @@
 import ArgumentParser
-package import Foundation
+import Glibc
+package import JobdCalendar
 import JobdConfig
 
 /// A `--since`/`--until` value read as journalctl reads it (systemd.time(7), "PARSING TIMESTAMPS";
@@ -18,16 +19,16 @@ package struct JournalTime: Sendable {
         package var description: String
     }
 
-    package let timeZone: TimeZone
+    package let timeZone: TimeZoneRules
 
-    package init(timeZone: TimeZone = .current) { self.timeZone = timeZone }
+    package init(timeZone: TimeZoneRules = .current()) { self.timeZone = timeZone }
 
     static let expected = "expected 'YYYY-MM-DD [HH:MM[:SS]]', 'HH:MM[:SS]', 'today', 'yesterday', 'now', "
         + "'@EPOCH', or a span before or after now such as '-1h', '+5min', '30min ago'"
 
     /// Microseconds since the epoch of `text`, given the time now.
     package func parse(_ text: String, nowUSec: UInt64) throws(Failure) -> UInt64 {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = Self.trimmingBlanks(text)
         func fail(_ why: String) -> Failure { Failure(description: "'\(text)' is not a time: \(why); \(Self.expected)") }
         switch trimmed {
         case "now": return nowUSec
@@ -60,19 +61,23 @@ package struct JournalTime: Sendable {
         return nil
     }
 
-    private var calendar: Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        return calendar
+    /// `text` without the spaces and tabs around it (Foundation's `.whitespaces`: tab and the
+    /// Unicode space separators).
+    private static func trimmingBlanks(_ text: String) -> String {
+        func isBlank(_ character: Character) -> Bool {
+            character.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+        }
+        guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) }) else {
+            return ""
+        }
+        return String(text[first...last])
     }
 
     private func midnight(of usec: UInt64, addingDays days: Int) throws(Failure) -> UInt64 {
-        let calendar = self.calendar
-        let day = calendar.startOfDay(for: Date(timeIntervalSince1970: Double(usec / 1_000_000)))
-        guard let shifted = calendar.date(byAdding: .day, value: days, to: day) else {
-            throw Failure(description: "no such day")
-        }
-        return UInt64(max(0, shifted.timeIntervalSince1970)) * 1_000_000
+        let today = timeZone.localDateTime(at: RealtimeInstant(microseconds: Int64(clamping: usec)))
+        // Day numbers past the month's end roll over, as mktime's do.
+        let midnight = timeZone.instant(for: LocalDateTime(year: today.year, month: today.month, day: today.day + days))
+        return UInt64(max(0, midnight.seconds)) * 1_000_000
     }
 
     private static let weekdays = [
@@ -83,25 +88,25 @@ package struct JournalTime: Sendable {
     /// `[WEEKDAY ][DATE][ TIME][ UTC]`, as systemd's `parse_timestamp` tries its formats.
     private func absolute(_ text: String, nowUSec: UInt64, fail: (String) -> Failure) throws(Failure) -> UInt64 {
         var words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        var calendar = self.calendar
+        var zone = timeZone
         if words.last == "UTC" {
-            calendar.timeZone = TimeZone(identifier: "UTC")!
+            zone = .utc
             words.removeLast()
         }
         var weekday: Int?
         if let first = words.first, let index = Self.weekdays.firstIndex(where: { $0.contains(first.lowercased()) }) {
-            weekday = index + 1  // Calendar's weekday: 1 is Sunday
+            weekday = index  // 0 is Sunday
             words.removeFirst()
         }
         guard (1...2).contains(words.count) else { throw fail("expected a date, a time, or both") }
-        let now = Date(timeIntervalSince1970: Double(nowUSec / 1_000_000))
-        var parts = calendar.dateComponents([.year, .month, .day], from: now)
+        let now = RealtimeInstant(seconds: Int64(nowUSec / 1_000_000))
+        var local = zone.localDateTime(at: now)
         var timeWord: String?
         if words[0].contains("-") {
             guard let (year, month, day) = Self.date(words[0]) else { throw fail("expected the date as YYYY-MM-DD") }
-            parts.year = year
-            parts.month = month
-            parts.day = day
+            local.year = year
+            local.month = month
+            local.day = day
             timeWord = words.count == 2 ? words[1] : nil
         } else {
             guard words.count == 1 else { throw fail("expected the date as YYYY-MM-DD") }
@@ -112,30 +117,32 @@ package struct JournalTime: Sendable {
             guard let (hour, minute, second, fraction) = Self.time(timeWord) else {
                 throw fail("expected the time as HH:MM or HH:MM:SS")
             }
-            parts.hour = hour
-            parts.minute = minute
-            parts.second = second
+            local.hour = hour
+            local.minute = minute
+            local.second = second
             microseconds = fraction
         } else {
-            parts.hour = 0
-            parts.minute = 0
-            parts.second = 0
-        }
-        guard var resolved = calendar.date(from: parts), resolved.timeIntervalSince1970 >= 0,
-              calendar.component(.day, from: resolved) == parts.day else {
-            throw fail("no such date")
+            local.hour = 0
+            local.minute = 0
+            local.second = 0
         }
         // A wall-clock time that occurs twice (the hour repeated when summer time ends): as mktime
-        // with the daylight saving flag of the time now, which is what systemd passes it.
-        let zone = calendar.timeZone
-        let repeated = zone.secondsFromGMT(for: resolved) - zone.secondsFromGMT(for: resolved.addingTimeInterval(3_600))
-        if repeated > 0, !zone.isDaylightSavingTime(for: now) {
-            resolved = resolved.addingTimeInterval(Double(repeated))
+        // with the daylight saving flag of the time now, which is what systemd passes it. One that
+        // never occurs (skipped when summer time starts) is read with the offset from before.
+        let resolved: RealtimeInstant
+        switch zone.resolve(local) {
+        case .unique(let instant): resolved = instant
+        case .repeated(let first, let second): resolved = zone.localTimeType(at: now).isDaylightSaving ? first : second
+        case .skipped: resolved = zone.instant(for: local)
         }
-        if let weekday, calendar.component(.weekday, from: resolved) != weekday {
-            throw fail("that date is not a \(Self.weekdays[weekday - 1][1].capitalized)")
+        guard resolved.seconds >= 0, zone.localDateTime(at: resolved).day == local.day else {
+            throw fail("no such date")
         }
-        return UInt64(resolved.timeIntervalSince1970) * 1_000_000 + UInt64(microseconds)
+        if let weekday, zone.localDateTime(at: resolved).weekday != weekday {
+            let name = Self.weekdays[weekday][1]
+            throw fail("that date is not a \(name.prefix(1).uppercased() + name.dropFirst())")
+        }
+        return UInt64(resolved.seconds) * 1_000_000 + UInt64(microseconds)
     }
 
     /// `YYYY-MM-DD` or `YY-MM-DD` (69 to 99 are 19YY, as strptime's `%y`).
@@ -162,8 +169,8 @@ package struct JournalTime: Sendable {
         var microseconds = 0
         if let fraction {
             guard fields.count == 3, !fraction.isEmpty, fraction.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-            let digits = String(fraction.prefix(6)).padding(toLength: 6, withPad: "0", startingAt: 0)
-            microseconds = Int(digits) ?? 0
+            let digits = fraction.prefix(6)
+            microseconds = (Int(digits) ?? 0) * [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000][6 - digits.count]
         }
         return (hour, minute, second, microseconds)
     }

@@ -65,7 +65,7 @@ struct ListTable {
     }
 
     /// NEXT and LAST by the second: many jobs share a time (every job due at midnight), and
-    /// `strftime` costs more than a look-up.
+    /// formatting costs more than a look-up.
     struct WallClockCache {
         private var formatted: [Int64: String] = [:]
 

@@ -1,5 +1,5 @@
 package import ArgumentParser
-import Foundation
+import Glibc
 import SystemdKit
 
 extension Jobctl {

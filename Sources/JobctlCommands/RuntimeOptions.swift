@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import JobdControl
 
 /// Where jobctl finds the daemon: the same runtime directory jobd uses.

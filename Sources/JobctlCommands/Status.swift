@@ -1,5 +1,4 @@
 package import ArgumentParser
-import Foundation
 import JobdConfig
 import JobdControl
 

@@ -1,32 +1,19 @@
-package import Foundation
+package import JobdCalendar
 
 /// Writes and reads the times of an audit in one time zone: `YYYY-MM-DD HH:MM:SS` as journalctl
 /// shows them, so that an audit's findings can be looked up with `journalctl --since`.
 package struct AuditClock: Sendable, Hashable {
     /// The time zone times are written and read in.
-    package let timeZone: TimeZone
+    package let timeZone: TimeZoneRules
 
     /// A clock for `timeZone` (UTC by default, so output does not depend on the machine).
-    package init(timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+    package init(timeZone: TimeZoneRules = .utc) {
         self.timeZone = timeZone
-    }
-
-    var calendar: Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        return calendar
     }
 
     /// `YYYY-MM-DD HH:MM:SS.mmm` of `realtimeUSec` (microseconds since the epoch).
     package func describe(realtimeUSec: UInt64) -> String {
-        let seconds = realtimeUSec / 1_000_000
-        let date = Date(timeIntervalSince1970: TimeInterval(seconds))
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "??" }
-        let millis = Int(realtimeUSec % 1_000_000 / 1000)
-        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) "
-            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)).\(fraction)"
+        TimestampFormat.dateTimeMilliseconds(RealtimeInstant(microseconds: Int64(clamping: realtimeUSec)), in: timeZone)
     }
 
     /// ``describe(realtimeUSec:)`` of an instant.

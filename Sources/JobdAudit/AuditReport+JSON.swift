@@ -1,4 +1,4 @@
-package import Foundation
+package import FoundationEssentials
 
 extension AuditReport {
     /// The report as JSON: `jobctl audit --json`. Keys are sorted and the layout is fixed, so two

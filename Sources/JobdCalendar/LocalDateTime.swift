@@ -26,9 +26,23 @@ package struct LocalDateTime: Sendable, Hashable {
     var localSeconds: Int64 {
         CivilCalendar.localSeconds(year: year, month0: month - 1, day: day, hour: hour, minute: minute, second: second)
     }
+
+    /// The day of the week, 0 = Sunday (as `tm_wday`).
+    package var weekday: Int {
+        CivilCalendar.weekday(dayNumber: CivilCalendar.dayNumber(year: year, month: month, day: day))
+    }
+
+    init(_ tm: BrokenDownTime) {
+        self.init(year: tm.year, month: tm.month + 1, day: tm.day, hour: tm.hour, minute: tm.minute, second: tm.second)
+    }
 }
 
 extension TimeZoneRules {
+    /// What the zone's clocks show at `instant` (as `localtime_r`).
+    package func localDateTime(at instant: RealtimeInstant) -> LocalDateTime {
+        LocalDateTime(BrokenDownTime(localSeconds: instant.seconds + Int64(offset(at: instant))))
+    }
+
     /// All the instants at which the zone's clocks show `local`.
     package func resolve(_ local: LocalDateTime) -> LocalTimeResolution {
         data.resolve(localSeconds: local.localSeconds)

@@ -15,10 +15,35 @@ package enum TimestampFormat {
         dateTime(BrokenDownTime(localSeconds: instant.seconds)) + " UTC"
     }
 
+    /// `2026-11-23 10:00:00.250`, in `zone`: journalctl's `--since` form with milliseconds, in
+    /// which `jobctl audit` writes times, so that they can be looked up with journalctl.
+    package static func dateTimeMilliseconds(_ instant: RealtimeInstant, in zone: TimeZoneRules) -> String {
+        let local = zone.localDateTime(at: instant)
+        return date(year: local.year, month: local.month, day: local.day) + " "
+            + time(hour: local.hour, minute: local.minute, second: local.second) + "."
+            + padded(Int(instant.microsecondOfSecond / 1_000), 3)
+    }
+
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `Nov 23 14:10:30`, in `zone`: the time of journalctl's `short` output.
+    package static func shortTimestamp(_ instant: RealtimeInstant, in zone: TimeZoneRules) -> String {
+        let local = zone.localDateTime(at: instant)
+        return monthNames[local.month - 1] + " " + padded(local.day, 2) + " "
+            + time(hour: local.hour, minute: local.minute, second: local.second)
+    }
+
     private static func dateTime(_ tm: BrokenDownTime) -> String {
-        weekdayNames[tm.weekday] + " " + padded(tm.year, 4) + "-" + padded(tm.month + 1, 2) + "-"
-            + padded(tm.day, 2) + " " + padded(tm.hour, 2) + ":" + padded(tm.minute, 2) + ":"
-            + padded(tm.second, 2)
+        weekdayNames[tm.weekday] + " " + date(year: tm.year, month: tm.month + 1, day: tm.day) + " "
+            + time(hour: tm.hour, minute: tm.minute, second: tm.second)
+    }
+
+    private static func date(year: Int, month: Int, day: Int) -> String {
+        padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
+    }
+
+    private static func time(hour: Int, minute: Int, second: Int) -> String {
+        padded(hour, 2) + ":" + padded(minute, 2) + ":" + padded(second, 2)
     }
 
     static func padded(_ value: Int, _ width: Int) -> String {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// jobctl's end of the control socket: one request, then the responses as they come.

@@ -1,7 +1,6 @@
 import CSocket
-import Foundation
 import Glibc
-import Synchronization
+import JobdLocks
 
 /// The way back to one client: the daemon sends responses, then finishes. Thread-safe. The
 /// serving thread waits for them beside the client's socket (a pipe wakes it), so that it sees a
@@ -25,7 +24,7 @@ package final class ControlReply: @unchecked Sendable {
         }
     }
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var pending: [Outgoing] = []
     private var finished = false
     private var queuedOutput = 0
@@ -45,38 +44,38 @@ package final class ControlReply: @unchecked Sendable {
     deinit { closeWake() }
 
     package func send(_ response: ControlResponse) {
-        condition.lock()
-        if !finished { pending.append(.response(response)) }
-        signalLocked()
-        condition.unlock()
+        condition.withLock {
+            if !finished { pending.append(.response(response)) }
+            signalLocked()
+        }
     }
 
     /// Sends the line that `make` makes, newline included, and finishes. `make` runs on the thread
     /// that serves the client, not the caller's: a reply that costs milliseconds to make (`list`
     /// at 10,000 jobs) then keeps no one else waiting (issue 19: the daemon's main loop).
     package func finish(making make: @escaping @Sendable () -> [UInt8]) {
-        condition.lock()
-        if !finished { pending.append(.made(make)) }
-        finished = true
-        signalLocked()
-        condition.unlock()
+        condition.withLock {
+            if !finished { pending.append(.made(make)) }
+            finished = true
+            signalLocked()
+        }
     }
 
     /// One line of a run's output: queued if fewer than ``outputQueueLimit`` wait, else counted as lost.
     package func sendOutput(_ line: String, standardOutput: Bool) {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !finished else { return }
-        guard queuedOutput < Self.outputQueueLimit else {
-            lostOutput += 1
-            return
+        condition.withLock {
+            guard !finished else { return }
+            guard queuedOutput < Self.outputQueueLimit else {
+                lostOutput += 1
+                return
+            }
+            var response = ControlResponse(type: .runOutput)
+            response.line = line
+            response.stream = standardOutput ? "stdout" : "stderr"
+            pending.append(.response(response))
+            queuedOutput += 1
+            signalLocked()
         }
-        var response = ControlResponse(type: .runOutput)
-        response.line = line
-        response.stream = standardOutput ? "stdout" : "stderr"
-        pending.append(.response(response))
-        queuedOutput += 1
-        signalLocked()
     }
 
     /// The next pending response (with the lock held): a note of lost lines first, once the
@@ -95,10 +94,10 @@ package final class ControlReply: @unchecked Sendable {
 
     /// No more responses; the connection closes once they are written.
     package func finish() {
-        condition.lock()
-        finished = true
-        signalLocked()
-        condition.unlock()
+        condition.withLock {
+            finished = true
+            signalLocked()
+        }
     }
 
     /// Sends `response` and finishes.
@@ -109,31 +108,38 @@ package final class ControlReply: @unchecked Sendable {
 
     /// The client is gone (or served): later responses are dropped, and the pipe is closed.
     func abandon() {
-        condition.lock()
-        finished = true
-        pending.removeAll()
-        closeWake()
-        condition.unlock()
+        condition.withLock {
+            finished = true
+            pending.removeAll()
+            closeWake()
+        }
     }
 
     /// The next response to write, or `nil` when finished and drained, or when the client on
     /// `client` hung up first.
     func next(unlessHungUp client: Int32) -> Outgoing? {
         var watched = Int16(JOBD_POLLRDHUP)
+        /// What the lock's holder found: the answer, or the pipe to wait on beside the client.
+        enum Step {
+            case answer(Outgoing?)
+            case poll(wakeFD: Int32)
+        }
         while true {
-            condition.lock()
-            if !pending.isEmpty {
-                defer { condition.unlock() }
-                return takeLocked()
+            let step = condition.withLock { () -> Step in
+                if !pending.isEmpty { return .answer(takeLocked()) }
+                let wakeFD = wake.read
+                guard !finished && wakeFD >= 0 else {
+                    // Without a pipe (pipe2 failed): wait on the condition alone, as before.
+                    while !finished && pending.isEmpty && wakeFD < 0 { condition.wait() }
+                    return .answer(pending.isEmpty ? nil : takeLocked())
+                }
+                return .poll(wakeFD: wakeFD)
             }
-            let wakeFD = wake.read
-            if finished || wakeFD < 0 {
-                // Without a pipe (pipe2 failed): wait on the condition alone, as before.
-                while !finished && pending.isEmpty && wakeFD < 0 { condition.wait() }
-                defer { condition.unlock() }
-                return pending.isEmpty ? nil : takeLocked()
+            let wakeFD: Int32
+            switch step {
+            case .answer(let outgoing): return outgoing
+            case .poll(let fd): wakeFD = fd
             }
-            condition.unlock()
             var fds = [pollfd(fd: client, events: watched, revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, -1)
             if ready < 0 && errno != EINTR { return nil }

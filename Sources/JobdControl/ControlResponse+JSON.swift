@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A response line, written and read by hand: the same text as the `Codable` conformance with
 /// sorted keys, which the tests check. The job statuses, of which `list` sends one per job, go

@@ -1,5 +1,5 @@
 import CSocket
-import Foundation
+import FoundationEssentials
 import Glibc
 import JobdLocks
 

@@ -40,6 +40,14 @@ package struct JSONWriter {
         keyed = true
     }
 
+    /// An object member's key that is known only when it is written (a journal field's name);
+    /// its value follows. Escaped as a string value is.
+    package mutating func key(_ name: String) {
+        string(name)
+        append(pretty ? " : " : ":")
+        keyed = true
+    }
+
     package mutating func string(_ value: String) {
         separate()
         bytes.append(UInt8(ascii: "\""))

@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 
 /// The few Unix-socket operations both ends of the control socket need, with errno kept.

@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import JobdControl
 import Logging
@@ -43,7 +42,7 @@ final class RuntimeFiles {
         do {
             // Members of the readers' group may list and look (`JOBD_READERS_GROUP` names another
             // group than `jobd`: for tests, which must not add groups to the machine).
-            let readersName = ProcessInfo.processInfo.environment["JOBD_READERS_GROUP"] ?? ControlAccess.readersGroupName
+            let readersName = getenv("JOBD_READERS_GROUP").map { String(cString: $0) } ?? ControlAccess.readersGroupName
             let access = ControlAccess(ownUID: geteuid(), readers: ControlAccess.readersGroup(named: readersName))
             server = try ControlServer(path: directory + "/" + ControlProtocol.socketName, access: access, handler: handler)
         } catch {

@@ -6,19 +6,15 @@ import Glibc
 /// cannot see, so every access under it would be reported as a race and a real race would drown
 /// in the noise. jobd is tested under the thread sanitizer, so everything locks with this.
 package final class Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// The mutex itself, for ``Condition``, whose waits release it.
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     package init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let result = pthread_mutex_init(mutex, nil)
-        precondition(result == 0, "pthread_mutex_init failed: \(result)")
+        mutex = .pthreadObject(pthread_mutex_t(), "pthread_mutex_init") { pthread_mutex_init($0, nil) }
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        mutex.destroyPthreadObject(pthread_mutex_destroy)
     }
 
     /// Runs `body` with the lock held. No callback of anyone else's may run inside.

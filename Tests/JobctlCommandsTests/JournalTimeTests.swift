@@ -1,11 +1,12 @@
 import Foundation
 @testable import JobctlCommands
+import JobdCalendar
 import Testing
 
 /// `--since`/`--until` values, read as journalctl reads them: by table, with a fixed time now, and
 /// against the real `systemd-analyze timestamp` (systemd's own parse_timestamp).
 @Suite struct JournalTimeTests {
-    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    static let berlin = try! TimeZoneRules.load(named: "Europe/Berlin")
     /// Mon 2026-11-23 14:10:30.250 CET (13:10:30.250 UTC).
     static let now: UInt64 = 1_795_439_430_250_000
     let time = JournalTime(timeZone: berlin)
@@ -71,7 +72,7 @@ import Testing
             "2026-11-23", "26-11-23", "99-01-02", "2026-03-29 02:30", "2026-10-25 02:30", "2026-07-01 12:00 UTC",
             "@1700000000.5", "1970-01-02",
         ]
-        let local = JournalTime(timeZone: TimeZone(identifier: zone)!)
+        let local = JournalTime(timeZone: try TimeZoneRules.load(named: zone))
         for form in forms {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: analyze)
