@@ -1,5 +1,6 @@
 package import JobdCalendar
 package import JobdConfig
+import JobdLocks
 package import Logging
 
 /// This node's link to the fleet's PostgreSQL: one connection, opened and migrated by
@@ -19,7 +20,12 @@ package actor FleetDatabase {
     private nonisolated let logger: Logger
     private nonisolated let executor: FleetExecutor
     private let realtime: @Sendable () -> RealtimeInstant
-    private var connection: PostgresConnection?
+    private var connection: PostgresConnection? {
+        didSet { hasConnection.withLock { [connection] in $0 = connection != nil } }
+    }
+    /// Whether there is a connection, readable without waiting for the database's thread: while
+    /// that thread tries to reach a database that does not answer, a claim answers at once.
+    private nonisolated let hasConnection = LockedBox(false)
     /// The database's clock minus this node's, in microseconds, as the last beat measured it.
     package private(set) var clockOffset: Int64?
     /// How far ``clockOffset`` may be wrong: half the round trip that measured it.
@@ -142,8 +148,14 @@ package actor FleetDatabase {
 
     // MARK: Claims
 
-    /// Claims `key` for the run `runID`: one round trip, `INSERT … ON CONFLICT DO NOTHING`.
-    package func claim(_ key: ClaimKey, runID: String) async -> ClaimVerdict {
+    /// Claims `key` for the run `runID`: one round trip, `INSERT … ON CONFLICT DO NOTHING`. Without
+    /// a connection it answers at once, without waiting for the database's thread.
+    package nonisolated func claim(_ key: ClaimKey, runID: String) async -> ClaimVerdict {
+        guard hasConnection.withLock({ $0 }) else { return .unavailable(reason: "fleet-unavailable") }
+        return await claimConnected(key, runID: runID)
+    }
+
+    private func claimConnected(_ key: ClaimKey, runID: String) -> ClaimVerdict {
         guard let connection, connection.isOpen else { return .unavailable(reason: "fleet-unavailable") }
         guard let offset = clockOffset, schedule.acceptsSkew(offset, uncertainty: clockUncertainty) else {
             return .unavailable(reason: "clock-skew")

@@ -136,6 +136,70 @@ struct FleetDatabaseTests {
         #expect(ContinuousClock.now - start < .milliseconds(100))
     }
 
+    /// A server that accepts connections and never answers (a hung host): the connection attempt
+    /// takes the operation bound on the database's thread, and claims meanwhile answer at once.
+    @Test func claimsAnswerAtOnceWhileTheConnectionHangs() async throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        try #require(bound == 0 && listen(listener, 8) == 0)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        var settings = FleetSettings(database: "postgresql://jobd@127.0.0.1:\(UInt16(bigEndian: address.sin_port))/fleet?sslmode=disable", node: "a")
+        settings.lease = .seconds(6)
+        let node = try Self.database(settings)
+
+        let start = ContinuousClock.now
+        async let connecting: Result<FleetDatabase.BeatReport, FleetError> = { () async -> Result<FleetDatabase.BeatReport, FleetError> in
+            do throws(FleetError) { return .success(try await node.connect()) } catch { return .failure(error) }
+        }()
+        try await Task.sleep(for: .milliseconds(300))
+        let claimStart = ContinuousClock.now
+        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .unavailable(reason: "fleet-unavailable"))
+        #expect(ContinuousClock.now - claimStart < .milliseconds(500))
+        let outcome = await connecting
+        guard case .failure(let failure) = outcome else { Issue.record("connected to a server that never answers"); return }
+        #expect(failure.code == .timeout, "\(failure)")
+        let took = ContinuousClock.now - start
+        #expect(took >= .milliseconds(1_900) && took < .seconds(5), "\(took)")
+    }
+
+    /// A statement that waits (here on a lock another session holds) fails at the operation bound
+    /// (a third of the lease, 0.5 s at least), and is cancelled on the server, not left waiting.
+    @Test func aStatementThatWaitsIsBoundedAndCancelled() async throws {
+        let postgres = try TemporaryPostgres()
+        try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
+        var settings = try Self.settings(postgres)
+        settings.lease = TimeSpan(microseconds: 1_500_000)
+        let node = try Self.database(settings)
+        try await node.connect()
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        holder.arguments = ["-h", postgres.directory, "-p", String(postgres.port), "-U", "postgres", "-d", "fleet", "-X", "-q",
+                            "-c", "BEGIN; LOCK TABLE jobd.claims IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(20); COMMIT;"]
+        holder.standardOutput = FileHandle.nullDevice
+        try holder.run()
+        defer {
+            _ = try? postgres.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(20)%' AND pid <> pg_backend_pid()")
+            holder.waitUntilExit()
+        }
+        let locked = "SELECT count(*) FROM pg_locks WHERE relation = 'jobd.claims'::regclass AND mode = 'AccessExclusiveLock' AND granted"
+        for _ in 0..<100 where try postgres.psql(locked, database: "fleet") != "1" { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(try postgres.psql(locked, database: "fleet") == "1")
+
+        let start = ContinuousClock.now
+        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .unavailable(reason: "fleet-unavailable"))
+        let took = ContinuousClock.now - start
+        #expect(took >= .milliseconds(450) && took < .seconds(3), "\(took)")
+        #expect(await !node.isConnected)
+        let waiting = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'jobd' AND wait_event_type = 'Lock'"
+        for _ in 0..<30 where try postgres.psql(waiting) != "0" { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(try postgres.psql(waiting) == "0")
+    }
+
     /// `PasswordFile=` is libpq's `passfile`: the first line that matches the host, port, database
     /// and user gives the password. It must be readable by its owner, jobd's user, alone.
     @Test func thePasswordComesFromAPassfileReadableByItsOwnerAlone() async throws {
