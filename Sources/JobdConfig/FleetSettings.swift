@@ -71,7 +71,7 @@ package struct FleetSettings: Sendable, Hashable {
                 uri = (value, line)
             case "PasswordFile":
                 if value.isEmpty { settings.passwordFile = nil } else if value.hasPrefix("/") { settings.passwordFile = value } else {
-                    error(line, "PasswordFile=: '\(value)' is not an absolute path", "write a path such as /etc/jobd/fleet.password (mode 0600, owned by root)")
+                    error(line, "PasswordFile=: '\(value)' is not an absolute path", "write a path such as /etc/jobd/fleet.pgpass (mode 0600, owned by root)")
                 }
             case "Node":
                 if value.isEmpty { settings.node = hostName() } else if JobFileReader.isValidJobName(value) { settings.node = value } else {
