@@ -7,6 +7,7 @@
 //   definitions   -> JobdScheduler (job owners, generations) on JobdTimers (the weak-target timer core)
 //   runs          -> JobdRunner
 //   journal       -> JobdLogging on SystemdKit (the only target that imports libsystemd)
+//   claims        -> JobdFleet on libpq (the only target that imports CLibpq), for RunOn=one-node
 // JobdDaemon wires them together; `jobd` and `jobctl` are thin executables over it.
 
 import PackageDescription
