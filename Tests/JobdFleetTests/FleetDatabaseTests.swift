@@ -176,19 +176,20 @@ struct FleetDatabaseTests {
         settings.lease = TimeSpan(microseconds: 1_500_000)
         let node = try Self.database(settings)
         try await node.connect()
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        holder.arguments = ["-h", postgres.directory, "-p", String(postgres.port), "-U", "postgres", "-d", "fleet", "-X", "-q",
-                            "-c", "BEGIN; LOCK TABLE jobd.claims IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(20); COMMIT;"]
-        holder.standardOutput = FileHandle.nullDevice
-        try holder.run()
+        // Another session holds the table's lock (its psql's output is kept, to say why if it does not).
+        let holder = try DaemonProcess(absolutePath: "/usr/bin/psql", arguments: [
+            "-h", postgres.directory, "-p", String(postgres.port), "-U", "postgres", "-d", "fleet", "-X", "-q", "-A", "-t",
+            "-c", "BEGIN", "-c", "LOCK TABLE jobd.claims IN ACCESS EXCLUSIVE MODE", "-c", "SELECT pg_sleep(60)",
+        ], environment: ["PATH": "/usr/bin:/bin", "PGCONNECT_TIMEOUT": "10"])
         defer {
-            _ = try? postgres.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(20)%' AND pid <> pg_backend_pid()")
-            holder.waitUntilExit()
+            _ = try? postgres.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()")
+            _ = try? holder.waitForExit()
         }
         let locked = "SELECT count(*) FROM pg_locks WHERE relation = 'jobd.claims'::regclass AND mode = 'AccessExclusiveLock' AND granted"
-        for _ in 0..<100 where try postgres.psql(locked, database: "fleet") != "1" { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(try postgres.psql(locked, database: "fleet") == "1")
+        let patience = ContinuousClock.now + .seconds(60)
+        while try postgres.psql(locked, database: "fleet") != "1", ContinuousClock.now < patience { try await Task.sleep(for: .milliseconds(100)) }
+        let sessions = (try? postgres.psql("SELECT state, wait_event_type, query FROM pg_stat_activity")) ?? "unknown"
+        try #require(try postgres.psql(locked, database: "fleet") == "1", "the holder took no lock: \(holder.lines); sessions: \(sessions)")
 
         let start = ContinuousClock.now
         #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .unavailable(reason: "fleet-unavailable"))
