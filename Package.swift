@@ -7,6 +7,7 @@
 //   definitions   -> JobdScheduler (job owners, generations) on JobdTimers (the weak-target timer core)
 //   runs          -> JobdRunner
 //   journal       -> JobdLogging on SystemdKit (the only target that imports libsystemd)
+//   claims        -> JobdFleet on libpq (the only target that imports CLibpq), for RunOn=one-node
 // JobdDaemon wires them together; `jobd` and `jobctl` are thin executables over it.
 
 import PackageDescription
@@ -39,7 +40,6 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // The Prometheus text format of MetricsFile=.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // libsystemd, bound for exactly one Swift target: SystemdKit.
@@ -194,12 +194,17 @@ let package = Package(
             dependencies: ["JobdConfig", "JobctlCommands", "JobdTestKit"],
             swiftSettings: swiftSettings
         ),
+        // libpq, PostgreSQL's own client (Debian's libpq-dev), bound for exactly one Swift target: JobdFleet.
+        .systemLibrary(
+            name: "CLibpq",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // Fleet-wide jobs: claims, leases and heartbeats in PostgreSQL, and the fleet audit.
         .target(
             name: "JobdFleet",
             dependencies: [
-                "JobdConfig", "JobdCalendar",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "CLibpq", "JobdConfig", "JobdCalendar", "JobdLocks",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -16,8 +16,8 @@ struct FleetBenchmark {
         report.section("Part 6: fleet claims (\(jobs) jobs due at the same second, 3 nodes, one PostgreSQL on loopback)", part: "6 fleet")
         let postgres = try TemporaryPostgres()
         try postgres.createFleetDatabase("fleet", user: "jobd", password: "bench")
-        var settings = FleetSettings(host: "127.0.0.1", port: postgres.port, user: "jobd", database: "fleet", node: "")
-        settings.tls = .disable
+        var settings = FleetSettings(database: postgres.connectionString(), node: "")
+        settings.passwordFile = try postgres.passwordFile("bench")
         let jobs = self.jobs
         let fleet = settings
         let result = Blocking.run {
@@ -32,10 +32,10 @@ struct FleetBenchmark {
 
     static func measure(settings: FleetSettings, jobs: Int) async throws -> ([Int64], Int, Int) {
         let clock = { @Sendable in RealtimeInstant(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)) }
-        let nodes = (0..<3).map { index in
+        let nodes = try (0..<3).map { index in
             var node = settings
             node.node = "node-\(index)"
-            return FleetDatabase(settings: node, password: "bench", instance: "bench-\(index)", realtime: clock)
+            return try FleetDatabase(settings: node, instance: "bench-\(index)", realtime: clock)
         }
         for node in nodes { try await node.connect() }
         let before = await nodes.asyncMap { await $0.roundTrips }.reduce(0, +)

@@ -1,5 +1,6 @@
 package import ArgumentParser
 import JobdConfig
+import JobdFleet
 
 extension Jobctl {
     /// `jobctl check`: validates a configuration, or single job files, without a daemon and reports
@@ -34,10 +35,10 @@ extension Jobctl {
             let checked: String
             if files.isEmpty {
                 let directory = configDirectory ?? "/etc/jobd"
-                result = JobDirectory(path: directory).loadConfiguration()
+                result = JobDirectory(path: directory, databaseCheck: FleetConnectionString.check).loadConfiguration()
                 checked = directory
             } else {
-                result = JobDirectory(path: configDirectory ?? Self.configDirectory(of: files[0])).loadConfiguration(files: files)
+                result = JobDirectory(path: configDirectory ?? Self.configDirectory(of: files[0]), databaseCheck: FleetConnectionString.check).loadConfiguration(files: files)
                 checked = files.count == 1 ? files[0] : "\(files.count) files"
             }
             switch result {

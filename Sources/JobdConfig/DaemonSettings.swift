@@ -36,8 +36,11 @@ package struct DaemonSettings: Sendable, Equatable {
     static let section = "Daemon"
     static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax"]
 
-    /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line.
-    package static func read(path: String, text: String) -> Result<DaemonSettings, ConfigErrors> {
+    /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
+    /// `databaseCheck` checks `[Fleet]`'s `Database=`.
+    package static func read(
+        path: String, text: String, databaseCheck: FleetSettings.DatabaseCheck? = nil
+    ) -> Result<DaemonSettings, ConfigErrors> {
         let (file, syntaxErrors) = UnitFile.parse(text, path: path)
         var errors = syntaxErrors
         var settings = DaemonSettings()
@@ -46,7 +49,7 @@ package struct DaemonSettings: Sendable, Equatable {
             errors.append(ConfigError(file: path, line: section.line, message: "unknown section [\(section.name)]",
                                       hint: "jobd.conf has the sections [Daemon] and [Fleet]"))
         }
-        settings.fleet = FleetSettings.read(file, path: path, errors: &errors)
+        settings.fleet = FleetSettings.read(file, path: path, check: databaseCheck, errors: &errors)
         /// `value` as an absolute file path; `nil` when it is empty (the default) or no such path
         /// (an error, with `example` as the hint).
         func filePath(_ key: String, _ value: String, _ line: Int, example: String) -> String? {

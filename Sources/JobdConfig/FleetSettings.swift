@@ -3,26 +3,13 @@ import Glibc
 /// The `[Fleet]` section of `jobd.conf`: the PostgreSQL database through which the nodes of a fleet
 /// agree on who runs a `RunOn=one-node` job's elapse. Without the section jobd is a single machine.
 package struct FleetSettings: Sendable, Hashable {
-    /// How the connection is protected, as libpq's `sslmode=` names it (only the modes jobd supports).
-    package enum TLSMode: String, Sendable, Hashable, CaseIterable {
-        /// No TLS: loopback or a private network only.
-        case disable
-        /// TLS, the server's certificate not verified (protects against eavesdropping only).
-        case require
-        /// TLS, the certificate verified against `sslrootcert=` (or the system's roots), the host name too.
-        case verifyFull = "verify-full"
-    }
-
-    /// `Database=`'s parts: `postgresql://USER@HOST[:PORT]/DATABASE[?sslmode=…&sslrootcert=…]`.
-    package var host: String
-    package var port: Int = 5432
-    package var user: String
+    /// `Database=`: where the fleet's database is, as any libpq connection string
+    /// (`host=db.example.org dbname=jobd user=jobd`) or URI (`postgresql://jobd@db.example.org/jobd`),
+    /// with libpq's every parameter (several hosts, `service=`, `sslmode=`, `sslrootcert=`, ...)
+    /// but a password. Without `sslmode=`, jobd asks for `verify-full`.
     package var database: String
-    package var tls: TLSMode = .verifyFull
-    /// `sslrootcert=`: the CA certificates (PEM) a `verify-full` connection trusts; the system's by default.
-    package var rootCertificate: String?
-    /// `PasswordFile=`: a file readable by root only whose first line is the password; without it,
-    /// `PGPASSFILE` (libpq's format) or no password.
+    /// `PasswordFile=`: libpq's `passfile` (lines of `host:port:database:user:password`), a file
+    /// only jobd's user may read; without it, libpq's own (`PGPASSFILE`, `~/.pgpass`).
     package var passwordFile: String?
     /// `Node=`: this node's name in the claims; the host name by default.
     package var node: String
@@ -38,13 +25,26 @@ package struct FleetSettings: Sendable, Hashable {
     /// older; `infinity` (or `0`, as journald reads it) keeps everything.
     package var retention: TimeSpan = .seconds(30 * 86_400)
 
-    package init(host: String, port: Int = 5432, user: String, database: String, node: String) {
-        self.host = host
-        self.port = port
-        self.user = user
+    package init(database: String, node: String) {
         self.database = database
         self.node = node
     }
+
+    /// What is wrong with a `Database=` value, found by whoever can read connection strings (libpq,
+    /// in JobdFleet): `message` says what, `hint` what was expected.
+    package struct DatabaseProblem: Error, Sendable, Hashable {
+        package var message: String
+        package var hint: String
+
+        package init(message: String, hint: String) {
+            self.message = message
+            self.hint = hint
+        }
+    }
+
+    /// Checks a `Database=` value when the configuration is read, so that its error names the file
+    /// and line; JobdConfig itself does not parse connection strings.
+    package typealias DatabaseCheck = @Sendable (String) -> DatabaseProblem?
 
     static let section = "Fleet"
     static let keys = ["Database", "PasswordFile", "Node", "LeaseSec", "MaxClockSkewSec", "Schema", "MaxRetentionSec"]
@@ -57,10 +57,10 @@ package struct FleetSettings: Sendable, Hashable {
     }
 
     /// Reads the `[Fleet]` assignments of `file`; `nil` with no error when the section is absent.
-    static func read(_ file: UnitFile, path: String, errors: inout [ConfigError]) -> FleetSettings? {
+    static func read(_ file: UnitFile, path: String, check: DatabaseCheck?, errors: inout [ConfigError]) -> FleetSettings? {
         guard let section = file.sections.first(where: { $0.name == Self.section }) else { return nil }
         var uri: (value: String, line: Int)?
-        var settings = FleetSettings(host: "", user: "", database: "", node: hostName())
+        var settings = FleetSettings(database: "", node: hostName())
         func error(_ line: Int, _ message: String, _ hint: String) {
             errors.append(ConfigError(file: path, line: line, message: message, hint: hint))
         }
@@ -71,7 +71,7 @@ package struct FleetSettings: Sendable, Hashable {
                 uri = (value, line)
             case "PasswordFile":
                 if value.isEmpty { settings.passwordFile = nil } else if value.hasPrefix("/") { settings.passwordFile = value } else {
-                    error(line, "PasswordFile=: '\(value)' is not an absolute path", "write a path such as /etc/jobd/fleet.password (mode 0600, owned by root)")
+                    error(line, "PasswordFile=: '\(value)' is not an absolute path", "write a path such as /etc/jobd/fleet.pgpass (mode 0600, owned by root)")
                 }
             case "Node":
                 if value.isEmpty { settings.node = hostName() } else if JobFileReader.isValidJobName(value) { settings.node = value } else {
@@ -109,18 +109,15 @@ package struct FleetSettings: Sendable, Hashable {
             error(section.line, "[Fleet] has no Database=", "write Database=postgresql://jobd@db.example.org/jobd")
             return nil
         }
-        switch FleetURI.parse(uri.value) {
-        case .success(let parsed):
-            settings.host = parsed.host
-            settings.port = parsed.port
-            settings.user = parsed.user
-            settings.database = parsed.database
-            settings.tls = parsed.tls
-            settings.rootCertificate = parsed.rootCertificate
-        case .failure(let failure):
-            error(uri.line, "Database=: \(failure.message)", failure.hint)
+        if uri.value.isEmpty {
+            error(uri.line, "Database= is empty", "write Database=postgresql://jobd@db.example.org/jobd or a connection string such as host=db.example.org dbname=jobd user=jobd")
             return nil
         }
+        if let problem = check?(uri.value) {
+            error(uri.line, "Database=: \(problem.message)", problem.hint)
+            return nil
+        }
+        settings.database = uri.value
         return settings
     }
 }

@@ -5,9 +5,12 @@ import JobdCalendar
 package struct JobDirectory: Sendable {
     /// The configuration directory, such as `/etc/jobd`.
     package var path: String
+    /// Checks `[Fleet]`'s `Database=` as jobd.conf is read (JobdFleet's libpq parser).
+    package var databaseCheck: FleetSettings.DatabaseCheck?
 
-    package init(path: String) {
+    package init(path: String, databaseCheck: FleetSettings.DatabaseCheck? = nil) {
         self.path = path
+        self.databaseCheck = databaseCheck
     }
 
     package var jobsPath: String { path.hasSuffix("/") ? path + "jobs.d" : path + "/jobs.d" }
@@ -51,7 +54,7 @@ package struct JobDirectory: Sendable {
     func loadSettings() -> Result<DaemonSettings, ConfigErrors> {
         switch FileSystem.readTextFile(settingsPath) {
         case .success(let text):
-            return DaemonSettings.read(path: settingsPath, text: text)
+            return DaemonSettings.read(path: settingsPath, text: text, databaseCheck: databaseCheck)
         case .failure(let error) where error.errno == ENOENT:
             return .success(DaemonSettings())
         case .failure(let error):

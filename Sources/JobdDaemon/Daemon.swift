@@ -44,7 +44,7 @@ package struct Daemon {
         // Each job file on its own: a broken file disables its job only, and a broken jobd.conf
         // means the default settings. Only a configuration that cannot be read at all stops jobd.
         var jobFiles = JobFileCache()
-        let configuration = JobDirectory(path: options.configDirectory).read(using: &jobFiles)
+        let configuration = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check).read(using: &jobFiles)
         if let fatal = configuration.fatal {
             MainLoop.logConfigErrors([fatal], logger: logger)
             let reason = "jobd cannot start: \(fatal)"

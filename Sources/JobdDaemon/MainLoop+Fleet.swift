@@ -27,20 +27,17 @@ extension MainLoop {
     }
 
     /// The fleet's database of `[Fleet]`, or `nil` (with the reason logged) when jobd.conf has none
-    /// or its password cannot be read; fleet jobs are then skipped.
+    /// or its thread cannot start; fleet jobs are then skipped.
     static func makeFleet(
         settings: DaemonSettings, options: DaemonOptions, logger: Logger, clocks: Scheduler.Clocks
     ) -> FleetDatabase? {
         guard let fleet = settings.fleet else { return nil }
-        let password: String?
         do {
-            password = try FleetPassword.read(fleet, environment: options.environment)
+            return try FleetDatabase(settings: fleet, instance: options.instance, logger: logger, realtime: clocks.realtime)
         } catch {
-            logger.error("fleet: cannot read the database password: \(error); RunOn=one-node jobs will be skipped")
+            logger.error("fleet: \(error); RunOn=one-node jobs will be skipped")
             return nil
         }
-        return FleetDatabase(settings: fleet, password: password, instance: options.instance, logger: logger,
-                             realtime: clocks.realtime)
     }
 
     /// Connects to the fleet before the first generation is loaded, so that runs due at once can be

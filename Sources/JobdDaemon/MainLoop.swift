@@ -283,7 +283,7 @@ final class MainLoop {
         logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
         reloadWatchers += nextReloadWatchers
         nextReloadWatchers.removeAll()
-        let directory = JobDirectory(path: options.configDirectory)
+        let directory = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check)
         let slow = options.environment[Self.slowLoadVariable].flatMap(Double.init)
         let continuation = self.continuation
         let cache = jobFiles

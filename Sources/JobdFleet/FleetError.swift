@@ -1,10 +1,10 @@
 /// What went wrong between jobd and the fleet's database, in words an operator can act on.
 package struct FleetError: Error, Sendable, CustomStringConvertible {
     package enum Code: String, Sendable {
-        /// The password file is missing, unreadable or readable by others than root.
+        /// The password file is missing, not a regular file, or readable by others than jobd's user.
         case password
-        /// TLS could not be set up (a CA file that cannot be read).
-        case tls
+        /// `Database=` is not a connection string libpq can use, or holds a password.
+        case configuration
         /// The connection could not be opened or broke.
         case connection
         /// An operation took longer than its bound.

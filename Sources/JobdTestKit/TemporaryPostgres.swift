@@ -81,10 +81,31 @@ package final class TemporaryPostgres: @unchecked Sendable {
     /// A database `name` with a login role `user` (password `password`) that owns only the schema
     /// `schema` in it: no other rights, as the README asks a fleet's role to have.
     package func createFleetDatabase(_ name: String, user: String, password: String, schema: String = "jobd") throws {
-        try psql("CREATE ROLE \(user) LOGIN PASSWORD '\(password)'")
+        // The role's name quoted, so that it may hold any character (`jobd user`, `a@b`).
+        let role = "\"" + user.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+        try psql("CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
         try psql("CREATE DATABASE \(name)")
-        try psql("REVOKE ALL ON DATABASE \(name) FROM PUBLIC; GRANT CONNECT ON DATABASE \(name) TO \(user); "
-                 + "REVOKE ALL ON SCHEMA public FROM PUBLIC; CREATE SCHEMA \(schema) AUTHORIZATION \(user)", database: name)
+        try psql("REVOKE ALL ON DATABASE \(name) FROM PUBLIC; GRANT CONNECT ON DATABASE \(name) TO \(role); "
+                 + "REVOKE ALL ON SCHEMA public FROM PUBLIC; CREATE SCHEMA \(schema) AUTHORIZATION \(role)", database: name)
+    }
+
+    /// `Database=` for `user` on `database` over TCP to `host` (loopback), as a libpq URI with
+    /// `query` (no TLS by default).
+    package func connectionString(user: String = "jobd", database: String = "fleet", host: String = "127.0.0.1",
+                                  query: String = "sslmode=disable") -> String {
+        "postgresql://\(user)@\(host):\(port)/\(database)" + (query.isEmpty ? "" : "?" + query)
+    }
+
+    /// A libpq password file (`PasswordFile=`) in the cluster's directory, mode 0600, whose one
+    /// line gives `password` for every host, port, database and user unless `line` says otherwise.
+    package func passwordFile(_ password: String, line: String? = nil, name: String = "fleet.pgpass") throws -> String {
+        let path = directory + "/" + name
+        guard FileManager.default.createFile(atPath: path, contents: Data(((line ?? "*:*:*:*:" + password) + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw Failure(message: "cannot write \(path)")
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return path
     }
 
     package struct Failure: Error, CustomStringConvertible {

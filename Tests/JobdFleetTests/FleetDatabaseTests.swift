@@ -37,17 +37,18 @@ struct FleetDatabaseTests {
         }
     }
 
-    static func settings(_ postgres: TemporaryPostgres, host: String = "127.0.0.1", tls: FleetSettings.TLSMode = .disable,
-                         root: String? = nil, node: String = "a") -> FleetSettings {
-        var settings = FleetSettings(host: host, port: postgres.port, user: "jobd", database: "fleet", node: node)
-        settings.tls = tls
-        settings.rootCertificate = root
+    /// `Database=` for the role `user` of `postgres`'s `fleet` database with `query`, and a
+    /// `PasswordFile=` that gives `password`.
+    static func settings(_ postgres: TemporaryPostgres, host: String = "127.0.0.1", query: String = "sslmode=disable",
+                         node: String = "a", password: String = "secret") throws -> FleetSettings {
+        var settings = FleetSettings(database: postgres.connectionString(host: host, query: query), node: node)
+        settings.passwordFile = try postgres.passwordFile(password, name: "pgpass-" + password)
         return settings
     }
 
-    static func database(_ settings: FleetSettings, password: String = "secret") -> FleetDatabase {
-        FleetDatabase(settings: settings, password: password, instance: settings.node,
-                      realtime: { RealtimeInstant(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)) })
+    static func database(_ settings: FleetSettings) throws -> FleetDatabase {
+        try FleetDatabase(settings: settings, instance: settings.node,
+                          realtime: { RealtimeInstant(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)) })
     }
 
     @Test func tlsVerifiesTheServersCertificate() async throws {
@@ -57,20 +58,31 @@ struct FleetDatabaseTests {
         ])
         try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
 
-        let verified = Self.database(Self.settings(postgres, host: "localhost", tls: .verifyFull, root: certificates.directory + "/ca.pem"))
-        try await verified.connect()
+        for host in ["localhost", "127.0.0.1"] {
+            let verified = try Self.database(Self.settings(
+                postgres, host: host, query: "sslmode=verify-full&sslrootcert=\(certificates.directory)/ca.pem"))
+            try await verified.connect()
+            #expect(await verified.usesTLS)
+            #expect(await verified.claim(ClaimKey(job: "report-\(host)", elapse: RealtimeInstant(seconds: 1_800_000_000)), runID: "r1") == .won)
+            await verified.close()
+        }
         let elapse = RealtimeInstant(seconds: 1_800_000_000)
-        #expect(await verified.claim(ClaimKey(job: "report", elapse: elapse), runID: "r1") == .won)
-        await verified.close()
 
-        let wrongCA = Self.database(Self.settings(postgres, host: "localhost", tls: .verifyFull, root: certificates.directory + "/other-ca.pem"))
+        let wrongCA = try Self.database(Self.settings(
+            postgres, host: "localhost", query: "sslmode=verify-full&sslrootcert=\(certificates.directory)/other-ca.pem"))
         await #expect(throws: FleetError.self) { try await wrongCA.connect() }
-        #expect(await wrongCA.claim(ClaimKey(job: "report", elapse: elapse), runID: "r2") == .unavailable(reason: "fleet-unavailable"))
+        #expect(await wrongCA.claim(ClaimKey(job: "report-localhost", elapse: elapse), runID: "r2") == .unavailable(reason: "fleet-unavailable"))
+
+        // Without sslmode=, jobd asks for verify-full against the system's CAs, which know not the test's CA.
+        let byDefault = try Self.database(Self.settings(postgres, host: "localhost", query: ""))
+        let refused = await #expect(throws: FleetError.self) { try await byDefault.connect() }
+        #expect(refused?.message.contains("certificate") == true, "\(String(describing: refused))")
 
         // `require` encrypts without checking: any certificate will do.
-        let unverified = Self.database(Self.settings(postgres, host: "localhost", tls: .require, root: nil, node: "b"))
+        let unverified = try Self.database(Self.settings(postgres, host: "localhost", query: "sslmode=require", node: "b"))
         try await unverified.connect()
-        #expect(await unverified.claim(ClaimKey(job: "report", elapse: elapse), runID: "r3") == .taken(by: "a"))
+        #expect(await unverified.usesTLS)
+        #expect(await unverified.claim(ClaimKey(job: "report-localhost", elapse: elapse), runID: "r3") == .taken(by: "a"))
         await unverified.close()
     }
 
@@ -79,9 +91,9 @@ struct FleetDatabaseTests {
     @Test func oldClaimsAreRemovedButEachJobsLatestStays() async throws {
         let postgres = try TemporaryPostgres()
         try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
-        var settings = Self.settings(postgres)
+        var settings = try Self.settings(postgres)
         settings.retention = .seconds(30 * 86_400)
-        let node = Self.database(settings)
+        let node = try Self.database(settings)
         _ = try await node.connect()
         let day: Int64 = 86_400, now = Int64(Date().timeIntervalSince1970)
         func run(_ job: String, daysAgo: Int64, ends: Bool = true) async {
@@ -99,7 +111,7 @@ struct FleetDatabaseTests {
         // Another node starting: its first beat (at connect) looks.
         var otherSettings = settings
         otherSettings.node = "b"
-        let other = Self.database(otherSettings)
+        let other = try Self.database(otherSettings)
         #expect(try await other.connect().pruned == 2)
         func left() async throws -> [String] {
             try await node.claims().map { "\($0.key.job) \((now - $0.key.elapse.microseconds / 1_000_000) / day)" }.sorted()
@@ -117,23 +129,131 @@ struct FleetDatabaseTests {
     @Test func aWrongPasswordIsAConnectionErrorAndClaimsWaitForNothing() async throws {
         let postgres = try TemporaryPostgres()
         try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
-        let wrong = Self.database(Self.settings(postgres), password: "not-it")
+        let wrong = try Self.database(Self.settings(postgres, password: "not-it"))
         await #expect(throws: FleetError.self) { try await wrong.connect() }
         let start = ContinuousClock.now
         #expect(await wrong.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .unavailable(reason: "fleet-unavailable"))
         #expect(ContinuousClock.now - start < .milliseconds(100))
     }
 
-    @Test func thePasswordFileMustBeReadableByItsOwnerAlone() throws {
-        let path = NSTemporaryDirectory() + "jobd-password-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        _ = FileManager.default.createFile(atPath: path, contents: Data("s3cret\nignored\n".utf8), attributes: [.posixPermissions: 0o600])
-        var settings = FleetSettings(host: "db", user: "jobd", database: "ops", node: "n")
-        settings.passwordFile = path
-        #expect(try FleetPassword.read(settings, environment: [:]) == "s3cret")
+    /// A server that accepts connections and never answers (a hung host): the connection attempt
+    /// takes the operation bound on the database's thread, and claims meanwhile answer at once.
+    @Test func claimsAnswerAtOnceWhileTheConnectionHangs() async throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        try #require(bound == 0 && listen(listener, 8) == 0)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        var settings = FleetSettings(database: "postgresql://jobd@127.0.0.1:\(UInt16(bigEndian: address.sin_port))/fleet?sslmode=disable", node: "a")
+        settings.lease = .seconds(6)
+        let node = try Self.database(settings)
+
+        let start = ContinuousClock.now
+        async let connecting: Result<FleetDatabase.BeatReport, FleetError> = { () async -> Result<FleetDatabase.BeatReport, FleetError> in
+            do throws(FleetError) { return .success(try await node.connect()) } catch { return .failure(error) }
+        }()
+        try await Task.sleep(for: .milliseconds(300))
+        let claimStart = ContinuousClock.now
+        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .unavailable(reason: "fleet-unavailable"))
+        #expect(ContinuousClock.now - claimStart < .milliseconds(500))
+        let outcome = await connecting
+        guard case .failure(let failure) = outcome else { Issue.record("connected to a server that never answers"); return }
+        #expect(failure.code == .timeout, "\(failure)")
+        let took = ContinuousClock.now - start
+        #expect(took >= .milliseconds(1_900) && took < .seconds(5), "\(took)")
+    }
+
+    /// A statement that waits (here on a lock another session holds) fails at the operation bound
+    /// (a third of the lease, 0.5 s at least), and is cancelled on the server, not left waiting.
+    @Test func aStatementThatWaitsIsBoundedAndCancelled() async throws {
+        let postgres = try TemporaryPostgres()
+        try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
+        var settings = try Self.settings(postgres)
+        settings.lease = TimeSpan(microseconds: 1_500_000)
+        let node = try Self.database(settings)
+        // Connecting (with SCRAM) may itself take longer than 0.5 s on a loaded machine: tried
+        // again, as FleetLink does.
+        var connected = false
+        for _ in 1...10 where !connected {
+            connected = (try? await node.connect()) != nil
+            if !connected { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        try #require(connected)
+        // Another session holds the table's lock (its psql's output is kept, to say why if it does not).
+        let holder = try DaemonProcess(absolutePath: "/usr/bin/psql", arguments: [
+            "-h", postgres.directory, "-p", String(postgres.port), "-U", "postgres", "-d", "fleet", "-X", "-q", "-A", "-t",
+            "-c", "BEGIN", "-c", "LOCK TABLE jobd.claims IN ACCESS EXCLUSIVE MODE", "-c", "SELECT pg_sleep(60)",
+        ], environment: ["PATH": "/usr/bin:/bin", "PGCONNECT_TIMEOUT": "10"])
+        defer {
+            _ = try? postgres.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()")
+            _ = try? holder.waitForExit()
+        }
+        let locked = "SELECT count(*) FROM pg_locks WHERE relation = 'jobd.claims'::regclass AND mode = 'AccessExclusiveLock' AND granted"
+        let patience = ContinuousClock.now + .seconds(60)
+        while try postgres.psql(locked, database: "fleet") != "1", ContinuousClock.now < patience { try await Task.sleep(for: .milliseconds(100)) }
+        let sessions = (try? postgres.psql("SELECT state, wait_event_type, query FROM pg_stat_activity")) ?? "unknown"
+        try #require(try postgres.psql(locked, database: "fleet") == "1", "the holder took no lock: \(holder.lines); sessions: \(sessions)")
+
+        let start = ContinuousClock.now
+        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .unavailable(reason: "fleet-unavailable"))
+        let took = ContinuousClock.now - start
+        #expect(took >= .milliseconds(450) && took < .seconds(3), "\(took)")
+        #expect(await !node.isConnected)
+        let waiting = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'jobd' AND wait_event_type = 'Lock'"
+        for _ in 0..<30 where try postgres.psql(waiting) != "0" { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(try postgres.psql(waiting) == "0")
+    }
+
+    /// `PasswordFile=` is libpq's `passfile`: the first line that matches the host, port, database
+    /// and user gives the password. It must be readable by its owner, jobd's user, alone.
+    @Test func thePasswordComesFromAPassfileReadableByItsOwnerAlone() async throws {
+        let postgres = try TemporaryPostgres()
+        try postgres.createFleetDatabase("fleet", user: "jobd", password: "pa:ss")
+        var settings = FleetSettings(
+            database: "host=127.0.0.1 port=\(postgres.port) dbname=fleet user=jobd sslmode=disable", node: "a")
+        settings.passwordFile = try postgres.passwordFile("", line: """
+            # other databases first
+            127.0.0.1:\(postgres.port):other:jobd:wrong
+            127.0.0.1:\(postgres.port):fleet:jobd:pa\\:ss
+            *:*:*:*:wrong
+            """)
+        let node = try Self.database(settings)
+        try await node.connect()
+        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .won)
+        await node.close()
+
+        let path = try #require(settings.passwordFile)
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
-        #expect(throws: FleetError.self) { try FleetPassword.read(settings, environment: [:]) }
+        let readable = await #expect(throws: FleetError.self) { try await Self.database(settings).connect() }
+        #expect(readable?.code == .password && readable?.message.contains("chmod 0600") == true)
+
+        settings.passwordFile = postgres.directory + "/no-such-file"
+        let missing = await #expect(throws: FleetError.self) { try await Self.database(settings).connect() }
+        #expect(missing?.code == .password)
+
+        // No password at all: the server asks for one, libpq has none.
         settings.passwordFile = nil
-        #expect(try FleetPassword.read(settings, environment: [:]) == nil)
+        let none = await #expect(throws: FleetError.self) { try await Self.database(settings).connect() }
+        #expect(none?.code == .connection)
+    }
+
+    /// A user name with characters a URI must percent-encode (`@`, a space) reaches PostgreSQL decoded.
+    @Test(arguments: ["a@b", "jobd user"])
+    func aPercentEncodedUserName(user: String) async throws {
+        let postgres = try TemporaryPostgres()
+        try postgres.createFleetDatabase("fleet", user: user, password: "secret")
+        let encoded = user.replacing("@", with: "%40").replacing(" ", with: "%20")
+        var settings = FleetSettings(database: postgres.connectionString(user: encoded), node: "a")
+        settings.passwordFile = try postgres.passwordFile("", line: "*:*:*:\(user):secret")
+        let node = try Self.database(settings)
+        try await node.connect()
+        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .won)
+        await node.close()
+        #expect(try postgres.psql("SELECT node FROM jobd.claims", database: "fleet") == "a")
+        #expect(try postgres.psql("SELECT tableowner FROM pg_tables WHERE schemaname = 'jobd' AND tablename = 'claims'", database: "fleet") == user)
     }
 }

@@ -25,17 +25,4 @@ import Testing
         // A slow round trip makes the reading uncertain: only a node surely too far off is refused.
         #expect(schedule.acceptsSkew(600_000, uncertainty: 100_000) && !schedule.acceptsSkew(600_001, uncertainty: 100_000))
     }
-
-    @Test func pgpassLinesMatchWithWildcardsAndEscapes() {
-        let settings = FleetSettings(host: "db", port: 5432, user: "jobd", database: "ops", node: "n")
-        let text = """
-            # comment
-            other:5432:ops:jobd:wrong
-            db:*:ops:jobd:pa\\:ss
-            *:*:*:*:fallback
-            """
-        #expect(FleetPassword.lookUp(in: text, settings: settings) == "pa:ss")
-        #expect(FleetPassword.lookUp(in: "*:*:*:*:fallback", settings: settings) == "fallback")
-        #expect(FleetPassword.lookUp(in: "db:5433:ops:jobd:x", settings: settings) == nil)
-    }
 }

@@ -60,7 +60,7 @@ struct FleetDaemonTests {
             config = try TemporaryConfiguration(jobs: jobs)
             runtime = config.path + "/run"
             let passwordFile = config.path + "/fleet.password"
-            _ = FileManager.default.createFile(atPath: passwordFile, contents: Data((FleetDaemonTests.password + "\n").utf8),
+            _ = FileManager.default.createFile(atPath: passwordFile, contents: Data(("*:*:*:*:" + FleetDaemonTests.password + "\n").utf8),
                                            attributes: [.posixPermissions: 0o600])
             try """
                 [Fleet]

@@ -4,7 +4,9 @@
 
 DEBIAN_SUITE=bookworm
 # man-db and bash-completion: the package test runs man and bash completion as an administrator would.
-DEBIAN_INCLUDE=systemd,systemd-sysv,dbus,man-db,bash-completion
+# libpq5: jobd and jobctl link PostgreSQL's client library (the fleet), and the package, installed
+# offline, depends on it.
+DEBIAN_INCLUDE=systemd,systemd-sysv,dbus,man-db,bash-completion,libpq5
 CONTAINER_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 MACHINE_NAME=jobd-e2e
 
