@@ -8,8 +8,9 @@ package struct FleetSettings: Sendable, Hashable {
     /// with libpq's every parameter (several hosts, `service=`, `sslmode=`, `sslrootcert=`, ...)
     /// but a password. Without `sslmode=`, jobd asks for `verify-full`.
     package var database: String
-    /// `PasswordFile=`: libpq's `passfile` (lines of `host:port:database:user:password`), a file
-    /// only jobd's user may read; without it, libpq's own (`PGPASSFILE`, `~/.pgpass`).
+    /// `PasswordFile=`: libpq's `passfile` (lines of `host:port:database:user:password`), or, as
+    /// before libpq, the password on its first line; a file only jobd's user may read; without it,
+    /// libpq's own (`PGPASSFILE`, `~/.pgpass`).
     package var passwordFile: String?
     /// `Node=`: this node's name in the claims; the host name by default.
     package var node: String

@@ -54,22 +54,57 @@ package enum FleetConnectionString {
         parameters.append(("fallback_application_name", "jobd"))
         parameters.append(("dbname", settings.database))
         if let file = settings.passwordFile {
-            try checkPasswordFile(file)
-            parameters.append(("passfile", file))
+            let text = try readPasswordFile(file)
+            if isPassfile(text) {
+                parameters.append(("passfile", file))
+            } else {
+                // The format of jobd before libpq: the first line is the password.
+                parameters.append(("password", String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")))
+            }
         }
         return parameters
     }
 
-    /// `PasswordFile=` must be a regular file only its owner, jobd's user, can read or write: libpq
-    /// would merely ignore one others can read, and the connection would fail for want of a password.
-    private static func checkPasswordFile(_ path: String) throws(FleetError) {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw FleetError(.password, "PasswordFile=\(path): \(String(cString: strerror(errno)))")
+    /// Whether `text` is libpq's password file format (every line that is not blank or a comment
+    /// has at least four unescaped `:`), rather than jobd's older one, a password on the first line.
+    /// So a fleet set up before libpq keeps connecting; a password of the older file with four or
+    /// more `:` of its own must move to the passfile format (`*:*:*:*:PASSWORD`, `:` as `\:`).
+    static func isPassfile(_ text: String) -> Bool {
+        let lines = text.split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) && !$0.hasPrefix("#") }
+        return !lines.isEmpty && lines.allSatisfy { line in
+            var separators = 0
+            var escaped = false
+            for character in line {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == ":" { separators += 1 }
+            }
+            return separators >= 4
         }
+    }
+
+    /// `PasswordFile=`'s text. It must be a regular file only its owner, jobd's user, can read or
+    /// write: libpq would merely ignore one others can read, and the connection would fail for want
+    /// of a password. Opened once and checked by its descriptor, so the file read is the file checked.
+    private static func readPasswordFile(_ path: String) throws(FleetError) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        var status = stat()
+        guard fd >= 0, fstat(fd, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if fd >= 0 { close(fd) }
+            throw FleetError(.password, "PasswordFile=\(path): \(reason)")
+        }
+        defer { close(fd) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw FleetError(.password, "PasswordFile=\(path) is not a regular file") }
         guard status.st_uid == geteuid(), status.st_mode & 0o077 == 0 else {
             throw FleetError(.password, "PasswordFile=\(path) must be owned by jobd's user and readable by it alone (chmod 0600)")
         }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while bytes.count < 1 << 20 {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer.prefix(count)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

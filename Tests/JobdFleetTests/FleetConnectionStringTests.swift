@@ -1,5 +1,5 @@
 import JobdConfig
-import JobdFleet
+@testable import JobdFleet
 import Testing
 
 /// `Database=` as libpq reads it (`PQconninfoParse`), checked as jobd.conf is read: any connection
@@ -52,5 +52,16 @@ import Testing
         #expect(try FleetConnectionString.parameters(settings, timeout: .seconds(5)).filter { $0.0 == "sslrootcert" }.isEmpty)
         settings.database = "host=db password=x"
         #expect(throws: FleetError.self) { try FleetConnectionString.parameters(settings, timeout: .seconds(5)) }
+    }
+}
+
+/// Which format a `PasswordFile=` is in: libpq's passfile, or jobd's older password on a line.
+struct PasswordFileFormatTests {
+    @Test(arguments: [
+        ("*:*:*:*:secret\n", true), ("# comment\n127.0.0.1:5432:fleet:jobd:pa\\:ss\n\n", true), ("host:5432:db:user:pass:with:colons\n", true),
+        ("secret\n", false), ("se:cr:et\n", false), ("a\\:b:c:d:e\n", false), ("", false), ("*:*:*:*:x\nplain\n", false),
+    ])
+    func aPassfileHasFourSeparatorsOnEveryLine(text: String, isPassfile: Bool) {
+        #expect(FleetConnectionString.isPassfile(text) == isPassfile, "\(text)")
     }
 }

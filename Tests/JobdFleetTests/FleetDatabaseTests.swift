@@ -241,6 +241,18 @@ struct FleetDatabaseTests {
         #expect(none?.code == .connection)
     }
 
+    /// A `PasswordFile=` of jobd before libpq, the password on its first line, still connects.
+    @Test func aPasswordFileOfTheOlderFormatStillConnects() async throws {
+        let postgres = try TemporaryPostgres()
+        try postgres.createFleetDatabase("fleet", user: "jobd", password: "se:cr:et")
+        var settings = FleetSettings(database: "host=127.0.0.1 port=\(postgres.port) dbname=fleet user=jobd sslmode=disable", node: "a")
+        settings.passwordFile = try postgres.passwordFile("", line: "se:cr:et")
+        let node = try Self.database(settings)
+        try await node.connect()
+        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .won)
+        await node.close()
+    }
+
     /// A user name with characters a URI must percent-encode (`@`, a space) reaches PostgreSQL decoded.
     @Test(arguments: ["a@b", "jobd user"])
     func aPercentEncodedUserName(user: String) async throws {
