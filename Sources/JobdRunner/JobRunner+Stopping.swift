@@ -63,7 +63,7 @@ extension JobRunner {
     /// The kernel tells nobody when a process group empties, so this looks again every 10 ms up to
     /// 100 ms apart (at `/proc` for a group, at the cgroup's `cgroup.events` for a cgroup).
     func stopLeftovers(of definition: JobDefinition, group: pid_t, cgroup: RunCgroup?, fields: [String: String]) async -> Int {
-        let count = cgroup?.members.count ?? ProcessGroup.members(of: group)
+        let count = cgroup.map { $0.members.count(where: ProcessGroup.isStaying) } ?? ProcessGroup.members(of: group)
         guard count > 0 else { return 0 }
         let fields = fields.merging([JobdField.leftovers: String(count)]) { $1 }
         guard definition.killMode == .controlGroup else {

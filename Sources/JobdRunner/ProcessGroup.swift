@@ -7,23 +7,66 @@ import JobdConfig
 /// seen here; systemd would still find it in the service's cgroup. Used where jobd has no
 /// delegated cgroup (``RunTracking``); where it has one, a run's own cgroup holds all of its processes.
 enum ProcessGroup {
-    /// The processes still in group `pgid` (zombies not counted: they are already gone).
+    /// The processes still in group `pgid` (zombies and processes already exiting not counted:
+    /// they are gone, or going, and nothing can stop that).
     static func members(of pgid: pid_t) -> Int {
         guard kill(-pgid, 0) == 0 || errno == EPERM else { return 0 }
         guard case .success(let names) = FileSystem.directoryEntries("/proc") else { return 1 }
         return names.count { name in
-            guard let pid = Int32(name), let (group, state) = groupAndState(of: pid) else { return false }
-            return group == pgid && state != "Z" && state != "X"
+            guard let pid = Int32(name), let stat = try? String(contentsOfProcFile: "/proc/\(name)/stat"),
+                  let process = ProcessStat(stat), process.group == pgid else { return false }
+            return !process.isGone && !hasKillPending(pid)
         }
     }
 
-    /// The process group and state letter of `pid`, from `/proc/PID/stat`: `PID (COMM) STATE PPID
-    /// PGRP …`, where COMM may hold spaces and parentheses, so the fields count from its last `)`.
-    private static func groupAndState(of pid: pid_t) -> (pid_t, Character)? {
-        guard let text = try? String(contentsOfProcFile: "/proc/\(pid)/stat"),
-              let close = text.lastIndex(of: ")") else { return nil }
+    /// Whether `pid` is still running and not on its way out: not a zombie, not exiting, no SIGKILL
+    /// pending. A process killed with SIGKILL is not left behind, however late it is scheduled.
+    static func isStaying(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfProcFile: "/proc/\(pid)/stat"), let process = ProcessStat(stat) else { return false }
+        return !process.isGone && !hasKillPending(pid)
+    }
+
+    /// Whether `pid` has SIGKILL pending (sent, not yet acted on): a process that is about to exit.
+    static func hasKillPending(_ pid: pid_t) -> Bool {
+        guard let status = try? String(contentsOfProcFile: "/proc/\(pid)/status") else { return false }
+        return ProcessStat.killPending(status: status)
+    }
+}
+
+/// What jobd reads of `/proc/PID/stat` and `/proc/PID/status`: pure, so that tests need no process.
+struct ProcessStat: Equatable {
+    var state: Character
+    var group: pid_t
+    /// The kernel's task flags (field 9); `PF_EXITING` (0x4) is set once the process began to exit.
+    var flags: UInt64
+
+    init(state: Character, group: pid_t, flags: UInt64) {
+        self.state = state
+        self.group = group
+        self.flags = flags
+    }
+
+    /// `PID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS …`, where COMM may hold spaces and
+    /// parentheses, so the fields count from its last `)`.
+    init?(_ text: String) {
+        guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 2, let state = fields[0].first, let group = pid_t(fields[2]) else { return nil }
-        return (group, state)
+        guard fields.count > 6, let state = fields[0].first, let group = pid_t(fields[2]), let flags = UInt64(fields[6]) else { return nil }
+        self.state = state
+        self.group = group
+        self.flags = flags
+    }
+
+    /// A zombie, dead, or exiting process.
+    var isGone: Bool { state == "Z" || state == "X" || flags & 0x4 != 0 }
+
+    /// Whether the `SigPnd:` or `ShdPnd:` mask of a `/proc/PID/status` text has SIGKILL (9: bit 8).
+    static func killPending(status text: String) -> Bool {
+        text.split(separator: "\n").contains { line in
+            guard line.hasPrefix("SigPnd:") || line.hasPrefix("ShdPnd:"),
+                  let word = line.split(whereSeparator: { $0 == "\t" || $0 == " " }).last,
+                  let mask = UInt64(word, radix: 16) else { return false }
+            return mask & (1 << (SIGKILL - 1)) != 0
+        }
     }
 }
