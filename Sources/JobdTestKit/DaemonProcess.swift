@@ -147,3 +147,16 @@ extension Duration {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
+
+extension DaemonProcess {
+    /// `jobctl run JOB --wait` answers once the run ended, but jobd's own log lines go through its
+    /// log queue and may reach this process later: waits for the `run.exit` of each run jobctl's
+    /// output names (`jobctl: run 3 of backup: …`), so that a test reads the whole run's log.
+    package func waitForLoggedEnds(namedIn jobctlOutput: String) throws {
+        for line in jobctlOutput.split(separator: "\n") where line.hasPrefix("jobctl: run ") {
+            let words = line.dropFirst("jobctl: run ".count).split(separator: " ")
+            guard words.count >= 3, UInt64(words[0]) != nil, words[1] == "of", words[2].hasSuffix(":") else { continue }
+            try waitForEvent("run.exit", fields: ["JOB": String(words[2].dropLast()), "JOBD_RUN": String(words[0])])
+        }
+    }
+}

@@ -29,7 +29,9 @@ import Testing
             let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", runtime],
                                             environment: ["NO_COLOR": "1", "PATH": "/usr/bin:/bin"])
             let status = try process.waitForExit()
-            return (status, process.lines.joined(separator: "\n"))
+            let output = process.lines.joined(separator: "\n")
+            try self.process.waitForLoggedEnds(namedIn: output)
+            return (status, output)
         }
 
         deinit {

@@ -33,7 +33,9 @@ import Testing
                 ? try DaemonProcess(absolutePath: product, arguments: command)
                 : try DaemonProcess(product: product, arguments: command)
             let status = try process.waitForExit(timeout: timeout)
-            return (status, process.lines.joined(separator: "\n"))
+            let output = process.lines.joined(separator: "\n")
+            try daemon.waitForLoggedEnds(namedIn: output)
+            return (status, output)
         }
 
         deinit {

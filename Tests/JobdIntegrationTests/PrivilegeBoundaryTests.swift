@@ -86,7 +86,9 @@ import Testing
         func jobctl(_ arguments: [String]) throws -> (Int32, String) {
             let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", runtime])
             let status = try process.waitForExit()
-            return (status, process.lines.joined(separator: "\n"))
+            let output = process.lines.joined(separator: "\n")
+            try daemon.waitForLoggedEnds(namedIn: output)
+            return (status, output)
         }
 
         deinit {
@@ -163,9 +165,12 @@ import Testing
         try setup.config.write(job: "optional", Self.nobodyJob("WorkingDirectory=-\(probe.directory)/missing", "pwd"))
         #expect(try setup.jobctl(["reload"]).0 == 0)
         #expect(try setup.jobctl(["run", "inside", "--wait"]).0 == 203)
+        // jobctl's answer may come before jobd's log line reaches this process: wait for it.
+        try setup.daemon.waitForEvent("run.start", fields: ["JOB": "inside"])
         let start = try #require(setup.daemon.events("run.start").last)
         #expect(start.message.contains("cannot change to the working directory \(closed): Permission denied"), "\(start.message)")
         #expect(try setup.jobctl(["run", "optional", "--wait"]).0 == 0)
+        try setup.daemon.waitForEvent("run.exit", fields: ["JOB": "optional"])
         #expect(setup.daemon.events("run.output").map(\.message) == ["/"])
     }
 
@@ -175,6 +180,7 @@ import Testing
         try setup.config.write(job: "ghost", "[Job]\nOnStartupSec=1h\nUser=nobody\nExecStart=jobd-no-such-command\n")
         #expect(try setup.jobctl(["reload"]).0 == 0)
         #expect(try setup.jobctl(["run", "ghost", "--wait"]).0 == 203)
+        try setup.daemon.waitForEvent("run.exit", fields: ["JOB": "ghost"])
         let start = try #require(setup.daemon.events("run.start").last)
         #expect(start.message.contains("jobd-no-such-command: executable not found in PATH"), "\(start.message)")
         #expect(setup.daemon.events("run.exit").last?.field("EXIT_CODE") == "failed-to-start")
