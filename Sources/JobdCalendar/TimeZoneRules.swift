@@ -162,7 +162,7 @@ package struct TimeZoneRules: Sendable, Hashable {
         let length = readlink(path, &buffer, buffer.count - 1)
         if length > 0 {
             let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let range = target.firstRange(of: "zoneinfo/") {
+            if let range = target.firstRange(ofText: "zoneinfo/") {
                 identifier = String(target[range.upperBound...])
             }
         }

@@ -1,3 +1,5 @@
+import JobdCalendar
+
 /// jobd's tables in the fleet's database, created and migrated by jobd itself. Each migration runs
 /// once, in order, in one transaction under an advisory lock (so nodes starting together migrate
 /// once); `schema_version` records the versions applied. Everything lives in one schema (`Schema=`,
@@ -44,12 +46,6 @@ package enum FleetSchema {
 
     /// The statements of `migration` (0-based) for `schema`.
     static func statements(_ migration: Int, schema: String) -> [String] {
-        migrations[migration].map { $0.replacingOccurrences(of: "{schema}", with: schema) }
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+        migrations[migration].map { $0.replacingEvery("{schema}", with: schema) }
     }
 }

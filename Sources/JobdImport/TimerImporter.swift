@@ -1,3 +1,4 @@
+import JobdCalendar
 package import JobdConfig
 
 /// Converts a systemd `.timer` and the `.service` it starts into one job file, and lists every key
@@ -83,8 +84,8 @@ package enum TimerImporter {
                 continue
             case ("Service", let key) where serviceKeys.contains(key):
                 // systemd reads %% as a percent sign in these keys; jobd reads no specifiers there.
-                job.set(key, assignment.value.replacing("%%", with: "%"))
-                if assignment.value.replacing("%%", with: "").contains("%") {
+                job.set(key, assignment.value.replacingEvery("%%", with: "%"))
+                if assignment.value.replacingEvery("%%", with: "").contains("%") {
                     result.serviceReport.add(.notCarriedOver, line: line,
                                              "\(key)=\(assignment.value): jobd does not expand systemd's specifiers (%n, %h...)")
                 }
