@@ -20,6 +20,9 @@ package final class DelegatedCgroup: Sendable {
     /// jobd's cgroup on the v1 hierarchy of the pids controller, where that controller is not on
     /// the unified hierarchy and jobd may make cgroups there.
     let legacyPids: String?
+    /// Where jobd's task limit and the runs' are (`pids.max`): jobd's cgroup where the pids
+    /// controller is enabled in it, else its cgroup on the v1 hierarchy; `nil` with neither.
+    private var pidsDirectory: String? { controllers.contains("pids") ? directory : legacyPids }
     /// The task limits in force (set at start and at each reload by ``limitTasks(_:)``).
     private let budget = LockedBox<TaskBudget?>(nil)
     /// Cgroups of runs whose leftovers were kept (`KillMode=process`): removed once they empty.
@@ -93,14 +96,13 @@ package final class DelegatedCgroup: Sendable {
 
     /// Whether runs' task limits can be applied, or why not.
     package var tasksLimitRefusal: String? {
-        controllers.contains("pids") || legacyPids != nil ? nil : "the pids controller is neither enabled in jobd's cgroup \(path) nor on a writable cgroup v1 hierarchy"
+        pidsDirectory != nil ? nil : "the pids controller is neither enabled in jobd's cgroup \(path) nor on a writable cgroup v1 hierarchy"
     }
 
     /// Sets the task limits from jobd's settings: `runs/pids.max`, and what each new run gets.
     /// Returns what it set, for the log, or why it could not.
     @discardableResult
     package func limitTasks(_ settings: DaemonSettings) -> Result<TaskBudget, TaskBudget.Failure> {
-        let pidsDirectory = controllers.contains("pids") ? directory : legacyPids
         guard let pidsDirectory else { return .failure(TaskBudget.Failure(description: tasksLimitRefusal ?? "no pids controller")) }
         let systemMaximum = TasksMax.systemMaximum(
             threadsMax: CgroupFile.read("/proc/sys/kernel/threads-max").flatMap(CgroupText.number),
@@ -125,11 +127,11 @@ package final class DelegatedCgroup: Sendable {
             _ = run.remove()
             return .failure(CgroupProbe.Refusal(reason))
         }
-        if let limits = budget.withLock({ $0 }), let pidsDirectory = controllers.contains("pids") ? run.directory : run.legacyPids {
+        if let limits = budget.withLock({ $0 }), let runPids = pidsDirectory.map({ $0 + "/" + name }) {
             let limit = TasksMax.pidsMaxText(limits.perRun(tasksMax))
-            if let code = CgroupFile.write(pidsDirectory + "/pids.max", limit) {
+            if let code = CgroupFile.write(runPids + "/pids.max", limit) {
                 _ = run.remove()
-                return .failure(CgroupProbe.Refusal("cannot limit the run's tasks to \(limit) (\(pidsDirectory)/pids.max): \(CgroupFile.describe(code))"))
+                return .failure(CgroupProbe.Refusal("cannot limit the run's tasks to \(limit) (\(runPids)/pids.max): \(CgroupFile.describe(code))"))
             }
         }
         return .success(run)

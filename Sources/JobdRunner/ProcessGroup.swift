@@ -13,8 +13,7 @@ enum ProcessGroup {
         guard kill(-pgid, 0) == 0 || errno == EPERM else { return 0 }
         guard case .success(let names) = FileSystem.directoryEntries("/proc") else { return 1 }
         return names.count { name in
-            guard let pid = Int32(name), let stat = try? String(contentsOfProcFile: "/proc/\(name)/stat"),
-                  let process = ProcessStat(stat), process.group == pgid else { return false }
+            guard let pid = Int32(name), let process = stat(of: pid), process.group == pgid else { return false }
             return !process.isGone && !hasKillPending(pid)
         }
     }
@@ -22,8 +21,12 @@ enum ProcessGroup {
     /// Whether `pid` is still running and not on its way out: not a zombie, not exiting, no SIGKILL
     /// pending. A process killed with SIGKILL is not left behind, however late it is scheduled.
     static func isStaying(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfProcFile: "/proc/\(pid)/stat"), let process = ProcessStat(stat) else { return false }
+        guard let process = stat(of: pid) else { return false }
         return !process.isGone && !hasKillPending(pid)
+    }
+
+    private static func stat(of pid: pid_t) -> ProcessStat? {
+        (try? String(contentsOfProcFile: "/proc/\(pid)/stat")).flatMap(ProcessStat.init)
     }
 
     /// Whether `pid` has SIGKILL pending (sent, not yet acted on): a process that is about to exit.
