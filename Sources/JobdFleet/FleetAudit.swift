@@ -36,6 +36,9 @@ package struct FleetAudit: Sendable {
     package var inFlight: [ClaimRecord] = []
     package var claims = 0
     package var elapses = 0
+    /// Elapses the nodes skipped because none could reach the database (recorded when they could
+    /// again, ``FleetDatabase/skippedResult``): not run, and not a problem.
+    package var skipped = 0
 
     /// - Parameters:
     ///   - expected: each fleet job's elapses in the window audited (from its calendar).
@@ -53,6 +56,7 @@ package struct FleetAudit: Sendable {
                 self.elapses += 1
                 let ordered = runs.sorted { $0.key.attempt < $1.key.attempt }
                 for (index, record) in ordered.enumerated() {
+                    if record.result == FleetDatabase.skippedResult { skipped += 1 }
                     if record.isOpen {
                         if record.leaseUntil.microseconds + lease < now.microseconds {
                             problems.append(.unfinished(record))
@@ -83,6 +87,7 @@ package struct FleetAudit: Sendable {
     /// The report, as `jobctl audit --fleet` prints it.
     package var text: String {
         var lines = ["fleet audit: \(claims) claim(s) of \(elapses) elapse(s), \(inFlight.count) in flight, "
+                     + (skipped > 0 ? "\(skipped) skipped while the database was unavailable, " : "")
                      + (problems.isEmpty ? "clean" : "\(problems.count) problem(s)")]
         lines += problems.map { "  " + $0.description }
         return lines.joined(separator: "\n") + "\n"

@@ -38,6 +38,18 @@ package actor FleetDatabase {
     package private(set) var roundTrips = 0
     /// When this node last removed old claims (`MaxRetentionSec=`).
     private var lastPrune: RealtimeInstant?
+    /// Elapses this node skipped because it could not claim them (`fleet-unavailable`), oldest
+    /// first, at most ``skippedLimit``: written to the claims table when it connects again, so that
+    /// the fleet's record (and `jobctl audit --fleet`) says what happened to every elapse. Kept
+    /// apart from the actor's state: a claim answers at once while the database's thread waits.
+    private nonisolated let skipped = LockedBox<[SkippedClaim]>([])
+    static let skippedLimit = 10_000
+
+    /// An elapse a node skipped, and the run id its run would have had.
+    struct SkippedClaim: Sendable, Hashable {
+        var key: ClaimKey
+        var runID: String
+    }
 
     /// A logger that drops everything, for readers such as jobctl.
     package static let silent = Logger(label: "jobd-fleet") { _ in SwiftLogNoOpLogHandler() }
@@ -71,6 +83,8 @@ package actor FleetDatabase {
     // MARK: Connection
 
     /// Opens the connection, migrates the schema, and sends a first heartbeat.
+    /// That beat settles, first of all, the claims whose commit this node never heard of (the
+    /// connection died with the statement in flight, as at a failover): ``recordSkipped(_:)``.
     @discardableResult
     package func connect() async throws(FleetError) -> BeatReport {
         try open(migrating: true)
@@ -151,12 +165,22 @@ package actor FleetDatabase {
     /// Claims `key` for the run `runID`: one round trip, `INSERT … ON CONFLICT DO NOTHING`. Without
     /// a connection it answers at once, without waiting for the database's thread.
     package nonisolated func claim(_ key: ClaimKey, runID: String) async -> ClaimVerdict {
-        guard hasConnection.withLock({ $0 }) else { return .unavailable(reason: "fleet-unavailable") }
+        guard hasConnection.withLock({ $0 }) else { return unavailable(key, runID: runID) }
         return await claimConnected(key, runID: runID)
     }
 
+    /// The verdict of a claim that could not reach the database: the elapse is skipped, and kept to
+    /// be recorded when the node connects again.
+    private nonisolated func unavailable(_ key: ClaimKey, runID: String) -> ClaimVerdict {
+        skipped.withLock {
+            $0.append(SkippedClaim(key: key, runID: runID))
+            if $0.count > Self.skippedLimit { $0.removeFirst($0.count - Self.skippedLimit) }
+        }
+        return .unavailable(reason: Self.skippedResult)
+    }
+
     private func claimConnected(_ key: ClaimKey, runID: String) -> ClaimVerdict {
-        guard let connection, connection.isOpen else { return .unavailable(reason: "fleet-unavailable") }
+        guard let connection, connection.isOpen else { return unavailable(key, runID: runID) }
         guard let offset = clockOffset, schedule.acceptsSkew(offset, uncertainty: clockUncertainty) else {
             return .unavailable(reason: "clock-skew")
         }
@@ -186,10 +210,57 @@ package actor FleetDatabase {
             }
             return .taken(by: try row.text(1))
         } catch {
+            // Whether the claim committed is unknown (the connection may have died after the
+            // commit): the run is skipped, and the claim settled at the next connect.
             logger.warning("fleet claim of \(key) failed: \(error.message)")
             drop()
-            return .unavailable(reason: "fleet-unavailable")
+            return unavailable(key, runID: runID)
         }
+    }
+
+    /// The result recorded for an elapse this node skipped because the database was unavailable
+    /// (and the `run.skip` reason it logged).
+    package static let skippedResult = "fleet-unavailable"
+
+    /// Records the elapses skipped while the database was unavailable, in one transaction: a claim
+    /// of this node's among them that did commit (its outcome was unknown) is ended as skipped, so
+    /// that it is neither left to lapse into `lost` nor retried; every other skipped elapse that no
+    /// node claimed gets a row saying it was skipped. An elapse another node claimed and ran keeps
+    /// that node's row. Four round trips whatever the count.
+    ///
+    /// An elapse gets its row only once no node can still be about to claim it: a lease and twice
+    /// the clock skew a node may have after it (a node with a slower clock fires later). Younger
+    /// ones wait for a later beat.
+    private func recordSkipped(_ connection: PostgresConnection) throws(FleetError) {
+        let pending = skipped.withLock { $0 }
+        guard !pending.isEmpty else { return }
+        let cutoff = realtime().microseconds - schedule.leaseMicroseconds - 2 * schedule.maxSkewMicroseconds
+        let ripe = pending.filter { $0.key.elapse.microseconds < cutoff }
+        let runIDs = PostgresParameter.textArray(pending.map(\.runID))
+        try run(connection, "BEGIN")
+        do throws(FleetError) {
+            try run(connection, """
+                UPDATE \(table) SET ended_at = now(), result = $3
+                 WHERE node = $1 AND run_id = ANY($2) AND ended_at IS NULL AND lost_at IS NULL
+                """, [.text(settings.node), runIDs, .text(Self.skippedResult)])
+            try run(connection, """
+                INSERT INTO \(table) (job, elapse, attempt, node, instance, run_id, lease_until, ended_at, result)
+                SELECT job, 'epoch'::timestamptz + elapse::bigint * interval '1 microsecond', attempt::integer,
+                       $5, $6, run_id, now(), now(), $7
+                  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS skipped(job, elapse, attempt, run_id)
+                ON CONFLICT DO NOTHING
+                """, [.textArray(ripe.map(\.key.job)), .textArray(ripe.map { String($0.key.elapse.microseconds) }),
+                      .textArray(ripe.map { String($0.key.attempt) }), .textArray(ripe.map(\.runID)),
+                      .text(settings.node), .text(instance), .text(Self.skippedResult)])
+            try run(connection, "COMMIT")
+        } catch {
+            try? run(connection, "ROLLBACK")
+            throw error
+        }
+        guard !ripe.isEmpty else { return }
+        let recorded = Set(ripe)
+        skipped.withLock { $0.removeAll(where: recorded.contains) }
+        logger.info("fleet: recorded \(ripe.count) elapse(s) skipped while the database was unavailable")
     }
 
     /// A claim's key as the first three parameters, `$1` to `$3`, which ``keyCondition`` reads.
@@ -265,6 +336,7 @@ package actor FleetDatabase {
             clockOffset = offset
             clockUncertainty = max(0, after - before) / 2
             try writeEnds()
+            try recordSkipped(connection)
             if !held.isEmpty {
                 try run(connection, """
                     UPDATE \(table) SET lease_until = now() + $3 * interval '1 microsecond'
@@ -373,9 +445,10 @@ package actor FleetDatabase {
         }
     }
 
-    /// The latest run of each job: the node that ran it and its result (for `jobctl list` and `status`).
+    /// The latest run of each job: the node that ran it and its result (for `jobctl list` and
+    /// `status`). An elapse recorded as skipped had no run.
     package func lastRuns() async throws(FleetError) -> [String: ClaimRecord] {
-        Dictionary(try await claims().map { ($0.key.job, $0) }) { $1 }
+        Dictionary(try await claims().filter { $0.result != Self.skippedResult }.map { ($0.key.job, $0) }) { $1 }
     }
 
     private func select(_ sql: String) throws(FleetError) -> [PostgresRow] {

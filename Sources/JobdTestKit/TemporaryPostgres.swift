@@ -21,7 +21,25 @@ package final class TemporaryPostgres: @unchecked Sendable {
 
     /// `settings` are passed to the server as `-c NAME=VALUE`; files they name must be readable by
     /// the server's user (`nobody` under root).
-    package init(settings: [String: String] = [:]) throws {
+    package convenience init(settings: [String: String] = [:]) throws {
+        try self.init(settings: settings) { server in
+            try server.asServerUser("initdb", ["-D", server.directory + "/data", "-U", "postgres", "-A", "trust",
+                                               "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"])
+        }
+    }
+
+    /// A streaming standby of `primary`: a copy made with `pg_basebackup` (roles, databases and
+    /// all), started in recovery on a port of its own, read-only until ``promote()``. It streams
+    /// over `primary`'s Unix socket as its superuser.
+    package convenience init(standbyOf primary: TemporaryPostgres) throws {
+        try self.init(settings: primary.serverSettings) { server in
+            try server.asServerUser("pg_basebackup", ["-h", primary.directory, "-p", String(primary.port), "-U", "postgres",
+                                                      "-D", server.directory + "/data", "--write-recovery-conf",
+                                                      "--wal-method=stream", "--checkpoint=fast", "--no-sync"])
+        }
+    }
+
+    private init(settings: [String: String], makeCluster: (TemporaryPostgres) throws -> Void) throws {
         serverSettings = settings
         guard let binaries = Self.binDirectory() else { throw Failure(message: Self.unavailableReason ?? "") }
         self.binaries = binaries
@@ -31,8 +49,7 @@ package final class TemporaryPostgres: @unchecked Sendable {
         if geteuid() == 0 {
             _ = try CapturedProcess.run("/bin/chown", ["nobody:nogroup", directory])
         }
-        try asServerUser("initdb", ["-D", directory + "/data", "-U", "postgres", "-A", "trust", "--auth-host=scram-sha-256",
-                                    "-E", "UTF8", "--locale=C", "--no-sync"])
+        try makeCluster(self)
         try start()
     }
 
@@ -54,7 +71,21 @@ package final class TemporaryPostgres: @unchecked Sendable {
                                 environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C"])
             : try DaemonProcess(absolutePath: path, arguments: arguments, environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C"])
         self.server = server
-        try server.waitForLine(timeout: .seconds(60), "PostgreSQL ready") { $0.contains("ready to accept connections") }
+        try server.waitForLine(timeout: .seconds(60), "PostgreSQL ready") { $0.contains("ready to accept") }
+    }
+
+    /// Kills the server as a crashed machine would end it (`SIGKILL` to the postmaster): nothing is
+    /// shut down, flushed or sent to a standby.
+    package func kill() throws {
+        guard let server else { return }
+        server.signal(SIGKILL)
+        _ = try server.waitForExit(timeout: .seconds(60))
+        self.server = nil
+    }
+
+    /// Promotes a standby to a primary that accepts writes (`pg_ctl promote`, waiting until it does).
+    package func promote() throws {
+        try asServerUser("pg_ctl", ["promote", "-D", directory + "/data", "-w", "-t", "60"])
     }
 
     /// Stops the server at once (SIGQUIT, immediate shutdown: as a crash would, to clients).

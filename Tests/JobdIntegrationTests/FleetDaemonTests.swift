@@ -11,8 +11,11 @@ struct FleetDaemonTests {
 
     /// One PostgreSQL with a `fleet` database whose role `jobd` owns the schema `jobd` and nothing else.
     final class Fleet {
-        let postgres: TemporaryPostgres
+        /// The server that holds the claims now (after a failover, the promoted standby).
+        var postgres: TemporaryPostgres
         var nodes: [Node] = []
+        /// The nodes' `Database=`.
+        lazy var database = postgres.connectionString()
 
         init() throws {
             postgres = try TemporaryPostgres()
@@ -64,7 +67,7 @@ struct FleetDaemonTests {
                                            attributes: [.posixPermissions: 0o600])
             try """
                 [Fleet]
-                Database=postgresql://jobd@127.0.0.1:\(fleet.postgres.port)/fleet?sslmode=disable
+                Database=\(fleet.database)
                 PasswordFile=\(passwordFile)
                 Node=\(name)
                 LeaseSec=\(lease)
@@ -114,7 +117,7 @@ struct FleetDaemonTests {
                 started[start.runID] = node.name
             }
         }
-        for claim in claims where !claim.lost || claim.result != "lost" {
+        for claim in claims where (!claim.lost || claim.result != "lost") && claim.result != "fleet-unavailable" {
             #expect(started[claim.runID] == claim.node, "claim \(claim) has no run.start on \(claim.node)")
         }
         let claimed = Dictionary(claims.map { ($0.runID, $0.node) }) { a, _ in a }
@@ -254,6 +257,67 @@ struct FleetDaemonTests {
         try Self.expectJournalsAgree(fleet, job: "tick")
         let claims = try fleet.claims("tick")
         #expect(claims.contains { $0.elapse >= backAt }, "claims resumed after the database came back")
+    }
+
+    /// Failover, for real: a primary and its streaming standby (synchronous, so that no claim a
+    /// node heard committed is lost with the primary), three nodes on a two-host `Database=` that
+    /// asks for the read-write one. The primary is killed mid-run and the standby promoted.
+    @Test func afterAFailoverToThePromotedStandbyClaimsResumeWithinALeaseAndNoElapseRunsTwice() throws {
+        let fleet = try Fleet()
+        let standby = try TemporaryPostgres(standbyOf: fleet.postgres)
+        try fleet.postgres.psql("ALTER SYSTEM SET synchronous_standby_names = '*'")
+        try fleet.postgres.psql("SELECT pg_reload_conf()")
+        try waitUntil(timeout: .seconds(60), "the standby to stream synchronously") {
+            try fleet.postgres.psql("SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'") == "1"
+        }
+        fleet.database = "postgresql://jobd@127.0.0.1:\(fleet.postgres.port),127.0.0.1:\(standby.port)/fleet"
+            + "?sslmode=disable&target_session_attrs=read-write"
+        for name in ["node-a", "node-b", "node-c"] { try fleet.start(name, jobs: ["tick": Self.everySecond], lease: "3s") }
+        for node in fleet.nodes { try node.connected() }
+        try waitUntil(timeout: .seconds(30), "three elapses claimed on the primary") { try fleet.claims("tick").count >= 3 }
+
+        let beforeKill = fleet.nodes.map { $0.process.lines.count }
+        try fleet.postgres.kill()
+        let primary = fleet.postgres
+        fleet.postgres = standby
+        // The gap: no host accepts writes (the standby is read-only), so every node skips.
+        for (index, node) in fleet.nodes.enumerated() {
+            try node.process.waitForLine(from: beforeKill[index], timeout: .seconds(30), "\(node.name) to lose the database") {
+                $0.contains("fleet: database unavailable")
+            }
+        }
+        for node in fleet.nodes {
+            try node.process.waitForEvent("run.skip", fields: ["JOB": "tick", "JOBD_REASON": "fleet-unavailable"], timeout: .seconds(10))
+        }
+        try standby.promote()
+        let promotedAt = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        for (index, node) in fleet.nodes.enumerated() {
+            try node.process.waitForLine(from: beforeKill[index], timeout: .seconds(30), "\(node.name) to reach the promoted standby") {
+                $0.contains("fleet: connected")
+            }
+        }
+        // Every second from the first claim to the promotion has a row: run, or recorded skipped
+        // once no node could still claim it (a lease and twice MaxClockSkewSec= later).
+        let firstClaim = try #require(try fleet.claims("tick").first).elapse
+        let gapEnd = promotedAt / 1_000_000 * 1_000_000
+        try waitUntil(timeout: .seconds(40), "every elapse up to the promotion recorded") {
+            let recorded = Set(try fleet.claims("tick").map(\.elapse))
+            return stride(from: firstClaim, through: gapEnd, by: 1_000_000).allSatisfy(recorded.contains)
+                && recorded.contains { $0 > gapEnd + 3_000_000 }
+        }
+        try fleet.stopAll()
+        _ = primary
+
+        let claims = try fleet.claims("tick")
+        #expect(Set(claims.map(\.elapse)).count == claims.count && claims.allSatisfy { $0.attempt == 0 }, "\(claims)")
+        let skipped = claims.filter { $0.result == "fleet-unavailable" }
+        #expect(!skipped.isEmpty, "the gap's elapses are recorded skipped")
+        let resumed = try #require(claims.filter { $0.result == "success" && $0.elapse > promotedAt }.map(\.elapse).min())
+        #expect(resumed - promotedAt <= 3_000_000, "claims resumed \(resumed - promotedAt) µs after the promotion, more than a lease")
+        #expect(!claims.contains { $0.result == "fleet-unavailable" && $0.elapse > resumed }, "no skip after the fleet resumed")
+        try Self.expectJournalsAgree(fleet, job: "tick")
+        let (clean, report) = try fleet.nodes[0].jobctl(["audit", "--fleet", "--config-dir", fleet.nodes[0].config.path])
+        #expect(clean == 0 && report.contains("clean") && report.contains("\(skipped.count) skipped while the database was unavailable"), "\(report)")
     }
 
     @Test func nodesWithSkewedClocksNeverDoubleRunAndATooSkewedNodeClaimsNothing() throws {
