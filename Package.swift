@@ -19,6 +19,9 @@ let swiftSettings: [SwiftSetting] = [
     // types are part of this one's API (SE-0409: `package import`, `public import`).
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    // A warning fails the build (as swift-service-lifecycle's CI has it); SwiftPM applies this to jobd's
+    // own targets only, never to a package that depends on JobdTimers.
+    .treatAllWarnings(as: .error),
 ]
 
 let package = Package(
