@@ -113,9 +113,6 @@ import Testing
     }
 
     func jobctl(_ daemon: DaemonProcess, _ config: TemporaryConfiguration, _ arguments: [String]) throws -> (Int32, String) {
-        let runtime = daemon.process.environment?["RUNTIME_DIRECTORY"] ?? ""
-        let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", runtime])
-        let status = try process.waitForExit()
-        return (status, process.lines.joined(separator: "\n"))
+        try Jobctl(runtime: daemon.process.environment?["RUNTIME_DIRECTORY"] ?? "", environment: nil)(arguments)
     }
 }

@@ -26,12 +26,7 @@ import Testing
         }
 
         func jobctl(_ arguments: [String]) throws -> (Int32, String) {
-            let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", runtime],
-                                            environment: ["NO_COLOR": "1", "PATH": "/usr/bin:/bin"])
-            let status = try process.waitForExit()
-            let output = process.lines.joined(separator: "\n")
-            try self.process.waitForLoggedEnds(namedIn: output)
-            return (status, output)
+            try Jobctl(runtime: runtime, daemon: process)(arguments)
         }
 
         deinit {

@@ -87,9 +87,7 @@ struct FleetDaemonTests {
         }
 
         func jobctl(_ arguments: [String]) throws -> (Int32, String) {
-            let jobctl = try DaemonProcess(product: "jobctl", arguments: arguments, environment: ["NO_COLOR": "1", "PATH": "/usr/bin:/bin"])
-            let status = try jobctl.waitForExit(timeout: .seconds(60))
-            return (status, jobctl.lines.joined(separator: "\n"))
+            try Jobctl(runtime: nil)(arguments)
         }
 
         /// The run ids of `job`'s run.start events, with their JOBD_ELAPSE_USEC.

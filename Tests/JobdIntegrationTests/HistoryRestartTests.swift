@@ -13,10 +13,7 @@ import Testing
     }
 
     static func jobctl(_ config: TemporaryConfiguration, _ arguments: [String]) throws -> (Int32, String) {
-        let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", config.path + "/run"],
-                                        environment: ["NO_COLOR": "1", "PATH": "/usr/bin:/bin"])
-        let status = try process.waitForExit()
-        return (status, process.lines.joined(separator: "\n"))
+        try Jobctl(runtime: config.path + "/run")(arguments)
     }
 
     /// What a user checks, with the daemon's own instance-dependent parts (pids, LEFT) left out.

@@ -22,20 +22,7 @@ import Testing
         func jobctl(
             _ arguments: [String], as user: (uid: UInt32, gid: UInt32)? = nil, timeout: Duration = .seconds(30)
         ) throws -> (Int32, String) {
-            var command = arguments + ["--runtime-dir", runtime]
-            var product = "jobctl"
-            if let user {
-                // setpriv drops to the user for real: uid, gid and supplementary groups.
-                command = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", DaemonProcess.productsDirectory + "/jobctl"] + command
-                product = "/usr/bin/setpriv"
-            }
-            let process = product.hasPrefix("/")
-                ? try DaemonProcess(absolutePath: product, arguments: command)
-                : try DaemonProcess(product: product, arguments: command)
-            let status = try process.waitForExit(timeout: timeout)
-            let output = process.lines.joined(separator: "\n")
-            try daemon.waitForLoggedEnds(namedIn: output)
-            return (status, output)
+            try Jobctl(runtime: runtime, daemon: daemon, environment: nil)(arguments, as: user, timeout: timeout)
         }
 
         deinit {
@@ -211,10 +198,7 @@ import Testing
             withExtendedLifetime(config) {}
         }
         func jobctl(_ arguments: [String], as user: (uid: UInt32, gid: UInt32)) throws -> (Int32, String) {
-            let command = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", DaemonProcess.productsDirectory + "/jobctl"]
-                + arguments + ["--runtime-dir", runtime]
-            let process = try DaemonProcess(absolutePath: "/usr/bin/setpriv", arguments: command)
-            return (try process.waitForExit(), process.lines.joined(separator: "\n"))
+            try Jobctl(runtime: runtime, environment: nil)(arguments, as: user)
         }
         let reader = Self.nobody  // nogroup is its group
         #expect(try jobctl(["list"], as: reader).0 == 0)
@@ -249,10 +233,7 @@ import Testing
         chmod(config.path + "/jobs.d/secret.job", 0o600)
         chmod(config.path + "/jobs.d/broken.job", 0o600)
         func jobctl(_ arguments: [String]) throws -> (Int32, String) {
-            let command = ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.productsDirectory + "/jobctl"]
-                + arguments + ["--runtime-dir", runtime]
-            let process = try DaemonProcess(absolutePath: "/usr/bin/setpriv", arguments: command)
-            return (try process.waitForExit(), process.lines.joined(separator: "\n"))
+            try Jobctl(runtime: runtime, environment: nil)(arguments, as: (uid: 65_534, gid: 65_534))
         }
         let (_, open) = try jobctl(["status", "open"])
         #expect(open.contains("/bin/echo public") && open.contains("open to all"), "\(open)")

@@ -84,11 +84,7 @@ import Testing
         }
 
         func jobctl(_ arguments: [String]) throws -> (Int32, String) {
-            let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", runtime])
-            let status = try process.waitForExit()
-            let output = process.lines.joined(separator: "\n")
-            try daemon.waitForLoggedEnds(namedIn: output)
-            return (status, output)
+            try Jobctl(runtime: runtime, daemon: daemon, environment: nil)(arguments)
         }
 
         deinit {

@@ -46,8 +46,7 @@ import Testing
         environment.removeValue(forKey: Self.childVariable)
         let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: environment)
         func jobctl(_ arguments: [String]) throws -> (Int32, String) {
-            let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", runtime], environment: environment)
-            return (try process.waitForExit(timeout: .seconds(10)), process.lines.joined(separator: "\n"))
+            try Jobctl(runtime: runtime, environment: environment)(arguments, timeout: .seconds(10))
         }
         let ready = try journal.waitFor(event: "daemon.ready")
         try journal.waitFor(event: "run.exit", fields: ["JOB": "tick"])

@@ -38,9 +38,7 @@ import Testing
             try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime, "--state-dir", state])
         }
         func jobctl(_ arguments: [String]) throws -> (Int32, String) {
-            let process = try DaemonProcess(product: "jobctl", arguments: arguments + ["--runtime-dir", runtime])
-            let status = try process.waitForExit()
-            return (status, process.lines.joined(separator: "\n"))
+            try Jobctl(runtime: runtime, environment: nil)(arguments)
         }
 
         var daemon = try start()
