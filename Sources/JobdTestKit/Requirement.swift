@@ -10,6 +10,18 @@ package enum Requirement {
         try unmet("needs root " + why, sourceLocation: sourceLocation)
     }
 
+    /// Cancels (or, under `CI=true`, fails) the calling test unless every one of `paths` exists:
+    /// the programs and files a test compares with or runs (`why` says which test and what for;
+    /// scripts/setup --test installs them all). Returns `paths`' first, for a single tool.
+    @discardableResult
+    package static func tools(_ paths: String..., for why: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let missing = paths.filter { access($0, F_OK) != 0 }
+        if !missing.isEmpty {
+            try unmet("\(why) needs \(missing.joined(separator: ", ")) (scripts/setup --test installs it)", sourceLocation: sourceLocation)
+        }
+        return paths[0]
+    }
+
     /// Cancels the calling test with `message`, or fails it under `CI=true`.
     package static func unmet(_ message: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         if let ci = getenv("CI"), String(cString: ci) == "true" {

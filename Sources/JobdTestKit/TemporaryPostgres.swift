@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A real PostgreSQL server for a test: Debian's `postgresql` package (scripts/setup --test installs
 /// it), a new cluster made by `initdb` in a temporary directory and its server started on loopback
@@ -41,7 +42,10 @@ package final class TemporaryPostgres: @unchecked Sendable {
 
     private init(settings: [String: String], makeCluster: (TemporaryPostgres) throws -> Void) throws {
         serverSettings = settings
-        guard let binaries = Self.binDirectory() else { throw Failure(message: Self.unavailableReason ?? "") }
+        guard let binaries = Self.binDirectory() else {
+            try Requirement.unmet(Self.unavailableReason ?? "")
+            throw Failure(message: Self.unavailableReason ?? "")
+        }
         self.binaries = binaries
         directory = "/tmp/jobd-pg-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)

@@ -12,7 +12,7 @@ import Testing
     func compare(
         _ expressions: [String], zone zoneName: String, iterations: Int, baseTime: String?, test: String
     ) throws {
-        guard SystemdAnalyze.isAvailable(for: test) else { return }
+        guard try SystemdAnalyze.isAvailable(for: test) else { return }
         let zone = try TimeZoneRules.load(named: zoneName)
         let now = Self.realNow
         let run = try SystemdAnalyze.calendar(expressions, iterations: iterations, baseTime: baseTime, timeZone: zoneName)

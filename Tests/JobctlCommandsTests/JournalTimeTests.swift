@@ -1,6 +1,7 @@
 import Foundation
 @testable import JobctlCommands
 import JobdCalendar
+import JobdTestKit
 import Testing
 
 /// `--since`/`--until` values, read as journalctl reads them: by table, with a fixed time now, and
@@ -61,12 +62,7 @@ import Testing
     /// Forms that do not depend on the time now, against `systemd-analyze timestamp` in two zones.
     @Test(arguments: ["Europe/Berlin", "UTC", "America/New_York"])
     func matchesSystemdAnalyze(_ zone: String) throws {
-        guard let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first(where: FileManager.default.isExecutableFile)
-        else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("systemd-analyze is missing and CI=true") }
-            FileHandle.standardError.write(Data("\n*** SKIPPED: systemd-analyze not installed ***\n".utf8))
-            return
-        }
+        let analyze = try Requirement.tools("/usr/bin/systemd-analyze", for: "the comparison with systemd-analyze")
         let forms = [
             "2026-11-23 10:00", "2026-11-23 10:00:07", "2026-11-23 10:00:07.123456", "Mon 2026-11-23 10:00",
             "2026-11-23", "26-11-23", "99-01-02", "2026-03-29 02:30", "2026-10-25 02:30", "2026-07-01 12:00 UTC",

@@ -1,4 +1,5 @@
 import Foundation
+import JobdTestKit
 import Testing
 
 /// Runs the real `systemd-analyze calendar` as the reference the calendar code must match.
@@ -17,24 +18,10 @@ enum SystemdAnalyze {
         return nil
     }()
 
-    /// Whether the reference can run; records a failure under CI and warns loudly otherwise.
-    static func isAvailable(for test: String) -> Bool {
-        if executable != nil {
-            return true
-        }
-        if ProcessInfo.processInfo.environment["CI"] == "true" {
-            Issue.record("systemd-analyze is not installed, and CI=true: \(test) cannot run")
-        } else {
-            let message = """
-                ********************************************************************
-                SKIPPED: \(test) needs systemd-analyze (systemd 252), not found in PATH.
-                Install systemd to run it; with CI=true this skip is a failure.
-                ********************************************************************
-
-                """
-            FileHandle.standardError.write(Data(message.utf8))
-        }
-        return false
+    /// Whether the reference can run; cancels the test loudly otherwise, and fails it under CI.
+    static func isAvailable(for test: String) throws -> Bool {
+        if executable == nil { try Requirement.unmet("\(test) needs systemd-analyze (systemd 252), not found in PATH") }
+        return true
     }
 
     struct Run {

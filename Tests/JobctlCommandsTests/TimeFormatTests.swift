@@ -1,5 +1,6 @@
 import Foundation
 @testable import JobctlCommands
+import JobdTestKit
 import Testing
 
 /// LEFT and PASSED of `jobctl list` (and the spans of `jobctl status`), rounded as
@@ -42,12 +43,7 @@ import Testing
     /// function list-timers uses. Offsets sit mid-unit, so the milliseconds between the two clocks
     /// cannot change the rounding.
     @Test func matchesSystemdAnalyze() throws {
-        guard let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first(where: FileManager.default.isExecutableFile)
-        else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("systemd-analyze is missing and CI=true") }
-            FileHandle.standardError.write(Data("\n*** SKIPPED: systemd-analyze not installed ***\n".utf8))
-            return
-        }
+        let analyze = try Requirement.tools("/usr/bin/systemd-analyze", for: "the comparison with systemd-analyze")
         let second = Self.second, minute = Self.minute, hour = Self.hour, day = Self.day
         let offsets: [Int64] = [
             -(30 * second + 500_000), 90 * second + 500_000, -(7 * minute + 30 * second), 2 * hour + 10 * minute + 30 * second,

@@ -30,15 +30,7 @@ import Testing
     /// The same table, asked of the real systemd-analyze on this machine, so that the table itself
     /// cannot drift from systemd.
     @Test func tableAgreesWithSystemdAnalyze() throws {
-        let tool = "/usr/bin/systemd-analyze"
-        guard FileManager.default.isExecutableFile(atPath: tool) else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" {
-                Issue.record("systemd-analyze is missing; CI must have it (scripts/setup --test installs systemd)")
-            } else {
-                print("SKIPPED: systemd-analyze not found; install systemd to compare with the real thing")
-            }
-            return
-        }
+        let tool = try Requirement.tools("/usr/bin/systemd-analyze", for: "the comparison with systemd's time spans")
         for (text, expected) in Self.table where !text.isEmpty {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: tool)
@@ -96,12 +88,7 @@ import Testing
     static let spans: [UInt64] = [1, 999, 11_471, 2_013_000, 65_200_000, 3_723_000_000, 5_000_000, 90_000_000, 2_500_000, 86_400_000_001]
 
     @Test func atOneMicrosecondItIsWhatSystemdAnalyzePrints() throws {
-        let analyze = "/usr/bin/systemd-analyze"
-        guard FileManager.default.isExecutableFile(atPath: analyze) else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("systemd-analyze is missing") }
-            else { print("*** SKIPPED: no systemd-analyze to compare with ***") }
-            return
-        }
+        let analyze = try Requirement.tools("/usr/bin/systemd-analyze", for: "the comparison with systemd's time spans")
         for span in Self.spans {
             let result = try CapturedProcess.run(analyze, ["timespan", "\(span)us"])
             let human = result.standardOutput.split(separator: "\n").first { $0.contains("Human:") }

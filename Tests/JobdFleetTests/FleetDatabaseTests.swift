@@ -7,7 +7,7 @@ import Testing
 
 /// The fleet's database link against a real PostgreSQL: claims, TLS with certificate verification,
 /// and the password file's rules.
-@Suite(.serialized, .enabled(if: TemporaryPostgres.unavailableReason == nil || ProcessInfo.processInfo.environment["CI"] != nil))
+@Suite(.serialized)
 struct FleetDatabaseTests {
     /// A CA, a server certificate for localhost and 127.0.0.1 signed by it, and an unrelated CA.
     final class Certificates {

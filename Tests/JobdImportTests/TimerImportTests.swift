@@ -16,20 +16,14 @@ import Testing
     static let analyze = "/usr/bin/systemd-analyze"
 
     /// Whether the machine has what the test compares with; a failure under CI, a loud skip otherwise.
-    static func available(_ paths: [String], for test: String) -> Bool {
-        let missing = paths.filter { !FileManager.default.fileExists(atPath: $0) }
-        guard !missing.isEmpty else { return true }
-        if ProcessInfo.processInfo.environment["CI"] == "true" {
-            Issue.record("\(missing) missing, and CI=true: \(test) cannot run (scripts/setup --test installs them)")
-        } else {
-            FileHandle.standardError.write(Data("*** SKIPPED: \(test) needs \(missing); run scripts/setup --test ***\n".utf8))
-        }
-        return false
+    static func available(_ paths: [String], for test: String) throws -> Bool {
+        for path in paths { try Requirement.tools(path, for: test) }
+        return true
     }
 
     @Test func debianTimersBecomeJobsThatCheckAndElapseAsSystemdSays() throws {
         let paths = Self.debianTimers.flatMap { ["\(Self.unitDirectory)/\($0).timer", "\(Self.unitDirectory)/\($0).service"] }
-        guard Self.available(paths + [Self.analyze], for: "debianTimersBecomeJobs") else { return }
+        guard try Self.available(paths + [Self.analyze], for: "debianTimersBecomeJobs") else { return }
         let config = try TemporaryConfiguration()
         let jobs = config.path + "/jobs.d"
         for timer in Self.debianTimers {

@@ -77,14 +77,6 @@ import Testing
     /// scdoc and man-db (scripts/setup installs both): without them the test is cancelled loudly,
     /// or fails when `CI=true`.
     static func requireTools(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let missing = ["/usr/bin/scdoc", "/usr/bin/man", "/usr/bin/lexgrog"].filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        guard !missing.isEmpty else { return }
-        let message = "MAN PAGE CHECK NOT RUN: \(missing.joined(separator: ", ")) missing (scripts/setup installs scdoc and man-db)"
-        if ProcessInfo.processInfo.environment["CI"] == "true" {
-            Issue.record(Comment(rawValue: message + " (CI=true: failing instead of skipping)"), sourceLocation: sourceLocation)
-            throw CancellationError()
-        }
-        FileHandle.standardError.write(Data("\n*** SKIPPED: \(message) ***\n\n".utf8))
-        try Test.cancel(Comment(rawValue: message), sourceLocation: sourceLocation)
+        try Requirement.tools("/usr/bin/scdoc", "/usr/bin/man", "/usr/bin/lexgrog", for: "the man page check", sourceLocation: sourceLocation)
     }
 }
