@@ -6,6 +6,9 @@ import Glibc
 package struct OutputLineSplitter: Sendable {
     package let limit: Int
     private var pending: [UInt8] = []
+    /// Whether the last line was cut at the limit: a newline right after it ends that line, not
+    /// an empty one.
+    private var cutAtLimit = false
 
     package init(limit: Int = 4_096) {
         precondition(limit > 0)
@@ -19,6 +22,12 @@ package struct OutputLineSplitter: Sendable {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
+            if cutAtLimit, base.load(fromByteOffset: offset, as: UInt8.self) == UInt8(ascii: "\n") {
+                cutAtLimit = false
+                offset += 1
+                continue
+            }
+            cutAtLimit = false
             let room = limit - pending.count
             let window = min(room, bytes.count - offset)
             let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), window)
@@ -30,6 +39,7 @@ package struct OutputLineSplitter: Sendable {
                 emitPending(emit)
             } else if pending.count >= limit {
                 emitPending(emit)
+                cutAtLimit = true
             }
         }
     }

@@ -1,0 +1,81 @@
+import Glibc
+import JobdConfig
+@testable import JobdRunner
+import Testing
+
+/// Every way a run can end, against every reason jobd had to stop it: the result each gets.
+struct RunOutcomeTableTests {
+    static let success = SuccessExitStatus(statuses: [3], signals: [SIGHUP])
+
+    /// (how it ended, why jobd stopped it, `-` before the command, expected result)
+    static let table: [(RunTermination, StopReason?, Bool, RunResult)] = [
+        (.exited(0), nil, false, .success),
+        (.exited(1), nil, false, .exitCode),
+        (.exited(1), nil, true, .success),
+        (.exited(3), nil, false, .success),
+        (.killed(signal: SIGTERM), nil, false, .signal),
+        (.killed(signal: SIGTERM), nil, true, .signal),
+        (.killed(signal: SIGHUP), nil, false, .success),
+        (.dumped(signal: SIGSEGV), nil, false, .coreDump),
+        (.dumped(signal: SIGSEGV), nil, true, .coreDump),
+        (.failedToStart("no such file"), nil, false, .startFailed),
+        (.failedToStart("no such file"), nil, true, .startFailed),
+        (.exited(0), .runtimeExceeded, false, .timeout),
+        (.killed(signal: SIGTERM), .runtimeExceeded, false, .timeout),
+        (.killed(signal: SIGKILL), .runtimeExceeded, true, .timeout),
+        (.exited(0), .replaced, false, .stopped),
+        (.killed(signal: SIGTERM), .replaced, false, .stopped),
+        (.killed(signal: SIGKILL), .requested, false, .stopped),
+        (.exited(1), .requested, false, .stopped),
+        (.killed(signal: SIGTERM), .shutdown, false, .stopped),
+        (.dumped(signal: SIGABRT), .shutdown, false, .stopped),
+        (.failedToStart("gone"), .shutdown, false, .startFailed),
+        (.failedToStart("gone"), .runtimeExceeded, false, .startFailed),
+    ]
+
+    @Test(arguments: table)
+    func result(_ termination: RunTermination, _ stop: StopReason?, _ ignoresFailure: Bool, _ expected: RunResult) {
+        #expect(RunOutcome.result(of: termination, stopReason: stop, ignoresFailure: ignoresFailure, success: Self.success) == expected)
+    }
+}
+
+/// The registry of runs in flight, without processes: who is asked to stop, and when.
+struct RunRegistryTests {
+    /// The first stop request a run's watcher receives, if one is waiting.
+    static func firstRequest(_ requests: AsyncStream<StopReason>) async -> StopReason? {
+        var iterator = requests.makeAsyncIterator()
+        return await iterator.next()
+    }
+
+    @Test func stoppingAJobAsksItsRunsOnly() async {
+        let registry = RunRegistry()
+        let a1 = registry.add(runID: 1, job: "a")
+        let a2 = registry.add(runID: 2, job: "a")
+        let b = registry.add(runID: 3, job: "b")
+        #expect(registry.count == 0, "runs without a process are not counted")
+        #expect(registry.stop(job: "a", reason: .requested) == 2)
+        #expect(await Self.firstRequest(a1) == .requested)
+        #expect(await Self.firstRequest(a2) == .requested)
+        registry.remove(runID: 3)
+        #expect(await Self.firstRequest(b) == nil, "b's watcher heard nothing before its run ended")
+        #expect(registry.stop(job: "b", reason: .requested) == 0)
+    }
+
+    @Test func stopAllReachesRunsThatRegisterAfterIt() async {
+        let registry = RunRegistry()
+        let before = registry.add(runID: 1, job: "a")
+        #expect(registry.stopAll(reason: .shutdown) == 1)
+        let after = registry.add(runID: 2, job: "b")
+        #expect(await Self.firstRequest(before) == .shutdown)
+        #expect(await Self.firstRequest(after) == .shutdown)
+    }
+
+    @Test func onlyTheNewestRequestWaits() async {
+        let registry = RunRegistry()
+        let run = registry.add(runID: 1, job: "a")
+        registry.stop(job: "a", reason: .replaced)
+        registry.stop(job: "a", reason: .runtimeExceeded)
+        #expect(await Self.firstRequest(run) == .runtimeExceeded)
+        #expect(registry.pid(of: 1) == nil)
+    }
+}
