@@ -17,12 +17,14 @@ package struct JobDirectory: Sendable {
     /// jobd's own settings file; optional.
     package var settingsPath: String { path.hasSuffix("/") ? path + "jobd.conf" : path + "/jobd.conf" }
 
-    /// Reads `jobd.conf` and every job file. All or nothing: any error in any file fails the whole
-    /// load, and every error found is reported.
+    /// Reads `jobd.conf` and every job file exactly as jobd does (``read()``), all or nothing: any
+    /// error in any file fails the whole load, and every error found is reported (`jobctl check`).
     package func loadConfiguration() -> Result<Configuration, ConfigErrors> {
-        // Zones named in calendar triggers are read again if their files changed (tzdata upgrade).
-        TimeZoneRules.revalidateCache()
-        return combine(settings: loadSettings(), jobs: load())
+        let configuration = read()
+        guard configuration.errors.isEmpty, let settings = configuration.settings else {
+            return .failure(ConfigErrors(configuration.errors))
+        }
+        return .success(Configuration(daemon: settings, jobs: configuration.jobs))
     }
 
     /// Reads `jobd.conf` (if there is one) and exactly the job files at `paths`, wherever they are,
@@ -97,24 +99,12 @@ package struct JobDirectory: Sendable {
         }
     }
 
-    /// Reads every job file (not `jobd.conf`). All or nothing: any error in any file fails the
-    /// whole load, and every error found is reported.
+    /// Reads every job file (not `jobd.conf`) as jobd does, all or nothing: any error in any
+    /// file fails the whole load, and every error found is reported.
     package func load() -> Result<[JobDefinition], ConfigErrors> {
-        let names: [String]
-        switch jobFileNames() {
-        case .failure(let error): return .failure(ConfigErrors([error]))
-        case .success(let found): names = found
-        }
-        var definitions: [JobDefinition] = []
-        var errors: [ConfigError] = []
-        for file in readJobFiles(named: names.map { ($0, nil) }) {
-            switch file.result {
-            case .success(let definition): definitions.append(definition)
-            case .failure(let fileErrors): errors += fileErrors.errors
-            }
-        }
-        errors += Self.referenceErrors(in: definitions, names: Set(names.map { String($0.dropLast(4)) }))
-        return errors.isEmpty ? .success(definitions) : .failure(ConfigErrors(errors))
+        let configuration = read()
+        let errors = (configuration.fatal.map { [$0] } ?? []) + configuration.broken.flatMap(\.errors)
+        return errors.isEmpty ? .success(configuration.jobs) : .failure(ConfigErrors(errors))
     }
 
     /// The errors of `definitions` that name a job none of `names` is, in the definitions' order.
