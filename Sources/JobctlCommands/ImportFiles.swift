@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import JobdConfig
 import JobdImport
 
 /// The I/O of `jobctl import`: reading the input, the user database, and writing or printing the
@@ -116,7 +117,7 @@ package enum ImportFiles {
             }
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                try Data(job.text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                try AtomicFile.replace(path, with: job.text, mode: 0o644, durable: true)
                 written += 1
             } catch {
                 print("\(path): cannot write: \(describe(error))", to: &standardError)

@@ -21,6 +21,8 @@ final class StateDirectory: TriggerStore {
     /// Why the directory is not used, if it is not.
     private let unusable: String?
     private let historyWriter: CoalescingWriter
+    /// `Persistent=` stamps, written as the histories are: off the main loop.
+    private let stampWriter: CoalescingWriter
 
     init(path: String, logger: Logger) {
         self.path = path
@@ -33,8 +35,14 @@ final class StateDirectory: TriggerStore {
         if let unusable {
             logger.warning("not using the state directory: \(unusable); Persistent=, @reboot and the jobs' last runs will not survive a restart")
         }
-        historyWriter = CoalescingWriter { [path, reportedFailure] job, text in
-            let file = path + "/history/" + job
+        historyWriter = Self.writer(into: path + "/history/", reported: reportedFailure, logger: logger)
+        stampWriter = Self.writer(into: path + "/timestamps/", reported: reportedFailure, logger: logger)
+    }
+
+    /// A background writer of one file a job in `directory` (a `nil` text removes the job's file).
+    private static func writer(into directory: String, reported: LockedBox<Bool>, logger: Logger) -> CoalescingWriter {
+        CoalescingWriter { job, text in
+            let file = directory + job
             guard let text else {
                 _ = unlink(file)
                 return
@@ -42,7 +50,7 @@ final class StateDirectory: TriggerStore {
             do {
                 try AtomicFile.replace(file, with: text, durable: true)
             } catch {
-                Self.reportFirst(String(describing: error), reported: reportedFailure, logger: logger)
+                Self.reportFirst(String(describing: error), reported: reported, logger: logger)
             }
         }
     }
@@ -57,6 +65,8 @@ final class StateDirectory: TriggerStore {
     /// disabled its job without a word.
     func lastTrigger(of job: String) -> RealtimeInstant? {
         let file = path + "/timestamps/" + job
+        // A stamp handed to the writer is on disk before it is read back.
+        stampWriter.flush()
         guard let text = read(file) else { return nil }
         switch Self.stamp(text, nowUSec: WallClock.nowUSec()) {
         case .success(let instant):
@@ -86,8 +96,11 @@ final class StateDirectory: TriggerStore {
         return .success(RealtimeInstant(microseconds: microseconds))
     }
 
+    /// Keeps `instant` as `job`'s last trigger, on a writer of its own: the main loop never waits
+    /// for the disk at a `Persistent=` job's trigger.
     func recordTrigger(of job: String, at instant: RealtimeInstant) {
-        write(path + "/timestamps/" + job, String(instant.microseconds))
+        guard unusable == nil else { return }
+        stampWriter.submit(job, String(instant.microseconds) + "\n")
     }
 
     /// The histories an earlier jobd kept (`history/JOB`, ``JobHistory/savedText``) of the jobs
@@ -117,6 +130,7 @@ final class StateDirectory: TriggerStore {
 
     /// Waits until every history handed to ``saveHistory(of:_:)`` so far is on disk: at shutdown.
     func flushHistories() {
+        stampWriter.flush()
         historyWriter.flush()
     }
 

@@ -2,20 +2,22 @@ import Glibc
 
 /// Replaces a file's contents atomically: the text goes to a temporary file beside it, which is
 /// renamed over the old one, so a reader (or jobd after a crash) sees the old file or the new one,
-/// never half of one.
+/// never half of one. The one writer of jobd's files: state, metrics, and `jobctl import`'s jobs.
 ///
 /// jobd writes as root, so the temporary file gets an unpredictable name, created afresh with
 /// `O_EXCL|O_NOFOLLOW` (what `mkostemp` does; Swift's Glibc does not export it): no one can plant a
 /// link at it in advance. The name starts with a dot, so that a listing of the directory (the
 /// disabled jobs) never takes a temporary file for an entry.
-enum AtomicFile {
+package enum AtomicFile {
     /// Why a file could not be written: the step and its errno.
-    struct WriteError: Error, CustomStringConvertible {
-        var description: String
+    package struct WriteError: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    /// Writes `text` to `path`, with `mode`, and, with `durable`, `fsync`s it before the rename.
-    static func replace(_ path: String, with text: String, mode: mode_t = 0o644, durable: Bool = false) throws(WriteError) {
+    /// Writes `text` to `path`, with `mode`. With `durable`, the file is `fsync`ed before the
+    /// rename and its directory after it, so that the new file, not only its bytes, survives a
+    /// power cut.
+    package static func replace(_ path: String, with text: String, mode: UInt32 = 0o644, durable: Bool = false) throws(WriteError) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -43,6 +45,13 @@ enum AtomicFile {
         if failure != 0 {
             unlink(temporary)
             throw WriteError(description: "cannot write \(path): \(describe(failure))")
+        }
+        if durable {
+            let parent = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if parent >= 0 {
+                _ = fsync(parent)
+                close(parent)
+            }
         }
     }
 
