@@ -32,9 +32,7 @@ extension Jobctl {
 
         package func run() throws {
             let zone = TimeZoneRules.current()
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            let nowInstant = RealtimeInstant(microseconds: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)
+            let nowInstant = RealtimeInstant.now()
             var standardError = StandardError()
             var base: RealtimeInstant?
             if let baseTime {

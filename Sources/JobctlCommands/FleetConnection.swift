@@ -23,7 +23,7 @@ struct FleetConnection {
         do {
             let database = try FleetDatabase(
                 settings: settings, instance: "jobctl",
-                realtime: { RealtimeInstant(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)) })
+                realtime: { RealtimeInstant.now() })
             try await database.connectToRead()
             return FleetConnection(settings: settings, configuration: configuration, database: database)
         } catch {

@@ -180,9 +180,7 @@ extension JournalTime {
     /// `--since` and `--until` in microseconds, read in the local time zone at the time now; a
     /// value that is not a time is a usage error.
     static func range(since: String?, until: String?) throws -> (UInt64?, UInt64?) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let nowUSec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+        let nowUSec = UInt64(RealtimeInstant.now().microseconds)
         let time = JournalTime()
         do {
             let from = try since.map { text throws(Failure) in try time.parse(text, nowUSec: nowUSec) }

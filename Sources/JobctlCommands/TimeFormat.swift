@@ -9,9 +9,7 @@ enum TimeFormat {
     private static let zone = TimeZoneRules.current()
 
     static func nowUSec() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+        RealtimeInstant.now().microseconds
     }
 
     /// The local time, with weekday and zone abbreviation; `n/a` when there is none.

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A point on the wall clock, in microseconds since the Unix epoch (UTC).
 ///
 /// This is systemd's `usec_t` for `CLOCK_REALTIME`: calendar events elapse at realtime instants,
@@ -9,6 +11,14 @@ package struct RealtimeInstant: Hashable, Comparable, Sendable {
     /// Creates an instant from microseconds since the Unix epoch.
     package init(microseconds: Int64) {
         self.microseconds = microseconds
+    }
+
+    /// The wall clock now (`CLOCK_REALTIME`): the one place jobd and jobctl read it. jobd's
+    /// scheduler takes it injected (``JobdScheduler/Scheduler/Clocks``), so tests set the time.
+    package static func now() -> RealtimeInstant {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return RealtimeInstant(microseconds: Int64(now.tv_sec) * microsecondsPerSecond + Int64(now.tv_nsec) / 1_000)
     }
 
     /// Creates an instant from whole seconds since the Unix epoch.

@@ -50,11 +50,7 @@ package final class Scheduler {
             self.realtime = realtime
         }
 
-        package static let system = Clocks(monotonic: { .now() }, realtime: {
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            return RealtimeInstant(microseconds: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)
-        })
+        package static let system = Clocks(monotonic: { .now() }, realtime: { .now() })
     }
 
     package let queue: TimerQueue
