@@ -35,7 +35,7 @@ struct BenchmarkCommand: ParsableCommand {
     var calendarJobs = 100_000
 
     @Option(help: "Fleet jobs due at the same second (part 6).")
-    var fleetJobs = 1_000
+    var fleetJobs = 10_000
 
     @Option(help: "Reloads in the soak run.")
     var reloads = 1_000

@@ -43,6 +43,8 @@ package actor FleetDatabase {
     /// the fleet's record (and `jobctl audit --fleet`) says what happened to every elapse. Kept
     /// apart from the actor's state: a claim answers at once while the database's thread waits.
     private nonisolated let skipped = LockedBox<[SkippedClaim]>([])
+    /// Claims waiting to be sent (``claim(_:runID:)``), oldest first.
+    private nonisolated let waitingClaims = LockedBox<[WaitingClaim]>([])
     static let skippedLimit = 10_000
 
     /// An elapse a node skipped, and the run id its run would have had.
@@ -162,11 +164,43 @@ package actor FleetDatabase {
 
     // MARK: Claims
 
-    /// Claims `key` for the run `runID`: one round trip, `INSERT … ON CONFLICT DO NOTHING`. Without
-    /// a connection it answers at once, without waiting for the database's thread.
+    /// Claims `key` for the run `runID`. Claims that arrive while one is being sent are sent
+    /// together, as one statement (`INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING`): the
+    /// elapses due in the same second cost one round trip per batch, not one per job. Without a
+    /// connection it answers at once, without waiting for the database's thread.
     package nonisolated func claim(_ key: ClaimKey, runID: String) async -> ClaimVerdict {
         guard hasConnection.withLock({ $0 }) else { return unavailable(key, runID: runID) }
-        return await claimConnected(key, runID: runID)
+        return await withCheckedContinuation { continuation in
+            let first = waitingClaims.withLock { waiting in
+                waiting.append(WaitingClaim(key: key, runID: runID, answer: continuation))
+                return waiting.count == 1
+            }
+            if first { Task { await self.sendWaitingClaims() } }
+        }
+    }
+
+    /// A claim waiting to be sent, and where its verdict goes.
+    private struct WaitingClaim: Sendable {
+        var key: ClaimKey
+        var runID: String
+        var answer: CheckedContinuation<ClaimVerdict, Never>
+    }
+
+    /// The most claims one statement carries.
+    static let claimBatchLimit = 1_000
+
+    /// Sends every waiting claim, a batch at a time, until none waits.
+    private func sendWaitingClaims() {
+        while true {
+            let batch = waitingClaims.withLock { waiting in
+                let batch = Array(waiting.prefix(Self.claimBatchLimit))
+                waiting.removeFirst(batch.count)
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            let verdicts = claimConnected(batch.map { ($0.key, $0.runID) })
+            for (claim, verdict) in zip(batch, verdicts) { claim.answer.resume(returning: verdict) }
+        }
     }
 
     /// The verdict of a claim that could not reach the database: the elapse is skipped, and kept to
@@ -179,42 +213,74 @@ package actor FleetDatabase {
         return .unavailable(reason: Self.skippedResult)
     }
 
-    private func claimConnected(_ key: ClaimKey, runID: String) -> ClaimVerdict {
-        guard let connection, connection.isOpen else { return unavailable(key, runID: runID) }
+    /// Claims a batch in one round trip (two when another node's claim of one of them committed
+    /// while the statement waited on it): each claim's verdict, in order.
+    private func claimConnected(_ claims: [(key: ClaimKey, runID: String)]) -> [ClaimVerdict] {
+        guard let connection, connection.isOpen else { return claims.map { unavailable($0.key, runID: $0.runID) } }
         guard let offset = clockOffset, schedule.acceptsSkew(offset, uncertainty: clockUncertainty) else {
-            return .unavailable(reason: "clock-skew")
+            return claims.map { _ in .unavailable(reason: "clock-skew") }
         }
+        // The keys as parallel arrays, numbered so that each row of the answer finds its claim.
+        let input = """
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+                WITH ORDINALITY AS input(job, elapse, attempt, run_id, n)
+            """
+        let keys: [PostgresParameter] = [
+            .textArray(claims.map(\.key.job)), .textArray(claims.map { String($0.key.elapse.microseconds) }),
+            .textArray(claims.map { String($0.key.attempt) }), .textArray(claims.map(\.runID)),
+        ]
         let sql = """
-            WITH won AS (
+            WITH input AS (\(input)),
+            won AS (
                 INSERT INTO \(table) (job, elapse, attempt, node, instance, run_id, lease_until)
-                VALUES ($1, 'epoch'::timestamptz + $2 * interval '1 microsecond', $3, $4, $5, $6,
-                        now() + $7 * interval '1 microsecond')
-                ON CONFLICT DO NOTHING RETURNING node)
-            SELECT true, node FROM won
-            UNION ALL
-            SELECT false, node FROM \(table) WHERE \(Self.keyCondition) AND NOT EXISTS (SELECT 1 FROM won)
+                SELECT job, 'epoch'::timestamptz + elapse::bigint * interval '1 microsecond', attempt::integer, $5, $6, run_id,
+                       now() + $7 * interval '1 microsecond'
+                  FROM input ORDER BY n
+                ON CONFLICT DO NOTHING RETURNING run_id)
+            SELECT input.n, won.run_id IS NOT NULL, coalesce(holder.node, '')
+              FROM input LEFT JOIN won ON won.run_id = input.run_id
+              LEFT JOIN \(table) AS holder ON holder.job = input.job AND holder.attempt = input.attempt::integer
+                   AND holder.elapse = 'epoch'::timestamptz + input.elapse::bigint * interval '1 microsecond'
+             ORDER BY input.n
             """
         do throws(FleetError) {
-            let rows = try query(connection, sql, Self.parameters(of: key) + [
-                .text(settings.node), .text(instance), .text(runID), .bigint(schedule.leaseMicroseconds),
-            ])
-            guard let row = rows.first else {
-                // Another node's claim committed while this statement waited on it: the statement's
-                // snapshot predates that row, so a second statement reads who holds it.
-                let holders = try query(connection, "SELECT node FROM \(table) WHERE \(Self.keyCondition)", Self.parameters(of: key))
-                return .taken(by: try holders.first?.text(0) ?? "another node")
+            let rows = try query(connection, sql, keys + [.text(settings.node), .text(instance), .bigint(schedule.leaseMicroseconds)])
+            var verdicts = [ClaimVerdict?](repeating: nil, count: claims.count)
+            for row in rows {
+                let index = Int(try row.int64(0)) - 1
+                guard verdicts.indices.contains(index) else { continue }
+                let holder = try row.text(2)
+                if try row.bool(1) {
+                    held[claims[index].runID] = claims[index].key
+                    verdicts[index] = .won
+                } else if !holder.isEmpty {
+                    verdicts[index] = .taken(by: holder)
+                }
             }
-            if try row.bool(0) {
-                held[runID] = key
-                return .won
+            // Another node's claim committed while this statement waited on it: the statement's
+            // snapshot predates that row, so a second statement reads who holds it.
+            let unknown = verdicts.indices.filter { verdicts[$0] == nil }
+            if !unknown.isEmpty {
+                let holders = try query(connection, """
+                    WITH input AS (\(input))
+                    SELECT input.n, holder.node FROM input JOIN \(table) AS holder ON holder.job = input.job
+                           AND holder.attempt = input.attempt::integer
+                           AND holder.elapse = 'epoch'::timestamptz + input.elapse::bigint * interval '1 microsecond'
+                    """, [.textArray(unknown.map { claims[$0].key.job }),
+                          .textArray(unknown.map { String(claims[$0].key.elapse.microseconds) }),
+                          .textArray(unknown.map { String(claims[$0].key.attempt) }), .textArray(unknown.map { claims[$0].runID })])
+                for row in holders {
+                    let position = Int(try row.int64(0)) - 1
+                    if unknown.indices.contains(position) { verdicts[unknown[position]] = .taken(by: try row.text(1)) }
+                }
             }
-            return .taken(by: try row.text(1))
+            return verdicts.map { $0 ?? .taken(by: "another node") }
         } catch {
-            // Whether the claim committed is unknown (the connection may have died after the
-            // commit): the run is skipped, and the claim settled at the next connect.
-            logger.warning("fleet claim of \(key) failed: \(error.message)")
+            // Whether the claims committed is unknown (the connection may have died after the
+            // commit): the runs are skipped, and the claims settled at the next connect.
+            logger.warning("fleet claim of \(claims.count) elapse(s) (\(claims[0].key) first) failed: \(error.message)")
             drop()
-            return unavailable(key, runID: runID)
+            return claims.map { unavailable($0.key, runID: $0.runID) }
         }
     }
 

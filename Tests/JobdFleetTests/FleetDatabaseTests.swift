@@ -160,9 +160,14 @@ struct FleetDatabaseTests {
             defer { connectEnded.withLock { $0 = true } }
             do throws(FleetError) { return .success(try await node.connect()) } catch { return .failure(error) }
         }()
-        // The database's thread is inside the connect once the hung server sees it.
+        // The database's thread is inside the connect once the hung server sees it (polled without
+        // blocking: this task's thread is one of the few the connect may need to start).
         var waiting = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-        try #require(poll(&waiting, 1, 10_000) == 1, "libpq never connected")
+        let patience = ContinuousClock.now + .seconds(10)
+        while poll(&waiting, 1, 0) == 0 {
+            try #require(ContinuousClock.now < patience, "libpq never connected")
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .unavailable(reason: "fleet-unavailable"))
         #expect(!connectEnded.withLock { $0 }, "the claim answered before the hung connect ended, not after it")
         let outcome = await connecting
