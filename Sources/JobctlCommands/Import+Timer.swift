@@ -18,7 +18,8 @@ extension Jobctl.Import {
                 default of 1min when the timer sets none). From the service: User=, Group=, \
                 WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, TasksMax=, SuccessExitStatus=, TimeoutStartSec=, SupplementaryGroups=, \
                 Nice=, IOSchedulingClass=, IOSchedulingPriority=, CPUSchedulingPolicy=, \
-                CPUSchedulingPriority=, UMask=, the Limit...= keys, \
+                CPUSchedulingPriority=, UMask=, the Limit...= keys, MemoryMax=, MemoryHigh=, \
+                MemorySwapMax=, CPUWeight=, CPUQuota=, IOWeight=, \
                 and the command: one ExecStart= as it is; several command lines (ExecStartPre=, \
                 ExecStart=, ExecStartPost=) joined into one /bin/sh -c that runs them in order and \
                 stops at the first failure, unless its line has the - prefix, as systemd runs them.

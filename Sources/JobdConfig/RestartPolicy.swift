@@ -9,9 +9,9 @@ package struct RestartPolicy: Sendable, Hashable {
     package enum Condition: String, Sendable, Hashable, CaseIterable {
         /// Never (the default).
         case no
-        /// Every failed result: `exit-code`, `signal`, `core-dump`, `timeout`, `start-failed`, `lost`.
+        /// Every failed result: `exit-code`, `signal`, `core-dump`, `timeout`, `oom-kill`, `start-failed`, `lost`.
         case onFailure = "on-failure"
-        /// A run that did not exit by itself: `signal`, `core-dump`, `timeout`, and a fleet run `lost` with its node.
+        /// A run that did not exit by itself: `signal`, `core-dump`, `timeout`, `oom-kill`, and a fleet run `lost` with its node.
         case onAbnormal = "on-abnormal"
         /// A run killed by a signal: `signal`, `core-dump`.
         case onAbort = "on-abort"
@@ -20,7 +20,7 @@ package struct RestartPolicy: Sendable, Hashable {
             switch self {
             case .no: false
             case .onFailure: result.isFailure
-            case .onAbnormal: [.signal, .coreDump, .timeout, .lost].contains(result)
+            case .onAbnormal: [.signal, .coreDump, .timeout, .oomKill, .lost].contains(result)
             case .onAbort: [.signal, .coreDump].contains(result)
             }
         }
