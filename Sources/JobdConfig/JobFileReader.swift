@@ -145,6 +145,15 @@ package enum JobFileReader {
                     error(line, "SuccessExitStatus=: '\(wrong)' is neither an exit status nor a signal",
                           hint: "write exit statuses from 0 to 255 and signal names such as SIGHUP, separated by spaces")
                 }
+            case .restartPreventExitStatus:
+                guard !value.isEmpty else {
+                    restart.preventExitStatus = SuccessExitStatus()
+                    continue
+                }
+                if let wrong = restart.preventExitStatus.add(value) {
+                    error(line, "RestartPreventExitStatus=: '\(wrong)' is neither an exit status nor a signal",
+                          hint: "write exit statuses from 0 to 255 and signal names such as SIGTERM, separated by spaces")
+                }
             case .standardInput:
                 // A run's stdin is /dev/null, as a service's by default; nothing else is offered.
                 guard value.isEmpty || value == "null" else {

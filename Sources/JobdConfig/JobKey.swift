@@ -32,6 +32,7 @@ enum JobKey: String, CaseIterable {
     case mailOn = "MailOn"
     case tasksMax = "TasksMax"
     case successExitStatus = "SuccessExitStatus"
+    case restartPreventExitStatus = "RestartPreventExitStatus"
     case timeoutStartSec = "TimeoutStartSec"
     case standardInput = "StandardInput"
     case nice = "Nice"

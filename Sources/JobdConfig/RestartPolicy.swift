@@ -35,10 +35,23 @@ package struct RestartPolicy: Sendable, Hashable {
     package var maxDelay: TimeSpan = .infinity
     /// `RestartLimit=`: at most this many retries after a failed run; 3 by default.
     package var limit: UInt64 = 3
+    /// `RestartPreventExitStatus=`: exit statuses and signals after which a run is never retried,
+    /// whatever `Restart=` says, as systemd reads the key (the syntax of `SuccessExitStatus=`).
+    package var preventExitStatus = SuccessExitStatus()
 
     package static let defaultLimit: UInt64 = 3
 
     package init() {}
+
+    /// Whether `RestartPreventExitStatus=` forbids retrying a run that ended as `EXIT_CODE=` and
+    /// `EXIT_STATUS=` say: its exit status (203 for one that could not start, as systemd's
+    /// `EXIT_EXEC`), or the signal that killed it, as systemd tests its main process's.
+    package func prevents(exitCode: String, exitStatus: String) -> Bool {
+        switch exitCode {
+        case "killed", "dumped": SignalName.number(named: exitStatus).map { preventExitStatus.signals.contains($0) } ?? false
+        default: Int32(exitStatus).map { preventExitStatus.statuses.contains($0) } ?? false
+        }
+    }
 
     /// The delay before retry number `retry` (1 for the first): `RestartSec=` for the first, then
     /// growing exponentially so that the `RestartSteps=`-th retry after the first waits

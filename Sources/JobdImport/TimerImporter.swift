@@ -30,7 +30,7 @@ package enum TimerImporter {
                                          "Persistent", "RandomizedDelaySec", "AccuracySec"]
     static let serviceKeys: Set<String> = Set(["User", "Group", "WorkingDirectory", "Environment", "EnvironmentFile",
                                            "RuntimeMaxSec", "TimeoutStopSec", "TasksMax",
-                                               "SuccessExitStatus", "TimeoutStartSec", "SupplementaryGroups"]).union(ProcessAttributes.keys)
+                                               "SuccessExitStatus", "RestartPreventExitStatus", "TimeoutStartSec", "SupplementaryGroups"]).union(ProcessAttributes.keys)
         .union(ResourceControl.Key.allCases.map(\.rawValue))
     /// Service keys systemd reads without specifiers: `%` is a percentage there (`TasksMax=15%`,
     /// `CPUQuota=20%`), carried over as it is.
