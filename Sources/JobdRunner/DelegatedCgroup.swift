@@ -39,6 +39,9 @@ package final class DelegatedCgroup: Sendable {
 
     /// The controllers jobd enables for its runs, where the kernel offers them.
     static let wantedControllers = ["memory", "pids", "cpu", "io"]
+    /// Controllers enabled below `runs` only once a run needs them (`IOWeight=`), so that runs
+    /// without the key cost what they did before it.
+    static let onDemand: Set<String> = ["io"]
     /// The v1 hierarchies jobd uses where the unified one lacks their controller (`blkio` is v2's `io`).
     static let legacyControllers = ["pids", "memory", "cpu", "blkio"]
     /// A controller's name on the unified hierarchy.
@@ -81,7 +84,7 @@ package final class DelegatedCgroup: Sendable {
         let available = CgroupText.controllers(CgroupFile.read(directory + "/cgroup.controllers") ?? "")
         let enabled = wantedControllers.filter {
             available.contains($0) && CgroupFile.write(directory + "/cgroup.subtree_control", "+" + $0) == nil
-                && CgroupFile.write(runs + "/cgroup.subtree_control", "+" + $0) == nil
+                && (onDemand.contains($0) || CgroupFile.write(runs + "/cgroup.subtree_control", "+" + $0) == nil)
         }
         var legacy: [String: String] = [:]
         for controller in legacyControllers where !enabled.contains(unifiedName(controller)) {
@@ -181,6 +184,13 @@ package final class DelegatedCgroup: Sendable {
         let needed = Set(["pids"] + resources.keys.map(CgroupSettings.controller(of:)))
         let twins = legacy.filter { needed.contains($0.key) }.mapValues { $0 + "/" + name }
         let run = RunCgroup(directory: directory + "/" + name, path: path + "/" + name, legacy: twins)
+        for controller in Self.onDemand where resources.keys.contains(where: { Self.unifiedName(CgroupSettings.controller(of: $0)) == controller })
+            && controllers.contains(controller) {
+            let file = directory + "/" + Self.runsName + "/cgroup.subtree_control"
+            if let code = CgroupFile.write(file, "+" + controller) {
+                return .failure(CgroupProbe.Refusal("cannot enable the \(controller) controller in \(file): \(CgroupFile.describe(code))"))
+            }
+        }
         for made in run.entered where mkdir(made, 0o755) != 0 {
             let reason = "cannot create the cgroup \(made): \(CgroupFile.describe(errno))"
             _ = run.remove()
