@@ -17,7 +17,8 @@ package final class DelegatedCgroup: Sendable {
     /// jobd's cgroup directory and its path as `/proc/self/cgroup` names it.
     let directory: String
     let path: String
-    /// The controllers enabled for the runs (`memory`, `pids`, `cpu`, where the system has them).
+    /// The controllers enabled for the runs (`memory`, `pids`, `cpu`, `io`, where the system has them;
+    /// `io` below `runs` only once a run needs it).
     let controllers: [String]
     /// jobd's cgroups on the v1 hierarchies of the controllers that are not on the unified
     /// hierarchy (by the v1 name: `pids`, `memory`, `cpu`, `blkio`), where jobd may make cgroups there.
