@@ -104,9 +104,10 @@ package struct JobRunner: Sendable {
             configuration.cgroup = cgroup
             if let cgroup { fields[JobdField.cgroup] = cgroup.path }
             let startFields = fields
+            let watched = cgroup
             (termination, pid) = await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    await watch(definition, runID: runID, fields: startFields, requests: stopRequests) { stopReason.record($0) }
+                    await watch(definition, runID: runID, cgroup: watched, fields: startFields, requests: stopRequests) { stopReason.record($0) }
                 }
                 defer { group.cancelAll() }
                 return await spawn(configuration, definition: definition, runID: runID, fields: startFields, mailed: mailed)

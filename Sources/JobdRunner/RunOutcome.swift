@@ -96,6 +96,7 @@ package struct RunOutcome: Sendable {
         if case .failedToStart = termination { return .startFailed }
         switch stopReason {
         case .runtimeExceeded?: return .timeout
+        case .oomKill?: return .oomKill
         case .replaced?, .requested?, .shutdown?: return .stopped
         case nil: break
         }

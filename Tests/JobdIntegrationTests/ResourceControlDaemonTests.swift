@@ -54,6 +54,22 @@ import Testing
         #expect(within.1.split(separator: "\n").contains("52428800"), "MemoryMax=50M: \(within.1)")
         #expect(within.1.split(separator: "\n").contains("20971520"), "\(within.1)")
 
+        // A run whose main process outlives the kill is stopped then, as systemd's OOMPolicy=stop
+        // stops a service (RuntimeMaxSec= would end it as a timeout otherwise).
+        try setup.config.write(job: "survivor", """
+            [Job]
+            MemoryMax=50M
+            RuntimeMaxSec=120
+            ExecStart=/bin/sh -c '(head -c 200M /dev/zero | tail); exec sleep 600'
+            """)
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        let survivor = try setup.jobctl(["run", "survivor", "--wait"])
+        #expect(survivor.0 != 0, "\(survivor.1)")
+        let stop = try #require(setup.daemon.events("run.stop").first { $0.field("JOB") == "survivor" }, "no run.stop of the survivor")
+        #expect(stop.field("JOBD_REASON") == "oom-kill" && stop.message.contains("OOM killer"), "\(stop)")
+        let survivorExit = try #require(setup.daemon.events("run.exit").first { $0.field("JOB") == "survivor" })
+        #expect(survivorExit.field("JOBD_RESULT") == "oom-kill" && survivorExit.field("EXIT_STATUS") == "TERM", "\(survivorExit)")
+
         setup.daemon.signal(SIGTERM)
         _ = try setup.daemon.waitForExit()
         let samples = try MetricsFileTests.samples(of: metrics)

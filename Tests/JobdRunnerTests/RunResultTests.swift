@@ -31,6 +31,7 @@ struct RunResultTests {
         (.exited(137), nil, .oomKill),
         (.exited(0), nil, .oomKill),
         (.killed(signal: SIGKILL), .runtimeExceeded, .timeout),
+        (.killed(signal: SIGTERM), .oomKill, .oomKill),
         (.killed(signal: SIGTERM), .requested, .stopped),
         (.failedToStart("no such file"), nil, .startFailed),
     ])
