@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr",
+                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -233,6 +233,8 @@ let package = Package(
 package.targets.append(.executableTarget(name: "jobd-cgexec"))
 // getxattr, which Swift's Glibc module leaves out; imported by JobdRunner alone.
 package.targets.append(.systemLibrary(name: "CXattr"))
+// eventfd, which Swift's Glibc module leaves out; imported by JobdRunner alone.
+package.targets.append(.systemLibrary(name: "CEventfd"))
 package.products.append(.executable(name: "jobd-cgexec", targets: ["jobd-cgexec"]))
 package.targets.append(.testTarget(name: "JobdRunnerTests", dependencies: ["JobdRunner", "JobdConfig"], swiftSettings: swiftSettings))
 package.targets.append(.testTarget(name: "JobdControlTests", dependencies: ["JobdControl", "JobdTestKit"], swiftSettings: swiftSettings))

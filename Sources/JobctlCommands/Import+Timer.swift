@@ -16,9 +16,10 @@ extension Jobctl.Import {
                 counts from its own start, not the boot), OnStartupSec=, OnUnitActiveSec=, \
                 OnUnitInactiveSec=, Persistent=, RandomizedDelaySec=, AccuracySec= (systemd's \
                 default of 1min when the timer sets none). From the service: User=, Group=, \
-                WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, TasksMax=, SuccessExitStatus=, TimeoutStartSec=, SupplementaryGroups=, \
+                WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, TasksMax=, SuccessExitStatus=, RestartPreventExitStatus=, TimeoutStartSec=, SupplementaryGroups=, \
                 Nice=, IOSchedulingClass=, IOSchedulingPriority=, CPUSchedulingPolicy=, \
-                CPUSchedulingPriority=, UMask=, the Limit...= keys, \
+                CPUSchedulingPriority=, UMask=, the Limit...= keys, MemoryMax=, MemoryHigh=, \
+                MemorySwapMax=, CPUWeight=, CPUQuota=, IOWeight=, \
                 and the command: one ExecStart= as it is; several command lines (ExecStartPre=, \
                 ExecStart=, ExecStartPost=) joined into one /bin/sh -c that runs them in order and \
                 stops at the first failure, unless its line has the - prefix, as systemd runs them.

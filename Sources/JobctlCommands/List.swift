@@ -11,7 +11,7 @@ extension Jobctl {
             abstract: "List jobs by their next elapse, like systemctl list-timers.",
             discussion: """
                 RESULT is the last run's result (success, exit-code, signal, core-dump, timeout, \
-                start-failed, stopped), failures in red on a terminal, or "running" while a run is \
+                oom-kill, start-failed, stopped), failures in red on a terminal, or "running" while a run is \
                 in flight; a job file with errors is \
                 listed with RESULT "bad-setting" and its first error; a disabled job (jobctl disable) has \
                 LEFT "disabled". NEXT and LAST are local times \

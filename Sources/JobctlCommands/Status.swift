@@ -11,7 +11,7 @@ extension Jobctl {
             discussion: """
                 For jobd: its pid, instance, generation, uptime, the running and the failed jobs by \
                 name, broken files, and the last reload's outcome. For a job: its file, command, triggers, next elapse, last run and its result \
-                (success, exit-code, signal, core-dump, timeout, start-failed, stopped), the runs in \
+                (success, exit-code, signal, core-dump, timeout, oom-kill, start-failed, stopped), the runs in \
                 flight with their pid, a pending retry, and the last 10 lines of the last run's \
                 output from the journal. Exit status: 0; 3 when the job's last run failed (as \
                 systemctl status does, so a monitoring check can call it); 1 when there is no such \

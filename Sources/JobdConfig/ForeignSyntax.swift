@@ -4,6 +4,11 @@ enum ForeignSyntax {
     /// systemd's timer keys that jobd names differently.
     static let systemdKeys: [String: String] = [
         "OnBootSec": "did you mean 'OnStartupSec='? jobd counts it from its own start, systemd's OnBootSec= from the boot",
+        // systemd's older resource keys, which it converts to the newer ones jobd takes.
+        "MemoryLimit": "jobd does not support MemoryLimit=, which systemd deprecates: write MemoryMax=, which systemd 252 applies the same way",
+        "CPUShares": "jobd does not support CPUShares=, which systemd deprecates: write CPUWeight= (the shares × 100 / 1024; 1024 is 100)",
+        "BlockIOWeight": "jobd does not support BlockIOWeight=, which systemd deprecates: write IOWeight= (the weight / 5; 500 is 100)",
+        "CPUQuotaPeriodSec": "jobd does not support CPUQuotaPeriodSec=: CPUQuota= counts over systemd's default period of 100 ms",
     ]
 
     /// The hint for an unknown key that is systemd's, or for a crontab line with a `=` in it.

@@ -65,6 +65,7 @@ package struct JobDefinition: Sendable, Hashable {
         /// The line of `TasksMax=`, for an error about it (jobd without a pids controller).
         var tasksMaxLine = LineNumber()
         var processAttributes = ProcessAttributes()
+        var resourceControl = ResourceControl()
         var successExitStatus = SuccessExitStatus()
         var supplementaryGroups: [String] = []
     }
@@ -230,6 +231,12 @@ package struct JobDefinition: Sendable, Hashable {
     package var processAttributes: ProcessAttributes {
         get { storage.fields.uncommon.processAttributes }
         set { fields.uncommon.processAttributes = newValue }
+    }
+    /// `MemoryMax=`, `MemoryHigh=`, `MemorySwapMax=`, `CPUWeight=`, `CPUQuota=` and `IOWeight=`: what
+    /// the run's cgroup is limited to.
+    package var resourceControl: ResourceControl {
+        get { storage.fields.uncommon.resourceControl }
+        set { fields.uncommon.resourceControl = newValue }
     }
     /// `SupplementaryGroups=`: groups a run has besides its user's (or jobd's own).
     package var supplementaryGroups: [String] {

@@ -65,6 +65,7 @@ package enum JobFileReader {
         var mailOn = MailPolicy.output
         var tasksMax: (limit: TasksMax, line: Int)?
         var attributes = ProcessAttributes()
+        var resources = ResourceControl()
         var successExitStatus = SuccessExitStatus()
         var supplementaryGroups: [(name: String, line: Int)] = []
         var startTimeout = TimeSpan.infinity
@@ -77,10 +78,14 @@ package enum JobFileReader {
             let line = assignment.line
             let value = assignment.value
             if assignment.key.hasPrefix("X-") { continue }
+            if let resource = ResourceControl.Key(rawValue: assignment.key) {
+                if let wrong = resources.read(key: resource, value: value, line: line) { error(line, wrong.message, hint: wrong.hint) }
+                continue
+            }
             guard let key = JobKey(rawValue: assignment.key) else {
                 let hint: String = ForeignSyntax.hint(forKey: assignment.key, value: value)
-                    ?? JobKey.suggestion(for: assignment.key).map { "did you mean '\($0.rawValue)='?" }
-                    ?? "known keys: " + JobKey.allCases.map { $0.rawValue + "=" }.joined(separator: ", ")
+                    ?? JobKey.suggestion(for: assignment.key).map { "did you mean '\($0)='?" }
+                    ?? "known keys: " + JobKey.names.map { $0 + "=" }.joined(separator: ", ")
                 error(line, "unknown key '\(assignment.key)=' in [Job]", hint: hint)
                 continue
             }
@@ -139,6 +144,15 @@ package enum JobFileReader {
                 if let wrong = successExitStatus.add(value) {
                     error(line, "SuccessExitStatus=: '\(wrong)' is neither an exit status nor a signal",
                           hint: "write exit statuses from 0 to 255 and signal names such as SIGHUP, separated by spaces")
+                }
+            case .restartPreventExitStatus:
+                guard !value.isEmpty else {
+                    restart.preventExitStatus = SuccessExitStatus()
+                    continue
+                }
+                if let wrong = restart.preventExitStatus.add(value) {
+                    error(line, "RestartPreventExitStatus=: '\(wrong)' is neither an exit status nor a signal",
+                          hint: "write exit statuses from 0 to 255 and signal names such as SIGTERM, separated by spaces")
                 }
             case .standardInput:
                 // A run's stdin is /dev/null, as a service's by default; nothing else is offered.
@@ -375,7 +389,7 @@ package enum JobFileReader {
             randomizedDelay: randomizedDelay, workingDirectory: workingDirectory, user: user?.name, group: group?.name, environmentFiles: environmentFiles,
             runtimeMax: min(runtimeMax, startTimeout), stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess,
             referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn,
-            tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, successExitStatus: successExitStatus,
+            tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, resourceControl: resources, successExitStatus: successExitStatus,
             supplementaryGroups: supplementaryGroups.map(\.name))
         return .success(JobDefinition(fields))
     }

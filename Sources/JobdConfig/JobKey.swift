@@ -32,6 +32,7 @@ enum JobKey: String, CaseIterable {
     case mailOn = "MailOn"
     case tasksMax = "TasksMax"
     case successExitStatus = "SuccessExitStatus"
+    case restartPreventExitStatus = "RestartPreventExitStatus"
     case timeoutStartSec = "TimeoutStartSec"
     case standardInput = "StandardInput"
     case nice = "Nice"
@@ -59,8 +60,11 @@ enum JobKey: String, CaseIterable {
 
     static let section = "Job"
 
+    /// Every key a `[Job]` section takes: these, and the resource keys ``ResourceControl`` reads.
+    static let names = allCases.map(\.rawValue) + ResourceControl.Key.allCases.map(\.rawValue)
+
     /// The known key nearest to `key`, if it is near enough to be a likely misspelling.
-    static func suggestion(for key: String) -> JobKey? {
-        KeySpelling.nearest(to: key, among: allCases.map(\.rawValue)).flatMap(JobKey.init(rawValue:))
+    static func suggestion(for key: String) -> String? {
+        KeySpelling.nearest(to: key, among: names)
     }
 }

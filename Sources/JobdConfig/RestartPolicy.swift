@@ -9,9 +9,9 @@ package struct RestartPolicy: Sendable, Hashable {
     package enum Condition: String, Sendable, Hashable, CaseIterable {
         /// Never (the default).
         case no
-        /// Every failed result: `exit-code`, `signal`, `core-dump`, `timeout`, `start-failed`, `lost`.
+        /// Every failed result: `exit-code`, `signal`, `core-dump`, `timeout`, `oom-kill`, `start-failed`, `lost`.
         case onFailure = "on-failure"
-        /// A run that did not exit by itself: `signal`, `core-dump`, `timeout`, and a fleet run `lost` with its node.
+        /// A run that did not exit by itself: `signal`, `core-dump`, `timeout`, `oom-kill`, and a fleet run `lost` with its node.
         case onAbnormal = "on-abnormal"
         /// A run killed by a signal: `signal`, `core-dump`.
         case onAbort = "on-abort"
@@ -20,7 +20,7 @@ package struct RestartPolicy: Sendable, Hashable {
             switch self {
             case .no: false
             case .onFailure: result.isFailure
-            case .onAbnormal: [.signal, .coreDump, .timeout, .lost].contains(result)
+            case .onAbnormal: [.signal, .coreDump, .timeout, .oomKill, .lost].contains(result)
             case .onAbort: [.signal, .coreDump].contains(result)
             }
         }
@@ -35,10 +35,23 @@ package struct RestartPolicy: Sendable, Hashable {
     package var maxDelay: TimeSpan = .infinity
     /// `RestartLimit=`: at most this many retries after a failed run; 3 by default.
     package var limit: UInt64 = 3
+    /// `RestartPreventExitStatus=`: exit statuses and signals after which a run is never retried,
+    /// whatever `Restart=` says, as systemd reads the key (the syntax of `SuccessExitStatus=`).
+    package var preventExitStatus = SuccessExitStatus()
 
     package static let defaultLimit: UInt64 = 3
 
     package init() {}
+
+    /// Whether `RestartPreventExitStatus=` forbids retrying a run that ended as `EXIT_CODE=` and
+    /// `EXIT_STATUS=` say: its exit status (203 for one that could not start, as systemd's
+    /// `EXIT_EXEC`), or the signal that killed it, as systemd tests its main process's.
+    package func prevents(exitCode: String, exitStatus: String) -> Bool {
+        switch exitCode {
+        case "killed", "dumped": SignalName.number(named: exitStatus).map { preventExitStatus.signals.contains($0) } ?? false
+        default: Int32(exitStatus).map { preventExitStatus.statuses.contains($0) } ?? false
+        }
+    }
 
     /// The delay before retry number `retry` (1 for the first): `RestartSec=` for the first, then
     /// growing exponentially so that the `RestartSteps=`-th retry after the first waits

@@ -10,6 +10,9 @@ package enum RunResult: String, Sendable, Hashable, CaseIterable {
     case coreDump = "core-dump"
     /// The run outlived its `RuntimeMaxSec=` and jobd stopped it.
     case timeout
+    /// The kernel's OOM killer killed a process in the run's cgroup (past its `MemoryMax=`, or
+    /// the machine out of memory).
+    case oomKill = "oom-kill"
     /// The command could not be started (no such program, a missing `EnvironmentFile=`, an account
     /// that no longer exists, …).
     case startFailed = "start-failed"
@@ -23,7 +26,7 @@ package enum RunResult: String, Sendable, Hashable, CaseIterable {
     package var isFailure: Bool {
         switch self {
         case .success, .stopped: false
-        case .exitCode, .signal, .coreDump, .timeout, .startFailed, .lost: true
+        case .exitCode, .signal, .coreDump, .timeout, .oomKill, .startFailed, .lost: true
         }
     }
 }

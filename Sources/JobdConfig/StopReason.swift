@@ -9,4 +9,7 @@ package enum StopReason: String, Sendable, Hashable {
     case requested
     /// jobd is stopping.
     case shutdown
+    /// The kernel's OOM killer killed a process in its cgroup: the rest is stopped, as systemd's
+    /// `OOMPolicy=stop` stops a service.
+    case oomKill = "oom-kill"
 }

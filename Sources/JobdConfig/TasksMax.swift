@@ -1,6 +1,6 @@
 /// A limit on how many tasks (processes and threads) may live in a cgroup, read as systemd 252
 /// reads `TasksMax=` (systemd.resource-control(5)): a number, a percentage of the system's maximum
-/// (`15%`, `12.5%`, `125‰`), or `infinity`. jobd writes it to the cgroup's `pids.max`.
+/// (`15%`, `12.5%`, `125‰`, `1250‱`), or `infinity`. jobd writes it to the cgroup's `pids.max`.
 package enum TasksMax: Sendable, Hashable, CustomStringConvertible {
     case count(UInt64)
     /// A share of ``systemMaximum()``, in ten-thousandths (`15%` is 1500).
@@ -15,21 +15,8 @@ package enum TasksMax: Sendable, Hashable, CustomStringConvertible {
     package static func parse(_ text: String) -> TasksMax? {
         if text == "infinity" { return .infinity }
         if let count = UInt64(text), count > 0, text.utf8.allSatisfy({ $0.isASCIIDigit }) { return .count(count) }
-        for (suffix, scale, decimals) in [("%", UInt32(100), 2), ("‰", UInt32(10), 1)] where text.hasSuffix(suffix) {
-            let number = text.dropLast(suffix.count).split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let whole = number.first, !whole.isEmpty, whole.utf8.allSatisfy({ $0.isASCIIDigit }), let units = UInt32(whole) else { return nil }
-            var fraction: UInt32 = 0
-            if number.count == 2 {
-                let digits = number[1]
-                guard !digits.isEmpty, digits.count <= decimals, digits.utf8.allSatisfy({ $0.isASCIIDigit }) else { return nil }
-                fraction = UInt32(digits)! * (decimals == 2 && digits.count == 1 ? 10 : 1)
-            }
-            guard units <= 10_000 / scale else { return nil }
-            let value = units * scale + fraction
-            guard value > 0, value <= 10_000 else { return nil }
-            return .permyriad(value)
-        }
-        return nil
+        guard let share = Permyriad.parse(text), share > 0, share <= 10_000 else { return nil }
+        return .permyriad(UInt32(share))
     }
 
     /// The number of tasks, or `nil` for no limit (`pids.max`'s `max`).

@@ -29,7 +29,7 @@ package struct FleetAudit: Sendable {
     }
 
     /// The results after which a later attempt of the same elapse is a retry, not a second run.
-    static let retriedResults: Set<String> = ["exit-code", "signal", "core-dump", "timeout", "start-failed", "lost"]
+    static let retriedResults: Set<String> = ["exit-code", "signal", "core-dump", "timeout", "oom-kill", "start-failed", "lost"]
 
     package var problems: [Problem] = []
     /// Claims whose lease is still running: in flight, not a problem.

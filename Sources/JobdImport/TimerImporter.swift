@@ -30,7 +30,11 @@ package enum TimerImporter {
                                          "Persistent", "RandomizedDelaySec", "AccuracySec"]
     static let serviceKeys: Set<String> = Set(["User", "Group", "WorkingDirectory", "Environment", "EnvironmentFile",
                                            "RuntimeMaxSec", "TimeoutStopSec", "TasksMax",
-                                               "SuccessExitStatus", "TimeoutStartSec", "SupplementaryGroups"]).union(ProcessAttributes.keys)
+                                               "SuccessExitStatus", "RestartPreventExitStatus", "TimeoutStartSec", "SupplementaryGroups"]).union(ProcessAttributes.keys)
+        .union(ResourceControl.Key.allCases.map(\.rawValue))
+    /// Service keys systemd reads without specifiers: `%` is a percentage there (`TasksMax=15%`,
+    /// `CPUQuota=20%`), carried over as it is.
+    static let literalKeys: Set<String> = Set(["TasksMax"] + ResourceControl.Key.allCases.map(\.rawValue))
 
     /// `name` is the job's name (the timer's name without `.timer`).
     package static func convert(timer: UnitFile, service: UnitFile, name: String) -> Result {
@@ -82,6 +86,8 @@ package enum TimerImporter {
                                          "WorkingDirectory=\(assignment.value): jobd takes an absolute path only")
             case ("Service", "Type") where ["oneshot", "simple", "exec", ""].contains(assignment.value):
                 continue
+            case ("Service", let key) where literalKeys.contains(key):
+                job.set(key, assignment.value)
             case ("Service", let key) where serviceKeys.contains(key):
                 // systemd reads %% as a percent sign in these keys; jobd reads no specifiers there.
                 job.set(key, assignment.value.replacingEvery("%%", with: "%"))

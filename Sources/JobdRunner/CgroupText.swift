@@ -76,6 +76,11 @@ enum CgroupText {
         value(of: "populated", in: text).map { $0 != 0 }
     }
 
+    /// `oom_kill` of `memory.events` (v2) or `memory.oom_control` (v1): processes the OOM killer killed.
+    static func oomKills(events text: String) -> UInt64? {
+        value(of: "oom_kill", in: text)
+    }
+
     /// The CPU time of `cpu.stat` (its first three lines exist without the cpu controller).
     static func cpuUsage(cpuStat text: String) -> (total: UInt64, user: UInt64, system: UInt64)? {
         guard let total = value(of: "usage_usec", in: text), let user = value(of: "user_usec", in: text),

@@ -8,35 +8,45 @@ import JobdLocks
 /// and leaves jobd room for its own threads (``TaskBudget``). systemd puts the unit's control
 /// processes (`ExecReload=`) into `.control`, which jobd leaves alone.
 ///
-/// Where the pids controller sits on a cgroup v1 hierarchy (a hybrid system, such as a host whose
+/// Where a controller sits on a cgroup v1 hierarchy (a hybrid system, such as a host whose
 /// controllers are bound to v1), jobd makes the same `runs/run-…` tree in its cgroup there, as
-/// systemd 252 applies `TasksMax=` on the legacy hierarchy, and each run enters both.
+/// systemd 252 applies `TasksMax=`, `MemoryMax=`, `CPUWeight=`, `CPUQuota=` and `IOWeight=` on the
+/// legacy hierarchy, and the run enters both: always for pids (every run has a task limit), for
+/// memory, cpu and blkio only when its job sets a key of theirs.
 package final class DelegatedCgroup: Sendable {
     /// jobd's cgroup directory and its path as `/proc/self/cgroup` names it.
     let directory: String
     let path: String
-    /// The controllers enabled for the runs (`memory`, `pids`, `cpu`, where the system has them).
+    /// The controllers enabled for the runs (`memory`, `pids`, `cpu`, `io`, where the system has them;
+    /// `io` below `runs` only once a run needs it).
     let controllers: [String]
-    /// jobd's cgroup on the v1 hierarchy of the pids controller, where that controller is not on
-    /// the unified hierarchy and jobd may make cgroups there.
-    let legacyPids: String?
+    /// jobd's cgroups on the v1 hierarchies of the controllers that are not on the unified
+    /// hierarchy (by the v1 name: `pids`, `memory`, `cpu`, `blkio`), where jobd may make cgroups there.
+    let legacy: [String: String]
     /// Where jobd's task limit and the runs' are (`pids.max`): jobd's cgroup where the pids
     /// controller is enabled in it, else its cgroup on the v1 hierarchy; `nil` with neither.
-    private var pidsDirectory: String? { controllers.contains("pids") ? directory : legacyPids }
+    private var pidsDirectory: String? { controllers.contains("pids") ? directory : legacy["pids"] }
     /// The task limits in force (set at start and at each reload by ``limitTasks(_:)``).
     private let budget = LockedBox<TaskBudget?>(nil)
     /// Cgroups of runs whose leftovers were kept (`KillMode=process`): removed once they empty.
     private let kept = LockedBox<[RunCgroup]>([])
 
-    private init(directory: String, path: String, controllers: [String], legacyPids: String?) {
+    private init(directory: String, path: String, controllers: [String], legacy: [String: String]) {
         self.directory = directory
         self.path = path
         self.controllers = controllers
-        self.legacyPids = legacyPids
+        self.legacy = legacy
     }
 
     /// The controllers jobd enables for its runs, where the kernel offers them.
-    static let wantedControllers = ["memory", "pids", "cpu"]
+    static let wantedControllers = ["memory", "pids", "cpu", "io"]
+    /// Controllers enabled below `runs` only once a run needs them (`IOWeight=`), so that runs
+    /// without the key cost what they did before it.
+    static let onDemand: Set<String> = ["io"]
+    /// The v1 hierarchies jobd uses where the unified one lacks their controller (`blkio` is v2's `io`).
+    static let legacyControllers = ["pids", "memory", "cpu", "blkio"]
+    /// A controller's name on the unified hierarchy.
+    static func unifiedName(_ controller: String) -> String { controller == "blkio" ? "io" : controller }
     /// The cgroup above every run's, in jobd's.
     static let runsName = "runs"
 
@@ -75,20 +85,22 @@ package final class DelegatedCgroup: Sendable {
         let available = CgroupText.controllers(CgroupFile.read(directory + "/cgroup.controllers") ?? "")
         let enabled = wantedControllers.filter {
             available.contains($0) && CgroupFile.write(directory + "/cgroup.subtree_control", "+" + $0) == nil
-                && CgroupFile.write(runs + "/cgroup.subtree_control", "+" + $0) == nil
+                && (onDemand.contains($0) || CgroupFile.write(runs + "/cgroup.subtree_control", "+" + $0) == nil)
         }
-        let legacyPids = enabled.contains("pids") ? nil : legacyPidsCgroup(mountinfo: mountinfo ?? "", ownCgroups: ownCgroups ?? "")
-        let cgroup = DelegatedCgroup(directory: directory, path: probe.ownPath!, controllers: enabled, legacyPids: legacyPids)
+        var legacy: [String: String] = [:]
+        for controller in legacyControllers where !enabled.contains(unifiedName(controller)) {
+            legacy[controller] = legacyCgroup(controller, mountinfo: mountinfo ?? "", ownCgroups: ownCgroups ?? "")
+        }
+        let cgroup = DelegatedCgroup(directory: directory, path: probe.ownPath!, controllers: enabled, legacy: legacy)
         cgroup.removeStaleRuns()
         return .success(cgroup)
     }
 
-    /// jobd's cgroup on the pids controller's v1 hierarchy, with `runs` made in it; `nil` where
-    /// there is none jobd may use (no such hierarchy, jobd in its root, or read-only, as in a
-    /// container).
-    private static func legacyPidsCgroup(mountinfo: String, ownCgroups: String) -> String? {
-        guard let mount = CgroupText.legacyMount(mountinfo: mountinfo, controller: "pids"),
-              let ownPath = CgroupText.legacyPath(procSelfCgroup: ownCgroups, controller: "pids"), ownPath != "/" else { return nil }
+    /// jobd's cgroup on `controller`'s v1 hierarchy, with `runs` made in it; `nil` where there is
+    /// none jobd may use (no such hierarchy, jobd in its root, or read-only, as in a container).
+    private static func legacyCgroup(_ controller: String, mountinfo: String, ownCgroups: String) -> String? {
+        guard let mount = CgroupText.legacyMount(mountinfo: mountinfo, controller: controller),
+              let ownPath = CgroupText.legacyPath(procSelfCgroup: ownCgroups, controller: controller), ownPath != "/" else { return nil }
         let directory = mount + ownPath
         guard access(directory, W_OK) == 0, mkdir(directory + "/" + runsName, 0o755) == 0 || errno == EEXIST else { return nil }
         return directory
@@ -117,12 +129,70 @@ package final class DelegatedCgroup: Sendable {
         return .success(limits)
     }
 
+    /// Where `controller`'s files (by its v1 name) are for the runs: in their cgroups on the unified
+    /// hierarchy, in their twins on its v1 one, or nowhere jobd may write.
+    func hierarchy(_ controller: String) -> CgroupSettings.Hierarchy? {
+        controllers.contains(Self.unifiedName(controller)) ? .unified : legacy[controller] != nil ? .legacy : nil
+    }
+
+    /// The keys of `resources` that jobd cannot apply to a run's cgroup here, each with the reason
+    /// (a job that sets one is broken at load, never run without its limit).
+    package func refusals(_ resources: ResourceControl) -> [(key: ResourceControl.Key, reason: String)] {
+        resources.keys.compactMap { key in refusal(key, resources: resources).map { (key, $0) } }
+    }
+
+    private func refusal(_ key: ResourceControl.Key, resources: ResourceControl) -> String? {
+        let controller = CgroupSettings.controller(of: key)
+        let unifiedRuns = directory + "/" + Self.runsName + "/"
+        let exists = { (file: String) in access(file, F_OK) == 0 }
+        switch hierarchy(controller) {
+        case nil:
+            return "the \(Self.unifiedName(controller)) controller is neither enabled in jobd's cgroup \(path) nor on a writable cgroup v1 hierarchy"
+        case .unified?:
+            switch key {
+            case .memorySwapMax where !exists(unifiedRuns + "memory.swap.max"):
+                return "the kernel does not account swap in cgroups (no memory.swap.max: no swap support, or swapaccount=0)"
+            case .cpuWeight where resources.cpuWeight == ResourceControl.idleWeight && !exists(unifiedRuns + "cpu.idle"):
+                return "this kernel has no idle cgroups (no cpu.idle; Linux 5.15 has them)"
+            case .ioWeight where !exists(unifiedRuns + "io.weight") && !exists(unifiedRuns + "io.bfq.weight"):
+                return "no I/O scheduler of this kernel takes weights (no io.weight or io.bfq.weight in \(path)/\(Self.runsName))"
+            default:
+                return nil
+            }
+        case .legacy?:
+            let legacyRuns = (legacy[controller] ?? "") + "/" + Self.runsName + "/"
+            switch key {
+            case .memoryHigh:
+                return "the memory controller is on the cgroup v1 hierarchy, which has no throttling limit "
+                    + "(systemd 252 ignores MemoryHigh= there)"
+            case .memorySwapMax:
+                return "the memory controller is on the cgroup v1 hierarchy, which limits memory and swap together "
+                    + "(memory.memsw.limit_in_bytes), never swap alone (systemd 252 ignores MemorySwapMax= there)"
+            case .ioWeight where !exists(legacyRuns + "blkio.weight") && !exists(legacyRuns + "blkio.bfq.weight"):
+                return "no I/O scheduler of this kernel takes weights (no blkio.weight or blkio.bfq.weight on the cgroup v1 "
+                    + "hierarchy, where systemd 252 would write them)"
+            default:
+                return nil
+            }
+        }
+    }
+
     /// A new cgroup for a run, named after its `JOBD_RUN_ID` (unique across restarts, so that a
-    /// kept cgroup of an earlier jobd never clashes), with the run's task limit.
-    func makeRunCgroup(invocationID: String, runID: UInt64, tasksMax: TasksMax?) -> Result<RunCgroup, CgroupProbe.Refusal> {
+    /// kept cgroup of an earlier jobd never clashes), with the run's task limit and `resources`.
+    /// Its twins on v1 hierarchies are made for pids and for each controller `resources` needs.
+    func makeRunCgroup(invocationID: String, runID: UInt64, tasksMax: TasksMax?, resources: ResourceControl) -> Result<RunCgroup, CgroupProbe.Refusal> {
         let name = Self.runsName + "/run-" + (invocationID.isEmpty ? String(runID) : invocationID)
-        let run = RunCgroup(directory: directory + "/" + name, path: path + "/" + name, legacyPids: legacyPids.map { $0 + "/" + name })
-        for made in [run.directory] + (run.legacyPids.map { [$0] } ?? []) where mkdir(made, 0o755) != 0 {
+        let needed = Set(["pids"] + resources.keys.map(CgroupSettings.controller(of:)))
+        let twins = legacy.filter { needed.contains($0.key) }.mapValues { $0 + "/" + name }
+        let run = RunCgroup(directory: directory + "/" + name, path: path + "/" + name, legacy: twins)
+        for controller in Self.onDemand where resources.keys.contains(where: { Self.unifiedName(CgroupSettings.controller(of: $0)) == controller })
+            && controllers.contains(controller) {
+            let file = directory + "/" + Self.runsName + "/cgroup.subtree_control"
+            if let code = CgroupFile.write(file, "+" + controller) {
+                return .failure(CgroupProbe.Refusal("cannot enable the \(controller) controller in \(file): \(CgroupFile.describe(code))"))
+            }
+        }
+        for made in run.entered where mkdir(made, 0o755) != 0 {
             let reason = "cannot create the cgroup \(made): \(CgroupFile.describe(errno))"
             _ = run.remove()
             return .failure(CgroupProbe.Refusal(reason))
@@ -132,6 +202,22 @@ package final class DelegatedCgroup: Sendable {
             if let code = CgroupFile.write(runPids + "/pids.max", limit) {
                 _ = run.remove()
                 return .failure(CgroupProbe.Refusal("cannot limit the run's tasks to \(limit) (\(runPids)/pids.max): \(CgroupFile.describe(code))"))
+            }
+        }
+        guard !resources.isEmpty else { return .success(run) }
+        let pageSize = UInt64(sysconf(Int32(_SC_PAGESIZE)))
+        let writes = CgroupSettings.writes(resources, hierarchy: hierarchy, physicalMemory: UInt64(sysconf(Int32(_SC_PHYS_PAGES))) * pageSize,
+                                           pageSize: pageSize)
+        for write in writes {
+            let place = hierarchy(write.controller) == .unified ? run.directory : run.legacy[write.controller] ?? run.directory
+            var failures: [String] = []
+            for choice in write.choices {
+                guard let code = CgroupFile.write(place + "/" + choice.file, choice.value) else { break }
+                failures.append("\(place)/\(choice.file): \(CgroupFile.describe(code))")
+            }
+            if failures.count == write.choices.count {
+                _ = run.remove()
+                return .failure(CgroupProbe.Refusal("cannot set \(write): " + failures.joined(separator: "; ")))
             }
         }
         return .success(run)
@@ -159,13 +245,14 @@ package final class DelegatedCgroup: Sendable {
             guard case .success(let names) = FileSystem.directoryEntries(directory + parent) else { continue }
             for name in names where name.hasPrefix("run-") {
                 let run = RunCgroup(directory: directory + parent + "/" + name, path: path + parent + "/" + name,
-                                    legacyPids: parent.isEmpty ? nil : legacyPids.map { $0 + parent + "/" + name })
+                                    legacy: parent.isEmpty ? [:] : legacy.mapValues { $0 + parent + "/" + name })
                 if !run.remove() { keep(run) }
             }
         }
-        // A run's v1 cgroup whose unified one is already gone (jobd stopped between the two).
-        if let legacyPids, case .success(let names) = FileSystem.directoryEntries(legacyPids + "/" + Self.runsName) {
-            for name in names where name.hasPrefix("run-") { rmdir(legacyPids + "/" + Self.runsName + "/" + name) }
+        // A run's v1 cgroups whose unified one is already gone (jobd stopped between the two).
+        for runs in legacy.values.map({ $0 + "/" + Self.runsName }) {
+            guard case .success(let names) = FileSystem.directoryEntries(runs) else { continue }
+            for name in names where name.hasPrefix("run-") { rmdir(runs + "/" + name) }
         }
     }
 }

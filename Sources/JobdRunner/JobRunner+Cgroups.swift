@@ -4,27 +4,32 @@ import JobdLogging
 import Logging
 
 extension JobRunner {
-    /// The run's own cgroup where jobd tracks runs by cgroup; nil (the run is tracked by its process
-    /// group, with a warning) when it cannot be created.
-    func makeCgroup(_ definition: JobDefinition, runID: UInt64, invocationID: String, fields: [String: String]) -> RunCgroup? {
-        guard case .cgroups(let delegated) = tracking else { return nil }
-        switch delegated.makeRunCgroup(invocationID: invocationID, runID: runID, tasksMax: definition.tasksMax) {
+    /// The run's own cgroup where jobd tracks runs by cgroup, with its job's limits. When it cannot
+    /// be made, a job that sets a limit (`TasksMax=`, `MemoryMax=`…) fails to start with the reason,
+    /// rather than run without it; another is tracked by its process group, with a warning.
+    func makeCgroup(_ definition: JobDefinition, runID: UInt64, invocationID: String, fields: [String: String]) -> Result<RunCgroup?, PreparationError> {
+        guard case .cgroups(let delegated) = tracking else { return .success(nil) }
+        switch delegated.makeRunCgroup(invocationID: invocationID, runID: runID, tasksMax: definition.tasksMax, resources: definition.resourceControl) {
         case .success(let cgroup):
-            return cgroup
+            return .success(cgroup)
         case .failure(let refusal):
+            if definition.tasksMax != nil || !definition.resourceControl.isEmpty {
+                return .failure(PreparationError(description: "its cgroup could not be set up: \(refusal.description)"))
+            }
             logger.warning("run \(runID) of \(definition.name) is tracked by its process group: \(refusal.description)",
                            metadata: fields.mapValues { .string($0) })
-            return nil
+            return .success(nil)
         }
     }
 
-    /// Once the run's leftovers are stopped (or kept): what the run used, and the cgroup removed, or
-    /// kept until its last process is gone.
-    func finish(_ cgroup: RunCgroup, keep: Bool) -> RunUsage? {
-        guard case .cgroups(let delegated) = tracking else { return nil }
+    /// Once the run's leftovers are stopped (or kept): what the run used and how many of its
+    /// processes the OOM killer killed, and the cgroup removed, or kept until its last process is gone.
+    func finish(_ cgroup: RunCgroup, keep: Bool) -> (usage: RunUsage?, oomKills: UInt64) {
+        guard case .cgroups(let delegated) = tracking else { return (nil, 0) }
         let usage = cgroup.usage
+        let oomKills = cgroup.oomKills
         if keep || !cgroup.remove() { delegated.keep(cgroup) }
         delegated.removeEmptyKept()
-        return usage
+        return (usage, oomKills)
     }
 }

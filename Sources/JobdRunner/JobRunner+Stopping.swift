@@ -5,15 +5,21 @@ import Logging
 
 extension JobRunner {
     /// Watches one run beside its process until the process has been reaped (the caller cancels
-    /// it then): at `RuntimeMaxSec=` or a stop request it sends SIGTERM (and SIGCONT, so that a
-    /// stopped process sees it) to the run's process group, and SIGKILL once `TimeoutStopSec=` has
-    /// passed, as systemd stops a service.
+    /// it then): at `RuntimeMaxSec=`, a stop request, or an OOM kill in the cgroup of a run with a
+    /// memory limit, it sends SIGTERM (and SIGCONT, so that a stopped process sees it) to the run's
+    /// process group, and SIGKILL once `TimeoutStopSec=` has passed, as systemd stops a service.
     func watch(
-        _ definition: JobDefinition, runID: UInt64, fields runFields: [String: String], requests: AsyncStream<StopReason>,
-        stopping: @Sendable (StopReason) -> Void
+        _ definition: JobDefinition, runID: UInt64, cgroup: RunCgroup?, fields runFields: [String: String],
+        requests: AsyncStream<StopReason>, stopping: @Sendable (StopReason) -> Void
     ) async {
         let runtimeMax = definition.runtimeMax
+        let memoryLimited = [definition.resourceControl.memoryMax, definition.resourceControl.memoryHigh,
+                             definition.resourceControl.memorySwapMax].contains { $0 != nil }
+        let oomWatch = memoryLimited ? cgroup.flatMap(OOMWatch.start) : nil
         let reason: StopReason? = await withTaskGroup(of: StopReason?.self) { group in
+            if let oomWatch {
+                group.addTask { await oomWatch.wait() ? .oomKill : nil }
+            }
             if !runtimeMax.isInfinite {
                 group.addTask {
                     do { try await Task.sleep(for: runtimeMax.duration) } catch { return nil }
@@ -42,6 +48,7 @@ extension JobRunner {
         case .replaced: "run \(runID) of \(definition.name) is replaced by a new run (Overlap=replace)"
         case .requested: "run \(runID) of \(definition.name) is stopped on request (jobctl stop)"
         case .shutdown: "run \(runID) of \(definition.name) is stopped: jobd is stopping"
+        case .oomKill: "the OOM killer killed a process of run \(runID) of \(definition.name) in its cgroup: the run is stopped (as systemd's OOMPolicy=stop)"
         }
         logger.event(reason == .runtimeExceeded ? .runTimeout : .runStop, level: reason == .shutdown ? .notice : .warning,
                      "\(message): SIGTERM to its \(tracking.name == "cgroup" ? "cgroup" : "process group"), SIGKILL after TimeoutStopSec=\(grace)", fields)

@@ -89,18 +89,25 @@ package struct JobRunner: Sendable {
         var account: Account?
         // What the run writes, kept for MailTo= (cron's MAILTO) only.
         let mailed = definition.mailTo.isEmpty ? nil : MailedOutput()
-        switch await prepareAside(definition, runID: runID, invocationID: invocationID, context: context) {
+        prepared: switch await prepareAside(definition, runID: runID, invocationID: invocationID, context: context) {
         case .failure(let reason):
             termination = .failedToStart(reason.description)
         case .success(var configuration):
             account = configuration.account
-            cgroup = makeCgroup(definition, runID: runID, invocationID: invocationID, fields: fields)
+            switch makeCgroup(definition, runID: runID, invocationID: invocationID, fields: fields) {
+            case .failure(let reason):
+                termination = .failedToStart(reason.description)
+                break prepared
+            case .success(let made):
+                cgroup = made
+            }
             configuration.cgroup = cgroup
             if let cgroup { fields[JobdField.cgroup] = cgroup.path }
             let startFields = fields
+            let watched = cgroup
             (termination, pid) = await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    await watch(definition, runID: runID, fields: startFields, requests: stopRequests) { stopReason.record($0) }
+                    await watch(definition, runID: runID, cgroup: watched, fields: startFields, requests: stopRequests) { stopReason.record($0) }
                 }
                 defer { group.cancelAll() }
                 return await spawn(configuration, definition: definition, runID: runID, fields: startFields, mailed: mailed)
@@ -115,16 +122,17 @@ package struct JobRunner: Sendable {
         var leftovers = 0
         if let pid { leftovers = await stopLeftovers(of: definition, group: pid, cgroup: cgroup, fields: fields) }
         // A run that never started has its cgroup removed, and no usage to report.
-        let usage = cgroup.flatMap { finish($0, keep: leftovers > 0 && definition.killMode != .controlGroup) }.flatMap { pid == nil ? nil : $0 }
+        let finished = cgroup.map { finish($0, keep: leftovers > 0 && definition.killMode != .controlGroup) }
+        let usage = pid == nil ? nil : finished?.usage
         // Only now is the process reaped; until then a stop must still be able to signal it.
         registry.remove(runID: runID)
-        let finished = MonotonicInstant.now()
+        let ended = MonotonicInstant.now()
         let reason = stopReason.reason
         let result = RunOutcome.result(of: termination, stopReason: reason, ignoresFailure: definition.command.ignoresFailure,
-                                       success: definition.successExitStatus)
+                                       success: definition.successExitStatus, oomKilled: (finished?.oomKills ?? 0) > 0)
         fields[JobdField.exitCode] = termination.exitCode
         fields[JobdField.exitStatus] = termination.exitStatus
-        let elapsed = TimeSpan(microseconds: UInt64(max(0, finished.duration(since: started).nanosecondsSaturated / 1_000)))
+        let elapsed = TimeSpan(microseconds: UInt64(max(0, ended.duration(since: started).nanosecondsSaturated / 1_000)))
         fields[JobdField.durationUSec] = String(elapsed.microseconds)
         fields[JobdField.result] = result.rawValue
         if leftovers > 0 { fields[JobdField.leftovers] = String(leftovers) }
@@ -135,7 +143,7 @@ package struct JobRunner: Sendable {
                      "run \(runID) of \(definition.name) \(termination) after \(elapsed.description(accuracy: TimeSpan(microseconds: 1_000))): \(result.rawValue)"
                         + (reason.map { " (stopped: \($0.rawValue))" } ?? "") + (usage.map { ". \($0.summary)" } ?? ""), fields)
         var outcome = RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, pid: pid, termination: termination,
-                                 started: started, finished: finished, result: result, stopReason: reason)
+                                 started: started, finished: ended, result: result, stopReason: reason)
         if let mailed {
             outcome.mail = RunMail.due(definition, result: result, output: mailed, account: account, fields: fields)
         }

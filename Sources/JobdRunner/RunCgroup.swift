@@ -9,17 +9,18 @@ package struct RunCgroup: Sendable {
     let directory: String
     /// As `/proc/PID/cgroup` names it: `/system.slice/jobd.service/runs/run-…`.
     package let path: String
-    /// Its twin on the pids controller's cgroup v1 hierarchy, where jobd limits tasks there.
-    let legacyPids: String?
+    /// Its twins on the cgroup v1 hierarchies of controllers the unified one lacks, by controller
+    /// (`pids`, `memory`, `cpu`, `blkio`), where jobd limits the run there.
+    let legacy: [String: String]
 
-    init(directory: String, path: String, legacyPids: String? = nil) {
+    init(directory: String, path: String, legacy: [String: String] = [:]) {
         self.directory = directory
         self.path = path
-        self.legacyPids = legacyPids
+        self.legacy = legacy
     }
 
-    /// The directories the run's process enters (`jobd-cgexec --cgroup`).
-    var entered: [String] { [directory] + (legacyPids.map { [$0] } ?? []) }
+    /// The directories the run's process enters (`jobd-cgexec --cgroup`): its cgroup, then its twins.
+    var entered: [String] { [directory] + DelegatedCgroup.legacyControllers.compactMap { legacy[$0] } }
 
     /// The processes in it now (zombies are not listed: they are already gone).
     var members: [pid_t] { CgroupText.pids(procs: CgroupFile.read(directory + "/cgroup.procs") ?? "") }
@@ -48,7 +49,17 @@ package struct RunCgroup: Sendable {
         return RunUsage(cpuUSec: cpu.total, userUSec: cpu.user, systemUSec: cpu.system, memoryPeak: peak)
     }
 
-    /// Removes the cgroup (and its v1 twin); fails (EBUSY) while a process is in it. One already
+    /// How many processes the kernel's OOM killer killed in it: `oom_kill` of `memory.events` on
+    /// the unified hierarchy (with those of cgroups below), of `memory.oom_control` on v1; 0 where
+    /// neither can be read.
+    var oomKills: UInt64 {
+        if let memory = legacy["memory"] {
+            return CgroupFile.read(memory + "/memory.oom_control").flatMap { CgroupText.oomKills(events: $0) } ?? 0
+        }
+        return CgroupFile.read(directory + "/memory.events").flatMap { CgroupText.oomKills(events: $0) } ?? 0
+    }
+
+    /// Removes the cgroup (and its v1 twins); fails (EBUSY) while a process is in it. One already
     /// gone counts as removed.
     func remove() -> Bool {
         entered.reversed().allSatisfy { rmdir($0) == 0 || errno == ENOENT }

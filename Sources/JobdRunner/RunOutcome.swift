@@ -85,16 +85,22 @@ package struct RunOutcome: Sendable {
     package var succeeded: Bool { result == .success }
 
     /// The result of a run that ended as `termination`: a run jobd stopped at `RuntimeMaxSec=` timed
-    /// out, one it stopped for another reason was stopped, whatever its exit status.
+    /// out, one it stopped for another reason was stopped, whatever its exit status; one in whose
+    /// cgroup the kernel's OOM killer killed a process (`oomKilled`) ended `oom-kill`, as systemd's
+    /// service does, whatever its exit status (the killed process may not be the main one, whose
+    /// shell then exits 137).
     package static func result(
-        of termination: RunTermination, stopReason: StopReason?, ignoresFailure: Bool, success: SuccessExitStatus = SuccessExitStatus()
+        of termination: RunTermination, stopReason: StopReason?, ignoresFailure: Bool, success: SuccessExitStatus = SuccessExitStatus(),
+        oomKilled: Bool = false
     ) -> RunResult {
         if case .failedToStart = termination { return .startFailed }
         switch stopReason {
         case .runtimeExceeded?: return .timeout
+        case .oomKill?: return .oomKill
         case .replaced?, .requested?, .shutdown?: return .stopped
         case nil: break
         }
+        if oomKilled { return .oomKill }
         switch termination {
         case .exited(let status): return status == 0 || ignoresFailure || success.statuses.contains(status) ? .success : .exitCode
         case .killed(let signal): return success.signals.contains(signal) ? .success : .signal

@@ -14,7 +14,9 @@ package enum RunTracking: Sendable {
     package static func detect(logger: Logger) -> RunTracking {
         switch DelegatedCgroup.setUp() {
         case .success(let cgroup):
-            let controllers = cgroup.controllers.isEmpty ? "none" : cgroup.controllers.joined(separator: " ")
+            let legacy = DelegatedCgroup.legacyControllers.filter { cgroup.legacy[$0] != nil }
+            let controllers = (cgroup.controllers.isEmpty ? "none" : cgroup.controllers.joined(separator: " "))
+                + (legacy.isEmpty ? "" : "; on cgroup v1: " + legacy.joined(separator: " "))
             logger.notice("runs are tracked by cgroup: each run in its own cgroup under \(cgroup.path) (controllers: \(controllers))",
                           metadata: [JobdField.tracking: "cgroup", JobdField.cgroup: .string(cgroup.path)])
             return .cgroups(cgroup)

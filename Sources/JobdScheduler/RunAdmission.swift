@@ -150,7 +150,10 @@ package struct RunAdmission: Sendable {
         var actions: [Action] = []
         let definition = definitions[end.job]
         let queuedStarts = jobs[end.job]?.queued != nil && jobs[end.job]?.inFlight.isEmpty == true
-        let retries = definition.map { $0.restart.condition.retries(end.result) && request.attempt < $0.restart.limit } ?? false
+        let retries = definition.map {
+            $0.restart.condition.retries(end.result) && request.attempt < $0.restart.limit
+                && !$0.restart.prevents(exitCode: end.exitCode, exitStatus: end.exitStatus)
+        } ?? false
         if let definition, retries, !queuedStarts {
             let attempt = request.attempt + 1
             let delay = definition.restart.delay(beforeRetry: attempt)

@@ -7,10 +7,13 @@ package import Testing
 /// system, `/sys/fs/cgroup/unified`).
 package final class DelegatedTestCgroup {
     package let directory: String
-    /// jobd's cgroup on the pids controller's v1 hierarchy, where the unified hierarchy has no pids
-    /// controller (a hybrid host, as this project's test machines are): as systemd makes one for
-    /// a unit with a task limit.
-    package let legacyPids: String?
+    /// jobd's cgroups on the v1 hierarchies of the controllers the unified hierarchy lacks (a hybrid
+    /// host, as this project's test machines are, binds pids, memory, cpu and blkio there), by
+    /// controller: as systemd makes them for a unit with `Delegate=yes`. Each is made below the test
+    /// process's own cgroup on that hierarchy.
+    package let legacy: [String: String]
+    /// The one on the pids controller's v1 hierarchy.
+    package var legacyPids: String? { legacy["pids"] }
 
     /// Why the machine cannot give a test a delegated cgroup, or nil.
     private static func mount() -> Result<String, Failure> {
@@ -42,21 +45,43 @@ package final class DelegatedTestCgroup {
         switch made {
         case .success(let directory):
             self.directory = directory
-            legacyPids = Self.makeLegacyPids(name: String(directory.split(separator: "/").last!), unified: directory)
+            legacy = Self.makeLegacy(name: String(directory.split(separator: "/").last!), unified: directory)
         case .failure(let failure):
             try Requirement.unmet("DELEGATED CGROUP TEST NOT RUN: \(failure.description)", sourceLocation: sourceLocation)
             throw failure
         }
     }
 
-    /// A cgroup of the same name on the pids controller's v1 hierarchy, where the unified one lacks
-    /// that controller; `nil` elsewhere.
-    private static func makeLegacyPids(name: String, unified: String) -> String? {
+    /// A cgroup of the same name on the v1 hierarchy of each controller the unified one lacks
+    /// (`/sys/fs/cgroup/CONTROLLER` below the test's own cgroup there), where that hierarchy exists.
+    private static func makeLegacy(name: String, unified: String) -> [String: String] {
         let root = String(unified[..<unified.lastIndex(of: "/")!])
-        let controllers = (try? String(contentsOfFile: root + "/cgroup.controllers", encoding: .utf8)) ?? ""
-        guard !controllers.split(whereSeparator: \.isWhitespace).contains("pids") else { return nil }
-        let directory = "/sys/fs/cgroup/pids/" + name
-        return mkdir(directory, 0o755) == 0 ? directory : nil
+        let controllers = ((try? String(contentsOfFile: root + "/cgroup.controllers", encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace)
+        let own = (try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? ""
+        var made: [String: String] = [:]
+        for controller in ["pids", "memory", "cpu", "blkio"] where !controllers.contains(Substring(controller == "blkio" ? "io" : controller)) {
+            // `4:memory:/some/path` or `1:cpu,cpuacct:/`: the test's own cgroup on that hierarchy.
+            guard let path = Self.ownPath(own, controller: controller), let mount = Self.legacyMount(controller) else { continue }
+            let directory = mount + (path == "/" ? "" : path) + "/" + name
+            if mkdir(directory, 0o755) == 0 { made[controller] = directory }
+        }
+        return made
+    }
+
+    /// The path of `/proc/self/cgroup`'s line for `controller` (`4:memory:/some/path`).
+    private static func ownPath(_ procSelfCgroup: String, controller: String) -> String? {
+        for line in procSelfCgroup.split(separator: "\n") {
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            if fields.count == 3, fields[1].split(separator: ",").contains(Substring(controller)) { return String(fields[2]) }
+        }
+        return nil
+    }
+
+    /// Where `controller`'s v1 hierarchy is mounted, if it is (cpu may share one with cpuacct).
+    private static func legacyMount(_ controller: String) -> String? {
+        let candidates = controller == "cpu" ? ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"] : ["/sys/fs/cgroup/" + controller]
+        let file = controller == "cpu" ? "/cpu.shares" : "/cgroup.procs"
+        return candidates.first { access($0 + file, F_OK) == 0 }
     }
 
     /// The cgroup where jobd's task limit is (`pids.max`: the unit's `TasksMax=`), or nil when the
@@ -78,14 +103,14 @@ package final class DelegatedTestCgroup {
     /// The words that start `executable` inside this cgroup: a shell enters it and execs the program,
     /// so that the program is the cgroup's only process, as a unit's main process is.
     package func launch(_ executable: String, _ arguments: [String]) -> (String, [String]) {
-        let legacy = legacyPids.map { "echo 0 > \($0)/cgroup.procs && " } ?? ""
-        return ("/bin/sh", ["-c", legacy + "echo 0 > \"$0/cgroup.procs\" && exec \"$@\"", directory, executable] + arguments)
+        let entering = legacy.values.sorted().map { "echo 0 > \($0)/cgroup.procs && " }.joined()
+        return ("/bin/sh", ["-c", entering + "echo 0 > \"$0/cgroup.procs\" && exec \"$@\"", directory, executable] + arguments)
     }
 
     /// Removes the cgroup and what jobd made in it (`supervisor`, `runs/run-…`); call once jobd
     /// has exited.
     deinit {
-        for top in [directory] + (legacyPids.map { [$0] } ?? []) { Self.removeTree(top) }
+        for top in [directory] + legacy.values.sorted() { Self.removeTree(top) }
     }
 
     private static func removeTree(_ directory: String) {

@@ -8,7 +8,7 @@
 //     reads the job's environment from stdin (NAME=value entries, each ended by a NUL, then one
 //     more NUL, then EOF: a stream cut short is refused, never run with part of an environment),
 //     enters each cgroup directory DIR (writes "0" to DIR/cgroup.procs: the run's cgroup v2, and its
-//     twin on the pids controller's v1 hierarchy where jobd limits tasks there), sets the resource
+//     twins on the v1 hierarchies (pids, memory, cpu, blkio) where jobd limits the run there), sets the resource
 //     limits (RESOURCE an RLIMIT_ number, each limit a number or "infinity"), the nice value, the
 //     I/O priority (the kernel's IOPRIO_PRIO_VALUE), the CPU scheduling policy and priority (SCHED_
 //     numbers) and the umask, while still root as systemd
@@ -280,7 +280,7 @@ static void execute(char **argv, char **environment) {
 int main(int argc, char **argv) {
     struct credentials wanted = {0};
     struct attributes attributes = {0};
-    const char *cgroups[4] = {0}, *directory = NULL;
+    const char *cgroups[8] = {0}, *directory = NULL;
     size_t cgroup_count = 0;
     size_t limit = 0;
     int reading = 0, i = 1;

@@ -2,7 +2,7 @@ import Glibc
 import JobdConfig
 import Testing
 
-/// `SuccessExitStatus=`, `TimeoutStartSec=`, `StandardInput=` and `SupplementaryGroups=`, read as systemd 252 reads them
+/// `SuccessExitStatus=`, `RestartPreventExitStatus=`, `TimeoutStartSec=`, `StandardInput=` and `SupplementaryGroups=`, read as systemd 252 reads them
 /// for a `Type=oneshot` service (issue 27).
 struct ExitStatusKeysTests {
     static func read(_ lines: String) -> Result<JobDefinition, ConfigErrors> {
@@ -20,6 +20,22 @@ struct ExitStatusKeysTests {
             }
             #expect(errors.errors.first?.message == "SuccessExitStatus=: '\(wrong)' is neither an exit status nor a signal")
         }
+    }
+
+    @Test func restartPreventExitStatusTakesTheSameListAndPreventsByStatusOrSignal() throws {
+        let restart = try Self.read("RestartPreventExitStatus=2 SIGTERM\nRestartPreventExitStatus=75\n").get().restart
+        #expect(restart.preventExitStatus == SuccessExitStatus(statuses: [2, 75], signals: [SIGTERM]))
+        #expect(restart.prevents(exitCode: "exited", exitStatus: "75") && !restart.prevents(exitCode: "exited", exitStatus: "15"))
+        #expect(restart.prevents(exitCode: "killed", exitStatus: "TERM") && !restart.prevents(exitCode: "killed", exitStatus: "2"))
+        #expect(try Self.read("RestartPreventExitStatus=2\nRestartPreventExitStatus=\n").get().restart == RestartPolicy())
+        guard case .failure(let errors) = Self.read("RestartPreventExitStatus=2 nope\n") else {
+            Issue.record("RestartPreventExitStatus=2 nope was accepted")
+            return
+        }
+        #expect(errors.errors.map(\.description) == [
+            "/j/status.job:3: error: RestartPreventExitStatus=: 'nope' is neither an exit status nor a signal\n"
+                + "/j/status.job:3: note: write exit statuses from 0 to 255 and signal names such as SIGTERM, separated by spaces",
+        ])
     }
 
     @Test func timeoutStartSecIsTheRunsLimitAndTheShorterOfTwoWins() throws {

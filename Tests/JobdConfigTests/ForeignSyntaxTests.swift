@@ -20,6 +20,13 @@ import Testing
         ])
     }
 
+    @Test(arguments: [("MemoryLimit=1G", "write MemoryMax="), ("CPUShares=512", "write CPUWeight="), ("BlockIOWeight=250", "write IOWeight="),
+                      ("CPUQuotaPeriodSec=10ms", "default period of 100 ms")])
+    func systemdsOlderResourceKeysPointToTheOnesJobdTakes(line: String, hint: String) {
+        let found = errors("[Job]\nExecStart=/bin/true\n\(line)\n")
+        #expect(found.count == 1 && found[0].contains("note: jobd does not support \(line.prefix { $0 != "=" })=") && found[0].contains(hint), "\(found)")
+    }
+
     @Test func aTimerUnitPointsToJobctlImportTimer() {
         let found = errors("""
             [Unit]

@@ -135,6 +135,31 @@ import Testing
         ])
     }
 
+    @Test func resourceKeysCarryTheirPercentagesAsSystemdReadsThem() throws {
+        // systemd expands no specifiers in these keys: `%` is a share, and the job reads it back so.
+        let (timer, _) = UnitFile.parse("[Timer]\nOnCalendar=daily\n", path: "t.timer")
+        let (service, _) = UnitFile.parse("""
+            [Service]
+            ExecStart=/usr/bin/mandb --quiet
+            TasksMax=15%
+            MemoryMax=50%
+            MemoryHigh=1G
+            MemorySwapMax=0
+            CPUWeight=idle
+            CPUQuota=20%
+            IOWeight=10
+            """, path: "t.service")
+        let result = TimerImporter.convert(timer: timer, service: service, name: "t")
+        #expect(!result.hasLosses, "\(result.serviceReport.entries)")
+        let job = try #require(result.job)
+        #expect(job.assignments.filter { $0.key != "OnCalendar" && $0.key != "AccuracySec" && $0.key != "ExecStart" }.map { "\($0.key)=\($0.value)" } == [
+            "TasksMax=15%", "MemoryMax=50%", "MemoryHigh=1G", "MemorySwapMax=0", "CPUWeight=idle", "CPUQuota=20%", "IOWeight=10",
+        ])
+        let definition = try JobFileReader.read(name: "t", path: "t.job", text: job.text).get()
+        #expect(definition.tasksMax == .permyriad(1_500) && definition.resourceControl.cpuQuota == 2_000)
+        #expect(definition.resourceControl.memoryMax == .permyriad(5_000) && definition.resourceControl.keys.count == 6)
+    }
+
     /// Several command lines run in order; the first failure stops them with its status unless its
     /// line has `-`; variables expand from the job's environment as systemd expands them.
     @Test(arguments: [

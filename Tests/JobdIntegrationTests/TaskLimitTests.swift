@@ -62,9 +62,10 @@ import Testing
     }
 
     @Test func withoutAPidsControllerTasksMaxIsAnErrorAtItsLineAndOtherJobsRun() throws {
-        // Without a delegated cgroup jobd tracks runs by process group: no pids.max to write.
+        // Without a delegated cgroup jobd tracks runs by process group: no pids.max to write, nor
+        // any resource key (issue 27).
         let config = try TemporaryConfiguration(jobs: [
-            "limited": "[Job]\nExecStart=/bin/true\nTasksMax=20\n", "plain": "[Job]\nExecStart=/bin/true\n",
+            "limited": "[Job]\nExecStart=/bin/true\nTasksMax=20\nMemoryMax=1G\nCPUQuota=50%\n", "plain": "[Job]\nExecStart=/bin/true\n",
         ])
         let runtime = config.path + "/run"
         let daemon = try DaemonProcess(product: "jobd", arguments: ["--config-dir", config.path, "--runtime-dir", runtime])
@@ -75,6 +76,9 @@ import Testing
         try daemon.waitForEvent("daemon.ready")
         #expect(daemon.lines.contains { $0.contains("limited.job:3: error: TasksMax= cannot be applied: runs are tracked by process group") },
                 "\(daemon.lines.prefix(8))")
+        for (line, key) in [(4, "MemoryMax"), (5, "CPUQuota")] {
+            #expect(daemon.lines.contains { $0.contains("limited.job:\(line): error: \(key)= cannot be applied: runs are tracked by process group") })
+        }
         let list = try DaemonProcess(product: "jobctl", arguments: ["list", "--runtime-dir", runtime])
         _ = try list.waitForExit()
         #expect(list.lines.contains { $0.contains("bad-setting limited") }, "\(list.lines)")

@@ -25,4 +25,19 @@ struct RunResultTests {
     @Test func aRunJobdStoppedIsNeverASuccessWhateverItsStatus() {
         #expect(RunOutcome.result(of: .exited(3), stopReason: .runtimeExceeded, ignoresFailure: false, success: Self.success) == .timeout)
     }
+
+    @Test(arguments: [
+        (RunTermination.killed(signal: SIGKILL), StopReason?.none, RunResult.oomKill),
+        (.exited(137), nil, .oomKill),
+        (.exited(0), nil, .oomKill),
+        (.killed(signal: SIGKILL), .runtimeExceeded, .timeout),
+        (.killed(signal: SIGTERM), .oomKill, .oomKill),
+        (.killed(signal: SIGTERM), .requested, .stopped),
+        (.failedToStart("no such file"), nil, .startFailed),
+    ])
+    func aRunWhoseProcessTheOOMKillerKilledEndsOOMKillAsSystemdsService(termination: RunTermination, stop: StopReason?, result: RunResult) {
+        // The killed process may be a child: the shell of `head -c 200M /dev/zero | tail` exits 137.
+        #expect(RunOutcome.result(of: termination, stopReason: stop, ignoresFailure: true, success: Self.success, oomKilled: true) == result)
+        #expect(RunResult.oomKill.isFailure && RunResult.oomKill.rawValue == "oom-kill")
+    }
 }

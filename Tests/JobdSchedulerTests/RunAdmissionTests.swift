@@ -172,6 +172,27 @@ import Testing
         #expect(admission.nextRetry == nil)
     }
 
+    @Test(arguments: [
+        ("exited", "2", true), ("exited", "1", false), ("killed", "TERM", true), ("dumped", "TERM", true), ("killed", "KILL", false),
+        ("failed-to-start", "203", true),
+    ])
+    func restartPreventExitStatusEndsTheRetriesAsSystemd(exitCode: String, exitStatus: String, prevented: Bool) throws {
+        var backup = Self.failing(onFailure: ["notify"])
+        backup.restart.preventExitStatus = SuccessExitStatus(statuses: [2, 203], signals: [15])  // SIGTERM
+        var admission = Self.admission([backup, Self.job("notify")])
+        let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
+        let result: RunResult = exitCode == "exited" ? .exitCode : exitCode == "dumped" ? .coreDump : exitCode == "killed" ? .signal : .startFailed
+        let actions = admission.runEnded(RunEnd(runID: run.runID, job: "backup", result: result, exitCode: exitCode, exitStatus: exitStatus),
+                                         now: Self.at(1))
+        if prevented {
+            // No retry: the failure is final, so OnFailure= starts at once.
+            #expect(Self.started(actions).map(\.job) == ["notify"], "\(actions)")
+            #expect(admission.nextRetry == nil)
+        } else {
+            guard case .retry? = actions.first else { Issue.record("no retry: \(actions)"); return }
+        }
+    }
+
     @Test func aSuccessStartsOnSuccessJobsAndEndsTheRetries() throws {
         var backup = Self.failing()
         backup.onSuccess = ["report"]
