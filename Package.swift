@@ -105,8 +105,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // jobd's journal entries -> a lifecycle audit report: pure, no I/O.
-        .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar"], swiftSettings: swiftSettings),
+        // jobd's journal entries -> a lifecycle audit report: pure, no I/O. JobdControl only for
+        // JSONWriter, jobd's one JSON writer (`jobctl audit --json`).
+        .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar", "JobdControl"], swiftSettings: swiftSettings),
         .target(
             name: "JobctlCommands",
             dependencies: [

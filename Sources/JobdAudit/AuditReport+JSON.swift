@@ -1,4 +1,4 @@
-package import FoundationEssentials
+import JobdControl
 
 extension AuditReport {
     /// The report as JSON: `jobctl audit --json`. Keys are sorted and the layout is fixed, so two
@@ -42,10 +42,161 @@ extension AuditReport {
     /// OwnerCounts: {"created", "released", "carriedOver", "running", "pending", "leaked", "unaccounted",
     ///              "unknownOrigin"}
     /// ```
-    package func jsonData() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        // Every member is a plain value type: encoding cannot fail.
-        return try! encoder.encode(self)
+    package func jsonData() -> [UInt8] {
+        var writer = JSONWriter(pretty: true, capacity: 4_096)
+        write(to: &writer)
+        return writer.bytes
+    }
+
+    /// Written by hand through jobd's one JSON writer (issue 30), in the keys' sorted order: the
+    /// same bytes as `JSONEncoder` with `.sortedKeys`, `.prettyPrinted` and `.withoutEscapingSlashes`
+    /// wrote before, which the tests check against the `Codable` conformance.
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.integer("entries", entries)
+        writer.integer("exitCode", exitCode)
+        writer.integer("foreignEntries", foreignEntries)
+        writer.strings("foreignExamples", foreignExamples)
+        writer.key("instances")
+        writer.array(instances) { $1.write(to: &$0) }
+        if let journalEnd {
+            writer.key("journalEnd")
+            journalEnd.write(to: &writer)
+        }
+        writer.integer("leakGraceUSec", leakGraceUSec)
+        writer.integer("malformedEntries", malformedEntries)
+        writer.integer("schemaVersion", schemaVersion)
+        writer.integer("unattributedEntries", unattributedEntries)
+        writer.string("verdict", verdict.rawValue)
+        writer.endObject()
+    }
+}
+
+extension InstanceReport {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.string("bootID", bootID)
+        writer.bool("complete", complete)
+        writer.string("ending", ending.rawValue)
+        writer.optionalInteger("exitedUSec", exitedUSec)
+        writer.integer("failedReloads", failedReloads)
+        writer.integer("firstEntryUSec", firstEntryUSec)
+        writer.key("generations")
+        writer.array(generations) { $1.write(to: &$0) }
+        writer.strings("incompleteReasons", incompleteReasons)
+        writer.string("instance", instance)
+        writer.integer("lastEntryUSec", lastEntryUSec)
+        writer.integer("malformedEntries", malformedEntries)
+        writer.key("malformedExamples")
+        writer.array(malformedExamples) { $1.write(to: &$0) }
+        writer.key("owners")
+        owners.write(to: &writer)
+        writer.key("problems")
+        writer.array(problems) { $1.write(to: &$0) }
+        writer.integer("reloads", reloads)
+        writer.optionalInteger("startedUSec", startedUSec)
+        writer.optionalInteger("stoppedUSec", stoppedUSec)
+        writer.key("timers")
+        timers.write(to: &writer)
+        writer.key("unreleasedOwners")
+        writer.array(unreleasedOwners) { $1.write(to: &$0) }
+        writer.string("verdict", verdict.rawValue)
+        writer.endObject()
+    }
+}
+
+extension GenerationReport {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.integer("carriedIn", carriedIn)
+        writer.optionalInteger("endedUSec", endedUSec)
+        writer.optionalString("ending", ending?.rawValue)
+        writer.integer("generation", generation)
+        writer.optionalInteger("loadedUSec", loadedUSec)
+        writer.key("owners")
+        owners.write(to: &writer)
+        writer.endObject()
+    }
+}
+
+extension OwnerCounts {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.integer("carriedOver", carriedOver)
+        writer.integer("created", created)
+        writer.integer("leaked", leaked)
+        writer.integer("pending", pending)
+        writer.integer("released", released)
+        writer.integer("running", running)
+        writer.integer("unaccounted", unaccounted)
+        writer.integer("unknownOrigin", unknownOrigin)
+        writer.endObject()
+    }
+}
+
+extension TimerCounts {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.integer("fired", fired)
+        writer.integer("invalidated", invalidated)
+        writer.key("invalidatedByReason")
+        writer.beginObject()
+        for (reason, count) in invalidatedByReason.sorted(by: { $0.key < $1.key }) {
+            writer.key(reason)
+            writer.integer(count)
+        }
+        writer.endObject()
+        writer.integer("lateFiresDropped", lateFiresDropped)
+        writer.integer("otherInvalidated", otherInvalidated)
+        writer.optionalInteger("scheduled", scheduled)
+        writer.endObject()
+    }
+}
+
+extension UnreleasedOwner {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.optionalInteger("generation", generation)
+        writer.string("job", job)
+        writer.optionalInteger("lastGeneration", lastGeneration)
+        writer.integer("owner", owner)
+        writer.optionalInteger("retiredUSec", retiredUSec)
+        writer.string("state", state.rawValue)
+        writer.endObject()
+    }
+}
+
+extension MalformedEntry {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.string("event", event)
+        writer.string("field", field)
+        writer.integer("realtimeUSec", realtimeUSec)
+        writer.optionalString("value", value)
+        writer.endObject()
+    }
+}
+
+extension AuditProblem {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.string("detail", detail)
+        writer.optionalInteger("generation", generation)
+        writer.optionalString("job", job)
+        writer.string("kind", kind.rawValue)
+        writer.optionalInteger("owner", owner)
+        writer.optionalInteger("realtimeUSec", realtimeUSec)
+        writer.optionalInteger("timer", timer)
+        writer.endObject()
+    }
+}
+
+extension JournalInstant {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.string("bootID", bootID)
+        writer.integer("monotonicUSec", monotonicUSec)
+        writer.integer("realtimeUSec", realtimeUSec)
+        writer.endObject()
     }
 }
