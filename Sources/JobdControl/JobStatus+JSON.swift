@@ -10,15 +10,9 @@ extension JobStatus {
         if !brief {
             writer.string("command", command)
         }
-        if let description {
-            writer.string("description", description)
-        }
-        if let disabled {
-            writer.bool("disabled", disabled)
-        }
-        if let errors {
-            writer.strings("errors", errors)
-        }
+        writer.optionalString("description", description)
+        writer.optionalBool("disabled", disabled)
+        writer.optionalStrings("errors", errors)
         if !brief {
             writer.string("file", file)
         }
@@ -59,9 +53,9 @@ extension JobStatus {
         try reader.members { (reader: inout JSONReader, key: JSONKey) throws(ControlError) in
             switch key {
             case "command": command = try reader.string()
-            case "description": status.description = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try reader.string() }
-            case "disabled": status.disabled = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try reader.bool() }
-            case "errors": status.errors = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try reader.strings() }
+            case "description": status.description = try reader.optionalString()
+            case "disabled": status.disabled = try reader.optionalBool()
+            case "errors": status.errors = try reader.optionalStrings()
             case "file": file = try reader.string()
             case "generation": generation = try reader.integer()
             case "lastDurationUSec": status.lastDurationUSec = try reader.optionalInteger()
