@@ -1,6 +1,6 @@
-import JobdControl
+package import JobdControl
 
-extension AuditReport {
+extension AuditReport: JSONWritable {
     /// The report as JSON: `jobctl audit --json`. Keys are sorted and the layout is fixed, so two
     /// audits of the same journal give the same bytes.
     ///
@@ -51,18 +51,14 @@ extension AuditReport {
     /// Written by hand through jobd's one JSON writer (issue 30), in the keys' sorted order: the
     /// same bytes as `JSONEncoder` with `.sortedKeys`, `.prettyPrinted` and `.withoutEscapingSlashes`
     /// wrote before, which the tests check against the `Codable` conformance.
-    func write(to writer: inout JSONWriter) {
+    package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.integer("entries", entries)
         writer.integer("exitCode", exitCode)
         writer.integer("foreignEntries", foreignEntries)
         writer.strings("foreignExamples", foreignExamples)
-        writer.key("instances")
-        writer.array(instances) { $1.write(to: &$0) }
-        if let journalEnd {
-            writer.key("journalEnd")
-            journalEnd.write(to: &writer)
-        }
+        writer.array("instances", instances)
+        writer.optionalValue("journalEnd", journalEnd)
         writer.integer("leakGraceUSec", leakGraceUSec)
         writer.integer("malformedEntries", malformedEntries)
         writer.integer("schemaVersion", schemaVersion)
@@ -72,8 +68,8 @@ extension AuditReport {
     }
 }
 
-extension InstanceReport {
-    func write(to writer: inout JSONWriter) {
+extension InstanceReport: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.string("bootID", bootID)
         writer.bool("complete", complete)
@@ -81,46 +77,39 @@ extension InstanceReport {
         writer.optionalInteger("exitedUSec", exitedUSec)
         writer.integer("failedReloads", failedReloads)
         writer.integer("firstEntryUSec", firstEntryUSec)
-        writer.key("generations")
-        writer.array(generations) { $1.write(to: &$0) }
+        writer.array("generations", generations)
         writer.strings("incompleteReasons", incompleteReasons)
         writer.string("instance", instance)
         writer.integer("lastEntryUSec", lastEntryUSec)
         writer.integer("malformedEntries", malformedEntries)
-        writer.key("malformedExamples")
-        writer.array(malformedExamples) { $1.write(to: &$0) }
-        writer.key("owners")
-        owners.write(to: &writer)
-        writer.key("problems")
-        writer.array(problems) { $1.write(to: &$0) }
+        writer.array("malformedExamples", malformedExamples)
+        writer.value("owners", owners)
+        writer.array("problems", problems)
         writer.integer("reloads", reloads)
         writer.optionalInteger("startedUSec", startedUSec)
         writer.optionalInteger("stoppedUSec", stoppedUSec)
-        writer.key("timers")
-        timers.write(to: &writer)
-        writer.key("unreleasedOwners")
-        writer.array(unreleasedOwners) { $1.write(to: &$0) }
+        writer.value("timers", timers)
+        writer.array("unreleasedOwners", unreleasedOwners)
         writer.string("verdict", verdict.rawValue)
         writer.endObject()
     }
 }
 
-extension GenerationReport {
-    func write(to writer: inout JSONWriter) {
+extension GenerationReport: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.integer("carriedIn", carriedIn)
         writer.optionalInteger("endedUSec", endedUSec)
         writer.optionalString("ending", ending?.rawValue)
         writer.integer("generation", generation)
         writer.optionalInteger("loadedUSec", loadedUSec)
-        writer.key("owners")
-        owners.write(to: &writer)
+        writer.value("owners", owners)
         writer.endObject()
     }
 }
 
-extension OwnerCounts {
-    func write(to writer: inout JSONWriter) {
+extension OwnerCounts: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.integer("carriedOver", carriedOver)
         writer.integer("created", created)
@@ -134,8 +123,8 @@ extension OwnerCounts {
     }
 }
 
-extension TimerCounts {
-    func write(to writer: inout JSONWriter) {
+extension TimerCounts: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.integer("fired", fired)
         writer.integer("invalidated", invalidated)
@@ -153,8 +142,8 @@ extension TimerCounts {
     }
 }
 
-extension UnreleasedOwner {
-    func write(to writer: inout JSONWriter) {
+extension UnreleasedOwner: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.optionalInteger("generation", generation)
         writer.string("job", job)
@@ -166,8 +155,8 @@ extension UnreleasedOwner {
     }
 }
 
-extension MalformedEntry {
-    func write(to writer: inout JSONWriter) {
+extension MalformedEntry: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.string("event", event)
         writer.string("field", field)
@@ -177,8 +166,8 @@ extension MalformedEntry {
     }
 }
 
-extension AuditProblem {
-    func write(to writer: inout JSONWriter) {
+extension AuditProblem: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.string("detail", detail)
         writer.optionalInteger("generation", generation)
@@ -191,8 +180,8 @@ extension AuditProblem {
     }
 }
 
-extension JournalInstant {
-    func write(to writer: inout JSONWriter) {
+extension JournalInstant: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.string("bootID", bootID)
         writer.integer("monotonicUSec", monotonicUSec)

@@ -9,10 +9,7 @@ extension ControlResponse {
         if let code {
             writer.string("code", code.rawValue)
         }
-        if let daemon {
-            writer.key("daemon")
-            daemon.write(to: &writer)
-        }
+        writer.optionalValue("daemon", daemon)
         if let jobStatus {
             writer.key("jobStatus")
             jobStatus.write(to: &writer)
@@ -24,14 +21,8 @@ extension ControlResponse {
         writer.optionalString("line", line)
         writer.optionalInteger("lost", lost)
         writer.optionalString("message", message)
-        if let reload {
-            writer.key("reload")
-            reload.write(to: &writer)
-        }
-        if let run {
-            writer.key("run")
-            run.write(to: &writer)
-        }
+        writer.optionalValue("reload", reload)
+        writer.optionalValue("run", run)
         writer.optionalString("stream", stream)
         writer.string("type", type.rawValue)
         writer.integer("version", version)

@@ -1,6 +1,6 @@
 /// The daemon's status as JSON, written and read by hand (issue 30): on the wire, and pretty for
 /// `jobctl status --json`.
-extension DaemonStatus {
+extension DaemonStatus: JSONWritable {
     /// Writes the status as one object, keys sorted, absent optionals left out.
     package func write(to writer: inout JSONWriter) {
         writer.beginObject()
@@ -9,10 +9,7 @@ extension DaemonStatus {
         writer.integer("generation", generation)
         writer.string("instance", instance)
         writer.integer("jobs", jobs)
-        if let lastReload {
-            writer.key("lastReload")
-            lastReload.write(to: &writer)
-        }
+        writer.optionalValue("lastReload", lastReload)
         writer.integer("leakedOwners", leakedOwners)
         writer.integer("liveOwners", liveOwners)
         writer.integer("liveTimers", liveTimers)

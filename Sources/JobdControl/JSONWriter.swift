@@ -184,10 +184,23 @@ extension JSONWriter {
         endArray()
     }
 
-    /// An array whose elements `element` writes, one each.
-    package mutating func array<Element>(_ elements: [Element], _ element: (inout JSONWriter, Element) -> Void) {
+    /// A member whose value writes itself.
+    package mutating func value(_ key: StaticString, _ value: some JSONWritable) {
+        self.key(key)
+        value.write(to: &self)
+    }
+
+    /// A member whose value writes itself, unless it is `nil`.
+    package mutating func optionalValue(_ key: StaticString, _ value: (some JSONWritable)?) {
+        guard let value else { return }
+        self.value(key, value)
+    }
+
+    /// A member whose value is an array of values that write themselves.
+    package mutating func array(_ key: StaticString, _ values: [some JSONWritable]) {
+        self.key(key)
         beginArray()
-        for value in elements { element(&self, value) }
+        for value in values { value.write(to: &self) }
         endArray()
     }
 
@@ -238,3 +251,9 @@ extension JSONWriter {
         strings(values)
     }
 }
+
+/// A value that writes itself as JSON, through ``JSONWriter``: one object, keys sorted.
+package protocol JSONWritable {
+    func write(to writer: inout JSONWriter)
+}
+

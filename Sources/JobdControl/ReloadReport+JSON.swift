@@ -1,5 +1,5 @@
 /// A reload's report as JSON, written and read by hand (issue 30).
-extension ReloadReport {
+extension ReloadReport: JSONWritable {
     /// Writes the report as one object, keys sorted. `kept` is written as `keptCount`, and `kept`
     /// as an empty array: the jobctl before the count requires an array of names there, and then
     /// shows 0 kept instead of failing to read the reply.

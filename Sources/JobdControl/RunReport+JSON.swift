@@ -1,5 +1,5 @@
 /// A run's report as JSON, written and read by hand (issue 30).
-extension RunReport {
+extension RunReport: JSONWritable {
     /// Writes the report as one object, keys sorted, absent optionals left out.
     package func write(to writer: inout JSONWriter) {
         writer.beginObject()
