@@ -8,7 +8,8 @@
 //   runs          -> JobdRunner
 //   journal       -> JobdLogging on SystemdKit (the only target that imports libsystemd)
 //   claims        -> JobdFleet on libpq (the only target that imports CLibpq), for RunOn=one-node
-// JobdDaemon wires them together; `jobd` and `jobctl` are thin executables over it.
+// JobdDaemon wires them together; `jobd` and `jobctl` are thin executables over it, shipped as
+// one binary (jobctl a link to jobd, which runs as jobctl when started by that name).
 
 import PackageDescription
 
@@ -108,8 +109,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // jobd's journal entries -> a lifecycle audit report: pure, no I/O.
-        .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar"], swiftSettings: swiftSettings),
+        // jobd's journal entries -> a lifecycle audit report: pure, no I/O. JobdControl only for
+        // JSONWriter, jobd's one JSON writer (`jobctl audit --json`).
+        .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar", "JobdControl"], swiftSettings: swiftSettings),
         .target(
             name: "JobctlCommands",
             dependencies: [
@@ -118,10 +120,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // jobd, and jobctl when started by that name: the shipped jobctl is a link to jobd (one
+        // binary, half the package). The `jobctl` target builds jobctl alone, for development and tests.
         .executableTarget(
             name: "jobd",
             dependencies: [
-                "JobdDaemon", "JobdLogging", "JobdControl", "SystemdKit",
+                "JobdDaemon", "JobdLogging", "JobdControl", "SystemdKit", "JobctlCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -18,7 +18,9 @@ enum FuzzTarget: String, CaseIterable {
     case cron
     /// Time spans: parse, and the description read back.
     case timeSpan = "time-span"
-    /// A control request line as jobd's control socket decodes it.
+    /// A control request line as jobd's control socket reads it (``ControlRequest/init(jsonLine:)``,
+    /// by hand): what it accepts is written back the same way, reads the same, is what
+    /// `JSONEncoder` writes, and agrees with Foundation's decoder wherever both accept it.
     case controlRequest = "control-request"
     /// Journal entries (``FuzzJournal``) through the lifecycle audit.
     case audit
@@ -75,16 +77,18 @@ enum FuzzTarget: String, CaseIterable {
     }
 
     static func decodeControlRequest(_ bytes: [UInt8]) {
-        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(bytes)) else { return }
+        guard let request = try? ControlRequest(jsonLine: bytes) else { return }
         _ = request.streamsOutput
-        let encoded: Data
-        do {
-            encoded = try JSONEncoder().encode(request)
-        } catch {
-            fatalError("invariant broken: a decoded request does not encode: \(error)")
+        let written = request.jsonLine
+        let again = try? ControlRequest(jsonLine: Array(written.dropLast()))
+        require(again == request, "\(request) does not survive writing as \(String(decoding: written, as: UTF8.self))")
+        if let foundation = try? JSONDecoder().decode(ControlRequest.self, from: Data(bytes)) {
+            require(foundation == request, "read by hand as \(request), by JSONDecoder as \(foundation)")
         }
-        let again = try? JSONDecoder().decode(ControlRequest.self, from: encoded)
-        require(again == request, "\(request) does not survive encoding as \(String(decoding: encoded, as: UTF8.self))")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let reference = (try? encoder.encode(request)).map(Array.init)
+        require(reference.map { $0 + [UInt8(ascii: "\n")] } == written, "written as \(String(decoding: written, as: UTF8.self)), not as JSONEncoder writes it")
     }
 
     static func readControlResponse(_ bytes: [UInt8]) {
@@ -101,7 +105,7 @@ enum FuzzTarget: String, CaseIterable {
         let report = LifecycleAuditor.audit(entries)
         _ = report.text()
         let json = report.jsonData()
-        let again = try? JSONDecoder().decode(AuditReport.self, from: json)
+        let again = try? JSONDecoder().decode(AuditReport.self, from: Data(json))
         require(again == report, "the audit's JSON does not read back: \(String(decoding: json, as: UTF8.self))")
     }
 }

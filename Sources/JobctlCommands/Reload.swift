@@ -77,13 +77,13 @@ extension Jobctl {
             func names(_ list: [String]) -> String { list.isEmpty ? "" : " (\(list.joined(separator: ", ")))" }
             let summary = "generation \(report.generation): \(report.added.count) added\(names(report.added)), "
                 + "\(report.changed.count) changed\(names(report.changed)), "
-                + "\(report.removed.count) removed\(names(report.removed)), \(report.kept.count) kept"
+                + "\(report.removed.count) removed\(names(report.removed)), \(report.kept) kept"
             if report.accepted {
                 print("jobd reloaded: " + summary)
                 return
             }
             for error in report.errors { print(error, to: &standardError) }
-            if report.added.isEmpty && report.changed.isEmpty && report.removed.isEmpty && report.kept.isEmpty {
+            if report.added.isEmpty && report.changed.isEmpty && report.removed.isEmpty && report.kept == 0 {
                 print("jobctl: reload rejected: \(report.errors.count) error(s); generation \(report.generation) keeps running",
                       to: &standardError)
             } else {

@@ -69,26 +69,33 @@ extension Jobctl {
                 let message = response.message ?? "jobd reported an error"
                 var standardError = StandardError()
                 print("jobctl: \(message)", to: &standardError)
-                if json { printJSON(JSONError(error: message, exitStatus: ExitStatus.failure)) }
+                if json { printJSONError(message, exitStatus: ExitStatus.failure) }
                 throw ExitCode(ExitStatus.failure)
             }
             return (client, response)
         } catch let error as ControlError {
             let code = fail(error)
-            if json { printJSON(JSONError(error: error.message, exitStatus: code.rawValue)) }
+            if json { printJSONError(error.message, exitStatus: code.rawValue) }
             throw code
         }
     }
 
-    /// An error, for `--json`.
-    struct JSONError: Encodable {
-        var error: String
-        var exitStatus: Int32
+    /// An error, for `--json`: `{"error": …, "exitStatus": …}`.
+    static func printJSONError(_ message: String, exitStatus: Int32) {
+        printJSON { writer in
+            writer.beginObject()
+            writer.key("error")
+            writer.string(message)
+            writer.key("exitStatus")
+            writer.integer(exitStatus)
+            writer.endObject()
+        }
     }
 
-    static func printJSON<T: Encodable>(_ value: T) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self))
+    /// Prints what `write` writes as `--json` has always printed it: pretty, keys sorted, `/` as it is.
+    static func printJSON(_ write: (inout JSONWriter) -> Void) {
+        var writer = JSONWriter(pretty: true)
+        write(&writer)
+        print(String(decoding: writer.bytes, as: UTF8.self))
     }
 }

@@ -39,7 +39,7 @@ extension Jobctl {
             let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .status, job: job), json: json)
             let now = TimeFormat.nowUSec()
             if let daemon = response.daemon {
-                if json { return Jobctl.printJSON(daemon) }
+                if json { return Jobctl.printJSON { daemon.write(to: &$0) } }
                 print("jobd (pid \(daemon.pid)), instance \(daemon.instance)")
                 print("     Since: \(TimeFormat.wallClock(daemon.startedRealtimeUSec)); \(TimeFormat.relative(daemon.startedRealtimeUSec, now: now))")
                 print("Generation: \(daemon.generation), \(daemon.jobs) job(s)")
@@ -72,7 +72,7 @@ extension Jobctl {
                     print("Last reload: none")
                 }
             } else if let job = response.jobStatus {
-                if json { Jobctl.printJSON(job) } else { show(job, now: now) }
+                if json { Jobctl.printJSON { job.write(to: &$0) } } else { show(job, now: now) }
                 if job.lastResult.flatMap(RunResult.init(rawValue:))?.isFailure == true {
                     throw ExitCode(ExitStatus.lastRunFailed)
                 }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// jobctl's end of the control socket: one request, then the responses as they come.
@@ -28,12 +27,7 @@ package final class ControlClient {
     }
 
     package func send(_ request: ControlRequest) throws(ControlError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(request) else {
-            throw ControlError(.protocolError, "cannot encode the request")
-        }
-        guard UnixStream.sendAll(fd, Array(data) + [UInt8(ascii: "\n")]) else {
+        guard UnixStream.sendAll(fd, request.jsonLine) else {
             let sendErrno = errno
             // jobd refuses a caller it does not allow as soon as it accepts, and hangs up; the send
             // can then fail before the refusal is read. The refusal says more than EPIPE.

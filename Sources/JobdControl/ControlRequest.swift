@@ -1,4 +1,5 @@
-/// A request from a client.
+/// A request from a client. On the wire through ``jsonLine`` and ``init(jsonLine:)``; `Codable`
+/// is the tests' and the fuzz target's reference for them.
 package struct ControlRequest: Codable, Sendable, Equatable {
     package enum Command: String, Codable, Sendable {
         /// The daemon's status, or one job's with `job`.

@@ -1,22 +1,15 @@
-import FoundationEssentials
-
-/// A response line, written and read by hand: the same text as the `Codable` conformance with
-/// sorted keys, which the tests check. The job statuses, of which `list` sends one per job, go
-/// through ``JSONWriter`` and ``JSONReader``; the daemon's status and the run and reload reports,
-/// one at most per line, still go through `JSONEncoder` and `JSONDecoder`.
+/// A response line, written and read by hand through ``JSONWriter`` and ``JSONReader``, as every
+/// part of it is (issue 30): the same text as the `Codable` conformance with sorted keys, which the
+/// tests and the fuzz target check, but for a reload report's `kept` (``ReloadReport/write(to:)``).
 extension ControlResponse {
     /// The response as one line of JSON, newline included.
     package var jsonLine: [UInt8] {
         var writer = JSONWriter(capacity: 256 + (jobs?.count ?? 0) * 320)
         writer.beginObject()
         if let code {
-            writer.key("code")
-            writer.string(code.rawValue)
+            writer.string("code", code.rawValue)
         }
-        if let daemon {
-            writer.key("daemon")
-            writer.raw(Self.encoded(daemon))
-        }
+        writer.optionalValue("daemon", daemon)
         if let jobStatus {
             writer.key("jobStatus")
             jobStatus.write(to: &writer)
@@ -28,19 +21,11 @@ extension ControlResponse {
         writer.optionalString("line", line)
         writer.optionalInteger("lost", lost)
         writer.optionalString("message", message)
-        if let reload {
-            writer.key("reload")
-            writer.raw(Self.encoded(reload))
-        }
-        if let run {
-            writer.key("run")
-            writer.raw(Self.encoded(run))
-        }
+        writer.optionalValue("reload", reload)
+        writer.optionalValue("run", run)
         writer.optionalString("stream", stream)
-        writer.key("type")
-        writer.string(type.rawValue)
-        writer.key("version")
-        writer.integer(version)
+        writer.string("type", type.rawValue)
+        writer.integer("version", version)
         writer.endObject()
         writer.newline()
         return writer.bytes
@@ -56,10 +41,8 @@ extension ControlResponse {
         writer.beginArray()
         for part in jobParts where !part.isEmpty { writer.raw(part) }
         writer.endArray()
-        writer.key("type")
-        writer.string(Kind.list.rawValue)
-        writer.key("version")
-        writer.integer(ControlProtocol.version)
+        writer.string("type", Kind.list.rawValue)
+        writer.integer("version", ControlProtocol.version)
         writer.endObject()
         writer.newline()
         return writer.bytes
@@ -74,7 +57,7 @@ extension ControlResponse {
         try reader.members { (reader: inout JSONReader, key: JSONKey) throws(ControlError) in
             switch key {
             case "code": response.code = try reader.optionalString().map(ControlErrorCode.init(rawValue:))
-            case "daemon": response.daemon = try Self.decoded(DaemonStatus.self, &reader)
+            case "daemon": response.daemon = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try DaemonStatus(reading: &reader) }
             case "jobStatus": response.jobStatus = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try JobStatus(reading: &reader) }
             case "jobs":
                 response.jobs = try reader.optional { (reader: inout JSONReader) throws(ControlError) in
@@ -85,8 +68,8 @@ extension ControlResponse {
             case "line": response.line = try reader.optionalString()
             case "lost": response.lost = try reader.optionalInteger()
             case "message": response.message = try reader.optionalString()
-            case "reload": response.reload = try Self.decoded(ReloadReport.self, &reader)
-            case "run": response.run = try Self.decoded(RunReport.self, &reader)
+            case "reload": response.reload = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try ReloadReport(reading: &reader) }
+            case "run": response.run = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try RunReport(reading: &reader) }
             case "stream": response.stream = try reader.optionalString()
             case "type":
                 let name = try reader.string()
@@ -101,23 +84,5 @@ extension ControlResponse {
         response.type = type
         response.version = version
         self = response
-    }
-
-    private static func encoded(_ value: some Encodable) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)) ?? Data("null".utf8)
-    }
-
-    /// A part that `JSONDecoder` decodes from its own bytes; `nil` for `null`.
-    private static func decoded<Value: Decodable>(_ type: Value.Type, _ reader: inout JSONReader) throws(ControlError) -> Value? {
-        let range = try reader.skipValue()
-        let bytes = reader.bytes[range]
-        if bytes.elementsEqual("null".utf8) { return nil }
-        do {
-            return try JSONDecoder().decode(Value.self, from: Data(bytes))
-        } catch {
-            throw ControlError(.protocolError, "invalid \(Value.self) at byte \(range.lowerBound): \(error)")
-        }
     }
 }

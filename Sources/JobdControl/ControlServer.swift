@@ -1,5 +1,4 @@
 import CSocket
-import FoundationEssentials
 import Glibc
 import JobdLocks
 
@@ -208,7 +207,7 @@ package final class ControlServer: Sendable {
         let request: ControlRequest
         switch UnixStream.readLine(fd, limit: ControlProtocol.maximumRequestBytes, buffer: &buffer, deadline: deadline) {
         case .line(let bytes):
-            guard let decoded = try? JSONDecoder().decode(ControlRequest.self, from: Data(bytes)) else {
+            guard let decoded = try? ControlRequest(jsonLine: bytes) else {
                 reject("malformed request: expected one JSON object per line", .badRequest)
                 return
             }

@@ -1,7 +1,10 @@
-/// Writes JSON into a byte buffer, as Foundation's `JSONEncoder` with `.sortedKeys` writes it
-/// (`.prettyPrinted` too, when `pretty`), byte for byte: `/` escaped as `\/`, control characters as
-/// `\b \f \n \r \t` or `\u00xx`, everything else as it is. The caller writes each object's keys in
-/// sorted order and leaves out absent optionals, as the synthesized `Encodable` does.
+/// Writes JSON into a byte buffer, as Foundation's `JSONEncoder` with `.sortedKeys` and
+/// `.withoutEscapingSlashes` writes it (`.prettyPrinted` too, when `pretty`), byte for byte: control
+/// characters as `\b \f \n \r \t` or `\u00xx`, everything else as it is. The caller writes each
+/// object's keys in sorted order and leaves out absent optionals, as the synthesized `Encodable` does.
+///
+/// jobd's one JSON writer: the control protocol both ways, `jobctl`'s `--json` output, `logs -o
+/// json` and the audit's report all go through it (issue 30); `Codable` is only the tests' reference.
 ///
 /// Why not `JSONEncoder`: at 10,000 jobs it took about 300 ms for the list reply (and as much
 /// again for `jobctl list --json`); this takes a few (issue 19).
@@ -110,8 +113,8 @@ package struct JSONWriter {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    /// A value already encoded (compactly) by someone else, such as `JSONEncoder`; only for a
-    /// writer that is not pretty, since the value keeps its own layout.
+    /// A value already encoded compactly (a part written by another writer); only for a writer
+    /// that is not pretty, since the value keeps its own layout.
     package mutating func raw(_ encoded: some Sequence<UInt8>) {
         precondition(!pretty, "JSONWriter.raw: a pretty writer cannot indent an encoded value")
         separate()
@@ -181,6 +184,47 @@ extension JSONWriter {
         endArray()
     }
 
+    /// A member whose value writes itself.
+    package mutating func value(_ key: StaticString, _ value: some JSONWritable) {
+        self.key(key)
+        value.write(to: &self)
+    }
+
+    /// A member whose value writes itself, unless it is `nil`.
+    package mutating func optionalValue(_ key: StaticString, _ value: (some JSONWritable)?) {
+        guard let value else { return }
+        self.value(key, value)
+    }
+
+    /// A member whose value is an array of values that write themselves.
+    package mutating func array(_ key: StaticString, _ values: [some JSONWritable]) {
+        self.key(key)
+        beginArray()
+        for value in values { value.write(to: &self) }
+        endArray()
+    }
+
+    /// A member: its key, then its value.
+    package mutating func string(_ key: StaticString, _ value: String) {
+        self.key(key)
+        string(value)
+    }
+
+    package mutating func integer<Value: FixedWidthInteger>(_ key: StaticString, _ value: Value) {
+        self.key(key)
+        integer(value)
+    }
+
+    package mutating func bool(_ key: StaticString, _ value: Bool) {
+        self.key(key)
+        bool(value)
+    }
+
+    package mutating func strings(_ key: StaticString, _ values: [String]) {
+        self.key(key)
+        strings(values)
+    }
+
     /// A member, unless `value` is `nil` (as the synthesized `Encodable` leaves it out).
     package mutating func optionalString(_ key: StaticString, _ value: String?) {
         guard let value else { return }
@@ -193,4 +237,23 @@ extension JSONWriter {
         self.key(key)
         integer(value)
     }
+
+    package mutating func optionalBool(_ key: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        self.key(key)
+        bool(value)
+    }
+
+    /// A member whose value is an array of strings, unless `values` is `nil`.
+    package mutating func optionalStrings(_ key: StaticString, _ values: [String]?) {
+        guard let values else { return }
+        self.key(key)
+        strings(values)
+    }
 }
+
+/// A value that writes itself as JSON, through ``JSONWriter``: one object, keys sorted.
+package protocol JSONWritable {
+    func write(to writer: inout JSONWriter)
+}
+

@@ -8,27 +8,15 @@ extension JobStatus {
     package func write(to writer: inout JSONWriter, brief: Bool = false) {
         writer.beginObject()
         if !brief {
-            writer.key("command")
-            writer.string(command)
+            writer.string("command", command)
         }
-        if let description {
-            writer.key("description")
-            writer.string(description)
-        }
-        if let disabled {
-            writer.key("disabled")
-            writer.bool(disabled)
-        }
-        if let errors {
-            writer.key("errors")
-            writer.strings(errors)
-        }
+        writer.optionalString("description", description)
+        writer.optionalBool("disabled", disabled)
+        writer.optionalStrings("errors", errors)
         if !brief {
-            writer.key("file")
-            writer.string(file)
+            writer.string("file", file)
         }
-        writer.key("generation")
-        writer.integer(generation)
+        writer.integer("generation", generation)
         writer.optionalInteger("lastDurationUSec", lastDurationUSec)
         writer.optionalString("lastExitStatus", lastExitStatus)
         writer.optionalInteger("lastFinishUSec", lastFinishUSec)
@@ -39,22 +27,18 @@ extension JobStatus {
         writer.optionalString("lastStartCause", lastStartCause)
         writer.optionalInteger("lastStartUSec", lastStartUSec)
         writer.optionalInteger("lastTriggerUSec", lastTriggerUSec)
-        writer.key("name")
-        writer.string(name)
+        writer.string("name", name)
         writer.optionalInteger("nextElapseUSec", nextElapseUSec)
-        writer.key("owner")
-        writer.integer(owner)
+        writer.integer("owner", owner)
         writer.optionalInteger("retryUSec", retryUSec)
-        writer.key("running")
-        writer.integer(running)
+        writer.integer("running", running)
         if let runs {
             writer.key("runs")
             writer.beginArray()
             for run in runs { run.write(to: &writer) }
             writer.endArray()
         }
-        writer.key("triggers")
-        writer.strings(triggers)
+        writer.strings("triggers", triggers)
         writer.endObject()
     }
 
@@ -69,9 +53,9 @@ extension JobStatus {
         try reader.members { (reader: inout JSONReader, key: JSONKey) throws(ControlError) in
             switch key {
             case "command": command = try reader.string()
-            case "description": status.description = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try reader.string() }
-            case "disabled": status.disabled = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try reader.bool() }
-            case "errors": status.errors = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try reader.strings() }
+            case "description": status.description = try reader.optionalString()
+            case "disabled": status.disabled = try reader.optionalBool()
+            case "errors": status.errors = try reader.optionalStrings()
             case "file": file = try reader.string()
             case "generation": generation = try reader.integer()
             case "lastDurationUSec": status.lastDurationUSec = try reader.optionalInteger()
@@ -134,15 +118,11 @@ extension JobStatus {
 extension JobStatus.RunInFlight {
     package func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key("cause")
-        writer.string(cause)
-        writer.key("invocationID")
-        writer.string(invocationID)
+        writer.string("cause", cause)
+        writer.string("invocationID", invocationID)
         writer.optionalInteger("pid", pid)
-        writer.key("runID")
-        writer.integer(runID)
-        writer.key("startedUSec")
-        writer.integer(startedUSec)
+        writer.integer("runID", runID)
+        writer.integer("startedUSec", startedUSec)
         writer.endObject()
     }
 

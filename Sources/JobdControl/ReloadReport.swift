@@ -1,4 +1,4 @@
-/// The outcome of a reload.
+/// The outcome of a reload. On the wire through ``write(to:)`` and ``init(reading:)``.
 package struct ReloadReport: Codable, Sendable, Equatable {
     /// Reloads finished so far in this daemon, accepted or not: a client waits for the next number.
     package var sequence: UInt64
@@ -7,14 +7,17 @@ package struct ReloadReport: Codable, Sendable, Equatable {
     package var added: [String]
     package var changed: [String]
     package var removed: [String]
-    package var kept: [String]
+    /// How many jobs the reload left as they were: a count, since no client shows their names
+    /// (at 10,000 jobs the names were most of every reply). On the wire as `keptCount`, beside an
+    /// empty `kept` for the jobctl before it (``write(to:)``).
+    package var kept: Int
     /// Every configuration error, as `FILE:LINE: error: MESSAGE`.
     package var errors: [String]
     package var finishedRealtimeUSec: Int64?
 
     package init(
         sequence: UInt64, accepted: Bool, generation: UInt64, added: [String] = [], changed: [String] = [],
-        removed: [String] = [], kept: [String] = [], errors: [String] = [], finishedRealtimeUSec: Int64? = nil
+        removed: [String] = [], kept: Int = 0, errors: [String] = [], finishedRealtimeUSec: Int64? = nil
     ) {
         self.sequence = sequence
         self.accepted = accepted
@@ -25,5 +28,11 @@ package struct ReloadReport: Codable, Sendable, Equatable {
         self.kept = kept
         self.errors = errors
         self.finishedRealtimeUSec = finishedRealtimeUSec
+    }
+
+    /// The keys of the `Codable` reference: `kept` is the count the wire calls `keptCount`.
+    enum CodingKeys: String, CodingKey {
+        case sequence, accepted, generation, added, changed, removed, errors, finishedRealtimeUSec
+        case kept = "keptCount"
     }
 }

@@ -339,7 +339,7 @@ final class MainLoop {
             Self.logConfigErrors(errors, logger: logger)
             lastReload = ReloadReport(
                 sequence: reloadSequence, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
-                changed: summary.changed, removed: summary.removed, kept: summary.kept,
+                changed: summary.changed, removed: summary.removed, kept: summary.kept.count,
                 errors: errors.map(\.description), finishedRealtimeUSec: WallClock.nowUSec())
             let fields = [
                 JobdField.generation: String(summary.generation),

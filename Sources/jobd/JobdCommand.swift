@@ -1,5 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
+import Glibc
+import JobctlCommands
 import JobdControl
 import JobdDaemon
 import JobdLogging
@@ -8,11 +10,25 @@ import SystemdKit
 
 /// jobd's entry point: bounds the malloc arenas while only the main thread has allocated (one
 /// arena keeps RSS steady across reloads), then runs the command.
+///
+/// jobd and jobctl ship as one binary (issue 28: the two were 19 and 18 MB, most of it the same
+/// Swift runtime): jobctl is a link to jobd, and the name it was started by chooses. The `jobctl`
+/// product, built on its own, stays for development and the tests.
 @main
 enum JobdMain {
     static func main() async {
+        if Self.startedAsJobctl {
+            await Jobctl.main()
+            return
+        }
         MallocArenas.bound()
         await JobdCommand.main()
+    }
+
+    /// Whether the last component of `argv[0]` is `jobctl`.
+    static var startedAsJobctl: Bool {
+        guard let name = CommandLine.arguments.first else { return false }
+        return name.split(separator: "/", omittingEmptySubsequences: false).last == "jobctl"
     }
 }
 

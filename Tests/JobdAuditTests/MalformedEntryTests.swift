@@ -32,7 +32,7 @@ import Testing
         let json = String(decoding: report.jsonData(), as: UTF8.self)
         #expect(json.contains(#""malformedEntries" : 1"#))
         #expect(json.contains(#""field" : "JOBD_OWNER""#))
-        #expect(try JSONDecoder().decode(AuditReport.self, from: report.jsonData()) == report)
+        #expect(try JSONDecoder().decode(AuditReport.self, from: Data(report.jsonData())) == report)
     }
 
     @Test(arguments: [

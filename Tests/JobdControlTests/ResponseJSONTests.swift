@@ -13,6 +13,22 @@ struct ResponseJSONTests {
         return Array(try encoder.encode(value))
     }
 
+    /// What jobd writes where `JSONEncoder` writes a value: its bytes, but for the one planned
+    /// difference, the empty `kept` a reload report carries for the jobctl before `keptCount`.
+    static func reference(_ value: some Encodable, pretty: Bool = false) throws -> String {
+        let text = String(decoding: try encoded(value, pretty: pretty), as: UTF8.self)
+        guard pretty else { return text.replacing(#""keptCount":"#, with: #""kept":[],"keptCount":"#) }
+        var lines: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if let key = line.firstRange(of: #""keptCount" : "#) {
+                let indent = String(line[..<key.lowerBound])
+                lines += [indent + #""kept" : ["#, "", indent + "],"]
+            }
+            lines.append(String(line))
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// Strings that need every kind of escape, and some that need none.
     static let awkward = [
         "", "backup", "/srv/jobs.d/a b.job", "say \"hi\"", "back\\slash", "tab\there", "line\nbreak", "\r\u{8}\u{C}",
@@ -180,7 +196,7 @@ struct ResponseJSONTests {
         let daemon = DaemonStatus(
             pid: 12, instance: "default", generation: 4, startedRealtimeUSec: 1_763_800_000_000_000, jobs: 2, liveOwners: 2,
             liveTimers: 3, armedTimers: 2, runningJobs: 0, lastReload: ReloadReport(sequence: 2, accepted: true, generation: 4))
-        return [
+        return Self.everyPart + [
             ControlResponse(type: .list, jobs: []),
             ControlResponse(type: .list, jobs: [Self.full] + (0..<20).map { _ in Self.randomStatus(&random) }),
             ControlResponse(type: .job, jobStatus: Self.full),
@@ -197,9 +213,48 @@ struct ResponseJSONTests {
     @Test func responsesAreWrittenAsJSONEncoderWritesThemAndReadBack() throws {
         for response in Self.responses {
             let line = response.jsonLine
-            #expect(line == (try Self.encoded(response)) + [UInt8(ascii: "\n")], "\(String(decoding: line, as: UTF8.self))")
+            #expect(String(decoding: line, as: UTF8.self) == (try Self.reference(response)) + "\n")
             #expect(try ControlResponse(jsonLine: Array(line.dropLast())) == response)
             #expect(try JSONDecoder().decode(ControlResponse.self, from: Data(line)) == response)
+        }
+    }
+
+    /// Responses with every part and every optional field of a part set.
+    static var everyPart: [ControlResponse] {
+        var run = RunReport(job: "backup", runID: 8, skipReason: "overlap", exitCode: "killed", exitStatus: "TERM", shellStatus: 143, succeeded: false)
+        run.result = "signal"
+        run.invocationID = "0123456789abcdef0123456789abcdef"
+        run.reason = "no such file: /srv/x"
+        (run.retryRunID, run.retryAttempt, run.retryLimit, run.retryDelayUSec) = (9, 1, 3, 30_000_000)
+        let reload = ReloadReport(
+            sequence: 5, accepted: false, generation: 7, added: ["new"], changed: ["a", "b/c"], removed: ["old"], kept: 9_998,
+            errors: ["/etc/jobd/jobs.d/x.job:2: error: \"bad\""], finishedRealtimeUSec: 1_763_800_000_000_001)
+        var daemon = DaemonStatus(
+            pid: Int32.max, instance: "0123456789abcdef", generation: UInt64.max, startedRealtimeUSec: Int64.min, jobs: 10_000,
+            liveOwners: 10_001, liveTimers: 3, armedTimers: 2, runningJobs: 1, lastReload: reload, retiredOwnersAlive: 4, leakedOwners: 5)
+        daemon.brokenFiles = ["/etc/jobd/jobs.d/x.job:2: error: \"bad\"", "\t\u{1}"]
+        return [
+            ControlResponse(type: .runFinished, run: run),
+            ControlResponse(type: .reloadResult, reload: reload),
+            ControlResponse(type: .status, daemon: daemon),
+        ]
+    }
+
+    /// `jobctl status --json` prints the daemon's status and a job's as `JSONEncoder` printed them,
+    /// pretty, but for the reload report's `kept` (issue 30).
+    @Test func statusJSONIsPrintedAsBefore() throws {
+        for response in Self.everyPart + Self.responses {
+            if let daemon = response.daemon {
+                var writer = JSONWriter(pretty: true)
+                daemon.write(to: &writer)
+                let written = String(decoding: writer.bytes, as: UTF8.self)
+                #expect(written == (try Self.reference(daemon, pretty: true)), "\(written)")
+            }
+            if let job = response.jobStatus {
+                var writer = JSONWriter(pretty: true)
+                job.write(to: &writer)
+                #expect(String(decoding: writer.bytes, as: UTF8.self) == (try Self.reference(job, pretty: true)))
+            }
         }
     }
 
@@ -212,6 +267,9 @@ struct ResponseJSONTests {
             #"{"type":"job","version":1,"jobStatus":{"triggers":[],"running":0,"owner":1,"generation":2,"name":"\u00e9t\u00C9 \ud83d\ude00 \/ \n","file":"f","command":"c","description":null,"runs":[{"cause":"timer","runID":3,"startedUSec":-4,"invocationID":"i","pid":null,"new":{}}],"future":"field"}}"#,
             #"{"type":"error","version":1,"code":"busy","message":"\u0000 NUL","daemon":null,"run":null,"reload":null}"#,
             #"{"type":"run-finished","version":1,"run":{"job":"x","succeeded":true,"shellStatus":0}}"#,
+            #"{"type":"run-finished","version":1,"run":{"job":"x","runID":null,"exitCode":null,"later":[{}],"retryLimit":3}}"#,
+            #"{"type":"reload-result","version":1,"reload":{"sequence":1,"accepted":true,"generation":2,"added":[],"changed":[],"removed":["\/x"],"errors":[],"keptCount":3,"kept":["ignored"]}}"#,
+            #"{"type":"status","version":1,"daemon":{"pid":1,"instance":"i","generation":2,"startedRealtimeUSec":-3,"jobs":4,"liveOwners":5,"liveTimers":6,"armedTimers":7,"runningJobs":8,"retiredOwnersAlive":9,"leakedOwners":10,"lastReload":null,"brokenFiles":null,"new":1}}"#,
         ]
         for spelling in spellings {
             let bytes = Array(spelling.utf8)
@@ -268,6 +326,11 @@ struct ResponseJSONTests {
             #"{"type":"error","version":1,"message":"\x"}"#,
             "{\"type\":\"error\",\"version\":1,\"message\":\"raw\ttab\"}",
             #"{"type":"status","version":1,"daemon":{"pid":"x"}}"#,
+            #"{"type":"status","version":1,"daemon":{"pid":1,"instance":"i","generation":2,"startedRealtimeUSec":3,"jobs":4,"liveOwners":5,"liveTimers":6,"armedTimers":7,"runningJobs":8,"retiredOwnersAlive":9}}"#,
+            #"{"type":"run-finished","version":1,"run":{"runID":1}}"#,
+            #"{"type":"run-finished","version":1,"run":{"job":"x","succeeded":"yes"}}"#,
+            #"{"type":"reload-result","version":1,"reload":{"sequence":1,"accepted":true,"generation":2,"added":[],"changed":[],"removed":[],"errors":[]}}"#,
+            #"{"type":"reload-result","version":1,"reload":{"sequence":1,"accepted":true,"generation":2,"added":[],"changed":[],"removed":[],"errors":[],"kept":3}}"#,
             #"{"type":"status","version":1,"deep":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}",
             // A key twice: which value counts would be a guess. In order, out of order, nested.
             #"{"line":"a","line":"b","type":"run-output","version":1}"#,

@@ -88,6 +88,33 @@ import Testing
         #expect(!output.contains("Timers:") && !output.contains("Owners:"), "\(output)")
     }
 
+    /// The shipped jobctl is a link to jobd (one binary, scripts/build-release): started by that
+    /// name, jobd is jobctl, and answers as the jobctl built on its own does; by any other name it
+    /// is jobd. Also `jobctl status --json` after a reload: the last reload's count of kept jobs.
+    @Test func jobdStartedAsJobctlIsJobctl() throws {
+        let setup = try Setup(jobs: ["a": Self.hourly, "b": Self.hourly])
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        let links = setup.config.path + "/bin"
+        try FileManager.default.createDirectory(atPath: links, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: links + "/jobctl", withDestinationPath: DaemonProcess.productsDirectory + "/jobd")
+        try FileManager.default.createSymbolicLink(atPath: links + "/jobd-by-another-name", withDestinationPath: DaemonProcess.productsDirectory + "/jobd")
+        for arguments in [["status", "--json"], ["list", "--json"], ["status", "a"], ["--help"]] {
+            let linked = try CapturedProcess.run(links + "/jobctl", arguments + ["--runtime-dir", setup.runtime])
+            let alone = try CapturedProcess.run(DaemonProcess.productsDirectory + "/jobctl", arguments + ["--runtime-dir", setup.runtime])
+            #expect(linked.status == alone.status && linked.standardError == alone.standardError, "\(arguments): \(linked.standardError)")
+            // A next elapse, from the monotonic clock, can read a microsecond apart; `status JOB`
+            // says how long ago things were.
+            func stable(_ text: String) -> [Substring] { text.split(separator: "\n").filter { !$0.contains("nextElapseUSec") } }
+            if arguments != ["status", "a"] {
+                #expect(stable(linked.standardOutput) == stable(alone.standardOutput), "\(arguments): \(linked.standardOutput)")
+            }
+        }
+        let status = try CapturedProcess.run(links + "/jobctl", ["status", "--json", "--runtime-dir", setup.runtime])
+        #expect(status.standardOutput.contains("    \"kept\" : [\n\n    ],\n    \"keptCount\" : 2,\n"), "\(status.standardOutput)")
+        let jobd = try CapturedProcess.run(links + "/jobd-by-another-name", ["--help"])
+        #expect(jobd.status == 0 && jobd.standardOutput.contains("The job scheduler daemon"), "\(jobd.standardOutput)")
+    }
+
     @Test func listShowsNextElapsesThatMatchTheSchedules() throws {
         let before = Date().timeIntervalSince1970
         let setup = try Setup(jobs: [
