@@ -9,4 +9,8 @@ package enum StopReason: String, Sendable, Hashable {
     case requested
     /// jobd is stopping.
     case shutdown
+    /// A fleet run (`RunOn=one-node`) whose node no longer holds its lease: another node recorded
+    /// it lost, or the lease's deadline passed before jobd renewed it. Its supervisor in
+    /// `jobd-cgexec` stopped it; it ends with result `lost`.
+    case leaseLost = "lease-lost"
 }

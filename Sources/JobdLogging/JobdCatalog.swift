@@ -175,8 +175,10 @@ package enum JobdCatalog {
             Entry(subject: "A job run is being stopped", body: """
                 jobd sent SIGTERM to the process group of run @JOBD_RUN_ID@ of job @JOB@:
                 @JOBD_REASON@ ("replaced": a new run of the job takes its place, Overlap=replace;
-                "requested": jobctl stop; "shutdown": jobd is stopping). If it has not exited by the
-                job's TimeoutStopSec=, it gets SIGKILL. Its result is "stopped", not a failure.
+                "requested": jobctl stop; "shutdown": jobd is stopping; "lease-lost": this node no
+                longer holds the fleet lease of a RunOn=one-node run, whose supervisor, jobd-cgexec,
+                stopped it). If it has not exited by the job's TimeoutStopSec=, it gets SIGKILL. Its
+                result is "stopped", not a failure ("lost", a failure, for "lease-lost").
                 """)
         case .runKill:
             Entry(subject: "A job run was killed", body: """

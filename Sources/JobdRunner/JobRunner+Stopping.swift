@@ -42,6 +42,7 @@ extension JobRunner {
         case .replaced: "run \(runID) of \(definition.name) is replaced by a new run (Overlap=replace)"
         case .requested: "run \(runID) of \(definition.name) is stopped on request (jobctl stop)"
         case .shutdown: "run \(runID) of \(definition.name) is stopped: jobd is stopping"
+        case .leaseLost: "run \(runID) of \(definition.name) is stopped: this node no longer holds its fleet lease"
         }
         logger.event(reason == .runtimeExceeded ? .runTimeout : .runStop, level: reason == .shutdown ? .notice : .warning,
                      "\(message): SIGTERM to its \(tracking.name == "cgroup" ? "cgroup" : "process group"), SIGKILL after TimeoutStopSec=\(grace)", fields)
