@@ -79,7 +79,7 @@ struct FleetDaemonTests {
             process = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: env) {
                 $0.contains("run.start") || $0.contains("run.skip") || $0.contains("run.exit") || $0.contains("fleet:")
                     || $0.contains("daemon.ready") || $0.contains("run.retry") || $0.contains("error")
-                    || $0.contains("run.output") || $0.contains("run.stop")
+                    || $0.contains("run.output") || $0.contains("run.stop") || $0.contains("run.leftovers")
             }
         }
 
@@ -434,6 +434,27 @@ struct FleetDaemonTests {
         #expect(abs(realEnd / 1_000_000 - originalEnd) < 0.5, "the real end \(realEnd) is the command's \(originalEnd)")
         #expect(audit == 0 && report.contains("clean"), "\(report)")
         #expect(flagged == 1 && planted.contains("double run") && planted.contains("node-x"), "\(planted)")
+    }
+
+    /// A fleet run's supervisor changes nothing jobd does to it: `jobctl stop` reaches the command
+    /// (result `stopped`, not `lost`), and what a run leaves behind is found and stopped.
+    @Test func aFencedRunIsStoppedAndItsLeftoversFoundAsAnyRun() throws {
+        let fleet = try Fleet()
+        let node = try fleet.start("node-a", jobs: [
+            "long": "[Job]\nOnCalendar=*:*:0/5\nRunOn=one-node\nExecStart=/bin/sleep 30\n",
+            "leaves": "[Job]\nOnCalendar=*:*:0/5\nRunOn=one-node\nExecStart=/bin/sh -c 'sleep 30 & echo left'\n",
+        ])
+        try node.process.waitForEvent("run.start", fields: ["JOB": "long"], timeout: .seconds(15))
+        let (stopped, answer) = try node.jobctl(["stop", "long", "--wait", "--runtime-dir", node.runtime])
+        #expect(stopped == 0, "\(answer)")
+        try node.process.waitForEvent("run.exit", fields: ["JOB": "long", "JOBD_RESULT": "stopped", "JOBD_REASON": "requested"])
+        try node.process.waitForEvent("run.leftovers", fields: ["JOB": "leaves", "JOBD_LEFTOVERS": "1"])
+        try node.process.waitForEvent("run.exit", fields: ["JOB": "leaves", "JOBD_RESULT": "success"])
+        try fleet.stopAll()
+        #expect(try fleet.claims("long").first?.result == "stopped")
+        #expect(try fleet.claims("leaves").first?.result == "success")
+        let fences = (try? FileManager.default.contentsOfDirectory(atPath: node.runtime + "/fence")) ?? ["unreadable"]
+        #expect(fences.isEmpty, "every fence file goes with its run: \(fences)")
     }
 
     /// A run that jobd's stop ends has its end recorded (`stopped`), not left to lapse into `lost`.
