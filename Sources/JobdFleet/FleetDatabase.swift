@@ -459,15 +459,18 @@ package actor FleetDatabase {
 
     // MARK: Reading
 
-    /// Every claim row, oldest elapse first (for `jobctl audit --fleet`).
+    /// Every claim row, oldest elapse first (for `jobctl audit --fleet`). A reader migrates
+    /// nothing: a schema still at version 1 (no node of this version connected yet) has no real
+    /// ends of lost runs to read.
     package func claims() async throws(FleetError) -> [ClaimRecord] {
+        let version = try select("SELECT coalesce(max(version), 0) FROM \(settings.schema).schema_version").first?.int64(0) ?? 0
+        let realEnds = version >= 2 ? "(extract(epoch FROM run_ended_at) * 1000000)::bigint, run_result" : "NULL::bigint, NULL::text"
         let rows = try select("""
             SELECT job, (extract(epoch FROM elapse) * 1000000)::bigint, attempt, node, run_id,
                    (extract(epoch FROM claimed_at) * 1000000)::bigint,
                    (extract(epoch FROM lease_until) * 1000000)::bigint,
                    (extract(epoch FROM ended_at) * 1000000)::bigint, result,
-                   (extract(epoch FROM lost_at) * 1000000)::bigint, lost_by,
-                   (extract(epoch FROM run_ended_at) * 1000000)::bigint, run_result
+                   (extract(epoch FROM lost_at) * 1000000)::bigint, lost_by, \(realEnds)
               FROM \(table) ORDER BY elapse, job, attempt
             """)
         var records: [ClaimRecord] = []

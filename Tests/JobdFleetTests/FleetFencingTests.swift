@@ -113,6 +113,12 @@ struct FleetFencingTests {
             ALTER TABLE jobd.claims DROP COLUMN run_ended_at, DROP COLUMN run_result;
             DELETE FROM jobd.schema_version WHERE version = 2
             """, database: "fleet")
+        // A reader (jobctl) reads a version 1 fleet as it is, and migrates nothing.
+        let reader = try Self.node(postgres, "reader")
+        try await reader.connectToRead()
+        #expect(try await reader.claims().map(\.result) == ["success"])
+        #expect(try postgres.psql("SELECT max(version) FROM jobd.schema_version", database: "fleet") == "1")
+        await reader.close()
         let b = try Self.node(postgres, "b")
         try await b.connect()
         #expect(try postgres.psql("SELECT max(version) FROM jobd.schema_version", database: "fleet") == "2")
