@@ -19,9 +19,10 @@
 //     stdin becomes /dev/null for the command. When stdin is a socket (jobd passes one end of a
 //     socketpair), a failure before the command runs is told back on it, and a successful execve
 //     closes it (close-on-exec), so that jobd tells a failed start from a command that failed.
-//     With --fence (a fleet run), it forks once it is in the cgroups with the attributes applied:
-//     the child goes on as above, the parent stays as the run's supervisor and stops the run when
-//     the deadline in FILE passes (SIGKILL USEC later; see fence.c).
+//     With --fence (a fleet run), it forks once it is in the cgroups: the child goes on as above
+//     (attributes, credentials, directory, command), the parent stays as the run's supervisor, with
+//     jobd's priority and limits, and stops the run when the deadline in FILE passes (SIGKILL USEC
+//     later; see fence.c).
 //
 //   jobd-cgexec [--groups G,G...] [--gid GID] [--uid UID] --limit BYTES --read FILE...
 //     switches credentials as above, then reads each FILE as that user (EnvironmentFile= of a User=
@@ -332,9 +333,11 @@ int main(int argc, char **argv) {
     if (null < 0 || dup2(null, STDIN_FILENO) < 0) fail(EXIT_EXEC, "cannot open /dev/null: %s", strerror(errno));
     close(null);
     for (size_t entered = 0; entered < cgroup_count; entered++) enter_cgroup(cgroups[entered]);
-    apply_attributes(&attributes);
+    // The supervisor forks before the job's attributes: a Nice=, CPUSchedulingPolicy= or LimitCPU=
+    // of the job must not slow or end the run's fence.
     if (fence != NULL && fence_supervise(fence, fence_stop, cgroup_count > 0 ? cgroups[0] : NULL, status_fd) != 0)
         fail(EXIT_EXEC, "cannot start the run's fence supervisor: %s", strerror(errno));
+    apply_attributes(&attributes);
     switch_credentials(&wanted);
     if (directory != NULL) {
         int optional = directory[0] == '-';

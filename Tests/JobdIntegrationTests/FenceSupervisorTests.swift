@@ -30,12 +30,12 @@ import Testing
         }
     }
 
-    static func supervised(_ fence: Fence, stop: String = "5000000", _ command: [String]) throws -> CapturedProcess {
+    static func supervised(_ fence: Fence, stop: String = "5000000", options: [String] = [], _ command: [String]) throws -> CapturedProcess {
         let trampoline = DaemonProcess.productsDirectory + "/jobd-cgexec"
         return try CapturedProcess.run(
             "/bin/sh", ["-c", "printf 'PATH=/usr/bin:/bin\\0\\0' | /usr/bin/setsid -w \"$@\"", "sh",
                         "/usr/bin/perl", "-MPOSIX", "-e", "sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die; exec @ARGV or die", trampoline,
-                        "--fence", fence.path, "--fence-stop", stop, "--"] + command,
+                        "--fence", fence.path, "--fence-stop", stop] + options + ["--"] + command,
             environment: ["PATH": "/usr/bin:/bin"])
     }
 
@@ -50,6 +50,16 @@ import Testing
         let missing = try Self.supervised(fence, ["/nonexistent/command"])
         #expect(missing.status == 203 && missing.standardError == "jobd-cgexec: /nonexistent/command: No such file or directory\n")
         #expect(fence.stopped == nil)
+    }
+
+    /// The job's attributes are the command's, not its supervisor's: a `Nice=` cannot slow the fence.
+    @Test func theSupervisorKeepsJobdsPriority() throws {
+        let fence = try Fence(secondsFromNow: 60)
+        let result = try Self.supervised(fence, options: ["--nice", "15"], ["/bin/sh", "-c", "ps -o ni= -p $PPID; ps -o ni= -p $$"])
+        let values = result.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        errno = 0
+        let own = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        #expect(values == ["\(own)", "15"], "\(result.standardOutput) \(result.standardError)")
     }
 
     @Test func atItsDeadlineTheRunGetsSIGTERMAndItsEndIsRecorded() throws {
