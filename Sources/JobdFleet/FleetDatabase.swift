@@ -32,7 +32,7 @@ package actor FleetDatabase {
     package private(set) var clockUncertainty: Int64 = 0
     /// Runs this node claimed and has not recorded the end of, by run id (`JOBD_RUN_ID`).
     private var held: [String: ClaimKey] = [:]
-    /// The fences of the claimed runs running here: each run's deadline (``LeaseFences/boottime()``
+    /// The fences of the claimed runs running here: each run's deadline (``LeaseFences/now``
     /// microseconds; 0 once it lost the lease, for good), by run id.
     private var fenced: [String: Int64] = [:]
     private nonisolated let fences: LeaseFences?
@@ -208,7 +208,7 @@ package actor FleetDatabase {
             SELECT false, node FROM \(table) WHERE \(Self.keyCondition) AND NOT EXISTS (SELECT 1 FROM won)
             """
         do throws(FleetError) {
-            let sent = LeaseFences.boottime()
+            let sent = fences?.now() ?? 0
             let rows = try query(connection, sql, Self.parameters(of: key) + [
                 .text(settings.node), .text(instance), .text(runID), .bigint(schedule.leaseMicroseconds),
             ])
@@ -321,7 +321,7 @@ package actor FleetDatabase {
     /// fired) and one whose row another node recorded lost lose the lease for good. One round trip.
     private func renewLeases(_ connection: PostgresConnection) throws(FleetError) {
         guard !held.isEmpty else { return }
-        let sent = LeaseFences.boottime()
+        let sent = fences?.now() ?? 0
         for (runID, deadline) in fenced where deadline != 0 && deadline <= sent {
             revoke(runID, because: "jobd did not renew it before its deadline")
         }

@@ -9,10 +9,14 @@ package struct LeaseFences: Sendable {
     package var extend: @Sendable (_ runID: String, _ deadline: Int64) -> Void
     /// Removes a run's fence: the run ended.
     package var remove: @Sendable (_ runID: String) -> Void
+    /// The clock of deadlines: ``boottime()``, or a test's.
+    package var now: @Sendable () -> Int64
 
-    package init(extend: @escaping @Sendable (String, Int64) -> Void, remove: @escaping @Sendable (String) -> Void) {
+    package init(extend: @escaping @Sendable (String, Int64) -> Void, remove: @escaping @Sendable (String) -> Void,
+                 now: @escaping @Sendable () -> Int64 = LeaseFences.boottime) {
         self.extend = extend
         self.remove = remove
+        self.now = now
     }
 
     /// `CLOCK_BOOTTIME` now, in microseconds: the clock of fences, which counts the time a

@@ -16,10 +16,16 @@ struct FleetFencingTests {
         private var deadlines: [String: Int64] = [:]
         private var gone: [String] = []
 
+        private var clock: Int64?
+
+        /// The fences' clock: CLOCK_BOOTTIME, until a test sets it.
         var fences: LeaseFences {
             LeaseFences(extend: { runID, deadline in self.lock.withLock { self.deadlines[runID] = deadline } },
-                        remove: { runID in self.lock.withLock { self.gone.append(runID) } })
+                        remove: { runID in self.lock.withLock { self.gone.append(runID) } },
+                        now: { self.lock.withLock { self.clock } ?? LeaseFences.boottime() })
         }
+
+        func setClock(_ microseconds: Int64) { lock.withLock { clock = microseconds } }
 
         func deadline(_ runID: String) -> Int64? { lock.withLock { deadlines[runID] } }
         var removed: [String] { lock.withLock { gone } }
@@ -44,16 +50,17 @@ struct FleetFencingTests {
     @Test func aRenewalThatFindsItsRunRecordedLostStopsItsFenceAndItsEndKeepsTheLostRecord() async throws {
         let postgres = try Self.fleet()
         let fences = Fences()
-        let a = try Self.node(postgres, "a", fences: fences)
-        let b = try Self.node(postgres, "b")
+        // A lease long enough that no machine is slow enough to pass it between two statements.
+        let a = try Self.node(postgres, "a", lease: .seconds(30), fences: fences)
+        let b = try Self.node(postgres, "b", lease: .seconds(30))
         try await a.connect()
         try await b.connect()
         let key = ClaimKey(job: "report", elapse: RealtimeInstant(seconds: Int64(Date().timeIntervalSince1970)))
         let sent = LeaseFences.boottime()
         #expect(await a.claim(key, runID: "r1") == .won)
-        // The lease (3 s) less the margin (MaxClockSkewSec=500ms), from before the claim was sent.
+        // The lease (30 s) less the margin (MaxClockSkewSec=500ms), from before the claim was sent.
         let claimed = try #require(fences.deadline("r1"))
-        #expect(claimed >= sent + 2_500_000 && claimed <= LeaseFences.boottime() + 2_500_000, "\(claimed - sent)")
+        #expect(claimed >= sent + 29_500_000 && claimed <= LeaseFences.boottime() + 29_500_000, "\(claimed - sent)")
         _ = try await a.beat()
         #expect(try #require(fences.deadline("r1")) >= claimed, "each renewal extends the fence")
 
@@ -84,13 +91,18 @@ struct FleetFencingTests {
     @Test func aDeadlineThatPassedUnrenewedStopsTheFenceForGood() async throws {
         let postgres = try Self.fleet()
         let fences = Fences()
-        let a = try Self.node(postgres, "a", lease: TimeSpan(microseconds: 900_000), fences: fences)
+        fences.setClock(1_000_000_000)
+        let a = try Self.node(postgres, "a", lease: .seconds(30), fences: fences)
         try await a.connect()
         let key = ClaimKey(job: "report", elapse: RealtimeInstant(seconds: Int64(Date().timeIntervalSince1970)))
         #expect(await a.claim(key, runID: "r1") == .won)
-        let deadline = try #require(fences.deadline("r1"))
-        // Margin: a third of the 900 ms lease, less than MaxClockSkewSec=.
-        try waitUntil(timeout: .seconds(5), "the fence's deadline to pass") { LeaseFences.boottime() > deadline }
+        // Sent at 1,000 s: the lease (30 s) less the margin (MaxClockSkewSec=500ms).
+        let deadline: Int64 = 1_029_500_000
+        #expect(fences.deadline("r1") == deadline)
+        _ = try await a.beat()
+        #expect(fences.deadline("r1") == deadline, "renewed when sent before the deadline")
+        // jobd stalls 40 s (by the fences' clock) before its next renewal.
+        fences.setClock(1_040_000_000)
         _ = try await a.beat()
         #expect(fences.deadline("r1") == 0)
         let open = try #require(try await a.claims().first)
