@@ -33,7 +33,9 @@ extension Jobctl {
 
                 With --fleet, audits the fleet's claims table instead (the database of the [Fleet] \
                 section of --config-dir's jobd.conf): an elapse claimed twice (a run of an elapse \
-                after one that did not fail), a claim with neither an end nor a lost record whose \
+                after one that did not fail), a double run (two attempts of an elapse whose times \
+                overlap, whatever their results; a run recorded lost counts until its real end, or \
+                else its lease's end), a claim with neither an end nor a lost record whose \
                 lease lapsed more than a lease ago, and an elapse of a RunOn=one-node job that no \
                 node claimed although a node was alive from a lease before it to a lease after it.
 

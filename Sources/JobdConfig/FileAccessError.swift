@@ -1,4 +1,4 @@
-package import Glibc
+import Glibc
 
 /// Why a file or directory could not be read.
 package struct FileAccessError: Error {
@@ -18,7 +18,7 @@ package struct FileAccessError: Error {
     }
 
     /// A file of another type than a regular file, named by `mode`.
-    package init(notRegular mode: mode_t) {
+    package init(notRegular mode: UInt32) {
         let kind = switch mode & S_IFMT {
         case S_IFIFO: "a FIFO"
         case S_IFSOCK: "a socket"

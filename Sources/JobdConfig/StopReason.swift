@@ -12,4 +12,8 @@ package enum StopReason: String, Sendable, Hashable {
     /// The kernel's OOM killer killed a process in its cgroup: the rest is stopped, as systemd's
     /// `OOMPolicy=stop` stops a service.
     case oomKill = "oom-kill"
+    /// A fleet run (`RunOn=one-node`) whose node no longer holds its lease: another node recorded
+    /// it lost, or the lease's deadline passed before jobd renewed it. Its supervisor in
+    /// `jobd-cgexec` stopped it; it ends with result `lost`.
+    case leaseLost = "lease-lost"
 }

@@ -32,8 +32,11 @@ extension MainLoop {
         settings: DaemonSettings, options: DaemonOptions, logger: Logger, clocks: Scheduler.Clocks
     ) -> FleetDatabase? {
         guard let fleet = settings.fleet else { return nil }
+        let fences = FenceFiles(runtimeDirectory: options.runtimeDirectory)
+        fences.prepare(logger: logger)
         do {
-            return try FleetDatabase(settings: fleet, instance: options.instance, logger: logger, realtime: clocks.realtime)
+            return try FleetDatabase(settings: fleet, instance: options.instance, logger: logger, realtime: clocks.realtime,
+                                     fences: fences.leaseFences(logger: logger))
         } catch {
             logger.error("fleet: \(error); RunOn=one-node jobs will be skipped")
             return nil
@@ -106,11 +109,17 @@ extension MainLoop {
     }
 
     /// A run ended: its claim, if this node holds one, records the result (whatever the job's
-    /// definition says now: a reload may have removed it meanwhile).
+    /// definition says now: a reload may have removed it meanwhile), and its fence goes.
     func fleetRunEnded(_ outcome: RunOutcome, group: inout DiscardingTaskGroup) {
         guard let fleet else { return }
         let runID = outcome.invocationID, result = outcome.result.rawValue
-        group.addTask { await fleet.finish(runID: runID, result: result) }
+        let endedAt = outcome.fencedEnd.map(RealtimeInstant.init(microseconds:))
+        group.addTask { await fleet.finish(runID: runID, result: result, endedAt: endedAt) }
+    }
+
+    /// The fence of a claimed run: its supervisor stops it when this node may no longer hold its lease.
+    func fence(of request: RunRequest) -> RunFence? {
+        fleet == nil ? nil : FenceFiles(runtimeDirectory: options.runtimeDirectory).fence(of: request.invocationID)
     }
 
     /// What the fleet link reports: said in the journal and `STATUS=`; lost runs may be retried here.

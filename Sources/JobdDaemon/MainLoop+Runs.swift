@@ -75,9 +75,10 @@ extension MainLoop {
         if request.cause != .timer { extra[JobdField.cause] = request.cause.rawValue }
         if claimed { extra.merge(fleetFields(of: request)) { $1 } }
         let sendmail = settings.sendmail
+        let fence = claimed ? fence(of: request) : nil
         group.addTask {
             let outcome = await runner.run(definition, runID: request.runID, invocationID: request.invocationID,
-                                           context: context, fields: extra)
+                                           context: context, fields: extra, fence: fence)
             continuation.yield(.runFinished(outcome))
             // The mail goes out after the run is reported: a slow MTA holds up no retry or notifier.
             if let mail = outcome.mail { await runner.mail(mail, sendmail: sendmail) }

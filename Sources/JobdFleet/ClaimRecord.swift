@@ -14,6 +14,9 @@ package struct ClaimRecord: Sendable, Hashable {
     package var lostAt: RealtimeInstant?
     /// The node that recorded it lost.
     package var lostBy: String?
+    /// For a run recorded lost: when it really ended, and how, once its node wrote it (schema version 2).
+    package var runEndedAt: RealtimeInstant?
+    package var runResult: String?
 
     package init(
         key: ClaimKey, node: String, runID: String, claimedAt: RealtimeInstant, leaseUntil: RealtimeInstant,
@@ -32,4 +35,13 @@ package struct ClaimRecord: Sendable, Hashable {
 
     /// Neither ended nor recorded lost: in flight, or a node's run nobody has yet seen lapse.
     package var isOpen: Bool { endedAt == nil && lostAt == nil }
+
+    /// When the run surely no longer ran, as far as the record tells (`nil`: it may still run): its
+    /// end; for a run recorded lost, its real end once its node wrote it, else its lease's end,
+    /// by which its fence stopped it.
+    package var ranUntil: RealtimeInstant? {
+        if let endedAt { return endedAt }
+        guard lostAt != nil else { return nil }
+        return runEndedAt ?? leaseUntil
+    }
 }

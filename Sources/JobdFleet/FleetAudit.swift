@@ -10,6 +10,9 @@ package struct FleetAudit: Sendable {
         /// A run of an elapse that already had a run which did not fail (or a second run while the
         /// first went on): the elapse ran twice.
         case claimedTwice(ClaimRecord, after: ClaimRecord?)
+        /// Two attempts of one elapse that ran at the same time, whatever their results: a double
+        /// run (a run recorded lost counts until its real end, or its lease's end).
+        case ranAtOnce(ClaimRecord, ClaimRecord)
         /// A claimed run with neither an end nor a lost record, whose lease lapsed long ago.
         case unfinished(ClaimRecord)
         /// An elapse nobody claimed although a node was alive from a lease before it to a lease after it.
@@ -20,6 +23,9 @@ package struct FleetAudit: Sendable {
             case .claimedTwice(let record, let first):
                 "elapse claimed twice: \(record.key) ran on \(record.node) (run \(record.runID))"
                     + (first.map { " after attempt \($0.key.attempt) on \($0.node) ended \($0.result ?? "open")" } ?? " with no attempt before it")
+            case .ranAtOnce(let first, let second):
+                "double run: \(first.key) ran on \(first.node) (run \(first.runID)) while attempt \(second.key.attempt) ran on "
+                    + "\(second.node) (run \(second.runID))"
             case .unfinished(let record):
                 "claim without an end or a lost record: \(record.key) on \(record.node) (run \(record.runID)), lease lapsed"
             case .unclaimed(let job, let elapse, let nodes):
@@ -55,6 +61,7 @@ package struct FleetAudit: Sendable {
             for (_, runs) in elapses.sorted(by: { $0.key < $1.key }) {
                 self.elapses += 1
                 let ordered = runs.sorted { $0.key.attempt < $1.key.attempt }
+                problems += Self.overlaps(ordered, now: now)
                 for (index, record) in ordered.enumerated() {
                     if record.result == FleetDatabase.skippedResult { skipped += 1 }
                     if record.isOpen {
@@ -79,6 +86,20 @@ package struct FleetAudit: Sendable {
                 if !alive.isEmpty { problems.append(.unclaimed(job: job, elapse: elapse, aliveNodes: Array(Set(alive.map(\.node))).sorted())) }
             }
         }
+    }
+
+    /// Every pair of `runs` (attempts of one elapse) whose times overlap: each ran from its claim
+    /// to ``ClaimRecord/ranUntil`` (`now` for one that may still run). A skipped elapse never ran.
+    static func overlaps(_ runs: [ClaimRecord], now: RealtimeInstant) -> [Problem] {
+        let ran = runs.filter { $0.result != FleetDatabase.skippedResult }
+        var found: [Problem] = []
+        for (index, first) in ran.enumerated() {
+            for second in ran[(index + 1)...] {
+                let firstEnd = first.ranUntil ?? now, secondEnd = second.ranUntil ?? now
+                if first.claimedAt < secondEnd && second.claimedAt < firstEnd { found.append(.ranAtOnce(first, second)) }
+            }
+        }
+        return found
     }
 
     /// `jobctl audit`'s exit status: 1 when a problem was proven, else 0.

@@ -32,8 +32,19 @@ package actor FleetDatabase {
     package private(set) var clockUncertainty: Int64 = 0
     /// Runs this node claimed and has not recorded the end of, by run id (`JOBD_RUN_ID`).
     private var held: [String: ClaimKey] = [:]
+    /// The fences of the claimed runs running here: each run's deadline (``LeaseFences/now``
+    /// microseconds; 0 once it lost the lease, for good), by run id.
+    private var fenced: [String: Int64] = [:]
+    private nonisolated let fences: LeaseFences?
     /// Ends not yet written (the database was unreachable when the run ended), by run id.
-    private var pendingEnds: [String: String] = [:]
+    private var pendingEnds: [String: PendingEnd] = [:]
+
+    /// A run's end: its result, and, for a run its fence stopped, when it really ended (this
+    /// node's wall clock): written then as the database's time, by the clock offset.
+    struct PendingEnd: Sendable {
+        var result: String
+        var endedAt: RealtimeInstant?
+    }
     /// Round trips to the database so far (the benchmark's count).
     package private(set) var roundTrips = 0
     /// When this node last removed old claims (`MaxRetentionSec=`).
@@ -56,12 +67,14 @@ package actor FleetDatabase {
     /// A logger that drops everything, for readers such as jobctl.
     package static let silent = Logger(label: "jobd-fleet") { _ in SwiftLogNoOpLogHandler() }
 
-    /// Starts the database's thread; it ends when the database goes.
+    /// Starts the database's thread; it ends when the database goes. `fences` keep the deadlines
+    /// of the claimed runs (a node's; a reader has none).
     package init(
         settings: FleetSettings, instance: String, logger: Logger = FleetDatabase.silent,
-        realtime: @escaping @Sendable () -> RealtimeInstant
+        realtime: @escaping @Sendable () -> RealtimeInstant, fences: LeaseFences? = nil
     ) throws(FleetError) {
         self.executor = try FleetExecutor()
+        self.fences = fences
         self.settings = settings
         self.instance = instance
         self.logger = logger
@@ -244,6 +257,7 @@ package actor FleetDatabase {
              ORDER BY input.n
             """
         do throws(FleetError) {
+            let sent = fences?.now() ?? 0
             let rows = try query(connection, sql, keys + [.text(settings.node), .text(instance), .bigint(schedule.leaseMicroseconds)])
             var verdicts = [ClaimVerdict?](repeating: nil, count: claims.count)
             for row in rows {
@@ -252,6 +266,7 @@ package actor FleetDatabase {
                 let holder = try row.text(2)
                 if try row.bool(1) {
                     held[claims[index].runID] = claims[index].key
+                    fence(claims[index].runID, until: schedule.fenceDeadline(sentAt: sent))
                     verdicts[index] = .won
                 } else if !holder.isEmpty {
                     verdicts[index] = .taken(by: holder)
@@ -339,11 +354,60 @@ package actor FleetDatabase {
         "job = $1 AND elapse = 'epoch'::timestamptz + $2 * interval '1 microsecond' AND attempt = $3"
 
     /// Records the end of a run this node claimed (a run id it does not hold is ignored). Written
-    /// now if it can be, else at the next beat; its lease is renewed until then.
-    package func finish(runID: String, result: String) async {
+    /// now if it can be, else at the next beat; its lease is renewed until then. `endedAt`: when a
+    /// run its fence stopped really ended (this node's wall clock), else now.
+    package func finish(runID: String, result: String, endedAt: RealtimeInstant? = nil) async {
+        if fenced.removeValue(forKey: runID) != nil { fences?.remove(runID) }
         guard held[runID] != nil else { return }
-        pendingEnds[runID] = result
+        pendingEnds[runID] = PendingEnd(result: result, endedAt: endedAt)
         try? writeEnds()
+    }
+
+    // MARK: Fences
+
+    /// Sets the deadline of a run's fence (kept at 0 once it lost the lease).
+    private func fence(_ runID: String, until deadline: Int64) {
+        guard let fences, fenced[runID] != 0 else { return }
+        fenced[runID] = deadline
+        fences.extend(runID, deadline)
+    }
+
+    /// A run this node no longer holds the lease of: its fence stops it now, and is never extended again.
+    private func revoke(_ runID: String, because reason: String) {
+        guard let fences, let deadline = fenced[runID], deadline != 0 else { return }
+        fenced[runID] = 0
+        fences.extend(runID, 0)
+        let job = held[runID]?.job ?? "?"
+        logger.warning("fleet: run \(runID) of \(job) no longer holds its lease (\(reason)): its fence stops it",
+                       metadata: ["JOB": .string(job), "JOBD_RUN_ID": .string(runID), "JOBD_REASON": .string("lease-lost")])
+    }
+
+    /// Renews the leases this node holds and extends the fences of its runs by what the renewal
+    /// proved: a run whose deadline passed before the renewal was sent (jobd stalled; its fence
+    /// fired) and one whose row another node recorded lost lose the lease for good. One round trip.
+    private func renewLeases(_ connection: PostgresConnection) throws(FleetError) {
+        guard !held.isEmpty else { return }
+        let sent = fences?.now() ?? 0
+        for (runID, deadline) in fenced where deadline != 0 && deadline <= sent {
+            revoke(runID, because: "jobd did not renew it before its deadline")
+        }
+        let rows = try query(connection, """
+            WITH renewed AS (
+                UPDATE \(table) SET lease_until = now() + $3 * interval '1 microsecond'
+                 WHERE node = $1 AND run_id = ANY($2) AND ended_at IS NULL AND lost_at IS NULL
+                RETURNING run_id)
+            SELECT run_id, NULL::text FROM renewed
+            UNION ALL
+            SELECT run_id, lost_by FROM \(table) WHERE node = $1 AND run_id = ANY($2) AND lost_at IS NOT NULL
+            """, [.text(settings.node), .textArray(Array(held.keys)), .bigint(schedule.leaseMicroseconds)])
+        for row in rows {
+            let runID = try row.text(0)
+            if let lostBy = try row.optionalText(1) {
+                revoke(runID, because: "node \(lostBy) recorded it lost")
+            } else if fenced[runID] != nil {
+                fence(runID, until: schedule.fenceDeadline(sentAt: sent))
+            }
+        }
     }
 
     /// The run ids this node holds, for the tests and `jobctl fleet`.
@@ -351,11 +415,22 @@ package actor FleetDatabase {
 
     private func writeEnds() throws(FleetError) {
         guard let connection, connection.isOpen else { return }
-        for (runID, result) in pendingEnds.sorted(by: { $0.key < $1.key }) {
+        for (runID, end) in pendingEnds.sorted(by: { $0.key < $1.key }) {
             guard let key = held[runID] else { pendingEnds[runID] = nil; continue }
-            let sql = "UPDATE \(table) SET ended_at = now(), result = $5 WHERE \(Self.keyCondition) AND run_id = $4"
+            // A run recorded lost keeps that record: its real end goes to columns of its own.
+            // `$6`: when it ended, on the database's clock (-1: now).
+            let endedAt = "(CASE WHEN $6 < 0 THEN now() ELSE 'epoch'::timestamptz + $6 * interval '1 microsecond' END)"
+            let sql = """
+                UPDATE \(table) SET
+                       ended_at = CASE WHEN lost_at IS NULL THEN \(endedAt) ELSE ended_at END,
+                       result = CASE WHEN lost_at IS NULL THEN $5 ELSE result END,
+                       run_ended_at = CASE WHEN lost_at IS NULL THEN run_ended_at ELSE \(endedAt) END,
+                       run_result = CASE WHEN lost_at IS NULL THEN run_result ELSE $5 END
+                 WHERE \(Self.keyCondition) AND run_id = $4
+                """
+            let databaseTime = end.endedAt.map { $0.microseconds + (clockOffset ?? 0) } ?? -1
             do throws(FleetError) {
-                try run(connection, sql, Self.parameters(of: key) + [.text(runID), .text(result)])
+                try run(connection, sql, Self.parameters(of: key) + [.text(runID), .text(end.result), .bigint(databaseTime)])
             } catch {
                 throw dropping(error)
             }
@@ -403,12 +478,7 @@ package actor FleetDatabase {
             clockUncertainty = max(0, after - before) / 2
             try writeEnds()
             try recordSkipped(connection)
-            if !held.isEmpty {
-                try run(connection, """
-                    UPDATE \(table) SET lease_until = now() + $3 * interval '1 microsecond'
-                     WHERE node = $1 AND run_id = ANY($2) AND ended_at IS NULL AND lost_at IS NULL
-                    """, [.text(settings.node), .textArray(Array(held.keys)), .bigint(schedule.leaseMicroseconds)])
-            }
+            try renewLeases(connection)
             let lapsed = try query(connection, """
                 UPDATE \(table) SET lost_at = now(), lost_by = $1, result = 'lost'
                  WHERE ended_at IS NULL AND lost_at IS NULL AND lease_until < now()
@@ -455,23 +525,30 @@ package actor FleetDatabase {
 
     // MARK: Reading
 
-    /// Every claim row, oldest elapse first (for `jobctl audit --fleet`).
+    /// Every claim row, oldest elapse first (for `jobctl audit --fleet`). A reader migrates
+    /// nothing: a schema still at version 1 (no node of this version connected yet) has no real
+    /// ends of lost runs to read.
     package func claims() async throws(FleetError) -> [ClaimRecord] {
+        let version = try select("SELECT coalesce(max(version), 0) FROM \(settings.schema).schema_version").first?.int64(0) ?? 0
+        let realEnds = version >= 2 ? "(extract(epoch FROM run_ended_at) * 1000000)::bigint, run_result" : "NULL::bigint, NULL::text"
         let rows = try select("""
             SELECT job, (extract(epoch FROM elapse) * 1000000)::bigint, attempt, node, run_id,
                    (extract(epoch FROM claimed_at) * 1000000)::bigint,
                    (extract(epoch FROM lease_until) * 1000000)::bigint,
                    (extract(epoch FROM ended_at) * 1000000)::bigint, result,
-                   (extract(epoch FROM lost_at) * 1000000)::bigint, lost_by
+                   (extract(epoch FROM lost_at) * 1000000)::bigint, lost_by, \(realEnds)
               FROM \(table) ORDER BY elapse, job, attempt
             """)
         var records: [ClaimRecord] = []
         for row in rows {
-            records.append(ClaimRecord(
+            var record = ClaimRecord(
                 key: try Self.key(row, job: 0, elapse: 1, attempt: 2), node: try row.text(3), runID: try row.text(4),
                 claimedAt: RealtimeInstant(microseconds: try row.int64(5)), leaseUntil: RealtimeInstant(microseconds: try row.int64(6)),
                 endedAt: try row.optionalInt64(7).map(RealtimeInstant.init(microseconds:)), result: try row.optionalText(8),
-                lostAt: try row.optionalInt64(9).map(RealtimeInstant.init(microseconds:)), lostBy: try row.optionalText(10)))
+                lostAt: try row.optionalInt64(9).map(RealtimeInstant.init(microseconds:)), lostBy: try row.optionalText(10))
+            record.runEndedAt = try row.optionalInt64(11).map(RealtimeInstant.init(microseconds:))
+            record.runResult = try row.optionalText(12)
+            records.append(record)
         }
         return records
     }

@@ -42,6 +42,11 @@ package enum FleetSchema {
             """,
             "CREATE INDEX claims_open ON {schema}.claims (lease_until) WHERE ended_at IS NULL AND lost_at IS NULL",
         ],
+        [
+            // Version 2 (fencing): a run recorded lost keeps `result = 'lost'`; when its node hears
+            // of its end, the real end goes here (the audit compares it with its retry's times).
+            "ALTER TABLE {schema}.claims ADD COLUMN run_ended_at timestamptz, ADD COLUMN run_result text",
+        ],
     ]
 
     /// The statements of `migration` (0-based) for `schema`.

@@ -16,6 +16,21 @@ package struct LeaseSchedule: Sendable, Hashable {
         self.maxSkewMicroseconds = maxSkewMicroseconds
     }
 
+    /// How long before its lease ends a run's fence stops it: `MaxClockSkewSec=` (which covers the
+    /// clocks' drift and the statement's way to the database), at least 200 ms (the supervisor
+    /// looks every 100 ms) and at most a third of the lease, so that a node that beats every third
+    /// of the lease renews twice before a fence fires.
+    package var fenceMarginMicroseconds: Int64 {
+        min(max(maxSkewMicroseconds, 200_000), leaseMicroseconds / 3)
+    }
+
+    /// The deadline a claim or renewal sent at `sent` (``LeaseFences/boottime()``) gives the run's
+    /// fence: the database set the lease from its `now()`, which is later than `sent`, so the
+    /// lease surely holds until then.
+    package func fenceDeadline(sentAt sent: Int64) -> Int64 {
+        sent + leaseMicroseconds - fenceMarginMicroseconds
+    }
+
     /// How often leases are renewed and heartbeats sent.
     package var beatInterval: Duration { .microseconds(max(100_000, leaseMicroseconds / 3)) }
 

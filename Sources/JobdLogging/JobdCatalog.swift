@@ -177,8 +177,10 @@ package enum JobdCatalog {
                 @JOBD_REASON@ ("replaced": a new run of the job takes its place, Overlap=replace;
                 "requested": jobctl stop; "shutdown": jobd is stopping; "oom-kill": the kernel's OOM
                 killer killed a process in the cgroup of a run with a memory limit, as systemd's
-                OOMPolicy=stop). If it has not exited by the job's TimeoutStopSec=, it gets SIGKILL.
-                Its result is "stopped", not a failure, but for "oom-kill", a failure.
+                OOMPolicy=stop; "lease-lost": this node no longer holds the fleet lease of a
+                RunOn=one-node run, whose supervisor, jobd-cgexec, stopped it). If it has not exited
+                by the job's TimeoutStopSec=, it gets SIGKILL. Its result is "stopped", not a failure,
+                but for "oom-kill" (a failure) and "lease-lost" ("lost", a failure).
                 """)
         case .runKill:
             Entry(subject: "A job run was killed", body: """

@@ -72,10 +72,10 @@ package struct JobRunner: Sendable {
     }
 
     /// Runs `definition`'s command to completion. `context` is added to its environment; `fields`
-    /// to each of its journal entries.
+    /// to each of its journal entries. A fleet run's `fence` is watched by its supervisor (``RunFence``).
     package func run(
         _ definition: JobDefinition, runID: UInt64, invocationID: String,
-        context: [String: String] = [:], fields extraFields: [String: String] = [:]
+        context: [String: String] = [:], fields extraFields: [String: String] = [:], fence: RunFence? = nil
     ) async -> RunOutcome {
         let started = MonotonicInstant.now()
         var fields = extraFields.merging([
@@ -102,6 +102,7 @@ package struct JobRunner: Sendable {
                 cgroup = made
             }
             configuration.cgroup = cgroup
+            configuration.fence = fence.map { ($0, definition.stopTimeout) }
             if let cgroup { fields[JobdField.cgroup] = cgroup.path }
             let startFields = fields
             let watched = cgroup
@@ -112,6 +113,15 @@ package struct JobRunner: Sendable {
                 defer { group.cancelAll() }
                 return await spawn(configuration, definition: definition, runID: runID, fields: startFields, mailed: mailed)
             }
+        }
+        // A run its fence stopped (its node lost the lease) ends `lost`, at the time it really ended.
+        var fencedEnd: Int64?
+        if pid != nil, let fence, let stopped = fence.stopped() {
+            fencedEnd = stopped.ended
+            stopReason.record(.leaseLost)
+            logger.event(.runStop, level: .warning,
+                         "run \(runID) of \(definition.name) was stopped by its fence: this node no longer held its fleet lease",
+                         fields.merging([JobdField.reason: StopReason.leaseLost.rawValue]) { $1 })
         }
         // Whether preparing it or spawning it failed, the reason is logged as the run's start.
         if case .failedToStart(let reason) = termination {
@@ -144,6 +154,7 @@ package struct JobRunner: Sendable {
                         + (reason.map { " (stopped: \($0.rawValue))" } ?? "") + (usage.map { ". \($0.summary)" } ?? ""), fields)
         var outcome = RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, pid: pid, termination: termination,
                                  started: started, finished: ended, result: result, stopReason: reason)
+        outcome.fencedEnd = fencedEnd
         if let mailed {
             outcome.mail = RunMail.due(definition, result: result, output: mailed, account: account, fields: fields)
         }
@@ -171,6 +182,8 @@ package struct JobRunner: Sendable {
         var cgroup: RunCgroup?
         /// `Nice=`, `UMask=`, `Limit…=`…: given by `jobd-cgexec` before it switches credentials.
         var attributes = ProcessAttributes()
+        /// A fleet run's fence and its `TimeoutStopSec=`: `jobd-cgexec` stays as its supervisor.
+        var fence: (RunFence, stopTimeout: TimeSpan)?
     }
 
     /// Why a run could not be prepared; it is logged and the run counts as failed to start.
@@ -313,7 +326,8 @@ package struct JobRunner: Sendable {
 
         init(_ configuration: SpawnConfiguration) throws(PreparationError) {
             let argv = configuration.argv
-            guard configuration.account != nil || configuration.cgroup != nil || !configuration.attributes.isDefault else {
+            guard configuration.account != nil || configuration.cgroup != nil || !configuration.attributes.isDefault
+                    || configuration.fence != nil else {
                 // The job's environment reaches only its own command, which runs as jobd does.
                 executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
                 arguments = Array(argv.dropFirst())
@@ -326,7 +340,7 @@ package struct JobRunner: Sendable {
             guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
             executable = .path(FilePath(trampoline))
             arguments = Trampoline.options(cgroup: configuration.cgroup, attributes: configuration.attributes, account: configuration.account,
-                                           directory: configuration.userDirectory) + argv
+                                           directory: configuration.userDirectory, fence: configuration.fence) + argv
             // Nothing of the job's before its own execve: jobd-cgexec needs no variable at all.
             environment = [:]
             workingDirectory = configuration.userDirectory == nil ? configuration.workingDirectory : FilePath("/")

@@ -78,6 +78,9 @@ package struct RunOutcome: Sendable {
     package var result: RunResult
     /// Why jobd stopped the run, if it did.
     package var stopReason: StopReason?
+    /// When a fleet run stopped by its fence really ended (wall clock, microseconds since the
+    /// epoch), as its supervisor saw it: jobd may have been stopped then, and heard of it later.
+    package var fencedEnd: Int64?
     /// The mail the run's output is to go out as (`MailTo=`), sent after the run is reported.
     package var mail: RunMail?
 
@@ -98,6 +101,7 @@ package struct RunOutcome: Sendable {
         case .runtimeExceeded?: return .timeout
         case .oomKill?: return .oomKill
         case .replaced?, .requested?, .shutdown?: return .stopped
+        case .leaseLost?: return .lost
         case nil: break
         }
         if oomKilled { return .oomKill }

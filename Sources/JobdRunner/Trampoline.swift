@@ -22,7 +22,7 @@ enum Trampoline {
     }()
 
     /// Why a run that needs the trampoline cannot start without it.
-    static let missing = "jobd-cgexec is not installed beside jobd (nor in ../libexec/jobd/): it is needed to run a job in a cgroup or as User=/Group="
+    static let missing = "jobd-cgexec is not installed beside jobd (nor in ../libexec/jobd/): it is needed to run a job in a cgroup, as User=/Group=, or with RunOn=one-node (its fence)"
 
     /// The options that switch to `account` as `setpriv --reuid --regid --groups` would: the uid only
     /// for `User=`; without `User=` (only `Group=`), jobd's own supplementary groups are kept.
@@ -37,11 +37,13 @@ enum Trampoline {
     /// The words before the command's own for a run: its cgroup, its process attributes (`Nice=`,
     /// `Limit…=`…, set while it is still root), its credentials, and the working
     /// directory (changed to after the switch; a leading `-`: a missing one means `/`).
+    /// A fleet run's `fence` makes the trampoline stay as the run's supervisor (``RunFence``).
     static func options(cgroup: RunCgroup?, attributes: ProcessAttributes = ProcessAttributes(), account: Account?,
-                        directory: WorkingDirectory?) -> [String] {
+                        directory: WorkingDirectory?, fence: (RunFence, stopTimeout: TimeSpan)? = nil) -> [String] {
         var words: [String] = []
         for entered in cgroup?.entered ?? [] { words += ["--cgroup", entered] }
         words += attributes.trampolineOptions
+        if let (fence, stopTimeout) = fence { words += fence.options(stopTimeout: stopTimeout) }
         if let account { words += credentialOptions(account) }
         if let directory { words += ["--directory", (directory.optional ? "-" : "") + directory.path] }
         return words + ["--"]

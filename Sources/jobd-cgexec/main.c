@@ -4,7 +4,7 @@
 //
 //   jobd-cgexec [--cgroup DIR]... [--rlimit RESOURCE:SOFT:HARD]... [--nice N] [--ioprio VALUE] [--sched POLICY:PRIORITY]
 //               [--umask OCTAL] [--groups G,G...] [--gid GID] [--uid UID] [--directory [-]DIR]
-//               -- COMMAND [ARGUMENT...]
+//               [--fence FILE [--fence-stop USEC]] -- COMMAND [ARGUMENT...]
 //     reads the job's environment from stdin (NAME=value entries, each ended by a NUL, then one
 //     more NUL, then EOF: a stream cut short is refused, never run with part of an environment),
 //     enters each cgroup directory DIR (writes "0" to DIR/cgroup.procs: the run's cgroup v2, and its
@@ -19,6 +19,10 @@
 //     stdin becomes /dev/null for the command. When stdin is a socket (jobd passes one end of a
 //     socketpair), a failure before the command runs is told back on it, and a successful execve
 //     closes it (close-on-exec), so that jobd tells a failed start from a command that failed.
+//     With --fence (a fleet run), it forks once it is in the cgroups: the child goes on as above
+//     (attributes, credentials, directory, command), the parent stays as the run's supervisor, with
+//     jobd's priority and limits, and stops the run when the deadline in FILE passes (SIGKILL USEC
+//     later; see fence.c).
 //
 //   jobd-cgexec [--groups G,G...] [--gid GID] [--uid UID] --limit BYTES --read FILE...
 //     switches credentials as above, then reads each FILE as that user (EnvironmentFile= of a User=
@@ -45,6 +49,8 @@
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "fence.h"
 
 enum {
     EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_NICE = 201, EXIT_EXEC = 203, EXIT_LIMITS = 205, EXIT_IOPRIO = 213, EXIT_SETSCHEDULER = 214,
@@ -280,7 +286,7 @@ static void execute(char **argv, char **environment) {
 int main(int argc, char **argv) {
     struct credentials wanted = {0};
     struct attributes attributes = {0};
-    const char *cgroups[8] = {0}, *directory = NULL;
+    const char *cgroups[8] = {0}, *directory = NULL, *fence = NULL, *fence_stop = "infinity";
     size_t cgroup_count = 0;
     size_t limit = 0;
     int reading = 0, i = 1;
@@ -307,6 +313,8 @@ int main(int argc, char **argv) {
         else if (strcmp(option, "--gid") == 0) wanted.gid = value;
         else if (strcmp(option, "--uid") == 0) wanted.uid = value;
         else if (strcmp(option, "--directory") == 0) directory = value;
+        else if (strcmp(option, "--fence") == 0) fence = value;
+        else if (strcmp(option, "--fence-stop") == 0) fence_stop = value;
         else if (strcmp(option, "--limit") == 0) limit = number(value, "the limit");
         else fail(EXIT_USAGE, "unknown option %s", option);
     }
@@ -325,6 +333,10 @@ int main(int argc, char **argv) {
     if (null < 0 || dup2(null, STDIN_FILENO) < 0) fail(EXIT_EXEC, "cannot open /dev/null: %s", strerror(errno));
     close(null);
     for (size_t entered = 0; entered < cgroup_count; entered++) enter_cgroup(cgroups[entered]);
+    // The supervisor forks before the job's attributes: a Nice=, CPUSchedulingPolicy= or LimitCPU=
+    // of the job must not slow or end the run's fence.
+    if (fence != NULL && fence_supervise(fence, fence_stop, cgroup_count > 0 ? cgroups[0] : NULL, status_fd) != 0)
+        fail(EXIT_EXEC, "cannot start the run's fence supervisor: %s", strerror(errno));
     apply_attributes(&attributes);
     switch_credentials(&wanted);
     if (directory != NULL) {

@@ -9,11 +9,14 @@ import Testing
     static let t0 = RealtimeInstant(seconds: 1_800_000_000)
     static func at(_ seconds: Int64) -> RealtimeInstant { RealtimeInstant(microseconds: t0.microseconds + seconds * second) }
 
+    /// A claim of attempt `attempt` of `elapse`, claimed 10 s per attempt after the elapse, ended a
+    /// second later (or, lost, with its lease 3 s after its claim).
     static func claim(_ elapse: Int64, attempt: UInt64 = 0, node: String = "a", result: String? = "success",
                       lost: Bool = false, lease: Int64? = nil) -> ClaimRecord {
-        ClaimRecord(key: ClaimKey(job: "report", elapse: at(elapse), attempt: attempt), node: node, runID: "r\(elapse).\(attempt)",
-                    claimedAt: at(elapse), leaseUntil: at(lease ?? elapse + 3), endedAt: result == nil || lost ? nil : at(elapse + 1),
-                    result: lost ? "lost" : result, lostAt: lost ? at(elapse + 4) : nil, lostBy: lost ? "b" : nil)
+        let start = elapse + 10 * Int64(attempt)
+        return ClaimRecord(key: ClaimKey(job: "report", elapse: at(elapse), attempt: attempt), node: node, runID: "r\(elapse).\(attempt)",
+                           claimedAt: at(start), leaseUntil: at(lease ?? start + 3), endedAt: result == nil || lost ? nil : at(start + 1),
+                           result: lost ? "lost" : result, lostAt: lost ? at(start + 4) : nil, lostBy: lost ? "b" : nil)
     }
 
     static let sessions = [
@@ -46,11 +49,40 @@ import Testing
         #expect(Self.audit([Self.claim(0, result: "exit-code"), Self.claim(0, attempt: 2)]).exitCode == 1)
     }
 
-    @Test func aLostRunThatEndedAfterAllRanTwiceWithItsRetry() {
-        var lostButEnded = Self.claim(0, lost: true)
-        lostButEnded.endedAt = Self.at(6)
-        lostButEnded.result = "success"
-        #expect(Self.audit([lostButEnded, Self.claim(0, attempt: 1, node: "b")]).exitCode == 1)
+    /// A run recorded lost whose node wrote its real end later: it ran until then, and its retry
+    /// after that is clean; a retry that started before it is a double run, whatever the results.
+    @Test func aLostRunThatEndedAfterItsRetryStartedRanTwice() {
+        var lostThenEnded = Self.claim(0, lost: true)
+        lostThenEnded.runEndedAt = Self.at(9)
+        lostThenEnded.runResult = "lost"
+        let retry = Self.claim(0, attempt: 1, node: "b")
+        #expect(Self.audit([lostThenEnded, retry]).problems.isEmpty)
+        lostThenEnded.runEndedAt = Self.at(11)
+        lostThenEnded.runResult = "success"
+        let audit = Self.audit([lostThenEnded, retry])
+        #expect(audit.problems == [.ranAtOnce(lostThenEnded, retry)], "\(audit.problems)")
+        #expect(audit.text.contains("double run: ") && audit.text.contains("while attempt 1 ran on b"), "\(audit.text)")
+    }
+
+    /// Without its real end, a lost run counts until its lease ended (its fence stopped it by then).
+    @Test func aLostRunWithoutItsEndRanUntilItsLeaseEnded() {
+        let lost = Self.claim(0, lost: true, lease: 8)
+        #expect(Self.audit([lost, Self.claim(0, attempt: 1, node: "b")]).problems.isEmpty)
+        let lapsedLate = Self.claim(0, lost: true, lease: 12)
+        let retry = Self.claim(0, attempt: 1, node: "b")
+        #expect(Self.audit([lapsedLate, retry]).problems == [.ranAtOnce(lapsedLate, retry)])
+    }
+
+    /// Overlap is a double run whatever the results: a retry of a failed run that began before the
+    /// failure ended, and a run of an open claim beside a later attempt.
+    @Test func overlappingAttemptsAreADoubleRunWhateverTheirResults() {
+        var failed = Self.claim(0, result: "exit-code")
+        failed.endedAt = RealtimeInstant(microseconds: Self.at(10).microseconds + 500_000)
+        let retry = Self.claim(0, attempt: 1, node: "b", result: "exit-code")
+        #expect(Self.audit([failed, retry]).problems == [.ranAtOnce(failed, retry)])
+        let open = Self.claim(0, result: nil, lease: 99)
+        let audit = Self.audit([open, Self.claim(0, attempt: 1, node: "b")])
+        #expect(audit.problems.contains(.ranAtOnce(open, Self.claim(0, attempt: 1, node: "b"))), "\(audit.problems)")
     }
 
     @Test func anOpenClaimIsInFlightUntilALeaseAfterItsLeaseLapsed() {

@@ -25,4 +25,13 @@ import Testing
         // A slow round trip makes the reading uncertain: only a node surely too far off is refused.
         #expect(schedule.acceptsSkew(600_000, uncertainty: 100_000) && !schedule.acceptsSkew(600_001, uncertainty: 100_000))
     }
+
+    /// A fence fires `MaxClockSkewSec=` before the lease ends, at least 200 ms (twice the
+    /// supervisor's look) and at most a third of the lease (renewals come every third).
+    @Test func aFenceFiresTheMarginBeforeTheLeaseEnds() {
+        #expect(LeaseSchedule(leaseMicroseconds: 3_000_000, maxSkewMicroseconds: 500_000).fenceDeadline(sentAt: 1_000_000) == 3_500_000)
+        #expect(LeaseSchedule(leaseMicroseconds: 3_000_000, maxSkewMicroseconds: 2_000_000).fenceMarginMicroseconds == 1_000_000)
+        #expect(LeaseSchedule(leaseMicroseconds: 30_000_000, maxSkewMicroseconds: 0).fenceMarginMicroseconds == 200_000)
+        #expect(LeaseSchedule(leaseMicroseconds: 30_000_000, maxSkewMicroseconds: 2_000_000).fenceDeadline(sentAt: 0) == 28_000_000)
+    }
 }

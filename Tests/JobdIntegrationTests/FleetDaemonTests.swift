@@ -79,6 +79,7 @@ struct FleetDaemonTests {
             process = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: env) {
                 $0.contains("run.start") || $0.contains("run.skip") || $0.contains("run.exit") || $0.contains("fleet:")
                     || $0.contains("daemon.ready") || $0.contains("run.retry") || $0.contains("error")
+                    || $0.contains("run.output") || $0.contains("run.stop") || $0.contains("run.leftovers")
             }
         }
 
@@ -371,6 +372,98 @@ struct FleetDaemonTests {
                                       timeout: .seconds(5))
         try fleet.stopAll()
         #expect(node.starts("catch-up").filter { $0.elapse == String(claimed + period) }.count == 1)
+    }
+
+    /// Fencing: the node running a 15 s one-node job is paused (SIGSTOP) for 9 s, three times its
+    /// 3 s lease. The run's fence, held by its supervisor outside the paused jobd, stops it before
+    /// the lease ends, so the other node's retry never runs beside it (by the commands' own clocks);
+    /// the paused node, resumed, ends its run `lost` (`lease-lost`), and the audit is clean.
+    @Test func aPausedNodesRunIsStoppedByItsFenceBeforeAnotherNodeRetriesIt() throws {
+        let fleet = try Fleet()
+        let directory = NSTemporaryDirectory() + "jobd-fence-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let script = directory + "/run.sh"
+        try """
+            echo "start $(date +%s.%N)"
+            trap 'echo "end $(date +%s.%N)"; exit 143' TERM
+            sleep 15 &
+            wait
+            echo "end $(date +%s.%N)"
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let job = "[Job]\nOnCalendar=*:*:0/20\nRunOn=one-node\nExecStart=/bin/sh \(script)\nRestart=on-failure\nRestartSec=100ms\n"
+        for name in ["node-a", "node-b"] {
+            try fleet.start(name, jobs: ["fenced": job], lease: "3s", extra: "MaxClockSkewSec=500ms")
+        }
+        for node in fleet.nodes { try node.connected() }
+        var runner: Node?
+        try waitUntil(timeout: .seconds(40), "the first elapse to start on a node") {
+            runner = fleet.nodes.first { $0.process.lines.contains { LogLine($0).matches(event: "run.output", fields: ["JOB": "fenced"]) } }
+            return runner != nil
+        }
+        let paused = try #require(runner)
+        let other = try #require(fleet.nodes.first { $0 !== paused })
+        let original = try #require(paused.starts("fenced").first)
+        paused.process.signal(SIGSTOP)
+        Thread.sleep(forTimeInterval: 9)
+        paused.process.signal(SIGCONT)
+        try paused.process.waitForEvent("run.exit", fields: ["JOBD_RUN_ID": original.runID], timeout: .seconds(20))
+        try other.process.waitForEvent("run.output", fields: ["JOB": "fenced"], timeout: .seconds(20))
+        let (audit, report) = try other.jobctl(["audit", "--fleet", "--config-dir", other.config.path])
+        // A planted run beside the retry (the one that failed, the other in flight): flagged.
+        _ = try fleet.sql("""
+            INSERT INTO jobd.claims (job, elapse, attempt, node, instance, run_id, claimed_at, lease_until, ended_at, result)
+            SELECT job, elapse, attempt + 1, 'node-x', 'planted', 'planted', claimed_at + interval '1 second', now(), now(), 'exit-code'
+              FROM jobd.claims WHERE job = 'fenced' ORDER BY attempt DESC LIMIT 1
+            """)
+        let (flagged, planted) = try other.jobctl(["audit", "--fleet", "--config-dir", other.config.path])
+        try fleet.stopAll()
+
+        // The commands' own clocks: the original ended before the retry started.
+        func times(_ node: Node, _ word: String) -> [Double] {
+            node.process.events("run.output").filter { $0.field("JOB") == "fenced" }.compactMap {
+                $0.message.hasPrefix(word + " ") ? Double($0.message.dropFirst(word.count + 1)) : nil
+            }
+        }
+        let originalEnd = try #require(times(paused, "end").first, "the paused node's run printed its end")
+        let retryStart = try #require(times(other, "start").first, "the other node's retry printed its start")
+        #expect(originalEnd < retryStart, "the original ran until \(originalEnd), the retry from \(retryStart)")
+        let retry = try #require(other.starts("fenced").first)
+        #expect(retry.cause == "retry" && retry.elapse == original.elapse)
+
+        let exit = try #require(paused.process.events("run.exit").first { $0.field("JOBD_RUN_ID") == original.runID })
+        #expect(exit.field("JOBD_RESULT") == "lost" && exit.field("JOBD_REASON") == "lease-lost", "\(exit)")
+        #expect(paused.process.events("run.stop").contains { $0.field("JOBD_RUN_ID") == original.runID && $0.field("JOBD_REASON") == "lease-lost" })
+        let row = try fleet.sql("""
+            SELECT result, lost_by, ended_at IS NULL, run_result, (extract(epoch FROM run_ended_at) * 1000000)::bigint
+              FROM jobd.claims WHERE run_id = '\(original.runID)'
+            """)
+        #expect(row.first?[0] == "lost" && row.first?[1] == other.name && row.first?[2] == "t" && row.first?[3] == "lost", "\(row)")
+        let realEnd = Double(row.first?[4] ?? "") ?? 0
+        #expect(abs(realEnd / 1_000_000 - originalEnd) < 0.5, "the real end \(realEnd) is the command's \(originalEnd)")
+        #expect(audit == 0 && report.contains("clean"), "\(report)")
+        #expect(flagged == 1 && planted.contains("double run") && planted.contains("node-x"), "\(planted)")
+    }
+
+    /// A fleet run's supervisor changes nothing jobd does to it: `jobctl stop` reaches the command
+    /// (result `stopped`, not `lost`), and what a run leaves behind is found and stopped.
+    @Test func aFencedRunIsStoppedAndItsLeftoversFoundAsAnyRun() throws {
+        let fleet = try Fleet()
+        let node = try fleet.start("node-a", jobs: [
+            "long": "[Job]\nOnCalendar=*:*:0/5\nRunOn=one-node\nExecStart=/bin/sleep 30\n",
+            "leaves": "[Job]\nOnCalendar=*:*:0/5\nRunOn=one-node\nExecStart=/bin/sh -c 'sleep 30 & echo left'\n",
+        ])
+        try node.process.waitForEvent("run.start", fields: ["JOB": "long"], timeout: .seconds(15))
+        let (stopped, answer) = try node.jobctl(["stop", "long", "--wait", "--runtime-dir", node.runtime])
+        #expect(stopped == 0, "\(answer)")
+        try node.process.waitForEvent("run.exit", fields: ["JOB": "long", "JOBD_RESULT": "stopped", "JOBD_REASON": "requested"])
+        try node.process.waitForEvent("run.leftovers", fields: ["JOB": "leaves", "JOBD_LEFTOVERS": "1"])
+        try node.process.waitForEvent("run.exit", fields: ["JOB": "leaves", "JOBD_RESULT": "success"])
+        try fleet.stopAll()
+        #expect(try fleet.claims("long").first?.result == "stopped")
+        #expect(try fleet.claims("leaves").first?.result == "success")
+        let fences = (try? FileManager.default.contentsOfDirectory(atPath: node.runtime + "/fence")) ?? ["unreadable"]
+        #expect(fences.isEmpty, "every fence file goes with its run: \(fences)")
     }
 
     /// A run that jobd's stop ends has its end recorded (`stopped`), not left to lapse into `lost`.

@@ -29,6 +29,20 @@ struct TrampolineTests {
         ])
     }
 
+    /// A fleet run's fence: the supervisor's file and the job's TimeoutStopSec=, after the
+    /// attributes it applies as root and before the switch of credentials.
+    @Test func aFencedRunNamesItsFenceAndItsStopTimeout() throws {
+        let account = try Self.account(user: "alice", groups: nil)
+        let fence = RunFence(path: "/run/jobd/fence/abc")
+        #expect(Trampoline.options(cgroup: nil, account: account, directory: nil, fence: (fence, .seconds(90))) == [
+            "--fence", "/run/jobd/fence/abc", "--fence-stop", "90000000", "--gid", "100", "--uid", "1000", "--",
+        ])
+        #expect(Trampoline.options(cgroup: nil, account: nil, directory: nil, fence: (fence, .infinity)) == [
+            "--fence", "/run/jobd/fence/abc", "--fence-stop", "infinity", "--",
+        ])
+        #expect(fence.stoppedPath == "/run/jobd/fence/abc.stopped")
+    }
+
     @Test func theEnvironmentIsNulTerminatedEntriesAndAnEmptyOne() {
         #expect(Trampoline.encode(["PATH": "/bin", "A": "x=y z"]) == Array("A=x=y z\u{0}PATH=/bin\u{0}\u{0}".utf8))
         #expect(Trampoline.encode([:]) == [0])

@@ -1,0 +1,141 @@
+import Foundation
+import JobdCalendar
+import JobdConfig
+import JobdFleet
+import JobdTestKit
+import Testing
+
+/// Fencing against a real PostgreSQL: the deadlines a node gives its runs' fences at each claim and
+/// renewal, the fence it stops for good when its run was recorded lost or its deadline passed
+/// unrenewed, and the end that never overwrites a `lost` record (schema version 2).
+@Suite(.serialized, .enabled(if: TemporaryPostgres.unavailableReason == nil || ProcessInfo.processInfo.environment["CI"] != nil))
+struct FleetFencingTests {
+    /// What a node wrote to its fences: each run's last deadline, and the runs whose fence went.
+    final class Fences: @unchecked Sendable {
+        private let lock = NSLock()
+        private var deadlines: [String: Int64] = [:]
+        private var gone: [String] = []
+
+        private var clock: Int64?
+
+        /// The fences' clock: CLOCK_BOOTTIME, until a test sets it.
+        var fences: LeaseFences {
+            LeaseFences(extend: { runID, deadline in self.lock.withLock { self.deadlines[runID] = deadline } },
+                        remove: { runID in self.lock.withLock { self.gone.append(runID) } },
+                        now: { self.lock.withLock { self.clock } ?? LeaseFences.boottime() })
+        }
+
+        func setClock(_ microseconds: Int64) { lock.withLock { clock = microseconds } }
+
+        func deadline(_ runID: String) -> Int64? { lock.withLock { deadlines[runID] } }
+        var removed: [String] { lock.withLock { gone } }
+    }
+
+    static func node(_ postgres: TemporaryPostgres, _ name: String, lease: TimeSpan = .seconds(3),
+                     fences: Fences? = nil) throws -> FleetDatabase {
+        var settings = try FleetDatabaseTests.settings(postgres, node: name)
+        settings.lease = lease
+        settings.maxClockSkew = TimeSpan(microseconds: 500_000)
+        return try FleetDatabase(settings: settings, instance: name,
+                                 realtime: { RealtimeInstant(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)) },
+                                 fences: fences?.fences)
+    }
+
+    static func fleet() throws -> TemporaryPostgres {
+        let postgres = try TemporaryPostgres()
+        try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
+        return postgres
+    }
+
+    @Test func aRenewalThatFindsItsRunRecordedLostStopsItsFenceAndItsEndKeepsTheLostRecord() async throws {
+        let postgres = try Self.fleet()
+        let fences = Fences()
+        // A lease long enough that no machine is slow enough to pass it between two statements.
+        let a = try Self.node(postgres, "a", lease: .seconds(30), fences: fences)
+        let b = try Self.node(postgres, "b", lease: .seconds(30))
+        try await a.connect()
+        try await b.connect()
+        let key = ClaimKey(job: "report", elapse: RealtimeInstant(seconds: Int64(Date().timeIntervalSince1970)))
+        let sent = LeaseFences.boottime()
+        #expect(await a.claim(key, runID: "r1") == .won)
+        // The lease (30 s) less the margin (MaxClockSkewSec=500ms), from before the claim was sent.
+        let claimed = try #require(fences.deadline("r1"))
+        #expect(claimed >= sent + 29_500_000 && claimed <= LeaseFences.boottime() + 29_500_000, "\(claimed - sent)")
+        _ = try await a.beat()
+        #expect(try #require(fences.deadline("r1")) >= claimed, "each renewal extends the fence")
+
+        // Node a's lease lapses (as if it were paused): node b records the run lost.
+        _ = try postgres.psql("UPDATE jobd.claims SET lease_until = now() - interval '1 second'", database: "fleet")
+        #expect(try await b.beat().lost.map(\.runID) == ["r1"])
+        _ = try await a.beat()
+        #expect(fences.deadline("r1") == 0, "the fence stops the run at once")
+        _ = try await a.beat()
+        #expect(fences.deadline("r1") == 0, "and is never extended again")
+
+        // The run's real end, as its supervisor saw it, goes to its own columns.
+        let end = RealtimeInstant(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000) - 2_000_000)
+        await a.finish(runID: "r1", result: "lost", endedAt: end)
+        #expect(fences.removed == ["r1"])
+        let record = try #require(try await a.claims().first)
+        #expect(record.result == "lost" && record.endedAt == nil && record.lostBy == "b" && record.runResult == "lost", "\(record)")
+        let written = try #require(record.runEndedAt).microseconds
+        #expect(abs(written - end.microseconds) < 500_000, "the end as the supervisor saw it, on the database's clock")
+        #expect(record.ranUntil == record.runEndedAt)
+        await a.shutdown()
+        await b.shutdown()
+    }
+
+    /// jobd stalled past the deadline it gave a fence (the fence fired meanwhile): the next renewal
+    /// keeps the row's lease, so that no other node retries the run while it stops, but never
+    /// extends the fence again; the run's end is then the row's end.
+    @Test func aDeadlineThatPassedUnrenewedStopsTheFenceForGood() async throws {
+        let postgres = try Self.fleet()
+        let fences = Fences()
+        fences.setClock(1_000_000_000)
+        let a = try Self.node(postgres, "a", lease: .seconds(30), fences: fences)
+        try await a.connect()
+        let key = ClaimKey(job: "report", elapse: RealtimeInstant(seconds: Int64(Date().timeIntervalSince1970)))
+        #expect(await a.claim(key, runID: "r1") == .won)
+        // Sent at 1,000 s: the lease (30 s) less the margin (MaxClockSkewSec=500ms).
+        let deadline: Int64 = 1_029_500_000
+        #expect(fences.deadline("r1") == deadline)
+        _ = try await a.beat()
+        #expect(fences.deadline("r1") == deadline, "renewed when sent before the deadline")
+        // jobd stalls 40 s (by the fences' clock) before its next renewal.
+        fences.setClock(1_040_000_000)
+        _ = try await a.beat()
+        #expect(fences.deadline("r1") == 0)
+        let open = try #require(try await a.claims().first)
+        #expect(open.isOpen && open.lostAt == nil)
+        await a.finish(runID: "r1", result: "lost")
+        let ended = try #require(try await a.claims().first)
+        #expect(ended.result == "lost" && ended.endedAt != nil && ended.runEndedAt == nil)
+        await a.shutdown()
+    }
+
+    /// A fleet whose schema is at version 1 (before fencing) migrates in place: its claims stay.
+    @Test func aFleetAtSchemaVersionOneMigratesInPlace() async throws {
+        let postgres = try Self.fleet()
+        let a = try Self.node(postgres, "a")
+        try await a.connect()
+        #expect(await a.claim(ClaimKey(job: "report", elapse: RealtimeInstant(seconds: 1_800_000_000)), runID: "r1") == .won)
+        await a.finish(runID: "r1", result: "success")
+        await a.shutdown()
+        _ = try postgres.psql("""
+            ALTER TABLE jobd.claims DROP COLUMN run_ended_at, DROP COLUMN run_result;
+            DELETE FROM jobd.schema_version WHERE version = 2
+            """, database: "fleet")
+        // A reader (jobctl) reads a version 1 fleet as it is, and migrates nothing.
+        let reader = try Self.node(postgres, "reader")
+        try await reader.connectToRead()
+        #expect(try await reader.claims().map(\.result) == ["success"])
+        #expect(try postgres.psql("SELECT max(version) FROM jobd.schema_version", database: "fleet") == "1")
+        await reader.close()
+        let b = try Self.node(postgres, "b")
+        try await b.connect()
+        #expect(try postgres.psql("SELECT max(version) FROM jobd.schema_version", database: "fleet") == "2")
+        let records = try await b.claims()
+        #expect(records.count == 1 && records.first?.result == "success" && records.first?.runEndedAt == nil)
+        await b.shutdown()
+    }
+}
