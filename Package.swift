@@ -227,7 +227,9 @@ let package = Package(
 
 // The trampoline that puts a run's process into its cgroup before the job's command runs
 // (Sources/jobd-cgexec/main.c); installed beside jobd, in libexec.
-package.targets.append(.executableTarget(name: "jobd-cgexec"))
+// Its seccomp filters (SystemCallFilter= and the keys that imply one) are made with libseccomp
+// (Debian's libseccomp-dev; the package then depends on libseccomp2).
+package.targets.append(.executableTarget(name: "jobd-cgexec", linkerSettings: [.linkedLibrary("seccomp")]))
 // getxattr, which Swift's Glibc module leaves out; imported by JobdRunner alone.
 package.targets.append(.systemLibrary(name: "CXattr"))
 package.products.append(.executable(name: "jobd-cgexec", targets: ["jobd-cgexec"]))

@@ -143,19 +143,22 @@ final class MainLoop {
     }
 
     /// `configuration` with each job that asks for what this jobd cannot do moved to the broken
-    /// files, with the reason at its line: `TasksMax=` where no pids controller is at hand (never
-    /// a limit silently not applied).
+    /// files, with the reason at its line: `TasksMax=` where no pids controller is at hand, a sandbox
+    /// jobd cannot set up (never a limit or a sandbox silently not applied).
     private func applicable(_ configuration: JobdConfiguration) -> JobdConfiguration {
         let refusal: String? = switch runner.tracking {
         case .cgroups(let cgroup): cgroup.tasksLimitRefusal
         case .processGroups(let reason): "runs are tracked by process group, not cgroup (\(reason))"
         }
-        guard let refusal else { return configuration }
         var configuration = configuration
         configuration.breakJobs { definition in
-            definition.tasksMax == nil ? [] : [ConfigError(
-                file: definition.path, line: definition.tasksMaxLine, message: "TasksMax= cannot be applied: \(refusal)",
-                hint: "run jobd under its unit (Delegate=yes, with the pids controller), or remove TasksMax=")]
+            var errors = runner.tracking.sandboxRefusal(definition).map { [$0] } ?? []
+            if let refusal, definition.tasksMax != nil {
+                errors.append(ConfigError(
+                    file: definition.path, line: definition.tasksMaxLine, message: "TasksMax= cannot be applied: \(refusal)",
+                    hint: "run jobd under its unit (Delegate=yes, with the pids controller), or remove TasksMax="))
+            }
+            return errors
         }
         return configuration
     }

@@ -87,6 +87,7 @@ package struct JobRunner: Sendable {
         var pid: pid_t?
         var cgroup: RunCgroup?
         var account: Account?
+        var privateTmp: PrivateTmp?
         // What the run writes, kept for MailTo= (cron's MAILTO) only.
         let mailed = definition.mailTo.isEmpty ? nil : MailedOutput()
         switch await prepareAside(definition, runID: runID, invocationID: invocationID, context: context) {
@@ -97,13 +98,24 @@ package struct JobRunner: Sendable {
             cgroup = makeCgroup(definition, runID: runID, invocationID: invocationID, fields: fields)
             configuration.cgroup = cgroup
             if let cgroup { fields[JobdField.cgroup] = cgroup.path }
-            let startFields = fields
-            (termination, pid) = await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    await watch(definition, runID: runID, fields: startFields, requests: stopRequests) { stopReason.record($0) }
+            var refused: String?
+            if definition.sandbox.privateTmp {
+                switch PrivateTmp.make(job: definition.name) {
+                case .success(let made): configuration.privateTmp = made; privateTmp = made
+                case .failure(let reason): refused = reason.description
                 }
-                defer { group.cancelAll() }
-                return await spawn(configuration, definition: definition, runID: runID, fields: startFields, mailed: mailed)
+            }
+            if let refused {
+                termination = .failedToStart(refused)
+            } else {
+                let startFields = fields
+                (termination, pid) = await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        await watch(definition, runID: runID, fields: startFields, requests: stopRequests) { stopReason.record($0) }
+                    }
+                    defer { group.cancelAll() }
+                    return await spawn(configuration, definition: definition, runID: runID, fields: startFields, mailed: mailed)
+                }
             }
         }
         // Whether preparing it or spawning it failed, the reason is logged as the run's start.
@@ -116,6 +128,8 @@ package struct JobRunner: Sendable {
         if let pid { leftovers = await stopLeftovers(of: definition, group: pid, cgroup: cgroup, fields: fields) }
         // A run that never started has its cgroup removed, and no usage to report.
         let usage = cgroup.flatMap { finish($0, keep: leftovers > 0 && definition.killMode != .controlGroup) }.flatMap { pid == nil ? nil : $0 }
+        // PrivateTmp='s directories go with the run, unless processes it left are kept (KillMode=process).
+        if let privateTmp, leftovers == 0 || definition.killMode == .controlGroup { privateTmp.remove() }
         // Only now is the process reaped; until then a stop must still be able to signal it.
         registry.remove(runID: runID)
         let finished = MonotonicInstant.now()
@@ -163,6 +177,10 @@ package struct JobRunner: Sendable {
         var cgroup: RunCgroup?
         /// `Nice=`, `UMask=`, `Limit…=`…: given by `jobd-cgexec` before it switches credentials.
         var attributes = ProcessAttributes()
+        /// `ProtectSystem=`, `SystemCallFilter=`…: applied by `jobd-cgexec` (issue 27).
+        var sandbox = Sandbox()
+        /// The directories of `PrivateTmp=`, made for this run.
+        var privateTmp: PrivateTmp?
     }
 
     /// Why a run could not be prepared; it is logged and the run counts as failed to start.
@@ -236,7 +254,7 @@ package struct JobRunner: Sendable {
         return .success(SpawnConfiguration(
             argv: definition.command.argv(environment: environment), environment: environment,
             workingDirectory: workingDirectory, userDirectory: switchesUser ? named : nil,
-            account: account, attributes: definition.processAttributes))
+            account: account, attributes: definition.processAttributes, sandbox: definition.sandbox))
     }
 
     private func resolveAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
@@ -305,7 +323,8 @@ package struct JobRunner: Sendable {
 
         init(_ configuration: SpawnConfiguration) throws(PreparationError) {
             let argv = configuration.argv
-            guard configuration.account != nil || configuration.cgroup != nil || !configuration.attributes.isDefault else {
+            guard configuration.account != nil || configuration.cgroup != nil || !configuration.attributes.isDefault
+                    || !configuration.sandbox.isDefault else {
                 // The job's environment reaches only its own command, which runs as jobd does.
                 executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
                 arguments = Array(argv.dropFirst())
@@ -317,7 +336,9 @@ package struct JobRunner: Sendable {
             }
             guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
             executable = .path(FilePath(trampoline))
-            arguments = Trampoline.options(cgroup: configuration.cgroup, attributes: configuration.attributes, account: configuration.account,
+            arguments = Trampoline.options(cgroup: configuration.cgroup, attributes: configuration.attributes,
+                                           sandbox: configuration.sandbox.trampolineOptions(privateTmp: configuration.privateTmp?.mounted),
+                                           account: configuration.account,
                                            directory: configuration.userDirectory) + argv
             // Nothing of the job's before its own execve: jobd-cgexec needs no variable at all.
             environment = [:]

@@ -37,11 +37,11 @@ enum Trampoline {
     /// The words before the command's own for a run: its cgroup, its process attributes (`Nice=`,
     /// `Limit…=`…, set while it is still root), its credentials, and the working
     /// directory (changed to after the switch; a leading `-`: a missing one means `/`).
-    static func options(cgroup: RunCgroup?, attributes: ProcessAttributes = ProcessAttributes(), account: Account?,
+    static func options(cgroup: RunCgroup?, attributes: ProcessAttributes = ProcessAttributes(), sandbox: [String] = [], account: Account?,
                         directory: WorkingDirectory?) -> [String] {
         var words: [String] = []
         for entered in cgroup?.entered ?? [] { words += ["--cgroup", entered] }
-        words += attributes.trampolineOptions
+        words += attributes.trampolineOptions + sandbox
         if let account { words += credentialOptions(account) }
         if let directory { words += ["--directory", (directory.optional ? "-" : "") + directory.path] }
         return words + ["--"]

@@ -46,6 +46,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox.h"
+
 enum {
     EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_NICE = 201, EXIT_EXEC = 203, EXIT_LIMITS = 205, EXIT_IOPRIO = 213, EXIT_SETSCHEDULER = 214,
     EXIT_GROUP = 216, EXIT_USER = 217, EXIT_CGROUP = 219
@@ -56,8 +58,7 @@ static const char default_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/us
 // Where a failure before the command is reported: the status socket once it is known, else stderr.
 static int status_fd = -1;
 
-static void fail(int code, const char *format, ...) __attribute__((noreturn, format(printf, 2, 3)));
-static void fail(int code, const char *format, ...) {
+void fail(int code, const char *format, ...) {
     char message[8192];
     va_list arguments;
     va_start(arguments, format);
@@ -290,6 +291,11 @@ int main(int argc, char **argv) {
             reading = 1;
             continue;
         }
+        int sandboxing = sandbox_option(option, i + 1 < argc ? argv[i + 1] : NULL);
+        if (sandboxing >= 0) {
+            i += sandboxing;
+            continue;
+        }
         if (i + 1 == argc) fail(EXIT_USAGE, "%s needs a value", option);
         const char *value = argv[++i];
         if (strcmp(option, "--cgroup") == 0) {
@@ -326,6 +332,7 @@ int main(int argc, char **argv) {
     close(null);
     for (size_t entered = 0; entered < cgroup_count; entered++) enter_cgroup(cgroups[entered]);
     apply_attributes(&attributes);
+    sandbox_apply_as_root(cgroup_count > 0 ? cgroups[0] : NULL, wanted.uid != NULL && strcmp(wanted.uid, "0") != 0);
     switch_credentials(&wanted);
     if (directory != NULL) {
         int optional = directory[0] == '-';
@@ -335,5 +342,6 @@ int main(int argc, char **argv) {
                 fail(EXIT_CHDIR, "cannot change to the working directory %s: %s", directory, strerror(errno));
         }
     }
+    sandbox_apply_last();
     execute(argv + i + 1, environment);
 }
