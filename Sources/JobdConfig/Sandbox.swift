@@ -157,11 +157,15 @@ package struct Sandbox: Sendable, Hashable {
                 }
                 mask |= 1 << UInt64(number)
             }
-            if bounding {
-                // As systemd: lines are merged by OR, or by AND with the complement for a "~" line.
+            // As systemd: lines are merged by OR, or by AND with the complement for a "~" line; "~"
+            // alone is every capability.
+            if mask == 0 {
+                if bounding { capabilityBoundingSet = Self.allCapabilities } else { ambientCapabilities = Self.allCapabilities }
+            } else if bounding {
                 capabilityBoundingSet = inverted ? (capabilityBoundingSet ?? Self.allCapabilities) & ~mask : (capabilityBoundingSet ?? 0) | mask
             } else {
-                ambientCapabilities = inverted ? ambientCapabilities & ~mask : ambientCapabilities | mask
+                let start = ambientCapabilities == 0 && inverted ? Self.allCapabilities : ambientCapabilities
+                ambientCapabilities = inverted ? start & ~mask : start | mask
             }
         default:
             return nil
