@@ -66,6 +66,7 @@ void fail(int code, const char *format, ...) {
     va_end(arguments);
     if (status_fd < 0 || send(status_fd, message, strlen(message), MSG_NOSIGNAL) < 0)
         dprintf(STDERR_FILENO, "jobd-cgexec: %s\n", message);
+    sandbox_abandon();
     _exit(code);
 }
 

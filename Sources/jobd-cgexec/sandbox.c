@@ -173,13 +173,29 @@ static void set_read_only(const char *path) {
 // Where the inaccessible nodes are made: a tmpfs on a directory of its own under /run, gone again
 // before the command runs. systemd's are in /run/systemd/inaccessible, made by PID 1.
 static char staging[] = "/run/jobd-cgexec-XXXXXX";
+static int staged;
+// The new /dev, made under /run and moved onto /dev.
+static char dev[] = "/run/jobd-cgexec-dev-XXXXXX";
+static int dev_made;
+
+void sandbox_abandon(void) {
+    if (staged) {
+        (void)umount2(staging, MNT_DETACH);
+        rmdir(staging);
+    }
+    if (dev_made) {
+        (void)umount2(dev, MNT_DETACH);
+        rmdir(dev);
+    }
+}
 
 static const char *inaccessible_node(mode_t type) {
     static const struct { mode_t type; const char *name; } nodes[] = {
         {S_IFDIR, "dir"}, {S_IFREG, "reg"}, {S_IFCHR, "chr"}, {S_IFBLK, "blk"}, {S_IFIFO, "fifo"}, {S_IFSOCK, "sock"},
     };
     static char path[64];
-    if (staging[sizeof staging - 2] == 'X') {
+    if (!staged) {
+        staged = 1;
         if (mkdtemp(staging) == NULL) fail(EXIT_NAMESPACE, "cannot make %s: %s", staging, strerror(errno));
         must(mount("tmpfs", staging, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=4k"), EXIT_NAMESPACE, "cannot mount a tmpfs on", staging);
         mode_t old = umask(0);
@@ -197,9 +213,9 @@ static const char *inaccessible_node(mode_t type) {
 
 static void mount_private_dev(void) {
     static const char *nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
-    char dev[] = "/run/jobd-cgexec-dev-XXXXXX";
     char path[128], target[128];
     if (mkdtemp(dev) == NULL) fail(EXIT_NAMESPACE, "cannot make %s: %s", dev, strerror(errno));
+    dev_made = 1;
     must(mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC | MS_STRICTATIME, "mode=0755,size=4m,nr_inodes=64k"), EXIT_NAMESPACE,
          "cannot mount a tmpfs on", dev);
     mode_t old = umask(0);
@@ -243,6 +259,7 @@ static void mount_private_dev(void) {
     (void)umount2("/dev", MNT_DETACH);
     must(mount(dev, "/dev", NULL, MS_MOVE, NULL), EXIT_NAMESPACE, "cannot move the private /dev from", dev);
     rmdir(dev);
+    dev_made = 0;
 }
 
 static void mount_entries(void) {
@@ -271,10 +288,8 @@ static void mount_entries(void) {
             must(mount(entry->path, entry->path, NULL, MS_BIND | MS_REC, NULL), EXIT_NAMESPACE, "cannot bind", entry->path);
         }
     }
-    if (staging[sizeof staging - 2] != 'X') {
-        (void)umount2(staging, MNT_DETACH);
-        rmdir(staging);
-    }
+    sandbox_abandon();
+    staged = 0;
     // Then each read-only entry, with every mount below it but those under a deeper entry.
     char **points = mount_points();
     for (size_t i = 0; i < sandbox.entry_count; i++) {

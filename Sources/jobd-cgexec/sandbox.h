@@ -16,6 +16,9 @@ void sandbox_apply_as_root(const char *cgroup, int switches_user);
 // After the switch, just before execve: ambient capabilities, no_new_privs, seccomp filters.
 void sandbox_apply_last(void);
 
+// Removes the directories a failed setup left in /run (fail() calls it).
+void sandbox_abandon(void);
+
 // Reports `format` (to jobd's status socket, or stderr) and exits with `code` (main.c).
 void fail(int code, const char *format, ...) __attribute__((noreturn, format(printf, 2, 3)));
 
