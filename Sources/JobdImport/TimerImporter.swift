@@ -31,6 +31,7 @@ package enum TimerImporter {
     static let serviceKeys: Set<String> = Set(["User", "Group", "WorkingDirectory", "Environment", "EnvironmentFile",
                                            "RuntimeMaxSec", "TimeoutStopSec", "TasksMax",
                                                "SuccessExitStatus", "TimeoutStartSec", "SupplementaryGroups"]).union(ProcessAttributes.keys)
+                                               .union(Sandbox.keys)
 
     /// `name` is the job's name (the timer's name without `.timer`).
     package static func convert(timer: UnitFile, service: UnitFile, name: String) -> Result {
@@ -82,6 +83,9 @@ package enum TimerImporter {
                                          "WorkingDirectory=\(assignment.value): jobd takes an absolute path only")
             case ("Service", "Type") where ["oneshot", "simple", "exec", ""].contains(assignment.value):
                 continue
+            case ("Service", "PrivateUsers") where !["", "no", "false", "0", "off", "n", "f"].contains(assignment.value.lowercased()):
+                result.serviceReport.add(.notCarriedOver, line: line,
+                                         "PrivateUsers=\(assignment.value): jobd does not run a job in a user namespace of its own")
             case ("Service", let key) where serviceKeys.contains(key):
                 // systemd reads %% as a percent sign in these keys; jobd reads no specifiers there.
                 job.set(key, assignment.value.replacingEvery("%%", with: "%"))

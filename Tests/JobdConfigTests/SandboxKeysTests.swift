@@ -1,3 +1,4 @@
+import JobdTestKit
 import Testing
 
 @testable import JobdConfig
@@ -80,21 +81,7 @@ struct SandboxKeysTests {
 
     @Test func keysImplyWhatSystemdImplies() throws {
         // man-db.service's keys: the calls they forbid, the capabilities they drop, the device policy.
-        let manDB = try Self.sandbox("""
-            ProtectSystem=full
-            ProtectHome=true
-            PrivateTmp=true
-            PrivateDevices=true
-            ProtectHostname=true
-            ProtectClock=true
-            ProtectKernelTunables=true
-            ProtectKernelModules=true
-            ProtectKernelLogs=true
-            ProtectControlGroups=true
-            LockPersonality=true
-            RestrictRealtime=true
-
-            """)
+        let manDB = try Self.sandbox(DebianUnitKeys.manDBSandbox)
         #expect(manDB.needsDeviceCgroup && manDB.needsMountNamespace)
         #expect(manDB.protectedCalls.isSuperset(of: ["settimeofday", "init_module", "syslog", "ioperm", "sethostname", "setdomainname", "_sysctl"]))
         let dropped = Sandbox.capabilityMask("CAP_MKNOD", "CAP_SYS_RAWIO", "CAP_SYS_MODULE", "CAP_SYSLOG", "CAP_SYS_TIME", "CAP_WAKE_ALARM")

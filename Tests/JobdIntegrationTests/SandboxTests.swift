@@ -102,21 +102,7 @@ import Testing
         return Set((0..<64).filter { value & (1 << UInt64($0)) != 0 })
     }
 
-    static let manDB = """
-        ProtectSystem=full
-        ProtectHome=true
-        PrivateTmp=true
-        PrivateDevices=true
-        ProtectHostname=true
-        ProtectClock=true
-        ProtectKernelTunables=true
-        ProtectKernelModules=true
-        ProtectKernelLogs=true
-        ProtectControlGroups=true
-        LockPersonality=true
-        RestrictRealtime=true
-        NoNewPrivileges=yes
-        """
+    static let manDB = DebianUnitKeys.manDBSandbox + "NoNewPrivileges=yes"
 
     static let logrotate = """
         LockPersonality=true
