@@ -54,6 +54,8 @@ import Testing
     status = dict(l.split(":\t", 1) for l in open("/proc/self/status").read().splitlines() if ":\t" in l)
     report("nnp", status["NoNewPrivs"].strip())
     report("capbnd", status["CapBnd"].strip())
+    report("capamb", status["CapAmb"].strip())
+    report("uid", os.getuid())
     report("swapoff", call(libc.swapoff(b"/nonexistent")))
     """#
 
@@ -185,7 +187,7 @@ import Testing
         try probe.write("allow-list", "SystemCallFilter=@system-service")
         try probe.write("clock", "ProtectClock=yes")
         try probe.write("capabilities", "CapabilityBoundingSet=CAP_CHOWN CAP_DAC_OVERRIDE")
-        try probe.write("nobody", "User=nobody\nLockPersonality=yes")
+        try probe.write("nobody", "User=nobody\nLockPersonality=yes\nAmbientCapabilities=CAP_NET_BIND_SERVICE")
         let reload = try probe.setup.jobctl(["reload"])
         #expect(reload.0 == 0, "\(reload.1)")
 
@@ -219,6 +221,8 @@ import Testing
         // A seccomp filter for a run without CAP_SYS_ADMIN (User=) implies NoNewPrivileges=, as systemd's.
         let (_, nobody) = try probe.run("nobody")
         #expect(nobody["nnp"] == "1" && nobody["personality"] == "EPERM", "\(nobody)")
+        // AmbientCapabilities=: kept across the switch to the user, and handed to the command.
+        #expect(nobody["uid"] == "65534" && Self.capabilities(nobody["capamb"] ?? "") == [10], "\(nobody)")
     }
 
     /// PrivateDevices= and ProtectClock= need the run's cgroup for their device policy: without
