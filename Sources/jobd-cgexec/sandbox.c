@@ -517,13 +517,16 @@ static void load_argument_filters(void) {
         load(filter);
     }
     if (sandbox.restrict_realtime) {
+        // As systemd: only SCHED_OTHER (0), SCHED_BATCH (3) and SCHED_IDLE (5), compared as given
+        // (so with SCHED_RESET_ON_FORK too, which is above 5).
         scmp_filter_ctx filter = new_filter(SCMP_ACT_ALLOW);
-        static const int policies[] = {SCHED_FIFO, SCHED_RR, 6 /* SCHED_DEADLINE */};
+        static const int denied[] = {SCHED_FIFO, SCHED_RR, 4};
         for (size_t i = 0; i < 3; i++) {
-            struct scmp_arg_cmp policy = SCMP_A1(SCMP_CMP_MASKED_EQ, ~(scmp_datum_t)SCHED_RESET_ON_FORK & 0xffffffff, policies[i]);
+            struct scmp_arg_cmp policy = SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)denied[i]);
             add(filter, eperm, "sched_setscheduler", 1, &policy);
         }
-        add(filter, eperm, "sched_setattr", 0, NULL);
+        struct scmp_arg_cmp above = SCMP_A1(SCMP_CMP_GT, SCHED_IDLE);
+        add(filter, eperm, "sched_setscheduler", 1, &above);
         load(filter);
     }
     if (sandbox.deny_write_execute) {
