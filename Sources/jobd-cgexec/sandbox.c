@@ -494,19 +494,18 @@ static void load_argument_filters(void) {
         scmp_filter_ctx filter = new_filter(SCMP_ACT_ALLOW);
         // clone3 passes its flags in memory, out of a filter's sight: ENOSYS makes glibc use clone.
         add(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
-        int any = 0;
+        // As systemd: setns() is refused outright when no type is allowed, else for the types that
+        // are not and for type 0 (any), which a filter cannot tell apart.
+        uint64_t allowed = sandbox.allowed_namespaces;
+        struct scmp_arg_cmp any_type = SCMP_A1(SCMP_CMP_EQ, 0);
+        add(filter, eperm, "setns", allowed == 0 ? 0 : 1, allowed == 0 ? NULL : &any_type);
         for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
-            if (sandbox.allowed_namespaces & all[i]) continue;
-            any = 1;
+            if (allowed & all[i]) continue;
             struct scmp_arg_cmp flags = SCMP_A0(SCMP_CMP_MASKED_EQ, all[i], all[i]);
             add(filter, eperm, "unshare", 1, &flags);
             add(filter, eperm, "clone", 1, &flags);
-            struct scmp_arg_cmp type = SCMP_A1(SCMP_CMP_EQ, all[i]);
-            add(filter, eperm, "setns", 1, &type);
-        }
-        if (any) {
-            struct scmp_arg_cmp type = SCMP_A1(SCMP_CMP_EQ, 0);
-            add(filter, eperm, "setns", 1, &type);
+            struct scmp_arg_cmp type = SCMP_A1(SCMP_CMP_MASKED_EQ, all[i], all[i]);
+            if (allowed != 0) add(filter, eperm, "setns", 1, &type);
         }
         load(filter);
     }

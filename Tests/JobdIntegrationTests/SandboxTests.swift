@@ -24,6 +24,7 @@ import Testing
                       ("cgroup", "/sys/fs/cgroup"), ("tmp-writable", "/tmp")] + [(p.split("/")[-1], p) for p in sys.argv[2:]]:
         report(key, writable(path) if os.path.exists(path) else "missing")
     report("root-mode", oct(os.stat("/root").st_mode & 0o7777))
+    report("root-writable", writable("/root"))
     report("tmp", "host" if os.path.exists("/tmp/" + sys.argv[1]) else "private")
     pseudo = {"null", "zero", "full", "random", "urandom", "tty", "ptmx"}
     nodes = [n for n in os.listdir("/dev") if n not in pseudo and os.path.exists("/dev/" + n)
@@ -187,7 +188,8 @@ import Testing
         try probe.write("allow-list", "SystemCallFilter=@system-service")
         try probe.write("clock", "ProtectClock=yes")
         try probe.write("capabilities", "CapabilityBoundingSet=CAP_CHOWN CAP_DAC_OVERRIDE")
-        try probe.write("nobody", "User=nobody\nLockPersonality=yes\nAmbientCapabilities=CAP_NET_BIND_SERVICE")
+        try probe.write("nobody", "User=nobody\nLockPersonality=yes\nAmbientCapabilities=CAP_NET_BIND_SERVICE\nPrivateTmp=yes")
+        try probe.write("home-tmpfs", "ProtectHome=tmpfs")
         let reload = try probe.setup.jobctl(["reload"])
         #expect(reload.0 == 0, "\(reload.1)")
 
@@ -223,6 +225,12 @@ import Testing
         #expect(nobody["nnp"] == "1" && nobody["personality"] == "EPERM", "\(nobody)")
         // AmbientCapabilities=: kept across the switch to the user, and handed to the command.
         #expect(nobody["uid"] == "65534" && Self.capabilities(nobody["capamb"] ?? "") == [10], "\(nobody)")
+        // PrivateTmp= of a User= run: its own /tmp, which the user can write (mode 1777).
+        #expect(nobody["tmp"] == "private" && nobody["tmp-writable"] == "rw", "\(nobody)")
+
+        // ProtectHome=tmpfs: an empty read-only tmpfs (mode 0755) on /root.
+        let (_, home) = try probe.run("home-tmpfs")
+        #expect(home["root-mode"] == "0o755" && home["root-writable"] == "ro" && home["usr"] == "rw", "\(home)")
     }
 
     /// PrivateDevices= and ProtectClock= need the run's cgroup for their device policy: without
