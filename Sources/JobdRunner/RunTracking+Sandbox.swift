@@ -6,10 +6,10 @@ extension RunTracking {
     /// line; `nil` when it can (or it asks for none). The sandbox is set up by `jobd-cgexec` as
     /// root, and `PrivateDevices=` and `ProtectClock=` need the run's cgroup v2 for their device
     /// policy: never a sandbox silently weaker than the job file says.
-    package func sandboxRefusal(_ definition: JobDefinition, euid: uid_t = geteuid()) -> ConfigError? {
+    package func sandboxRefusal(_ definition: JobDefinition, euid: uid_t? = nil) -> ConfigError? {
         let sandbox = definition.sandbox
         guard !sandbox.isDefault else { return nil }
-        if euid != 0 {
+        if (euid ?? geteuid()) != 0 {
             return ConfigError(file: definition.path, line: nil, message: "the job's sandboxing keys cannot be applied: jobd does not run as root",
                                hint: "run jobd as root (its unit does), or remove the job's sandboxing keys")
         }
