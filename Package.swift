@@ -227,9 +227,10 @@ let package = Package(
 
 // The trampoline that puts a run's process into its cgroup before the job's command runs
 // (Sources/jobd-cgexec/main.c); installed beside jobd, in libexec.
-// Its seccomp filters (SystemCallFilter= and the keys that imply one) are made with libseccomp
-// (Debian's libseccomp-dev; the package then depends on libseccomp2).
-package.targets.append(.executableTarget(name: "jobd-cgexec", linkerSettings: [.linkedLibrary("seccomp")]))
+// Its seccomp filters (SystemCallFilter= and the keys that imply one) are made with libseccomp,
+// loaded (dlopen) only by a run that has one: the build needs Debian's libseccomp-dev for the header,
+// and the package depends on libseccomp2.
+package.targets.append(.executableTarget(name: "jobd-cgexec"))
 // getxattr, which Swift's Glibc module leaves out; imported by JobdRunner alone.
 package.targets.append(.systemLibrary(name: "CXattr"))
 package.products.append(.executable(name: "jobd-cgexec", targets: ["jobd-cgexec"]))

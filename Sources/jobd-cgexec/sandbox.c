@@ -23,11 +23,13 @@
 //                            the filters of those keys, which look at arguments
 //
 // Mounts are made with the kernel's mount API (mount_setattr: one mount's read-only flag, leaving
-// nosuid, nodev and noexec as they are); filters with libseccomp, as systemd makes them.
+// nosuid, nodev and noexec as they are); filters with libseccomp, as systemd makes them, loaded
+// (dlopen) only by a run that has one.
 #define _GNU_SOURCE
 #include "sandbox.h"
 
 #include <errno.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/bpf.h>
@@ -458,6 +460,35 @@ static uint64_t effective_capabilities(void) {
     return (uint64_t)data[1].effective << 32 | data[0].effective;
 }
 
+// libseccomp, loaded only for a run that has a filter (as systemd 253 loads it, dlopen_libseccomp):
+// a run without one pays nothing for it. Only its header is used at build time.
+static struct {
+    scmp_filter_ctx (*init)(uint32_t);
+    int (*attr_set)(scmp_filter_ctx, enum scmp_filter_attr, uint32_t);
+    int (*resolve_name)(const char *);
+    int (*rule_add_array)(scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *);
+    int (*load)(const scmp_filter_ctx);
+    void (*release)(scmp_filter_ctx);
+} libseccomp;
+
+static void load_libseccomp(void) {
+    if (libseccomp.init != NULL) return;
+    void *library = dlopen("libseccomp.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) fail(EXIT_SECCOMP, "cannot load libseccomp.so.2 (Debian's libseccomp2): %s", dlerror());
+    void *symbols[6] = {
+        dlsym(library, "seccomp_init"), dlsym(library, "seccomp_attr_set"), dlsym(library, "seccomp_syscall_resolve_name"),
+        dlsym(library, "seccomp_rule_add_array"), dlsym(library, "seccomp_load"), dlsym(library, "seccomp_release"),
+    };
+    for (size_t i = 0; i < 6; i++)
+        if (symbols[i] == NULL) fail(EXIT_SECCOMP, "libseccomp.so.2 lacks a function jobd-cgexec needs");
+    libseccomp.init = (scmp_filter_ctx (*)(uint32_t))symbols[0];
+    libseccomp.attr_set = (int (*)(scmp_filter_ctx, enum scmp_filter_attr, uint32_t))symbols[1];
+    libseccomp.resolve_name = (int (*)(const char *))symbols[2];
+    libseccomp.rule_add_array = (int (*)(scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *))symbols[3];
+    libseccomp.load = (int (*)(const scmp_filter_ctx))symbols[4];
+    libseccomp.release = (void (*)(scmp_filter_ctx))symbols[5];
+}
+
 static uint32_t action(const char *word) {
     if (strcmp(word, "allow") == 0) return SCMP_ACT_ALLOW;
     if (strcmp(word, "kill") == 0) return SCMP_ACT_KILL_PROCESS;
@@ -468,23 +499,24 @@ static uint32_t action(const char *word) {
 }
 
 static scmp_filter_ctx new_filter(uint32_t default_action) {
-    scmp_filter_ctx filter = seccomp_init(default_action);
+    load_libseccomp();
+    scmp_filter_ctx filter = libseccomp.init(default_action);
     // no_new_privs is set (or not) by sandbox_apply_last, as systemd decides it; not by libseccomp.
-    if (filter == NULL || seccomp_attr_set(filter, SCMP_FLTATR_CTL_NNP, 0) != 0) fail(EXIT_SECCOMP, "cannot make a seccomp filter");
+    if (filter == NULL || libseccomp.attr_set(filter, SCMP_FLTATR_CTL_NNP, 0) != 0) fail(EXIT_SECCOMP, "cannot make a seccomp filter");
     return filter;
 }
 
 static void add(scmp_filter_ctx filter, uint32_t result, const char *name, unsigned count, const struct scmp_arg_cmp *compare) {
-    int number = seccomp_syscall_resolve_name(name);
+    int number = libseccomp.resolve_name(name);
     if (number == __NR_SCMP_ERROR || number < 0) return;  // not a call of this architecture
-    int added = seccomp_rule_add_array(filter, result, number, count, compare);
+    int added = libseccomp.rule_add_array(filter, result, number, count, compare);
     if (added != 0) fail(EXIT_SECCOMP, "cannot filter %s: %s", name, strerror(-added));
 }
 
 static void load(scmp_filter_ctx filter) {
-    int loaded = seccomp_load(filter);
+    int loaded = libseccomp.load(filter);
     if (loaded != 0) fail(EXIT_SECCOMP, "cannot load a seccomp filter: %s", strerror(-loaded));
-    seccomp_release(filter);
+    libseccomp.release(filter);
 }
 
 static void load_argument_filters(void) {
