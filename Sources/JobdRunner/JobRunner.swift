@@ -129,7 +129,10 @@ package struct JobRunner: Sendable {
         // A run that never started has its cgroup removed, and no usage to report.
         let usage = cgroup.flatMap { finish($0, keep: leftovers > 0 && definition.killMode != .controlGroup) }.flatMap { pid == nil ? nil : $0 }
         // PrivateTmp='s directories go with the run, unless processes it left are kept (KillMode=process).
-        if let privateTmp, leftovers == 0 || definition.killMode == .controlGroup { privateTmp.remove() }
+        if let privateTmp, leftovers == 0 || definition.killMode == .controlGroup, let failure = await privateTmp.remove() {
+            logger.warning("\(definition.name): PrivateTmp='s directories \(privateTmp.tmp) and \(privateTmp.varTmp) are not removed: \(failure)",
+                           metadata: [JobdField.job: .string(definition.name)])
+        }
         // Only now is the process reaped; until then a stop must still be able to signal it.
         registry.remove(runID: runID)
         let finished = MonotonicInstant.now()

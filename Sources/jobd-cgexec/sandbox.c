@@ -168,7 +168,7 @@ static char **mount_points(void) {
 
 static void set_read_only(const char *path) {
     struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
-    if (mount_setattr(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, &attr, sizeof attr) != 0 && errno != ENOENT && errno != EACCES)
+    if (mount_setattr(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, &attr, sizeof attr) != 0 && errno != ENOENT)
         fail(EXIT_NAMESPACE, "cannot make %s read-only: %s", path, strerror(errno));
 }
 

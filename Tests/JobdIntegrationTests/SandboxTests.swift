@@ -239,6 +239,27 @@ import Testing
         #expect(home["root-mode"] == "0o755" && home["root-writable"] == "ro" && home["usr"] == "rw", "\(home)")
     }
 
+    /// What a run leaves in its private /tmp goes with it, however deep, and a link it left there to
+    /// a file of the host is removed, never followed.
+    @Test func aPrivateTmpIsRemovedWithoutFollowingWhatTheRunLeft() throws {
+        try Requirement.root("to sandbox runs")
+        let setup = try PrivilegeBoundaryTests.Setup()
+        let victim = "/var/lib/jobd-sandbox-victim-\(getpid())"
+        try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: victim) }
+        _ = FileManager.default.createFile(atPath: victim + "/keep", contents: Data("kept".utf8))
+        let script = "cd /tmp && ln -s \(victim) victim && ln -s \(victim)/keep keep && cd /var/tmp && ln -s \(victim) victim"
+            + " && i=0 && while [ $$i -lt 1500 ]; do mkdir d && cd d && i=$$((i+1)); done && touch deepest"
+        try setup.config.write(job: "litter", "[Job]\nExecStart=/bin/sh -c '\(script)'\nPrivateTmp=yes\nUser=nobody\n")
+        _ = try setup.jobctl(["reload"])
+        let run = try setup.jobctl(["run", "litter", "--wait"])
+        #expect(run.0 == 0, "\(run.1)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: "/tmp").filter { $0.hasPrefix("jobd-private-litter-") }
+            + FileManager.default.contentsOfDirectory(atPath: "/var/tmp").filter { $0.hasPrefix("jobd-private-litter-") }
+        #expect(left.isEmpty, "\(left)")
+        #expect(try String(contentsOfFile: victim + "/keep", encoding: .utf8) == "kept")
+    }
+
     /// PrivateDevices= and ProtectClock= need the run's cgroup for their device policy: without
     /// one, the job is broken at load, at the key's line, and other jobs run.
     @Test func aDevicePolicyWithoutACgroupIsABadSetting() throws {
