@@ -18,7 +18,9 @@ struct PrivateTmp: Sendable {
     static func make(job: String) -> Result<PrivateTmp, JobRunner.PreparationError> {
         var made: [String] = []
         for parent in ["/tmp", "/var/tmp"] {
-            var template = Array("\(parent)/jobd-private-\(job.prefix(64))-XXXXXX".utf8CString)
+            // A job name may hold ':', which separates the two in jobd-cgexec's --private-tmp.
+            let name = String(job.prefix(64).map { $0 == ":" ? "_" : $0 })
+            var template = Array("\(parent)/jobd-private-\(name)-XXXXXX".utf8CString)
             let directory = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) }
             if let directory { made.append(directory) }
             guard let directory, mkdir(directory + "/tmp", 0o700) == 0, chmod(directory + "/tmp", 0o1777) == 0 else {
