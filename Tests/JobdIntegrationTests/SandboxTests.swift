@@ -260,6 +260,22 @@ import Testing
         #expect(try String(contentsOfFile: victim + "/keep", encoding: .utf8) == "kept")
     }
 
+    /// A path that must exist and does not fails the start, with the reason, as systemd's 226
+    /// (EXIT_NAMESPACE) would; jobd reports it as its one "could not start" status, 203.
+    @Test func aMissingPathFailsTheStartWithTheReason() throws {
+        try Requirement.root("to sandbox runs")
+        let setup = try PrivilegeBoundaryTests.Setup()
+        let missing = "/var/lib/jobd-sandbox-missing-\(getpid())"
+        try setup.config.write(job: "missing", "[Job]\nExecStart=/bin/true\nInaccessiblePaths=/home\nReadOnlyPaths=\(missing)\n")
+        try setup.config.write(job: "optional", "[Job]\nExecStart=/bin/true\nInaccessiblePaths=/home\nReadOnlyPaths=-\(missing)\n")
+        _ = try setup.jobctl(["reload"])
+        let failed = try setup.jobctl(["run", "missing", "--wait"])
+        #expect(failed.0 == 203 && failed.1.contains("\(missing): No such file or directory"), "\(failed.1)")
+        #expect(try setup.jobctl(["run", "optional", "--wait"]).0 == 0)
+        let staging = try FileManager.default.contentsOfDirectory(atPath: "/run").filter { $0.hasPrefix("jobd-cgexec-") }
+        #expect(staging.isEmpty, "\(staging)")
+    }
+
     /// PrivateDevices= and ProtectClock= need the run's cgroup for their device policy: without
     /// one, the job is broken at load, at the key's line, and other jobs run.
     @Test func aDevicePolicyWithoutACgroupIsABadSetting() throws {
