@@ -1,3 +1,4 @@
+import Foundation
 import JobdTestKit
 import Testing
 
@@ -77,6 +78,28 @@ struct SandboxKeysTests {
         #expect(SystemCallGroups.systemdVersion == 252)
         #expect(Sandbox.expand("@clock") == ["adjtimex", "clock_adjtime", "clock_adjtime64", "clock_settime", "clock_settime64", "settimeofday"])
         #expect(Sandbox.expand("@nonexistent") == nil && Sandbox.expand("not_a_call") == nil && Sandbox.expand("@known") == nil)
+    }
+
+    /// The table scripts/syscall-groups wrote is what this machine's systemd 252 lists, group by
+    /// group (so SystemCallFilter=@system-service means here what it means to systemd).
+    @Test func theGroupTableIsWhatSystemdAnalyzeLists() throws {
+        let analyze = "/usr/bin/systemd-analyze"
+        guard access(analyze, X_OK) == 0 else { return try Requirement.unmet("needs systemd-analyze (the systemd package)") }
+        let version = try CapturedProcess.run(analyze, ["--version"], environment: ["PATH": "/usr/bin:/bin"]).standardOutput
+        guard version.hasPrefix("systemd \(SystemCallGroups.systemdVersion) ") else {
+            return try Requirement.unmet("needs systemd \(SystemCallGroups.systemdVersion)'s systemd-analyze, found \(version.prefix(20))")
+        }
+        let listed = try CapturedProcess.run(analyze, ["syscall-filter"], environment: ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0"])
+        var groups: [String: [String]] = [:]
+        var current = ""
+        for line in listed.standardOutput.split(separator: "\n") {
+            let word = line.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("@") { current = word; groups[current] = [] } else if !word.isEmpty, !word.hasPrefix("#") { groups[current]?.append(word) }
+        }
+        #expect(groups.count == SystemCallGroups.members.count && groups.count > 25)
+        for (group, members) in groups {
+            #expect(SystemCallGroups.members[group] == members, "\(group) differs: run scripts/syscall-groups")
+        }
     }
 
     @Test func keysImplyWhatSystemdImplies() throws {
