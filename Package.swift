@@ -234,6 +234,9 @@ let package = Package(
 
 // The trampoline that puts a run's process into its cgroup before the job's command runs
 // (Sources/jobd-cgexec/main.c); installed beside jobd, in libexec.
+// Its seccomp filters (SystemCallFilter= and the keys that imply one) are made with libseccomp,
+// loaded (dlopen) only by a run that has one: the build needs Debian's libseccomp-dev for the header,
+// and the package depends on libseccomp2.
 package.targets.append(.executableTarget(name: "jobd-cgexec"))
 // getxattr, which Swift's Glibc module leaves out; imported by JobdRunner alone.
 package.targets.append(.systemLibrary(name: "CXattr"))

@@ -68,6 +68,8 @@ package struct JobDefinition: Sendable, Hashable {
         var resourceControl = ResourceControl()
         var successExitStatus = SuccessExitStatus()
         var supplementaryGroups: [String] = []
+        var sandbox = Sandbox()
+        var sandboxDeviceLine = LineNumber()
     }
 
     /// A line of the file, for error messages only: two definitions that differ only here are the
@@ -227,6 +229,14 @@ package struct JobDefinition: Sendable, Hashable {
         get { storage.fields.uncommon.tasksMax }
         set { fields.uncommon.tasksMax = newValue }
     }
+    /// `ProtectSystem=`, `PrivateTmp=`, `SystemCallFilter=`… (``Sandbox``).
+    package var sandbox: Sandbox {
+        get { storage.fields.uncommon.sandbox }
+        set { fields.uncommon.sandbox = newValue }
+    }
+    /// The line of the `PrivateDevices=` or `ProtectClock=` that asks for a device policy, for an
+    /// error about it (jobd without a cgroup v2 for its runs).
+    package var sandboxDeviceLine: Int? { storage.fields.uncommon.sandboxDeviceLine.line }
     /// `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`, `UMask=` and the `Limit…=` keys.
     package var processAttributes: ProcessAttributes {
         get { storage.fields.uncommon.processAttributes }

@@ -66,6 +66,8 @@ package enum JobFileReader {
         var tasksMax: (limit: TasksMax, line: Int)?
         var attributes = ProcessAttributes()
         var resources = ResourceControl()
+        var sandbox = Sandbox()
+        var sandboxDeviceLine: Int?
         var successExitStatus = SuccessExitStatus()
         var supplementaryGroups: [(name: String, line: Int)] = []
         var startTimeout = TimeSpan.infinity
@@ -284,6 +286,9 @@ package enum JobFileReader {
                 tasksMax = (limit, line)
             case .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy, .cpuSchedulingPriority, .umask, .limitCpu, .limitFsize, .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS, .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
                 if let wrong = attributes.read(key: key.rawValue, value: value) { error(line, wrong.message, hint: wrong.hint) }
+            case .noNewPrivileges, .privateTmp, .privateDevices, .privateNetwork, .privateUsers, .protectSystem, .protectHome, .protectKernelTunables, .protectKernelModules, .protectKernelLogs, .protectControlGroups, .protectHostname, .protectClock, .lockPersonality, .restrictRealtime, .restrictNamespaces, .memoryDenyWriteExecute, .systemCallFilter, .systemCallErrorNumber, .readWritePaths, .readOnlyPaths, .inaccessiblePaths, .capabilityBoundingSet, .ambientCapabilities:
+                if let wrong = sandbox.read(key: key.rawValue, value: value) { error(line, wrong.message, hint: wrong.hint) }
+                if (key == .privateDevices || key == .protectClock) && sandbox.needsDeviceCgroup { sandboxDeviceLine = sandboxDeviceLine ?? line }
             case .runOn:
                 guard let policy = value.isEmpty ? .everyNode : RunOn(rawValue: value) else {
                     error(line, "RunOn=: '\(value)' is not a place to run",
@@ -390,7 +395,8 @@ package enum JobFileReader {
             runtimeMax: min(runtimeMax, startTimeout), stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess,
             referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn,
             tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, resourceControl: resources, successExitStatus: successExitStatus,
-            supplementaryGroups: supplementaryGroups.map(\.name))
+            supplementaryGroups: supplementaryGroups.map(\.name), sandbox: sandbox,
+            sandboxDeviceLine: JobDefinition.LineNumber(sandbox.needsDeviceCgroup ? sandboxDeviceLine : nil))
         return .success(JobDefinition(fields))
     }
 

@@ -144,10 +144,12 @@ final class MainLoop {
 
     /// `configuration` with each job that asks for what this jobd cannot do moved to the broken
     /// files, with the reason at its line: `TasksMax=`, `MemoryMax=`… where no cgroup or controller
-    /// takes them (never a limit silently not applied).
+    /// takes them, a sandbox jobd cannot set up (never a limit or a sandbox silently not applied).
     private func applicable(_ configuration: JobdConfiguration) -> JobdConfiguration {
         var configuration = configuration
-        configuration.breakJobs { runner.tracking.unapplicable($0) }
+        configuration.breakJobs { definition in
+            (runner.tracking.sandboxRefusal(definition).map { [$0] } ?? []) + runner.tracking.unapplicable(definition)
+        }
         return configuration
     }
 

@@ -39,7 +39,9 @@ package struct JobFile: Sendable {
     }
 
     /// The keys a job file may assign more than once, each adding to a list.
-    static let repeatableKeys: Set<String> = ["Environment", "EnvironmentFile", "OnFailure", "OnSuccess"]
+    static let repeatableKeys: Set<String> = ["Environment", "EnvironmentFile", "OnFailure", "OnSuccess", "SupplementaryGroups",
+                                              "SystemCallFilter", "RestrictNamespaces", "ReadWritePaths", "ReadOnlyPaths",
+                                              "InaccessiblePaths", "CapabilityBoundingSet", "AmbientCapabilities"]
 
     /// Why `value` cannot be written as it is after a key jobd reads without quotes or escapes
     /// (`User=`, `WorkingDirectory=`, `Description=`), or `nil` if it can: jobd trims blanks at

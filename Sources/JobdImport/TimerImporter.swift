@@ -31,6 +31,7 @@ package enum TimerImporter {
     static let serviceKeys: Set<String> = Set(["User", "Group", "WorkingDirectory", "Environment", "EnvironmentFile",
                                            "RuntimeMaxSec", "TimeoutStopSec", "TasksMax",
                                                "SuccessExitStatus", "RestartPreventExitStatus", "TimeoutStartSec", "SupplementaryGroups"]).union(ProcessAttributes.keys)
+        .union(Sandbox.keys)
         .union(ResourceControl.Key.allCases.map(\.rawValue))
     /// Service keys systemd reads without specifiers: `%` is a percentage there (`TasksMax=15%`,
     /// `CPUQuota=20%`), carried over as it is.
@@ -88,6 +89,9 @@ package enum TimerImporter {
                 continue
             case ("Service", let key) where literalKeys.contains(key):
                 job.set(key, assignment.value)
+            case ("Service", "PrivateUsers") where !["", "no", "false", "0", "off", "n", "f"].contains(assignment.value.lowercased()):
+                result.serviceReport.add(.notCarriedOver, line: line,
+                                         "PrivateUsers=\(assignment.value): jobd does not run a job in a user namespace of its own")
             case ("Service", let key) where serviceKeys.contains(key):
                 // systemd reads %% as a percent sign in these keys; jobd reads no specifiers there.
                 job.set(key, assignment.value.replacingEvery("%%", with: "%"))

@@ -87,6 +87,7 @@ package struct JobRunner: Sendable {
         var pid: pid_t?
         var cgroup: RunCgroup?
         var account: Account?
+        var privateTmp: PrivateTmp?
         // What the run writes, kept for MailTo= (cron's MAILTO) only.
         let mailed = definition.mailTo.isEmpty ? nil : MailedOutput()
         prepared: switch await prepareAside(definition, runID: runID, invocationID: invocationID, context: context) {
@@ -104,14 +105,25 @@ package struct JobRunner: Sendable {
             configuration.cgroup = cgroup
             configuration.fence = fence.map { ($0, definition.stopTimeout) }
             if let cgroup { fields[JobdField.cgroup] = cgroup.path }
-            let startFields = fields
-            let watched = cgroup
-            (termination, pid) = await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    await watch(definition, runID: runID, cgroup: watched, fields: startFields, requests: stopRequests) { stopReason.record($0) }
+            var refused: String?
+            if definition.sandbox.privateTmp {
+                switch PrivateTmp.make(job: definition.name) {
+                case .success(let made): configuration.privateTmp = made; privateTmp = made
+                case .failure(let reason): refused = reason.description
                 }
-                defer { group.cancelAll() }
-                return await spawn(configuration, definition: definition, runID: runID, fields: startFields, mailed: mailed)
+            }
+            if let refused {
+                termination = .failedToStart(refused)
+            } else {
+                let startFields = fields
+                let watched = cgroup
+                (termination, pid) = await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        await watch(definition, runID: runID, cgroup: watched, fields: startFields, requests: stopRequests) { stopReason.record($0) }
+                    }
+                    defer { group.cancelAll() }
+                    return await spawn(configuration, definition: definition, runID: runID, fields: startFields, mailed: mailed)
+                }
             }
         }
         // A run its fence stopped (its node lost the lease) ends `lost`, at the time it really ended.
@@ -134,6 +146,11 @@ package struct JobRunner: Sendable {
         // A run that never started has its cgroup removed, and no usage to report.
         let finished = cgroup.map { finish($0, keep: leftovers > 0 && definition.killMode != .controlGroup) }
         let usage = pid == nil ? nil : finished?.usage
+        // PrivateTmp='s directories go with the run, unless processes it left are kept (KillMode=process).
+        if let privateTmp, leftovers == 0 || definition.killMode == .controlGroup, let failure = await privateTmp.remove() {
+            logger.warning("\(definition.name): PrivateTmp='s directories \(privateTmp.tmp) and \(privateTmp.varTmp) are not removed: \(failure)",
+                           metadata: [JobdField.job: .string(definition.name)])
+        }
         // Only now is the process reaped; until then a stop must still be able to signal it.
         registry.remove(runID: runID)
         let ended = MonotonicInstant.now()
@@ -184,6 +201,10 @@ package struct JobRunner: Sendable {
         var attributes = ProcessAttributes()
         /// A fleet run's fence and its `TimeoutStopSec=`: `jobd-cgexec` stays as its supervisor.
         var fence: (RunFence, stopTimeout: TimeSpan)?
+        /// `ProtectSystem=`, `SystemCallFilter=`…: applied by `jobd-cgexec` (issue 27).
+        var sandbox = Sandbox()
+        /// The directories of `PrivateTmp=`, made for this run.
+        var privateTmp: PrivateTmp?
     }
 
     /// Why a run could not be prepared; it is logged and the run counts as failed to start.
@@ -257,7 +278,7 @@ package struct JobRunner: Sendable {
         return .success(SpawnConfiguration(
             argv: definition.command.argv(environment: environment), environment: environment,
             workingDirectory: workingDirectory, userDirectory: switchesUser ? named : nil,
-            account: account, attributes: definition.processAttributes))
+            account: account, attributes: definition.processAttributes, sandbox: definition.sandbox))
     }
 
     private func resolveAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
@@ -327,7 +348,7 @@ package struct JobRunner: Sendable {
         init(_ configuration: SpawnConfiguration) throws(PreparationError) {
             let argv = configuration.argv
             guard configuration.account != nil || configuration.cgroup != nil || !configuration.attributes.isDefault
-                    || configuration.fence != nil else {
+                    || configuration.fence != nil || !configuration.sandbox.isDefault else {
                 // The job's environment reaches only its own command, which runs as jobd does.
                 executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
                 arguments = Array(argv.dropFirst())
@@ -339,7 +360,9 @@ package struct JobRunner: Sendable {
             }
             guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
             executable = .path(FilePath(trampoline))
-            arguments = Trampoline.options(cgroup: configuration.cgroup, attributes: configuration.attributes, account: configuration.account,
+            arguments = Trampoline.options(cgroup: configuration.cgroup, attributes: configuration.attributes,
+                                           sandbox: configuration.sandbox.trampolineOptions(privateTmp: configuration.privateTmp?.mounted),
+                                           account: configuration.account,
                                            directory: configuration.userDirectory, fence: configuration.fence) + argv
             // Nothing of the job's before its own execve: jobd-cgexec needs no variable at all.
             environment = [:]

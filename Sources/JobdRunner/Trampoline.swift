@@ -38,11 +38,11 @@ enum Trampoline {
     /// `Limit…=`…, set while it is still root), its credentials, and the working
     /// directory (changed to after the switch; a leading `-`: a missing one means `/`).
     /// A fleet run's `fence` makes the trampoline stay as the run's supervisor (``RunFence``).
-    static func options(cgroup: RunCgroup?, attributes: ProcessAttributes = ProcessAttributes(), account: Account?,
+    static func options(cgroup: RunCgroup?, attributes: ProcessAttributes = ProcessAttributes(), sandbox: [String] = [], account: Account?,
                         directory: WorkingDirectory?, fence: (RunFence, stopTimeout: TimeSpan)? = nil) -> [String] {
         var words: [String] = []
         for entered in cgroup?.entered ?? [] { words += ["--cgroup", entered] }
-        words += attributes.trampolineOptions
+        words += attributes.trampolineOptions + sandbox
         if let (fence, stopTimeout) = fence { words += fence.options(stopTimeout: stopTimeout) }
         if let account { words += credentialOptions(account) }
         if let directory { words += ["--directory", (directory.optional ? "-" : "") + directory.path] }

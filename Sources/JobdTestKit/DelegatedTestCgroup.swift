@@ -63,7 +63,14 @@ package final class DelegatedTestCgroup {
             // `4:memory:/some/path` or `1:cpu,cpuacct:/`: the test's own cgroup on that hierarchy.
             guard let path = Self.ownPath(own, controller: controller), let mount = Self.legacyMount(controller) else { continue }
             let directory = mount + (path == "/" ? "" : path) + "/" + name
-            if mkdir(directory, 0o755) == 0 { made[controller] = directory }
+            guard mkdir(directory, 0o755) == 0 else { continue }
+            made[controller] = directory
+            // A new v1 cpu cgroup gets no real-time budget (with RT_GROUP_SCHED): some of the
+            // root's, so that the daemon and a run without cpu keys may use SCHED_FIFO as on the host.
+            if controller == "cpu", let file = fopen(directory + "/cpu.rt_runtime_us", "w") {
+                fputs("50000", file)
+                fclose(file)
+            }
         }
         return made
     }

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "fence.h"
+#include "sandbox.h"
 
 enum {
     EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_NICE = 201, EXIT_EXEC = 203, EXIT_LIMITS = 205, EXIT_IOPRIO = 213, EXIT_SETSCHEDULER = 214,
@@ -62,8 +63,7 @@ static const char default_path[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/us
 // Where a failure before the command is reported: the status socket once it is known, else stderr.
 static int status_fd = -1;
 
-static void fail(int code, const char *format, ...) __attribute__((noreturn, format(printf, 2, 3)));
-static void fail(int code, const char *format, ...) {
+void fail(int code, const char *format, ...) {
     char message[8192];
     va_list arguments;
     va_start(arguments, format);
@@ -71,6 +71,7 @@ static void fail(int code, const char *format, ...) {
     va_end(arguments);
     if (status_fd < 0 || send(status_fd, message, strlen(message), MSG_NOSIGNAL) < 0)
         dprintf(STDERR_FILENO, "jobd-cgexec: %s\n", message);
+    sandbox_abandon();
     _exit(code);
 }
 
@@ -296,6 +297,11 @@ int main(int argc, char **argv) {
             reading = 1;
             continue;
         }
+        int sandboxing = sandbox_option(option, i + 1 < argc ? argv[i + 1] : NULL);
+        if (sandboxing >= 0) {
+            i += sandboxing;
+            continue;
+        }
         if (i + 1 == argc) fail(EXIT_USAGE, "%s needs a value", option);
         const char *value = argv[++i];
         if (strcmp(option, "--cgroup") == 0) {
@@ -338,6 +344,7 @@ int main(int argc, char **argv) {
     if (fence != NULL && fence_supervise(fence, fence_stop, cgroup_count > 0 ? cgroups[0] : NULL, status_fd) != 0)
         fail(EXIT_EXEC, "cannot start the run's fence supervisor: %s", strerror(errno));
     apply_attributes(&attributes);
+    sandbox_apply_as_root(cgroup_count > 0 ? cgroups[0] : NULL, wanted.uid != NULL && strcmp(wanted.uid, "0") != 0);
     switch_credentials(&wanted);
     if (directory != NULL) {
         int optional = directory[0] == '-';
@@ -347,5 +354,6 @@ int main(int argc, char **argv) {
                 fail(EXIT_CHDIR, "cannot change to the working directory %s: %s", directory, strerror(errno));
         }
     }
+    sandbox_apply_last();
     execute(argv + i + 1, environment);
 }

@@ -100,7 +100,7 @@ import Testing
         #expect(job.assignments.map { "\($0.key)=\($0.value)" } == [
             "Description=Nightly report", "OnStartupSec=15min", "OnUnitActiveSec=1d", "RandomizedDelaySec=30",
             "AccuracySec=1min", "Environment=\"GREETING=hello world\" COUNT=2", "User=nobody", "TimeoutStopSec=30s",
-            "Nice=10", "ExecStart=/usr/bin/report --all",
+            "Nice=10", "PrivateTmp=true", "ExecStart=/usr/bin/report --all",
         ])
         #expect(job.comments.contains { $0.contains("OnBootSec=15min became OnStartupSec=") })
         #expect(result.timerReport.lines(path: "report.timer") == [
@@ -109,7 +109,6 @@ import Testing
         ])
         #expect(result.serviceReport.lines(path: "report.service") == [
             "report.service:2: not carried over: [Unit] ConditionACPower=true",
-            "report.service:11: not carried over: [Service] PrivateTmp=true",
         ])
         #expect(result.hasLosses)
         guard case .success = JobFileReader.read(name: job.name, path: "report.job", text: job.text) else {
