@@ -145,7 +145,7 @@ package enum JobFileReader {
                 }
                 if let wrong = successExitStatus.add(value) {
                     error(line, "SuccessExitStatus=: '\(wrong)' is neither an exit status nor a signal",
-                          hint: "write exit statuses from 0 to 255 and signal names such as SIGHUP, separated by spaces")
+                          hint: "write exit statuses from 0 to 255 or their names (systemd-analyze exit-status) and signal names such as SIGHUP, separated by spaces")
                 }
             case .restartPreventExitStatus:
                 guard !value.isEmpty else {
@@ -154,7 +154,7 @@ package enum JobFileReader {
                 }
                 if let wrong = restart.preventExitStatus.add(value) {
                     error(line, "RestartPreventExitStatus=: '\(wrong)' is neither an exit status nor a signal",
-                          hint: "write exit statuses from 0 to 255 and signal names such as SIGTERM, separated by spaces")
+                          hint: "write exit statuses from 0 to 255 or their names (systemd-analyze exit-status) and signal names such as SIGTERM, separated by spaces")
                 }
             case .standardInput:
                 // A run's stdin is /dev/null, as a service's by default; nothing else is offered.

@@ -30,7 +30,7 @@
 //     EFBIG for a file over BYTES, and a MODE other than a regular file's comes with no bytes.
 //
 // Exit statuses, as systemd's for the same failures: 200 (EXIT_CHDIR), 201 (EXIT_NICE), 203
-// (EXIT_EXEC), 205 (EXIT_LIMITS), 213 (EXIT_IOPRIO), 214 (EXIT_SETSCHEDULER), 216 (EXIT_GROUP), 217 (EXIT_USER), 219
+// (EXIT_EXEC), 205 (EXIT_LIMITS), 211 (EXIT_IOPRIO), 214 (EXIT_SETSCHEDULER), 216 (EXIT_GROUP), 217 (EXIT_USER), 219
 // (EXIT_CGROUP); the reason goes to the status socket, or to
 // stderr. posix_spawn has no cgroup or credential attributes in glibc 2.36, a fork of jobd cannot
 // call setuid safely (see JobRunner.swift), and a C program starts in well under a millisecond.
@@ -54,7 +54,7 @@
 #include "sandbox.h"
 
 enum {
-    EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_NICE = 201, EXIT_EXEC = 203, EXIT_LIMITS = 205, EXIT_IOPRIO = 213, EXIT_SETSCHEDULER = 214,
+    EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_NICE = 201, EXIT_EXEC = 203, EXIT_LIMITS = 205, EXIT_IOPRIO = 211, EXIT_SETSCHEDULER = 214,
     EXIT_GROUP = 216, EXIT_USER = 217, EXIT_CGROUP = 219
 };
 

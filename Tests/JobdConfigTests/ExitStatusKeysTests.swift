@@ -1,5 +1,6 @@
 import Glibc
 import JobdConfig
+import JobdTestKit
 import Testing
 
 /// `SuccessExitStatus=`, `RestartPreventExitStatus=`, `TimeoutStartSec=`, `StandardInput=` and `SupplementaryGroups=`, read as systemd 252 reads them
@@ -22,6 +23,22 @@ struct ExitStatusKeysTests {
         }
     }
 
+    /// Debian's systemd-tmpfiles-clean.service has `SuccessExitStatus=DATAERR`: the names are
+    /// systemd's, exactly those `systemd-analyze exit-status` lists.
+    @Test func exitStatusNamesAreSystemdsOwn() throws {
+        let read = try Self.read("SuccessExitStatus=DATAERR EXEC SIGHUP\nRestartPreventExitStatus=CONFIG 1\n").get()
+        #expect(read.successExitStatus == SuccessExitStatus(statuses: [65, 203], signals: [SIGHUP]))
+        #expect(read.restart.preventExitStatus == SuccessExitStatus(statuses: [78, 1]))
+        let analyze = try Requirement.tools("/usr/bin/systemd-analyze", for: "the exit status names")
+        let listed = try CapturedProcess.run(analyze, ["exit-status"])
+        var names: [String: Int32] = [:]
+        for line in listed.standardOutput.split(separator: "\n") {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            if words.count >= 2, let status = Int32(words[1]) { names[String(words[0])] = status }
+        }
+        #expect(names.count > 60 && names == ExitStatusName.statuses)
+    }
+
     @Test func restartPreventExitStatusTakesTheSameListAndPreventsByStatusOrSignal() throws {
         let restart = try Self.read("RestartPreventExitStatus=2 SIGTERM\nRestartPreventExitStatus=75\n").get().restart
         #expect(restart.preventExitStatus == SuccessExitStatus(statuses: [2, 75], signals: [SIGTERM]))
@@ -34,7 +51,7 @@ struct ExitStatusKeysTests {
         }
         #expect(errors.errors.map(\.description) == [
             "/j/status.job:3: error: RestartPreventExitStatus=: 'nope' is neither an exit status nor a signal\n"
-                + "/j/status.job:3: note: write exit statuses from 0 to 255 and signal names such as SIGTERM, separated by spaces",
+                + "/j/status.job:3: note: write exit statuses from 0 to 255 or their names (systemd-analyze exit-status) and signal names such as SIGTERM, separated by spaces",
         ])
     }
 
