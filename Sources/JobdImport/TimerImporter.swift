@@ -87,6 +87,9 @@ package enum TimerImporter {
                                          "WorkingDirectory=\(assignment.value): jobd takes an absolute path only")
             case ("Service", "Type") where ["oneshot", "simple", "exec", ""].contains(assignment.value):
                 continue
+            // systemd's two modes that jobd has; `mixed` and `none` are reported below.
+            case ("Service", "KillMode") where ["control-group", "process"].contains(assignment.value):
+                job.set("KillMode", assignment.value)
             case ("Service", let key) where literalKeys.contains(key):
                 job.set(key, assignment.value)
             case ("Service", "PrivateUsers") where !["", "no", "false", "0", "off", "n", "f"].contains(assignment.value.lowercased()):

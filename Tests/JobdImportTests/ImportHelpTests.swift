@@ -14,6 +14,7 @@ struct ImportHelpTests {
         "User": "root", "Group": "root", "WorkingDirectory": "/tmp", "Environment": "A=1",
         "EnvironmentFile": "-/etc/jobd/none.env", "RuntimeMaxSec": "1h", "TimeoutStopSec": "20s", "TasksMax": "64", "SuccessExitStatus": "3", "RestartPreventExitStatus": "3 SIGTERM", "SupplementaryGroups": "adm", "TimeoutStartSec": "2h", "Nice": "19", "IOSchedulingClass": "idle", "IOSchedulingPriority": "7", "UMask": "0027", "CPUSchedulingPolicy": "batch", "CPUSchedulingPriority": "1",
         "MemoryMax": "1G", "MemoryHigh": "512M", "MemorySwapMax": "0", "CPUWeight": "50", "CPUQuota": "20%", "IOWeight": "50",
+        "KillMode": "process", "ProtectSystem": "full", "PrivateTmp": "true", "SystemCallFilter": "@system-service",
         "Description": "help", "Documentation": "man:help(1)", "Unit": "help.service", "Type": "oneshot",
         "SyslogIdentifier": "help", "WantedBy": "timers.target",
     ]
@@ -42,7 +43,7 @@ struct ImportHelpTests {
         let silent = try #require(text.range(of: "Left out silently"))
         let carriedKeys = Self.keys(in: text[carried.upperBound..<other.lowerBound])
         let silentKeys = Self.keys(in: text[silent.upperBound...])
-        #expect(carriedKeys.count == 32 && silentKeys.count == 6, "\(carriedKeys) \(silentKeys)")
+        #expect(carriedKeys.count == 36 && silentKeys.count == 6, "\(carriedKeys) \(silentKeys)")
 
         for key in carriedKeys + silentKeys {
             let value = try #require(Self.values[key], "no value for \(key)=")

@@ -117,6 +117,19 @@ import Testing
         }
     }
 
+    /// apt-daily-upgrade.service has `KillMode=process`: jobd's two modes carry over, the others are reported.
+    @Test func killModesJobdHasCarryOver() throws {
+        let (timer, _) = UnitFile.parse("[Timer]\nOnCalendar=daily\n", path: "t.timer")
+        let (process, _) = UnitFile.parse("[Service]\nKillMode=process\nExecStart=/bin/true\n", path: "p.service")
+        let kept = TimerImporter.convert(timer: timer, service: process, name: "p")
+        #expect(kept.job?.assignments.contains { $0.key == "KillMode" && $0.value == "process" } == true)
+        #expect(kept.serviceReport.lines(path: "p.service").isEmpty)
+        let (mixed, _) = UnitFile.parse("[Service]\nKillMode=mixed\nExecStart=/bin/true\n", path: "m.service")
+        let reported = TimerImporter.convert(timer: timer, service: mixed, name: "m")
+        #expect(reported.job?.assignments.contains { $0.key == "KillMode" } == false)
+        #expect(reported.serviceReport.lines(path: "m.service") == ["m.service:2: not carried over: [Service] KillMode=mixed"])
+    }
+
     @Test func specifiersAreReportedNotExpanded() throws {
         let (timer, _) = UnitFile.parse("[Timer]\nOnCalendar=daily\n", path: "t.timer")
         let (service, _) = UnitFile.parse("[Service]\nWorkingDirectory=%h\nEnvironment=A=100%%\nExecStart=/bin/echo %n\n", path: "t.service")
