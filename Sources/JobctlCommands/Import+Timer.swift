@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import JobdConfig
 import JobdImport
 
@@ -46,13 +47,20 @@ extension Jobctl.Import {
 
         func run() throws {
             var standardError = StandardError()
-            let (timerFile, timerErrors) = UnitFile.parse(try ImportFiles.read(timer), path: timer)
             let directory = timer.contains("/") ? String(timer[..<timer.lastIndex(of: "/")!]) + "/" : ""
             let unitName = timer.split(separator: "/").last.map(String.init) ?? timer
+            // An instance of a template timer (pg_dump@15-main.timer) is read from its template
+            // (pg_dump@.timer) when it has no file of its own, as systemd instantiates it.
+            let instance = TemplateInstance(unitName: unitName)
+            let (timerPath, timerText) = try Self.read(timer, instance: instance, directory: directory)
+            let (timerFile, timerErrors) = UnitFile.parse(timerText, path: timerPath)
             let name = unitName.hasSuffix(".timer") ? String(unitName.dropLast(".timer".count)) : unitName
             let unit = timerFile.assignments.last { $0.section == "Timer" && $0.key == "Unit" }?.value
-            let servicePath = service ?? directory + (unit ?? name + ".service")
-            let (serviceFile, serviceErrors) = UnitFile.parse(try ImportFiles.read(servicePath), path: servicePath)
+            let serviceName = unit ?? name + ".service"
+            let serviceInstance = TemplateInstance(unitName: serviceName) ?? instance?.with(suffix: "service")
+            let (servicePath, serviceText) = try service.map { ($0, try ImportFiles.read($0)) }
+                ?? Self.read(directory + serviceName, instance: serviceInstance, directory: directory)
+            let (serviceFile, serviceErrors) = UnitFile.parse(serviceText, path: servicePath)
             for error in timerErrors + serviceErrors { print(error, to: &standardError) }
 
             let result = TimerImporter.convert(timer: timerFile, service: serviceFile, name: name)
@@ -62,8 +70,18 @@ extension Jobctl.Import {
             let (written, failed) = ImportFiles.emit(result.job.map { [$0] } ?? [], into: output, force: force)
             if let job = result.job, written == 1 {
                 print("\(timer): imported as \(job.name).job\(output.map { " in \($0)" } ?? "")", to: &standardError)
+            } else {
+                print("\(timer): nothing imported: no job file was written (the lines above say why)", to: &standardError)
             }
             if result.hasLosses || failed || !(timerErrors + serviceErrors).isEmpty { throw ExitCode(1) }
+        }
+
+        /// The unit file at `path`, or, for an instance with no file of its own, its template's
+        /// (beside it) with the instance's specifiers expanded; returns the path read and the text.
+        static func read(_ path: String, instance: TemplateInstance?, directory: String) throws -> (String, String) {
+            guard let instance, access(path, F_OK) != 0 else { return (path, try ImportFiles.read(path)) }
+            let template = directory + instance.templateName
+            return (template, instance.expand(try ImportFiles.read(template)))
         }
     }
 }
