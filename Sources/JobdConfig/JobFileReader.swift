@@ -87,7 +87,7 @@ package enum JobFileReader {
             guard let key = JobKey(rawValue: assignment.key) else {
                 let hint: String = ForeignSyntax.hint(forKey: assignment.key, value: value)
                     ?? JobKey.suggestion(for: assignment.key).map { "did you mean '\($0)='?" }
-                    ?? "known keys: " + JobKey.names.map { $0 + "=" }.joined(separator: ", ")
+                    ?? "jobd.job(5) lists every key a job file takes"
                 error(line, "unknown key '\(assignment.key)=' in [Job]", hint: hint)
                 continue
             }

@@ -24,6 +24,7 @@ package struct Jobctl {
         _ arguments: [String], as user: (uid: UInt32, gid: UInt32)? = nil, timeout: Duration = .seconds(60)
     ) throws -> (Int32, String) {
         let command = arguments + (runtime.map { ["--runtime-dir", $0] } ?? [])
+        let logged = daemon?.lines.count ?? 0
         let jobctl = DaemonProcess.productsDirectory + "/jobctl"
         let process = if let user {
             try DaemonProcess(absolutePath: "/usr/bin/setpriv",
@@ -35,6 +36,10 @@ package struct Jobctl {
         let status = try process.waitForExit(timeout: timeout)
         let output = process.lines.joined(separator: "\n")
         try daemon?.waitForLoggedEnds(namedIn: output)
+        // `run JOB --wait --quiet` names no run when it succeeds: its job's next end is the one.
+        if let daemon, arguments.count >= 2, arguments[0] == "run", arguments.contains("--wait"), arguments.contains("--quiet") {
+            try daemon.waitForEvent("run.exit", fields: ["JOB": arguments[1]], from: logged)
+        }
         return (status, output)
     }
 }

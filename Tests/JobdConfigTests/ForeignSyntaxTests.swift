@@ -27,6 +27,25 @@ import Testing
         #expect(found.count == 1 && found[0].contains("note: jobd does not support \(line.prefix { $0 != "=" })=") && found[0].contains(hint), "\(found)")
     }
 
+    /// A systemd key jobd does not read says so, with the nearest way to its effect; any other
+    /// unknown key points to the manual rather than listing ninety keys.
+    @Test(arguments: [
+        ("ConditionPathExists=/etc/x", "jobd does not support ConditionPathExists=; test it at the start of the command"),
+        ("AssertACPower=true", "jobd does not support AssertACPower=; test it"),
+        ("RequiresMountsFor=/var", "jobd does not support RequiresMountsFor=: jobs are not ordered against units"),
+        ("DynamicUser=yes", "jobd does not support DynamicUser=; jobd allocates no users: make a system user"),
+        ("StandardOutput=file:/x", "jobd does not support StandardOutput=; a run's output goes to the journal"),
+        ("Type=oneshot", "jobd does not support Type=; every job runs as a oneshot service does"),
+        ("RestrictAddressFamilies=AF_UNIX", "jobd does not support RestrictAddressFamilies=; PrivateNetwork=yes"),
+        ("Frobnicate=1", "jobd.job(5) lists every key a job file takes"),
+    ])
+    func systemdKeysJobdLacksSayWhatToDoInstead(line: String, hint: String) {
+        let found = errors("[Job]\nExecStart=/bin/true\n\(line)\n")
+        let key = String(line.prefix { $0 != "=" })
+        #expect(found.count == 1 && found[0].hasPrefix("\(path):3: error: unknown key '\(key)=' in [Job]\n\(path):3: note: \(hint)"), "\(found)")
+        #expect(found.first.map { $0.count < 400 } == true, "a hint, not a list of every key: \(found)")
+    }
+
     @Test func aTimerUnitPointsToJobctlImportTimer() {
         let found = errors("""
             [Unit]
