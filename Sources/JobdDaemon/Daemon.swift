@@ -1,3 +1,4 @@
+import CMalloc
 import Glibc
 import JobdCalendar
 import JobdConfig
@@ -92,11 +93,19 @@ package struct Daemon {
         scheduler.restore(state.savedHistories(of: Set(configuration.jobs.map(\.name) + configuration.broken.map(\.name))))
         // TZ in the environment wins over /etc/localtime; only without it is the file watched.
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
-        let loop = MainLoop(
-            options: options, settings: settings, logger: logger, scheduler: scheduler,
-            runner: JobRunner(logger: logger, environment: options.environment), state: state,
-            notifier: notifier, continuation: continuation, stallSeconds: stall)
-        loop.fleet = fleet
+        let tasks = BackgroundTasks()
+        let environment = options.environment
+        let source = DirectorySource(
+            directory: JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check),
+            slowSeconds: environment[MainLoop.slowLoadVariable].flatMap(Double.init), logger: logger)
+        let launcher = TaskLauncher(runner: JobRunner(logger: logger, environment: environment), tasks: tasks)
+        let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks) }
+        var context = DaemonContext(
+            clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
+            post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
+        context.trimMemory = { malloc_trim(0) }
+        if let stall { context.stall = { usleep(UInt32(stall * 1_000_000)) } }
+        let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)
         for notice in joined.notices { continuation.yield(.fleet(notice)) }
         // The control socket before READY=1: once systemd says jobd started, jobctl must work.
         let control = RuntimeFiles(lock: runtimeLock, directory: options.runtimeDirectory, logger: logger) { request, reply in
@@ -112,7 +121,8 @@ package struct Daemon {
         // counts only jobs'.
         let ownTimers = queue.statistics.liveTimers
         await withDiscardingTaskGroup { group in
-            loop.start(configuration, jobFiles: jobFiles, group: &group)
+            loop.start(configuration, jobFiles: jobFiles)
+            group.addTask { await tasks.run() }
             group.addTask {
                 for await signal in signals { continuation.yield(.signal(signal)) }
             }
@@ -121,7 +131,7 @@ package struct Daemon {
                 group.addTask { await link.run { continuation.yield(.fleet($0)) } }
             }
             for await event in events {
-                if !loop.handle(event, group: &group) { break }
+                if !loop.handle(event) { break }
             }
             group.cancelAll()
         }

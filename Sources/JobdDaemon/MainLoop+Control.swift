@@ -12,7 +12,7 @@ import SystemdKit
 extension MainLoop {
     /// Answers a control request. Queries are answered from the loop's own state; `run` and
     /// `watch-reload` keep the reply until what they wait for happens.
-    func handleControl(_ request: ControlRequest, reply: ControlReply, group: inout DiscardingTaskGroup) {
+    func handleControl(_ request: ControlRequest, reply: ControlReply) {
         guard !stopping else {
             reply.finish(with: .error("jobd is stopping"))
             return
@@ -41,7 +41,7 @@ extension MainLoop {
                 reply.finish(with: .error("no such job: \(name)\(why)"))
                 return
             }
-            let (run, actions) = admission.manualRun(job: name, now: .now())
+            let (run, actions) = admission.manualRun(job: name, now: now)
             let started = actions.contains(.start(run))
             let queued = actions.contains { if case .wait(let waiting, _) = $0 { waiting == run } else { false } }
             let skipped = actions.lazy.compactMap { if case .skip(let skip, let reason) = $0, skip == run { reason } else { nil } }.first
@@ -49,7 +49,7 @@ extension MainLoop {
                 // Registered before the run starts (perform below), so that no line is missed.
                 runWaiters.add(runID: run.runID, reply: reply, follows: request.followRetries == true, streams: request.streamsOutput)
             }
-            perform(actions, group: &group)
+            perform(actions)
             if let skipped {
                 reply.finish(with: ControlResponse(type: .runSkipped, run: RunReport(job: name, skipReason: skipped)))
                 return
@@ -62,7 +62,7 @@ extension MainLoop {
             guard admission.definition(of: name) != nil || inFlight > 0 else {
                 return reply.finish(with: .error("no such job: \(name)"))
             }
-            perform(admission.stop(job: name), group: &group)
+            perform(admission.stop(job: name))
             reply.send(ControlResponse(type: .stopRequested, message: inFlight == 0
                 ? "\(name) has no run in flight" : "\(inFlight) run(s) of \(name) asked to stop"))
             if request.wait == true, inFlight > 0 {
@@ -74,8 +74,8 @@ extension MainLoop {
             guard let name = request.job else { return reply.finish(with: .error("\(request.command.rawValue) needs a job")) }
             guard admission.definition(of: name) != nil else { return reply.finish(with: .error("no such job: \(name)")) }
             let disable = request.command == .disable
-            perform(admission.setDisabled(name, disable), group: &group)
-            state.setDisabled(name, disable)
+            perform(admission.setDisabled(name, disable))
+            context.store.setDisabled(name, disable)
             logger.event(disable ? .jobDisable : .jobEnable, level: .notice,
                          "\(name) \(disable ? "disabled: its triggers start no runs" : "enabled: its triggers start runs again")",
                          [JobdField.job: name])
@@ -223,7 +223,7 @@ extension MainLoop {
         let broken: [String: JobdConfiguration.BrokenJob]
         let admission: RunAdmission
         let lastNodes: [String: String]
-        let registry: RunRegistry
+        let launcher: any RunLauncher
         let wallClock: @Sendable (MonotonicInstant) -> Int64
 
         init(_ loop: MainLoop) {
@@ -231,8 +231,8 @@ extension MainLoop {
             broken = loop.broken
             admission = loop.admission
             lastNodes = loop.fleetLastNode
-            registry = loop.runner.registry
-            let wallNow = WallClock.nowUSec(), monotonicNow = MonotonicInstant.now()
+            launcher = loop.context.launcher
+            let wallNow = loop.wallNowUSec, monotonicNow = loop.now
             wallClock = { wallNow + $0.duration(since: monotonicNow).nanosecondsSaturated / 1_000 }
         }
 
@@ -269,7 +269,7 @@ extension MainLoop {
             let runs = brief ? [] : inFlight.map { run in
                 JobStatus.RunInFlight(
                     runID: run.request.runID, invocationID: run.request.invocationID,
-                    pid: registry.pid(of: run.request.runID), startedUSec: wallClock(run.startedAt),
+                    pid: launcher.pid(of: run.request.runID), startedUSec: wallClock(run.startedAt),
                     cause: run.request.cause.rawValue)
             }
             status.runs = runs.isEmpty ? nil : runs

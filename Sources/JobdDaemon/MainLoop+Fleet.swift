@@ -13,6 +13,9 @@ import SystemdKit
 /// an event, and either starts the run or ends it as a `run.skip` (`claimed-by NODE`,
 /// `fleet-unavailable`, `clock-skew`, `no-fleet`). Host jobs never wait for the database.
 extension MainLoop {
+    /// The fleet's claims (`[Fleet]` in jobd.conf at start), if jobd has a fleet.
+    var fleet: (any FleetClaims)? { context.fleet }
+
     /// Fault injection for the fleet's clock check: this many milliseconds (±) are added to jobd's
     /// wall clock, for its calendar triggers and its fleet claims alike, as a skewed node's clock would be.
     static let clockSkewVariable = "JOBD_FAULT_CLOCK_SKEW_MSEC"
@@ -65,38 +68,35 @@ extension MainLoop {
     }
 
     /// Claims the request's elapse off the main loop; the verdict comes back as `.fleetClaimed`.
-    func claim(_ request: RunRequest, group: inout DiscardingTaskGroup) {
-        let continuation = self.continuation
+    func claim(_ request: RunRequest) {
+        let post = context.post
         guard let fleet, let elapse = request.scheduledElapse else {
-            continuation.yield(.fleetClaimed(request, .unavailable(reason: "no-fleet")))
+            post(.fleetClaimed(request, .unavailable(reason: "no-fleet")))
             return
         }
         let key = ClaimKey(job: request.job, elapse: elapse, attempt: request.attempt)
-        group.addTask {
-            let verdict = await fleet.claim(key, runID: request.invocationID)
-            continuation.yield(.fleetClaimed(request, verdict))
-        }
+        fleet.claim(key, for: request) { post(.fleetClaimed(request, $0)) }
     }
 
     /// A claim's verdict: the run starts, or leaves the admission as skipped.
-    func claimed(_ request: RunRequest, _ verdict: ClaimVerdict, group: inout DiscardingTaskGroup) {
+    func claimed(_ request: RunRequest, _ verdict: ClaimVerdict) {
         let inFlight = admission.runsInFlight(of: request.job).contains { $0.request.runID == request.runID }
         switch verdict {
         case .won:
             fleetLastNode[request.job] = fleet?.settings.node
             if inFlight, !stopping {
-                start(request, group: &group, claimed: true)
+                start(request, claimed: true)
                 return
             }
             // Claimed, but jobd is stopping (or the job went): the claim ends without a run.
-            if let fleet { group.addTask { await fleet.finish(runID: request.invocationID, result: RunResult.stopped.rawValue) } }
+            fleet?.finish(runID: request.invocationID, result: RunResult.stopped.rawValue)
         case .taken(let node):
             fleetLastNode[request.job] = node
         case .unavailable:
             break
         }
         perform(admission.startDeclined(job: request.job, runID: request.runID,
-                                        reason: verdict.skipReason ?? "stopping", now: .now()), group: &group)
+                                        reason: verdict.skipReason ?? "stopping", now: now))
     }
 
     /// The journal fields of a claimed run's start.
@@ -107,14 +107,12 @@ extension MainLoop {
 
     /// A run ended: its claim, if this node holds one, records the result (whatever the job's
     /// definition says now: a reload may have removed it meanwhile).
-    func fleetRunEnded(_ outcome: RunOutcome, group: inout DiscardingTaskGroup) {
-        guard let fleet else { return }
-        let runID = outcome.invocationID, result = outcome.result.rawValue
-        group.addTask { await fleet.finish(runID: runID, result: result) }
+    func fleetRunEnded(_ outcome: RunOutcome) {
+        fleet?.finish(runID: outcome.invocationID, result: outcome.result.rawValue)
     }
 
     /// What the fleet link reports: said in the journal and `STATUS=`; lost runs may be retried here.
-    func fleetNotice(_ notice: FleetLink.Notice, group: inout DiscardingTaskGroup) {
+    func fleetNotice(_ notice: FleetLink.Notice) {
         let node = fleet?.settings.node ?? "?"
         switch notice {
         case .connected(let offset):
@@ -139,7 +137,7 @@ extension MainLoop {
                                           JobdField.result: .string(RunResult.lost.rawValue), JobdField.node: .string(claim.node),
                                           JobdField.elapseUSec: .string(String(claim.key.elapse.microseconds))])
                 perform(admission.lostElsewhere(job: claim.key.job, elapse: claim.key.elapse, attempt: claim.key.attempt,
-                                                now: .now()), group: &group)
+                                                now: now))
             }
         case .pruned(let count):
             let retention = fleet.map { "\($0.settings.retention)" } ?? "MaxRetentionSec="

@@ -10,11 +10,11 @@ import SystemdKit
 extension MainLoop {
     /// Performs what the run admission decided, in order, then arms the retry timer for the next
     /// pending retry.
-    func perform(_ actions: [RunAdmission.Action], group: inout DiscardingTaskGroup) {
+    func perform(_ actions: [RunAdmission.Action]) {
         for action in actions {
             switch action {
             case .start(let request):
-                start(request, group: &group)
+                start(request)
             case .skip(let request, let reason):
                 logger.event(.runSkip, level: .notice, "\(request.job) was not run (\(request.cause.rawValue)): \(reason)",
                              fields(of: request).merging([JobdField.reason: reason]) { $1 })
@@ -29,9 +29,9 @@ extension MainLoop {
                              fields(of: request).merging([JobdField.reason: "max-concurrent-runs"]) { $1 })
                 notifier.send(.status(status))
             case .stop(let job, let reason):
-                runner.registry.stop(job: job, reason: reason)
+                context.launcher.stop(job: job, reason: reason)
             case .stopAll(let reason):
-                runner.registry.stopAll(reason: reason)
+                context.launcher.stopAll(reason: reason)
             case .drop(let request, let reason):
                 logger.event(.runSkip, level: .notice, "run \(request.runID) of \(request.job) will not start: \(reason)",
                              fields(of: request).merging([JobdField.reason: reason]) { $1 })
@@ -60,27 +60,21 @@ extension MainLoop {
     }
 
     /// Starts the run; a fleet job's run claims its elapse first, and starts with `claimed` once it holds it.
-    func start(_ request: RunRequest, group: inout DiscardingTaskGroup, claimed: Bool = false) {
+    func start(_ request: RunRequest, claimed: Bool = false) {
         guard let definition = admission.definition(of: request.job) else { return }
         if !claimed, needsClaim(request, definition) {
-            claim(request, group: &group)
+            claim(request)
             return
         }
-        scheduler.runStarted(job: request.job, cause: request.cause.rawValue)
-        let runner = self.runner
-        let continuation = self.continuation
-        let context = request.triggeredBy?.environment ?? [:]
+        scheduler.runStarted(job: request.job, cause: request.cause.rawValue, now: now)
+        let environment = request.triggeredBy?.environment ?? [:]
         var extra = fields(of: request)
         extra[JobdField.reason] = nil
         if request.cause != .timer { extra[JobdField.cause] = request.cause.rawValue }
         if claimed { extra.merge(fleetFields(of: request)) { $1 } }
-        let sendmail = settings.sendmail
-        group.addTask {
-            let outcome = await runner.run(definition, runID: request.runID, invocationID: request.invocationID,
-                                           context: context, fields: extra)
-            continuation.yield(.runFinished(outcome))
-            // The mail goes out after the run is reported: a slow MTA holds up no retry or notifier.
-            if let mail = outcome.mail { await runner.mail(mail, sendmail: sendmail) }
+        let post = context.post
+        context.launcher.launch(definition, as: request, context: environment, fields: extra, sendmail: settings.sendmail) {
+            post(.runFinished($0))
         }
     }
 
@@ -91,7 +85,7 @@ extension MainLoop {
 
     /// A run ended: answer who waited for it, record it for the schedule, and let the admission
     /// decide what follows (a retry, `OnFailure=`/`OnSuccess=` jobs, what waited for it).
-    func runEnded(_ outcome: RunOutcome, group: inout DiscardingTaskGroup) {
+    func runEnded(_ outcome: RunOutcome) {
         let termination = outcome.termination
         var report = RunReport(
             job: outcome.job, runID: outcome.runID, exitCode: termination.exitCode, exitStatus: termination.exitStatus,
@@ -127,10 +121,10 @@ extension MainLoop {
             outcome: termination.description, duration: duration, invocationID: outcome.invocationID)
         record.shellStatus = termination.shellStatus
         scheduler.runFinished(job: outcome.job, record: record, now: outcome.finished)
-        state.saveHistory(of: outcome.job, scheduler.histories[outcome.job])
+        context.store.saveHistory(of: outcome.job, scheduler.histories[outcome.job])
         metricsChanged()
-        fleetRunEnded(outcome, group: &group)
-        perform(actions, group: &group)
+        fleetRunEnded(outcome)
+        perform(actions)
         if admission.runsInFlight(of: outcome.job).isEmpty, let waiters = stopWaiters.removeValue(forKey: outcome.job) {
             for waiter in waiters {
                 waiter.finish(with: ControlResponse(type: .stopFinished, message: "every run of \(outcome.job) has ended"))

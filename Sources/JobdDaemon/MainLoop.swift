@@ -1,15 +1,13 @@
-import CMalloc
-import Glibc
 import JobdCalendar
-import JobdConfig
+package import JobdConfig
 import JobdControl
 import JobdFleet
 import JobdLocks
 import JobdLogging
 import JobdRunner
-import JobdScheduler
+package import JobdScheduler
 import JobdTimers
-import Logging
+package import Logging
 import SystemdKit
 import UnixSignals
 
@@ -21,7 +19,7 @@ import UnixSignals
 /// It keeps no run state of its own: runs in flight, waiting runs and pending retries live in
 /// ``RunAdmission``, processes in the runner's ``RunRegistry``. What it keeps is the configuration
 /// it applied, the outcome of reloads, and the clients waiting for an answer.
-final class MainLoop {
+package final class MainLoop {
     /// Fault injection for testing the watchdog: with this variable set to a number of seconds,
     /// SIGUSR2 blocks the main loop for that long, as a hung filesystem or a bug would.
     static let stallVariable = "JOBD_FAULT_STALL_SECONDS"
@@ -35,12 +33,10 @@ final class MainLoop {
     let options: DaemonOptions
     let logger: Logger
     let scheduler: Scheduler
-    let runner: JobRunner
-    let state: StateDirectory
     let notifier: ServiceNotifier
-    let continuation: AsyncStream<DaemonEvent>.Continuation
-    private let stallSeconds: Double?
-    let startedRealtimeUSec = WallClock.nowUSec()
+    /// Clocks, configuration, state, runs and the fleet: all the loop reads and starts goes through it.
+    let context: DaemonContext
+    let startedRealtimeUSec: Int64
 
     /// Every run's state and every decision about runs.
     var admission: RunAdmission
@@ -84,45 +80,46 @@ final class MainLoop {
     var runWaiters: RunWaiters
     /// Clients waiting for a job's runs to end after `jobctl stop --wait`, by job.
     var stopWaiters: [String: [ControlReply]] = [:]
-    /// The fleet's database (`[Fleet]` in jobd.conf at start), what `STATUS=` says of it, and the
-    /// node that claimed each fleet job's last elapse this node saw (MainLoop+Fleet.swift).
-    var fleet: FleetDatabase?
+    /// What `STATUS=` says of the fleet, and the node that claimed each fleet job's last elapse
+    /// this node saw (MainLoop+Fleet.swift).
     var fleetState: String?
     var fleetLastNode: [String: String] = [:]
 
-    init(
-        options: DaemonOptions, settings: DaemonSettings, logger: Logger, scheduler: Scheduler, runner: JobRunner,
-        state: StateDirectory, notifier: ServiceNotifier, continuation: AsyncStream<DaemonEvent>.Continuation,
-        stallSeconds: Double?
+    /// `invocationIDs` makes each run's `JOBD_RUN_ID` (random but in tests).
+    package init(
+        options: DaemonOptions, settings: DaemonSettings, logger: Logger, scheduler: Scheduler, notifier: ServiceNotifier,
+        context: DaemonContext, invocationIDs: @escaping @Sendable () -> String = RunRequest.randomInvocationID
     ) {
-        self.state = state
         self.options = options
         self.settings = settings
         self.logger = logger
         self.scheduler = scheduler
-        self.runner = runner
-        self.runWaiters = RunWaiters(taps: runner.outputTaps)
+        self.runWaiters = RunWaiters(taps: context.launcher.outputTaps)
         self.notifier = notifier
-        self.continuation = continuation
-        self.stallSeconds = stallSeconds
-        self.admission = RunAdmission(maxConcurrentRuns: settings.maxConcurrentRuns)
-        self.retryTimer = DeadlineTimer(queue: scheduler.queue, label: "retry") { continuation.yield(.retriesDue) }
-        self.reloadWatch = DeadlineTimer(queue: scheduler.queue, label: "reload-watch") { continuation.yield(.reloadIsSlow) }
-        self.metricsTimer = DeadlineTimer(queue: scheduler.queue, label: "metrics") { continuation.yield(.writeMetrics) }
+        self.context = context
+        self.startedRealtimeUSec = context.clocks.realtime().microseconds
+        self.admission = RunAdmission(maxConcurrentRuns: settings.maxConcurrentRuns, invocationIDs: invocationIDs)
+        let post = context.post
+        self.retryTimer = DeadlineTimer(queue: scheduler.queue, label: "retry") { post(.retriesDue) }
+        self.reloadWatch = DeadlineTimer(queue: scheduler.queue, label: "reload-watch") { post(.reloadIsSlow) }
+        self.metricsTimer = DeadlineTimer(queue: scheduler.queue, label: "metrics") { post(.writeMetrics) }
     }
 
-    var stopping: Bool { admission.isStopping }
+    package var stopping: Bool { admission.isStopping }
+    /// The monotonic clock and the wall clock's microseconds, as the context reads them.
+    var now: MonotonicInstant { context.clocks.monotonic() }
+    var wallNowUSec: Int64 { context.clocks.realtime().microseconds }
 
     /// Loads the first generation and tells systemd that jobd is ready.
-    func start(_ configuration: JobdConfiguration, jobFiles: JobFileCache, group: inout DiscardingTaskGroup) {
+    package func start(_ configuration: JobdConfiguration, jobFiles: JobFileCache) {
         let configuration = applicable(configuration)
         self.jobFiles = jobFiles
         scheduler.isRunning = { [unowned self] job in self.admission.isActive(job) }
-        for job in state.disabledJobs() { _ = admission.setDisabled(job, true) }
+        for job in context.store.disabledJobs() { _ = admission.setDisabled(job, true) }
         record(configuration)
         limitTasks()
-        let summary = scheduler.load(configuration.jobs)
-        perform(admission.configure(configuration.jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
+        let summary = scheduler.load(configuration.jobs, now: now)
+        perform(admission.configure(configuration.jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: now))
         Self.logConfigErrors(configuration.errors, logger: logger)
         var message = "jobd ready: \(configuration.jobs.count) job(s), generation \(summary.generation)"
         if let brokenSummary = configuration.brokenSummary { message += "; \(brokenSummary) not loaded" }
@@ -146,7 +143,7 @@ final class MainLoop {
     /// files, with the reason at its line: `TasksMax=` where no pids controller is at hand (never
     /// a limit silently not applied).
     private func applicable(_ configuration: JobdConfiguration) -> JobdConfiguration {
-        let refusal: String? = switch runner.tracking {
+        let refusal: String? = switch context.launcher.tracking {
         case .cgroups(let cgroup): cgroup.tasksLimitRefusal
         case .processGroups(let reason): "runs are tracked by process group, not cgroup (\(reason))"
         }
@@ -162,7 +159,7 @@ final class MainLoop {
 
     /// Sets the task limits of the runs (`RunsTasksMax=`, `DefaultTasksMax=`) in jobd's cgroup.
     private func limitTasks() {
-        guard case .cgroups(let cgroup) = runner.tracking else { return }
+        guard case .cgroups(let cgroup) = context.launcher.tracking else { return }
         switch cgroup.limitTasks(settings) {
         case .success(let budget):
             let runs = budget.runs.map { "at most \($0) tasks" } ?? "no task limit"
@@ -174,12 +171,12 @@ final class MainLoop {
     }
 
     /// Handles one event; returns `false` when the loop should end.
-    func handle(_ event: DaemonEvent, group: inout DiscardingTaskGroup) -> Bool {
+    package func handle(_ event: DaemonEvent) -> Bool {
         switch event {
         case .due(let due):
-            handleDue(due, group: &group)
+            handleDue(due)
         case .runFinished(let outcome):
-            runEnded(outcome, group: &group)
+            runEnded(outcome)
             if stopping {
                 if admission.running == 0 { return false }
                 notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
@@ -187,14 +184,14 @@ final class MainLoop {
                 notifier.send(.status(status))
             }
         case .retriesDue:
-            perform(admission.retriesDue(now: .now()), group: &group)
+            perform(admission.retriesDue(now: now))
         case .writeMetrics:
             writeMetrics()
         case .fleetClaimed(let request, let verdict):
-            claimed(request, verdict, group: &group)
+            claimed(request, verdict)
             if stopping, admission.running == 0 { return false }
         case .fleet(let notice):
-            if !stopping { fleetNotice(notice, group: &group) }
+            if !stopping { fleetNotice(notice) }
         case .watchdogTick:
             notifier.send(.watchdog)
         case .notifyRetry:
@@ -203,36 +200,36 @@ final class MainLoop {
             if !stopping { beginReload() }
         case .configurationRead(let configuration, let cache):
             jobFiles = cache
-            if !stopping { finishReload(configuration, group: &group) }
+            if !stopping { finishReload(configuration) }
         case .reloadIsSlow:
             if let reloadInFlight, !stopping {
-                let seconds = MonotonicInstant.now().duration(since: reloadInFlight.since).components.seconds
+                let seconds = now.duration(since: reloadInFlight.since).components.seconds
                 logger.warning("reload still reading the configuration after \(seconds)s (a hung file system, or slow account look-ups?); jobs run on meanwhile")
                 notifier.send(.status(status))
-                reloadWatch.arm(at: .now() + Self.slowReloadNotice)
+                reloadWatch.arm(at: now + Self.slowReloadNotice)
             }
         case .signal(let signal) where signal == .sigusr2:
-            if let stallSeconds {
-                logger.warning("fault injection: the main loop stalls for \(stallSeconds)s")
-                usleep(UInt32(stallSeconds * 1_000_000))
+            if let stall = context.stall {
+                logger.warning("fault injection: the main loop stalls")
+                stall()
             }
         case .signal(let signal):
-            return beginStop(on: signal, group: &group)
+            return beginStop(on: signal)
         case .leakCheck:
-            scheduler.leakDetector?.check(now: .now()) { [admission] job in !admission.runsInFlight(of: job).isEmpty }
+            scheduler.leakDetector?.check(now: now) { [admission] job in !admission.runsInFlight(of: job).isEmpty }
             notifier.send(.status(status))
         case .wallClockSet:
             scheduler.wallClockWasSet()
         case .timeZoneChanged:
-            scheduler.timeZoneChanged(to: TimeZoneRules.current(environment: options.environment))
+            scheduler.timeZoneChanged(to: context.zone())
         case .control(let request, let reply):
-            handleControl(request, reply: reply, group: &group)
+            handleControl(request, reply: reply)
         }
         return true
     }
 
     /// What `STATUS=` says while jobd runs, in plain words.
-    var status: String {
+    package var status: String {
         var text = "\(scheduler.generation.owners.count) job(s), \(admission.running) running"
         let disabled = admission.disabled.count { scheduler.generation.owners[$0] != nil }
         if disabled > 0 { text += ", \(disabled) disabled" }
@@ -244,30 +241,30 @@ final class MainLoop {
             text += "; \(detector.leaked) leaked owner(s)"
         }
         if let reloadInFlight {
-            let seconds = MonotonicInstant.now().duration(since: reloadInFlight.since).components.seconds
+            let seconds = now.duration(since: reloadInFlight.since).components.seconds
             if seconds >= 1 { text += "; reloading for \(seconds)s, still reading the configuration" }
         }
         if let next = nextDueJob() {
-            let left = max(0, next.at.duration(since: .now()).components.seconds)
+            let left = max(0, next.at.duration(since: now).components.seconds)
             text += "; next: \(next.job) in \(TimeSpan.seconds(UInt64(left)))"
         }
         if let fleetState { text += "; fleet: \(fleetState)" }
         return text
     }
 
-    private func handleDue(_ due: DueJob, group: inout DiscardingTaskGroup) {
+    private func handleDue(_ due: DueJob) {
         let fields = [
             JobdField.job: due.job, JobdField.owner: String(due.ownerID),
             JobdField.generation: String(due.generation), JobdField.timer: String(due.timerID),
         ]
         logger.event(.timerFire, level: .debug, "timer \(due.timerID) of \(due.job) fired", fields)
         guard !stopping else { return }
-        guard scheduler.jobDue(due) else {
+        guard scheduler.jobDue(due, now: now) else {
             logger.event(.runSkip, level: .notice, "\(due.job) fell due but was not run: owner-retired",
                          fields.merging([JobdField.reason: "owner-retired"]) { $1 })
             return
         }
-        perform(admission.due(job: due.job, now: .now(), elapse: scheduler.lastDueElapse), group: &group)
+        perform(admission.due(job: due.job, now: now, elapse: scheduler.lastDueElapse))
     }
 
     /// Starts a reload: the loader thread reads the configuration (file system reads and account
@@ -278,37 +275,21 @@ final class MainLoop {
             reloadInFlight?.again = true
             return
         }
-        reloadInFlight = (.now(), false)
+        reloadInFlight = (now, false)
         notifier.send(.reloading)
         logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
         reloadWatchers += nextReloadWatchers
         nextReloadWatchers.removeAll()
-        let directory = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check)
-        let slow = options.environment[Self.slowLoadVariable].flatMap(Double.init)
-        let continuation = self.continuation
-        let cache = jobFiles
-        do {
-            try DetachedThread.start {
-                if let slow { usleep(UInt32(min(slow, 600) * 1_000_000)) }
-                var cache = cache
-                let configuration = directory.read(using: &cache)
-                continuation.yield(.configurationRead(configuration, cache))
-            }
-        } catch {
-            // No thread to be had: read here, as before, rather than not reload at all.
-            logger.warning("reloading on the main loop: \(error)")
-            var cache = cache
-            let configuration = directory.read(using: &cache)
-            continuation.yield(.configurationRead(configuration, cache))
-        }
-        reloadWatch.arm(at: .now() + Self.slowReloadNotice)
+        let post = context.post
+        context.configuration.read(using: jobFiles) { post(.configurationRead($0, $1)) }
+        reloadWatch.arm(at: now + Self.slowReloadNotice)
     }
 
     /// Applies what the loader read. Each job file on its own: a broken file keeps its job's
     /// previous definition (a new broken file adds nothing; a deleted file removes its job), the
     /// valid changes apply, and the errors are in the journal, `STATUS=` and `jobctl reload`'s
     /// output. A broken `jobd.conf` keeps the settings jobd has.
-    private func finishReload(_ configuration: JobdConfiguration, group: inout DiscardingTaskGroup) {
+    private func finishReload(_ configuration: JobdConfiguration) {
         let configuration = applicable(configuration)
         let again = reloadInFlight?.again ?? false
         reloadInFlight = nil
@@ -319,7 +300,7 @@ final class MainLoop {
             Self.logConfigErrors([fatal], logger: logger)
             lastReload = ReloadReport(
                 sequence: reloadSequence, accepted: false, generation: scheduler.generation.number,
-                errors: [fatal.description], finishedRealtimeUSec: WallClock.nowUSec())
+                errors: [fatal.description], finishedRealtimeUSec: wallNowUSec)
             logger.event(.reloadFailed, level: .error,
                          "reload rejected, generation \(scheduler.generation.number) keeps running: \(fatal.message)",
                          [JobdField.generation: String(scheduler.generation.number), JobdField.reason: fatal.message])
@@ -335,21 +316,21 @@ final class MainLoop {
             if settings != limits { limitTasks() }
             // The reader looked again at zone files that changed (a tzdata upgrade): so does the
             // local zone, which calendar triggers without a zone of their own follow.
-            let zone = TimeZoneRules.current(environment: options.environment)
+            let zone = context.zone()
             if zone != scheduler.zone { scheduler.timeZoneChanged(to: zone) }
-            let summary = scheduler.load(jobs)
+            let summary = scheduler.load(jobs, now: now)
             // A job whose file is gone takes its kept history with it (once its last run ended).
-            for name in summary.removed { state.saveHistory(of: name, scheduler.histories[name]) }
+            for name in summary.removed { context.store.saveHistory(of: name, scheduler.histories[name]) }
             // The same jobs under the same limit: run admission has nothing to learn.
             if summary.kept.count != jobs.count || !summary.removed.isEmpty || settings.maxConcurrentRuns != admission.maxConcurrentRuns {
-                perform(admission.configure(jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
+                perform(admission.configure(jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: now))
             }
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             Self.logConfigErrors(errors, logger: logger)
             lastReload = ReloadReport(
                 sequence: reloadSequence, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
                 changed: summary.changed, removed: summary.removed, kept: summary.kept,
-                errors: errors.map(\.description), finishedRealtimeUSec: WallClock.nowUSec())
+                errors: errors.map(\.description), finishedRealtimeUSec: wallNowUSec)
             let fields = [
                 JobdField.generation: String(summary.generation),
                 JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
@@ -374,7 +355,7 @@ final class MainLoop {
         metricsChanged()
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of
         // the threads that made them; give what is free back rather than keep it resident.
-        malloc_trim(0)
+        context.trimMemory()
         notifier.send(.ready, .status(status))
         let outcome = ControlResponse(type: .reloadResult, reload: lastReload)
         for watcher in reloadWatchers { watcher.finish(with: outcome) }
@@ -390,7 +371,7 @@ final class MainLoop {
     /// Shutdown: STOPPING=1, every timer invalidated and every owner released, runs that have not
     /// started dropped, then every running job is stopped: SIGTERM, and SIGKILL after its
     /// `TimeoutStopSec=`. Returns `false` when nothing is left to wait for.
-    private func beginStop(on signal: UnixSignal, group: inout DiscardingTaskGroup) -> Bool {
+    private func beginStop(on signal: UnixSignal) -> Bool {
         guard !stopping else { return true }
         notifier.send(.stopping, .status("stopping"))
         logger.event(.daemonStop, "jobd stopping on \(signal): \(admission.running) run(s) in flight", [:])
@@ -398,7 +379,7 @@ final class MainLoop {
         reloadWatch.timer.invalidate(reason: .shutdown)
         metricsTimer.timer.invalidate(reason: .shutdown)
         if metricsDirty { writeMetrics() }
-        perform(admission.shutdown(), group: &group)
+        perform(admission.shutdown())
         scheduler.shutdown()
         for waiter in reloadWatchers + nextReloadWatchers + stopWaiters.values.flatMap({ $0 }) {
             waiter.finish(with: .error("jobd is stopping"))
@@ -414,7 +395,7 @@ final class MainLoop {
 
     /// The enabled job that falls due next, at most a second old.
     private func nextDueJob() -> (job: String, at: MonotonicInstant)? {
-        let now = MonotonicInstant.now()
+        let now = self.now
         if let nextJob, now < nextJob.found + .seconds(1), nextJob.at >= now,
            scheduler.generation.owners[nextJob.job]?.timer.deadline == nextJob.at {
             return (nextJob.job, nextJob.at)
@@ -434,14 +415,14 @@ final class MainLoop {
     func metricsChanged() {
         guard settings.metricsFile != nil, !metricsDirty else { return }
         metricsDirty = true
-        let earliest = metricsWritten.map { $0 + .seconds(1) } ?? .now()
-        metricsTimer.arm(at: max(earliest, .now()))
+        let earliest = metricsWritten.map { $0 + .seconds(1) } ?? now
+        metricsTimer.arm(at: max(earliest, now))
     }
 
     private func writeMetrics() {
         metricsDirty = false
         guard let path = settings.metricsFile else { return }
-        let now = MonotonicInstant.now()
+        let now = self.now
         metricsWritten = now
         if !stopping { metricsTimer.arm(at: now + MetricsFile.rewriteInterval(environment: options.environment)) }
         let brokenFiles = broken.values.map(\.path).sorted() + (settingsErrors.isEmpty ? [] : [options.configDirectory + "/jobd.conf"])
@@ -450,11 +431,12 @@ final class MainLoop {
             generation: scheduler.generation.number, liveOwners: JobOwner.liveCount,
             leakedOwners: scheduler.leakDetector?.leaked ?? 0, armedTimers: scheduler.queue.armedCount,
             reloads: reloadOutcomes, brokenFiles: brokenFiles)
+        let wallNow = wallNowUSec
         let jobs = scheduler.generation.owners.values.sorted { $0.name < $1.name }.map { owner in
             MetricsFile.Job(
                 name: owner.name, history: scheduler.histories[owner.name] ?? JobHistory(),
                 running: admission.runsInFlight(of: owner.name).count, disabled: admission.disabled.contains(owner.name),
-                nextElapse: owner.timer.deadline.map { RealtimeInstant(microseconds: WallClock.usec(of: $0)) })
+                nextElapse: owner.timer.deadline.map { RealtimeInstant(microseconds: wallNow + $0.duration(since: now).nanosecondsSaturated / 1_000) })
         }
         do {
             try MetricsFile(path: path).write(MetricsFile.render(daemon: daemon, jobs: jobs))
