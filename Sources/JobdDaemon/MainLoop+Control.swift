@@ -82,9 +82,8 @@ extension MainLoop {
             notifier.send(.status(status))
             reply.finish(with: ControlResponse(type: disable ? .jobDisabled : .jobEnabled, jobStatus: jobStatus(name)))
         case .watchReload:
-            reply.send(ControlResponse(type: .reloadSubscribed, reload: lastReload ?? ReloadReport(
-                sequence: reloadSequence, accepted: true, generation: scheduler.generation.number)))
-            watchReload(reply)
+            reply.send(ControlResponse(type: .reloadSubscribed, reload: reloads.subscribed(generation: scheduler.generation.number)))
+            reloads.subscribe(reply)
         }
     }
 
@@ -95,7 +94,7 @@ extension MainLoop {
             pid: getpid(), instance: options.instance, generation: scheduler.generation.number,
             startedRealtimeUSec: startedRealtimeUSec, jobs: scheduler.generation.owners.count,
             liveOwners: JobOwner.liveCount, liveTimers: scheduler.queue.statistics.liveTimers,
-            armedTimers: scheduler.queue.armedCount, runningJobs: admission.running, lastReload: lastReload,
+            armedTimers: scheduler.queue.armedCount, runningJobs: admission.running, lastReload: reloads.last,
             retiredOwnersAlive: scheduler.leakDetector?.retiredAlive ?? 0, leakedOwners: scheduler.leakDetector?.leaked ?? 0)
         let shown = { (error: ConfigError) in
             peer.map { $0.mayRead(error.file) } ?? true

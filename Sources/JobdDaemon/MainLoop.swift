@@ -49,19 +49,8 @@ package final class MainLoop {
     var settingsErrors: [ConfigError] = []
     /// What `STATUS=` says of them: the last load's ``JobdConfiguration/brokenSummary``.
     private var brokenSummary: String?
-    /// What the last read found in each job file, so that a reload reads and parses only the
-    /// files that changed. It travels with the loader thread while a reload reads.
-    var jobFiles = JobFileCache()
-    /// Reloads finished so far, and the last one's outcome.
-    var reloadSequence: UInt64 = 0
-    var lastReload: ReloadReport?
-    /// Clients waiting for a reload's outcome: those that asked before the reading in progress
-    /// began get its outcome; those that asked while it reads get the next one's.
-    var reloadWatchers: [ControlReply] = []
-    private var nextReloadWatchers: [ControlReply] = []
-    /// The reload whose configuration the loader thread is reading: since when, and whether
-    /// another SIGHUP came meanwhile (then another reload follows at once).
-    private var reloadInFlight: (since: MonotonicInstant, again: Bool)?
+    /// Whether a reload reads, who waits for its outcome, and the outcomes so far.
+    var reloads = ReloadMachine(jobFiles: JobFileCache())
     /// Wakes the loop when a reload has been reading for ``slowReloadNotice``.
     private let reloadWatch: DeadlineTimer
     /// `MetricsFile=`: written at most once a second after something changed (a run ended, a
@@ -70,9 +59,6 @@ package final class MainLoop {
     private var metricsDirty = false
     private var metricsWritten: MonotonicInstant?
     private var metricsFailed = false
-    /// Reloads by outcome: `applied` (no error), `partial` (the valid changes applied, broken files
-    /// kept their jobs' previous definitions), `rejected` (nothing read: the directory could not be).
-    var reloadOutcomes = MetricsFile.ReloadOutcomes()
     /// The job that falls due next, for `STATUS=`: looked for among every owner at most once a
     /// second, since `STATUS=` goes out at every run's end.
     private var nextJob: (job: String, at: MonotonicInstant, found: MonotonicInstant)?
@@ -113,7 +99,7 @@ package final class MainLoop {
     /// Loads the first generation and tells systemd that jobd is ready.
     package func start(_ configuration: JobdConfiguration, jobFiles: JobFileCache) {
         let configuration = applicable(configuration)
-        self.jobFiles = jobFiles
+        reloads = ReloadMachine(jobFiles: jobFiles)
         scheduler.isRunning = { [unowned self] job in self.admission.isActive(job) }
         for job in context.store.disabledJobs() { _ = admission.setDisabled(job, true) }
         record(configuration)
@@ -197,13 +183,14 @@ package final class MainLoop {
         case .notifyRetry:
             notifier.flush()
         case .signal(let signal) where signal == .sighup:
-            if !stopping { beginReload() }
+            if !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache) }
         case .configurationRead(let configuration, let cache):
-            jobFiles = cache
+            let again = reloads.read(cache)
             if !stopping { finishReload(configuration) }
+            if again, !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache) }
         case .reloadIsSlow:
-            if let reloadInFlight, !stopping {
-                let seconds = now.duration(since: reloadInFlight.since).components.seconds
+            if let reading = reloads.readingFor(now: now), !stopping {
+                let seconds = reading.components.seconds
                 logger.warning("reload still reading the configuration after \(seconds)s (a hung file system, or slow account look-ups?); jobs run on meanwhile")
                 notifier.send(.status(status))
                 reloadWatch.arm(at: now + Self.slowReloadNotice)
@@ -240,8 +227,8 @@ package final class MainLoop {
         if let detector = scheduler.leakDetector, detector.leaked > 0 {
             text += "; \(detector.leaked) leaked owner(s)"
         }
-        if let reloadInFlight {
-            let seconds = now.duration(since: reloadInFlight.since).components.seconds
+        if let reading = reloads.readingFor(now: now) {
+            let seconds = reading.components.seconds
             if seconds >= 1 { text += "; reloading for \(seconds)s, still reading the configuration" }
         }
         if let next = nextDueJob() {
@@ -270,18 +257,11 @@ package final class MainLoop {
     /// Starts a reload: the loader thread reads the configuration (file system reads and account
     /// look-ups may block for long), and the loop goes on scheduling meanwhile. A SIGHUP during a
     /// reload makes another one follow it.
-    private func beginReload() {
-        if reloadInFlight != nil {
-            reloadInFlight?.again = true
-            return
-        }
-        reloadInFlight = (now, false)
+    private func beginReload(_ cache: JobFileCache) {
         notifier.send(.reloading)
         logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
-        reloadWatchers += nextReloadWatchers
-        nextReloadWatchers.removeAll()
         let post = context.post
-        context.configuration.read(using: jobFiles) { post(.configurationRead($0, $1)) }
+        context.configuration.read(using: cache) { post(.configurationRead($0, $1)) }
         reloadWatch.arm(at: now + Self.slowReloadNotice)
     }
 
@@ -291,15 +271,13 @@ package final class MainLoop {
     /// output. A broken `jobd.conf` keeps the settings jobd has.
     private func finishReload(_ configuration: JobdConfiguration) {
         let configuration = applicable(configuration)
-        let again = reloadInFlight?.again ?? false
-        reloadInFlight = nil
         reloadWatch.arm(at: nil)
         let errors = configuration.errors
-        reloadSequence += 1
+        let report: ReloadReport
         if let fatal = configuration.fatal {
             Self.logConfigErrors([fatal], logger: logger)
-            lastReload = ReloadReport(
-                sequence: reloadSequence, accepted: false, generation: scheduler.generation.number,
+            report = ReloadReport(
+                sequence: 0, accepted: false, generation: scheduler.generation.number,
                 errors: [fatal.description], finishedRealtimeUSec: wallNowUSec)
             logger.event(.reloadFailed, level: .error,
                          "reload rejected, generation \(scheduler.generation.number) keeps running: \(fatal.message)",
@@ -327,8 +305,8 @@ package final class MainLoop {
             }
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             Self.logConfigErrors(errors, logger: logger)
-            lastReload = ReloadReport(
-                sequence: reloadSequence, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
+            report = ReloadReport(
+                sequence: 0, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
                 changed: summary.changed, removed: summary.removed, kept: summary.kept,
                 errors: errors.map(\.description), finishedRealtimeUSec: wallNowUSec)
             let fields = [
@@ -336,7 +314,7 @@ package final class MainLoop {
                 JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
             ]
             if errors.isEmpty {
-                logger.event(.reloadDone, "reload done: \(summary); \(jobFiles.parsed) job file(s) new or changed and read, \(jobFiles.reused) unchanged", fields)
+                logger.event(.reloadDone, "reload done: \(summary); \(reloads.jobFiles.parsed) job file(s) new or changed and read, \(reloads.jobFiles.reused) unchanged", fields)
             } else {
                 // Applied, but not all of it: a failed `systemctl reload`, as a rejected one is.
                 let reason = "\(errors.count) configuration error(s) in \(configuration.brokenSummary ?? "the configuration")"
@@ -345,27 +323,13 @@ package final class MainLoop {
                              fields.merging([JobdField.reason: reason]) { $1 })
             }
         }
-        if configuration.fatal != nil {
-            reloadOutcomes.rejected += 1
-        } else if errors.isEmpty {
-            reloadOutcomes.applied += 1
-        } else {
-            reloadOutcomes.partial += 1
-        }
+        let (outcome, watchers) = reloads.finished(report, as: configuration.fatal != nil ? .rejected : errors.isEmpty ? .applied : .partial)
         metricsChanged()
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of
         // the threads that made them; give what is free back rather than keep it resident.
         context.trimMemory()
         notifier.send(.ready, .status(status))
-        let outcome = ControlResponse(type: .reloadResult, reload: lastReload)
-        for watcher in reloadWatchers { watcher.finish(with: outcome) }
-        reloadWatchers.removeAll()
-        if again { beginReload() }
-    }
-
-    /// A client waits for the outcome of the next reload (`jobctl reload` subscribes, then sends SIGHUP).
-    func watchReload(_ reply: ControlReply) {
-        if reloadInFlight != nil { nextReloadWatchers.append(reply) } else { reloadWatchers.append(reply) }
+        for watcher in watchers { watcher.finish(with: ControlResponse(type: .reloadResult, reload: outcome)) }
     }
 
     /// Shutdown: STOPPING=1, every timer invalidated and every owner released, runs that have not
@@ -381,12 +345,10 @@ package final class MainLoop {
         if metricsDirty { writeMetrics() }
         perform(admission.shutdown())
         scheduler.shutdown()
-        for waiter in reloadWatchers + nextReloadWatchers + stopWaiters.values.flatMap({ $0 }) {
+        for waiter in reloads.shutdown() + stopWaiters.values.flatMap({ $0 }) {
             waiter.finish(with: .error("jobd is stopping"))
         }
         runWaiters.finishAll(with: .error("jobd is stopping"))
-        reloadWatchers.removeAll()
-        nextReloadWatchers.removeAll()
         stopWaiters.removeAll()
         guard admission.running > 0 else { return false }
         notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
@@ -430,7 +392,7 @@ package final class MainLoop {
             startRealtime: scheduler.daemonStartRealtime,
             generation: scheduler.generation.number, liveOwners: JobOwner.liveCount,
             leakedOwners: scheduler.leakDetector?.leaked ?? 0, armedTimers: scheduler.queue.armedCount,
-            reloads: reloadOutcomes, brokenFiles: brokenFiles)
+            reloads: reloads.outcomes, brokenFiles: brokenFiles)
         let wallNow = wallNowUSec
         let jobs = scheduler.generation.owners.values.sorted { $0.name < $1.name }.map { owner in
             MetricsFile.Job(
