@@ -37,7 +37,7 @@ package struct Daemon {
         logger.event(.daemonStart, "jobd \(BuildInfo.version) starting with configuration \(options.configDirectory)")
         // Signal handlers first: READY=1 promises that a SIGHUP from now on is a reload.
         var trapped: [UnixSignal] = [.sigterm, .sigint, .sighup]
-        let stall = options.environment[MainLoop.stallVariable].flatMap(Double.init)
+        let stall = options.environment[Self.stallVariable].flatMap(Double.init)
         if stall != nil { trapped.append(.sigusr2) }
         let signals = await UnixSignalsSequence(trapping: trapped)
         let notifier = ServiceNotifier(logger: logger)
@@ -47,7 +47,7 @@ package struct Daemon {
         var jobFiles = JobFileCache()
         let configuration = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check).read(using: &jobFiles)
         if let fatal = configuration.fatal {
-            MainLoop.logConfigErrors([fatal], logger: logger)
+            logger.log(configErrors: [fatal])
             let reason = "jobd cannot start: \(fatal)"
             notifier.send(.status(reason))
             logger.event(.daemonExit, level: .error, reason, [:])
@@ -75,9 +75,9 @@ package struct Daemon {
         let state = StateDirectory(path: options.stateDirectory, logger: logger)
         let bootID = (try? ID128.bootID()) ?? "unknown"
         let zone = TimeZoneRules.current(environment: options.environment)
-        let clocks = MainLoop.clocks(environment: options.environment)
-        let fleet = MainLoop.makeFleet(settings: settings, options: options, logger: logger, clocks: clocks)
-        let joined = await MainLoop.joinFleet(fleet, jobs: configuration.jobs, local: state)
+        let clocks = Self.clocks(environment: options.environment)
+        let fleet = Self.makeFleet(settings: settings, options: options, logger: logger, clocks: clocks)
+        let joined = await Self.joinFleet(fleet, jobs: configuration.jobs, local: state)
         let scheduler = Scheduler(
             queue: queue, daemonStart: .now(), logger: logger, clocks: clocks, zone: zone, store: joined.store,
             firstStartThisBoot: state.isFirstStart(inBoot: bootID), events: ownerEvents
@@ -97,7 +97,7 @@ package struct Daemon {
         let environment = options.environment
         let source = DirectorySource(
             directory: JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check),
-            slowSeconds: environment[MainLoop.slowLoadVariable].flatMap(Double.init), logger: logger)
+            slowSeconds: environment[Self.slowLoadVariable].flatMap(Double.init), logger: logger)
         let launcher = TaskLauncher(runner: JobRunner(logger: logger, environment: environment), tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks) }
         var context = DaemonContext(

@@ -24,7 +24,7 @@ package struct DaemonContext: Sendable {
     package var zone: @Sendable () -> TimeZoneRules
     /// Gives free memory back to the system (after a reload freed a generation).
     package var trimMemory: @Sendable () -> Void = {}
-    /// Fault injection (``MainLoop/stallVariable``): blocks the loop, as a hung filesystem would.
+    /// Fault injection (``Daemon/stallVariable``): blocks the loop, as a hung filesystem would.
     package var stall: (@Sendable () -> Void)?
 
     package init(

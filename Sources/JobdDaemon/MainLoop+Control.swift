@@ -37,7 +37,7 @@ extension MainLoop {
                 return
             }
             guard admission.definition(of: name) != nil else {
-                let why = broken[name].map { ": its file has errors (\($0.errors[0].description))" } ?? ""
+                let why = generation.broken[name].map { ": its file has errors (\($0.errors[0].description))" } ?? ""
                 reply.finish(with: .error("no such job: \(name)\(why)"))
                 return
             }
@@ -66,7 +66,7 @@ extension MainLoop {
             reply.send(ControlResponse(type: .stopRequested, message: inFlight == 0
                 ? "\(name) has no run in flight" : "\(inFlight) run(s) of \(name) asked to stop"))
             if request.wait == true, inFlight > 0 {
-                stopWaiters[name, default: []].append(reply)
+                runWaiters.add(stopOf: name, reply: reply)
             } else {
                 reply.finish()
             }
@@ -87,8 +87,7 @@ extension MainLoop {
         }
     }
 
-    /// jobd's status; for a reader, the errors of files it could not read itself are not shown,
-    /// in the broken files or the last reload's errors (they quote the files' lines).
+    /// jobd's status, as `peer` may see it.
     func daemonStatus(for peer: ControlPeer? = nil) -> DaemonStatus {
         var status = DaemonStatus(
             pid: getpid(), instance: options.instance, generation: scheduler.generation.number,
@@ -96,17 +95,7 @@ extension MainLoop {
             liveOwners: JobOwner.liveCount, liveTimers: scheduler.queue.statistics.liveTimers,
             armedTimers: scheduler.queue.armedCount, runningJobs: admission.running, lastReload: reloads.last,
             retiredOwnersAlive: scheduler.leakDetector?.retiredAlive ?? 0, leakedOwners: scheduler.leakDetector?.leaked ?? 0)
-        let shown = { (error: ConfigError) in
-            peer.map { $0.mayRead(error.file) } ?? true
-                ? error.description : "\(error.file): error: not shown (you cannot read the file; jobctl check as root shows it)"
-        }
-        let brokenFiles = settingsErrors.prefix(1).map(shown) + broken.values.sorted { $0.name < $1.name }.map { shown($0.errors[0]) }
-        status.brokenFiles = brokenFiles.isEmpty ? nil : brokenFiles
-        if let peer, peer.level != .full, var reload = status.lastReload {
-            // The report keeps only the errors' text: a reader sees their count.
-            if !reload.errors.isEmpty { reload.errors = ["\(reload.errors.count) error(s): see the broken files above"] }
-            status.lastReload = reload
-        }
+        status.show(generation, to: peer)
         return status
     }
 
@@ -118,7 +107,7 @@ extension MainLoop {
 
     /// What statuses are made of, taken from the loop at once.
     var statusView: StatusView {
-        StatusView(histories: scheduler.histories, broken: broken, admission: admission, lastNodes: fleetLastNode,
+        StatusView(histories: scheduler.histories, broken: generation.broken, admission: admission, lastNodes: fleetStatus.lastNode,
                    launcher: context.launcher, clocks: context.clocks)
     }
 }

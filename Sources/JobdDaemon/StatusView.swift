@@ -117,3 +117,22 @@ struct StatusView: Sendable {
         }
     }
 }
+
+extension DaemonStatus {
+    /// Adds the files with errors of `generation`. For a reader (`peer`), the errors of files it
+    /// could not read itself are not shown, in the broken files or the last reload's errors (they
+    /// quote the files' lines).
+    mutating func show(_ generation: Generation, to peer: ControlPeer?) {
+        let shown = { (error: ConfigError) in
+            peer.map { $0.mayRead(error.file) } ?? true
+                ? error.description : "\(error.file): error: not shown (you cannot read the file; jobctl check as root shows it)"
+        }
+        let brokenFiles = generation.settingsErrors.prefix(1).map(shown) + generation.broken.values.sorted { $0.name < $1.name }.map { shown($0.errors[0]) }
+        self.brokenFiles = brokenFiles.isEmpty ? nil : brokenFiles
+        if let peer, peer.level != .full, var reload = lastReload {
+            // The report keeps only the errors' text: a reader sees their count.
+            if !reload.errors.isEmpty { reload.errors = ["\(reload.errors.count) error(s): see the broken files above"] }
+            lastReload = reload
+        }
+    }
+}

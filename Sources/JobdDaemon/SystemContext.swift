@@ -58,7 +58,7 @@ struct TaskLauncher: RunLauncher {
 /// The configuration directory, read on a thread of its own.
 struct DirectorySource: ConfigurationSource {
     let directory: JobDirectory
-    /// ``MainLoop/slowLoadVariable``: seconds to wait before reading, as a hung mount would make it.
+    /// ``Daemon/slowLoadVariable``: seconds to wait before reading, as a hung mount would make it.
     let slowSeconds: Double?
     let logger: Logger
 

@@ -22,7 +22,8 @@ final class DaemonHarness {
     static let wallStart: Int64 = 1_767_225_600_000_000
 
     let log = InMemoryLogHandler()
-    let queue = TimerQueue.manual()
+    let timers = RecordingTimerObserver()
+    let queue: TimerQueue
     let launcher = FakeLauncher()
     let source = FakeSource()
     let store = FakeStore()
@@ -38,6 +39,7 @@ final class DaemonHarness {
         _ jobs: [JobDefinition], settings: DaemonSettings = DaemonSettings(), broken: [JobdConfiguration.BrokenJob] = [],
         disabled: Set<String> = [], fleet node: String? = nil
     ) {
+        queue = TimerQueue.manual(observer: timers)
         let handler = log
         var logger = Logger(label: "jobd-test") { _ in handler }
         logger.logLevel = .debug

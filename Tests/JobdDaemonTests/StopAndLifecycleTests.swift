@@ -142,3 +142,47 @@ import UnixSignals
         #expect(daemon.started("a").isEmpty)
     }
 }
+
+/// How the owners are armed: once per event, with the jobs' runs as the event left them.
+@Suite struct ArmingTests {
+    typealias H = DaemonHarness
+
+    @Test func aFireThatStartsARunArmsTheOwnerOnce() {
+        let daemon = H([H.job("a") { $0.triggers = [.startup(.seconds(1)), .unitActive(.seconds(60))] }])
+        let before = daemon.timers.schedules
+        daemon.advance(.seconds(1))
+        #expect(daemon.started("a").count == 1)
+        #expect(daemon.timers.schedules - before == 1, "the fire and the run's start arm the owner once between them")
+        #expect(daemon.scheduler.generation.owners["a"]?.timer.deadline == daemon.now + .seconds(60))
+    }
+
+    @Test func onUnitInactiveSecWaitsForTheRunInFlightAndCountsFromItsEnd() {
+        let daemon = H([H.job("a") { $0.triggers = [.unitInactive(.seconds(10))] }])
+        daemon.control(.run, "a")
+        #expect(daemon.scheduler.generation.owners["a"]?.timer.deadline == nil, "no elapse while a run is in flight")
+        daemon.advance(.seconds(30))
+        daemon.end("a")
+        #expect(daemon.scheduler.generation.owners["a"]?.timer.deadline == daemon.now + .seconds(10))
+        daemon.advance(.seconds(10))
+        #expect(daemon.started("a").map(\.request.cause) == [.manual, .timer])
+    }
+
+    @Test func aParallelJobStaysInactiveUntilItsLastRunEnds() {
+        let daemon = H([H.job("a", overlap: .parallel) { $0.triggers = [.unitInactive(.seconds(10))] }])
+        daemon.control(.run, "a")
+        daemon.control(.run, "a")
+        daemon.end("a")
+        #expect(daemon.scheduler.generation.owners["a"]?.timer.deadline == nil, "one run is still in flight")
+        daemon.end("a")
+        #expect(daemon.scheduler.generation.owners["a"]?.timer.deadline == daemon.now + .seconds(10))
+    }
+
+    @Test func aJobChangedByAReloadDuringItsRunWaitsForTheRunToEnd() {
+        let daemon = H([H.job("a") { $0.triggers = [.unitInactive(.seconds(10))] }])
+        daemon.control(.run, "a")
+        daemon.reload([H.job("a") { $0.triggers = [.unitInactive(.seconds(20))] }])
+        #expect(daemon.scheduler.generation.owners["a"]?.timer.deadline == nil, "the new owner knows the run is in flight")
+        daemon.end("a")
+        #expect(daemon.scheduler.generation.owners["a"]?.timer.deadline == daemon.now + .seconds(20))
+    }
+}
