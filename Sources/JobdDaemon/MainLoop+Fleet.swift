@@ -38,11 +38,12 @@ extension MainLoop {
         switch verdict {
         case .won:
             fleetStatus.lastNode[request.job] = fleet?.settings.node
-            if inFlight, !stopping {
+            if inFlight, !stopping, admission.definition(of: request.job) != nil {
                 start(request, claimed: true)
                 return
             }
-            // Claimed, but jobd is stopping (or the job went): the claim ends without a run.
+            // Claimed, but jobd is stopping (or a reload removed the job meanwhile): the claim
+            // ends without a run, and the run leaves the admission.
             fleet?.finish(runID: request.invocationID, result: RunResult.stopped.rawValue)
         case .taken(let node):
             fleetStatus.lastNode[request.job] = node
@@ -50,7 +51,7 @@ extension MainLoop {
             break
         }
         perform(admission.startDeclined(job: request.job, runID: request.runID,
-                                        reason: verdict.skipReason ?? "stopping", now: now))
+                                        reason: verdict.skipReason ?? (stopping ? "stopping" : "job-removed"), now: now))
     }
 
     /// The journal fields of a claimed run's start.

@@ -128,3 +128,20 @@ import UnixSignals
         #expect(retry.key.elapse == RealtimeInstant(microseconds: H.wallStart + 60_000_000))
     }
 }
+
+extension FleetClaimTests {
+    @Test func aClaimWonAfterAReloadRemovedTheJobStartsNothingAndLetsJobdStop() {
+        let other = H.job("other") { $0.triggers = [.startup(.seconds(3600))] }
+        let daemon = H([Self.fleetJob(), other], fleet: "n1")
+        daemon.advance(.seconds(60))
+        daemon.reload([other])
+        daemon.fleet?.answer(.won)
+        daemon.pump()
+        #expect(daemon.started().isEmpty)
+        #expect(daemon.skipReasons("report") == ["job-removed"])
+        #expect(daemon.fleet?.finished.withLock { $0.map(\.result) } == [RunResult.stopped.rawValue], "the claim ends without a run")
+        #expect(daemon.loop.status.hasPrefix("1 job(s), 0 running"))
+        daemon.send(.signal(.sigterm))
+        #expect(daemon.ended, "no run is left to wait for")
+    }
+}
