@@ -42,3 +42,21 @@ extension Logger {
         }
     }
 }
+
+extension Logger {
+    /// The first generation is loaded: jobd is ready.
+    func daemonReady(_ summary: Scheduler.ReloadSummary, configuration: JobdConfiguration, settings: DaemonSettings) {
+        log(configErrors: configuration.errors)
+        var message = "jobd ready: \(configuration.jobs.count) job(s), generation \(summary.generation)"
+        if let brokenSummary = configuration.brokenSummary { message += "; \(brokenSummary) not loaded" }
+        event(.daemonReady, level: configuration.errors.isEmpty ? .info : .warning, message, [
+            JobdField.generation: String(summary.generation),
+            JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
+        ])
+    }
+
+    /// A reload has been reading the configuration for `reading`.
+    func reloadIsSlow(_ reading: Duration) {
+        warning("reload still reading the configuration after \(reading.components.seconds)s (a hung file system, or slow account look-ups?); jobs run on meanwhile")
+    }
+}

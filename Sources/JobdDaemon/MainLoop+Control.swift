@@ -41,20 +41,17 @@ extension MainLoop {
                 reply.finish(with: .error("no such job: \(name)\(why)"))
                 return
             }
-            let (run, actions) = admission.manualRun(job: name, now: now)
-            let started = actions.contains(.start(run))
-            let queued = actions.contains { if case .wait(let waiting, _) = $0 { waiting == run } else { false } }
-            let skipped = actions.lazy.compactMap { if case .skip(let skip, let reason) = $0, skip == run { reason } else { nil } }.first
-            if request.wait == true, started || queued {
+            let run = admission.manualRun(job: name, now: now)
+            if request.wait == true, run.fate == .started || run.fate == .queued {
                 // Registered before the run starts (perform below), so that no line is missed.
-                runWaiters.add(runID: run.runID, reply: reply, follows: request.followRetries == true, streams: request.streamsOutput)
+                runWaiters.add(runID: run.request.runID, reply: reply, follows: request.followRetries == true, streams: request.streamsOutput)
             }
-            perform(actions)
-            if let skipped {
-                reply.finish(with: ControlResponse(type: .runSkipped, run: RunReport(job: name, skipReason: skipped)))
+            perform(run.actions)
+            if case .skipped(let reason) = run.fate {
+                reply.finish(with: ControlResponse(type: .runSkipped, run: RunReport(job: name, skipReason: reason)))
                 return
             }
-            reply.send(ControlResponse(type: started ? .runStarted : .runQueued, run: RunReport(job: name, runID: run.runID)))
+            reply.send(ControlResponse(type: run.fate == .started ? .runStarted : .runQueued, run: RunReport(job: name, runID: run.request.runID)))
             if request.wait != true { reply.finish() }
         case .stop:
             guard let name = request.job else { return reply.finish(with: .error("stop needs a job")) }

@@ -16,11 +16,6 @@ extension MainLoop {
     /// The fleet's claims (`[Fleet]` in jobd.conf at start), if jobd has a fleet.
     var fleet: (any FleetClaims)? { context.fleet }
 
-    /// Whether `request` must claim its elapse before it starts.
-    func needsClaim(_ request: RunRequest, _ definition: JobDefinition) -> Bool {
-        definition.runOn == .oneNode && request.scheduledElapse != nil
-    }
-
     /// Claims the request's elapse off the main loop; the verdict comes back as `.fleetClaimed`.
     func claim(_ request: RunRequest) {
         let post = context.post
@@ -52,12 +47,6 @@ extension MainLoop {
         }
         perform(admission.startDeclined(job: request.job, runID: request.runID,
                                         reason: verdict.skipReason ?? (stopping ? "stopping" : "job-removed"), now: now))
-    }
-
-    /// The journal fields of a claimed run's start.
-    func fleetFields(of request: RunRequest) -> [String: String] {
-        guard let node = fleet?.settings.node, let elapse = request.scheduledElapse else { return [:] }
-        return [JobdField.node: node, JobdField.elapseUSec: String(elapse.microseconds)]
     }
 
     /// A run ended: its claim, if this node holds one, records the result (whatever the job's

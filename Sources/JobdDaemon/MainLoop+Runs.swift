@@ -35,7 +35,7 @@ extension MainLoop {
     /// Starts the run; a fleet job's run claims its elapse first, and starts with `claimed` once it holds it.
     func start(_ request: RunRequest, claimed: Bool = false) {
         guard let definition = admission.definition(of: request.job) else { return }
-        if !claimed, needsClaim(request, definition) {
+        if !claimed, request.claims(definition) {
             claim(request)
             return
         }
@@ -44,7 +44,7 @@ extension MainLoop {
         var extra = request.journalFields
         extra[JobdField.reason] = nil
         if request.cause != .timer { extra[JobdField.cause] = request.cause.rawValue }
-        if claimed { extra.merge(fleetFields(of: request)) { $1 } }
+        if claimed, let fleet { extra.merge(request.journalFields(node: fleet.settings.node)) { $1 } }
         let post = context.post
         context.launcher.launch(definition, as: request, context: environment, fields: extra, sendmail: settings.sendmail) {
             post(.runFinished($0))

@@ -89,13 +89,7 @@ package final class MainLoop {
         context.launcher.tracking.limitTasks(generation.settings, logger: logger)
         let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
         perform(admission.configure(generation, now: now))
-        logger.log(configErrors: configuration.errors)
-        var message = "jobd ready: \(configuration.jobs.count) job(s), generation \(summary.generation)"
-        if let brokenSummary = configuration.brokenSummary { message += "; \(brokenSummary) not loaded" }
-        logger.event(.daemonReady, level: configuration.errors.isEmpty ? .info : .warning, message, [
-            JobdField.generation: String(summary.generation),
-            JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
-        ])
+        logger.daemonReady(summary, configuration: configuration, settings: settings)
         notifier.send(.ready, .status(status))
         metricsChanged()
     }
@@ -153,8 +147,7 @@ package final class MainLoop {
             if again, !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache) }
         case .reloadIsSlow:
             if let reading = reloads.readingFor(now: now), !stopping {
-                let seconds = reading.components.seconds
-                logger.warning("reload still reading the configuration after \(seconds)s (a hung file system, or slow account look-ups?); jobs run on meanwhile")
+                logger.reloadIsSlow(reading)
                 notifier.send(.status(status))
                 reloadWatch.arm(at: now + Self.slowReloadNotice)
             }

@@ -1,3 +1,4 @@
+import JobdCalendar
 import JobdConfig
 import JobdLogging
 import JobdScheduler
@@ -45,5 +46,15 @@ extension RunRequest {
             fields[JobdField.triggeredByRunID] = by.invocationID
         }
         return fields
+    }
+
+    /// The journal fields of a fleet run's start, claimed by `node`.
+    func journalFields(node: String) -> [String: String] {
+        scheduledElapse.map { [JobdField.node: node, JobdField.elapseUSec: String($0.microseconds)] } ?? [:]
+    }
+
+    /// Whether this run of `definition` must claim its elapse in the fleet before it starts.
+    func claims(_ definition: JobDefinition) -> Bool {
+        definition.runOn == .oneNode && scheduledElapse != nil
     }
 }

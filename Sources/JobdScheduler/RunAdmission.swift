@@ -146,10 +146,36 @@ package struct RunAdmission: Sendable {
         return [.cancelRetry(retry.request, reason: "disabled")]
     }
 
-    /// `jobctl run`: the request (to follow it by its id) and the actions.
-    package mutating func manualRun(job: String, now: MonotonicInstant) -> (request: RunRequest, actions: [Action]) {
+    /// What `jobctl run` became: its request (to follow it by its id), what became of it (what
+    /// the client is answered), and the actions to perform.
+    package struct ManualRun: Sendable {
+        package enum Fate: Sendable, Hashable {
+            case started
+            /// It waits, for the job's run in flight (`Overlap=`) or for a slot.
+            case queued
+            case skipped(reason: String)
+        }
+
+        package var request: RunRequest
+        package var fate: Fate
+        package var actions: [Action]
+    }
+
+    /// `jobctl run`.
+    package mutating func manualRun(job: String, now: MonotonicInstant) -> ManualRun {
         let request = makeRequest(job: job, cause: .manual, now: now)
-        return (request, ask(request, now: now))
+        let actions = ask(request, now: now)
+        var fate = ManualRun.Fate.skipped(reason: "no-such-job")
+        for action in actions {
+            switch action {
+            case .start(request): fate = .started
+            case .wait(request, _): fate = .queued
+            case .skip(request, let reason): fate = .skipped(reason: reason)
+            default: continue
+            }
+            break
+        }
+        return ManualRun(request: request, fate: fate, actions: actions)
     }
 
     /// A run ended: retry it, or start the jobs its outcome names, then whatever waited for it.
