@@ -86,20 +86,12 @@ extension MainLoop {
 
     /// jobd's status, as `peer` may see it.
     func daemonStatus(for peer: ControlPeer? = nil) -> DaemonStatus {
-        var status = DaemonStatus(
-            pid: getpid(), instance: options.instance, generation: scheduler.generation.number,
-            startedRealtimeUSec: startedRealtimeUSec, jobs: scheduler.generation.owners.count,
-            liveOwners: JobOwner.liveCount, liveTimers: scheduler.queue.statistics.liveTimers,
-            armedTimers: scheduler.queue.armedCount, runningJobs: admission.running, lastReload: reloads.last,
-            retiredOwnersAlive: scheduler.leakDetector?.retiredAlive ?? 0, leakedOwners: scheduler.leakDetector?.leaked ?? 0)
-        status.show(generation, to: peer)
-        return status
+        DaemonStatus(scheduler: scheduler, running: admission.running, generation: generation, lastReload: reloads.last,
+                     instance: options.instance, startedRealtimeUSec: startedRealtimeUSec, for: peer)
     }
 
     func jobStatus(_ name: String, for peer: ControlPeer? = nil) -> JobStatus? {
-        let view = statusView
-        let owner = scheduler.generation.owners[name].map { StatusView.OwnerFacts($0, wallClock: view.wallClock) }
-        return view.status(of: name, owner: owner, triggerTexts: StatusView.TriggerTexts(), for: peer)
+        statusView.status(of: name, owner: scheduler.generation.owners[name], for: peer)
     }
 
     /// What statuses are made of, taken from the loop at once.

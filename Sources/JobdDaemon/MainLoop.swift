@@ -178,17 +178,9 @@ package final class MainLoop {
     }
 
     private func handleDue(_ due: DueJob) {
-        let fields = [
-            JobdField.job: due.job, JobdField.owner: String(due.ownerID),
-            JobdField.generation: String(due.generation), JobdField.timer: String(due.timerID),
-        ]
-        logger.event(.timerFire, level: .debug, "timer \(due.timerID) of \(due.job) fired", fields)
+        logger.timerFired(due)
         guard !stopping else { return }
-        guard case .due(let elapse) = scheduler.jobDue(due, now: now) else {
-            logger.event(.runSkip, level: .notice, "\(due.job) fell due but was not run: owner-retired",
-                         fields.merging([JobdField.reason: "owner-retired"]) { $1 })
-            return
-        }
+        guard case .due(let elapse) = scheduler.jobDue(due, now: now) else { return logger.ownerRetired(due) }
         perform(admission.due(job: due.job, now: now, elapse: elapse))
     }
 
@@ -267,7 +259,6 @@ package final class MainLoop {
         notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
         return true
     }
-
 
     /// Something the metrics show changed: they are written now, or a second after the last write.
     func metricsChanged() {

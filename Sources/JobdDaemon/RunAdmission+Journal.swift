@@ -58,3 +58,22 @@ extension RunRequest {
         definition.runOn == .oneNode && scheduledElapse != nil
     }
 }
+
+extension Logger {
+    /// An owner's timer fired (`timer.fire`, at debug priority).
+    func timerFired(_ due: DueJob) {
+        event(.timerFire, level: .debug, "timer \(due.timerID) of \(due.job) fired", due.journalFields)
+    }
+
+    /// A fire of an owner a reload let go meanwhile: nothing runs (`run.skip`, `owner-retired`).
+    func ownerRetired(_ due: DueJob) {
+        event(.runSkip, level: .notice, "\(due.job) fell due but was not run: owner-retired",
+              due.journalFields.merging([JobdField.reason: "owner-retired"]) { $1 })
+    }
+}
+
+extension DueJob {
+    var journalFields: [String: String] {
+        [JobdField.job: job, JobdField.owner: String(ownerID), JobdField.generation: String(generation), JobdField.timer: String(timerID)]
+    }
+}

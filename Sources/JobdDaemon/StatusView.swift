@@ -1,3 +1,4 @@
+import Glibc
 import JobdCalendar
 import JobdConfig
 import JobdControl
@@ -118,7 +119,28 @@ struct StatusView: Sendable {
     }
 }
 
+extension StatusView {
+    /// The status of `name`, whose owner (if it has one) is `owner`.
+    func status(of name: String, owner: JobOwner?, for peer: ControlPeer?) -> JobStatus? {
+        status(of: name, owner: owner.map { OwnerFacts($0, wallClock: wallClock) }, triggerTexts: TriggerTexts(), for: peer)
+    }
+}
+
 extension DaemonStatus {
+    /// jobd's status as `scheduler`, the runs and `generation` have it, as `peer` may see it.
+    init(
+        scheduler: Scheduler, running: Int, generation: Generation, lastReload: ReloadReport?, instance: String,
+        startedRealtimeUSec: Int64, for peer: ControlPeer?
+    ) {
+        self.init(
+            pid: getpid(), instance: instance, generation: scheduler.generation.number,
+            startedRealtimeUSec: startedRealtimeUSec, jobs: scheduler.generation.owners.count,
+            liveOwners: JobOwner.liveCount, liveTimers: scheduler.queue.statistics.liveTimers,
+            armedTimers: scheduler.queue.armedCount, runningJobs: running, lastReload: lastReload,
+            retiredOwnersAlive: scheduler.leakDetector?.retiredAlive ?? 0, leakedOwners: scheduler.leakDetector?.leaked ?? 0)
+        show(generation, to: peer)
+    }
+
     /// Adds the files with errors of `generation`. For a reader (`peer`), the errors of files it
     /// could not read itself are not shown, in the broken files or the last reload's errors (they
     /// quote the files' lines).
