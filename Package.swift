@@ -154,6 +154,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The daemon's main loop, driven event by event on a manual timer queue with test doubles.
+        .testTarget(
+            name: "JobdDaemonTests",
+            dependencies: [
+                "JobdDaemon", "JobdScheduler", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdControl", "JobdFleet",
+                "JobdTimers", "JobdTestKit", "SystemdKit",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdAuditTests",

@@ -10,6 +10,12 @@ package struct JobdConfiguration: Sendable {
         package var name: String
         package var path: String
         package var errors: [ConfigError]
+
+        package init(name: String, path: String, errors: [ConfigError]) {
+            self.name = name
+            self.path = path
+            self.errors = errors
+        }
     }
 
     /// `jobd.conf`'s settings; `nil` when the file has errors (jobd then keeps the settings it has).
@@ -135,5 +141,16 @@ extension JobDirectory {
             let result = Self.jobFile(read.map(\.text), path: path, name: String(file.name.dropLast(4)), interner: interner)
             return (result, try? read.get().status)
         }
+    }
+}
+
+extension JobdConfiguration {
+    /// A configuration as a source other than ``JobDirectory`` gives it (the daemon's tests).
+    package init(jobs: [JobDefinition], broken: [BrokenJob] = [], settings: DaemonSettings?, fatal: ConfigError? = nil) {
+        self.init()
+        self.jobs = jobs
+        self.broken = broken
+        self.settings = settings
+        self.fatal = fatal
     }
 }

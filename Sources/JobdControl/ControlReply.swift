@@ -35,7 +35,7 @@ package final class ControlReply: @unchecked Sendable {
     /// Who asked: `nil` for a reply made inside jobd (no connection).
     package let peer: ControlPeer?
 
-    init(peer: ControlPeer? = nil) {
+    package init(peer: ControlPeer? = nil) {
         self.peer = peer
         var fds: [Int32] = [-1, -1]
         if pipe2(&fds, O_CLOEXEC | O_NONBLOCK) == 0 { wake = (fds[0], fds[1]) }
@@ -104,6 +104,17 @@ package final class ControlReply: @unchecked Sendable {
     package func finish(with response: ControlResponse) {
         send(response)
         finish()
+    }
+
+    /// The lines sent and not yet written, newline included, and whether the reply is finished:
+    /// for a reader in the same process (the daemon's tests), in place of a client's socket.
+    package func takeSent() -> (lines: [[UInt8]], finished: Bool) {
+        let (taken, done) = condition.withLock { () -> ([Outgoing], Bool) in
+            defer { pending.removeAll() }
+            queuedOutput = 0
+            return (pending, self.finished)
+        }
+        return (taken.map(\.line), done)
     }
 
     /// The client is gone (or served): later responses are dropped, and the pipe is closed.

@@ -1,3 +1,4 @@
+import CMalloc
 import Glibc
 import JobdCalendar
 import JobdConfig
@@ -36,7 +37,7 @@ package struct Daemon {
         logger.event(.daemonStart, "jobd \(BuildInfo.version) starting with configuration \(options.configDirectory)")
         // Signal handlers first: READY=1 promises that a SIGHUP from now on is a reload.
         var trapped: [UnixSignal] = [.sigterm, .sigint, .sighup]
-        let stall = options.environment[MainLoop.stallVariable].flatMap(Double.init)
+        let stall = options.environment[Self.stallVariable].flatMap(Double.init)
         if stall != nil { trapped.append(.sigusr2) }
         let signals = await UnixSignalsSequence(trapping: trapped)
         let notifier = ServiceNotifier(logger: logger)
@@ -46,7 +47,7 @@ package struct Daemon {
         var jobFiles = JobFileCache()
         let configuration = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check).read(using: &jobFiles)
         if let fatal = configuration.fatal {
-            MainLoop.logConfigErrors([fatal], logger: logger)
+            logger.log(configErrors: [fatal])
             let reason = "jobd cannot start: \(fatal)"
             notifier.send(.status(reason))
             logger.event(.daemonExit, level: .error, reason, [:])
@@ -74,9 +75,9 @@ package struct Daemon {
         let state = StateDirectory(path: options.stateDirectory, logger: logger)
         let bootID = (try? ID128.bootID()) ?? "unknown"
         let zone = TimeZoneRules.current(environment: options.environment)
-        let clocks = MainLoop.clocks(environment: options.environment)
-        let fleet = MainLoop.makeFleet(settings: settings, options: options, logger: logger, clocks: clocks)
-        let joined = await MainLoop.joinFleet(fleet, jobs: configuration.jobs, local: state)
+        let clocks = Self.clocks(environment: options.environment)
+        let fleet = Self.makeFleet(settings: settings, options: options, logger: logger, clocks: clocks)
+        let joined = await Self.joinFleet(fleet, jobs: configuration.jobs, local: state)
         let scheduler = Scheduler(
             queue: queue, daemonStart: .now(), logger: logger, clocks: clocks, zone: zone, store: joined.store,
             firstStartThisBoot: state.isFirstStart(inBoot: bootID), events: ownerEvents
@@ -92,11 +93,21 @@ package struct Daemon {
         scheduler.restore(state.savedHistories(of: Set(configuration.jobs.map(\.name) + configuration.broken.map(\.name))))
         // TZ in the environment wins over /etc/localtime; only without it is the file watched.
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
-        let loop = MainLoop(
-            options: options, settings: settings, logger: logger, scheduler: scheduler,
-            runner: JobRunner(logger: logger, environment: options.environment), state: state,
-            notifier: notifier, continuation: continuation, stallSeconds: stall)
-        loop.fleet = fleet
+        let tasks = BackgroundTasks()
+        let environment = options.environment
+        let source = DirectorySource(
+            directory: JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check),
+            slowSeconds: environment[Self.slowLoadVariable].flatMap(Double.init), logger: logger)
+        let launcher = TaskLauncher(runner: JobRunner(logger: logger, environment: environment), tasks: tasks)
+        let claims: (any FleetClaims)? = fleet.map {
+            DatabaseClaims(database: $0, tasks: tasks, fences: FenceFiles(runtimeDirectory: options.runtimeDirectory))
+        }
+        var context = DaemonContext(
+            clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
+            post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
+        context.trimMemory = { malloc_trim(0) }
+        if let stall { context.stall = { usleep(UInt32(stall * 1_000_000)) } }
+        let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)
         for notice in joined.notices { continuation.yield(.fleet(notice)) }
         // The control socket before READY=1: once systemd says jobd started, jobctl must work.
         let control = RuntimeFiles(lock: runtimeLock, directory: options.runtimeDirectory, logger: logger) { request, reply in
@@ -112,7 +123,8 @@ package struct Daemon {
         // counts only jobs'.
         let ownTimers = queue.statistics.liveTimers
         await withDiscardingTaskGroup { group in
-            loop.start(configuration, jobFiles: jobFiles, group: &group)
+            loop.start(configuration, jobFiles: jobFiles)
+            group.addTask { await tasks.run() }
             group.addTask {
                 for await signal in signals { continuation.yield(.signal(signal)) }
             }
@@ -121,7 +133,7 @@ package struct Daemon {
                 group.addTask { await link.run { continuation.yield(.fleet($0)) } }
             }
             for await event in events {
-                if !loop.handle(event, group: &group) { break }
+                if !loop.handle(event) { break }
             }
             group.cancelAll()
         }

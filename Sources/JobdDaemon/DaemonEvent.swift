@@ -1,13 +1,13 @@
-import JobdConfig
-import JobdControl
-import JobdFleet
-import JobdRunner
-import JobdScheduler
-import UnixSignals
+package import JobdConfig
+package import JobdControl
+package import JobdFleet
+package import JobdRunner
+package import JobdScheduler
+package import UnixSignals
 
 /// Everything the main loop reacts to, in the order it arrived: fires from the timing thread, runs
 /// that ended, signals, and the deadlines of its own.
-enum DaemonEvent: Sendable {
+package enum DaemonEvent: Sendable {
     case due(DueJob)
     case runFinished(RunOutcome)
     /// A failed run's retry is due (`Restart=`).

@@ -13,153 +13,55 @@ import SystemdKit
 /// an event, and either starts the run or ends it as a `run.skip` (`claimed-by NODE`,
 /// `fleet-unavailable`, `clock-skew`, `no-fleet`). Host jobs never wait for the database.
 extension MainLoop {
-    /// Fault injection for the fleet's clock check: this many milliseconds (±) are added to jobd's
-    /// wall clock, for its calendar triggers and its fleet claims alike, as a skewed node's clock would be.
-    static let clockSkewVariable = "JOBD_FAULT_CLOCK_SKEW_MSEC"
-
-    /// The wall clock jobd schedules by: the system's, shifted by ``clockSkewVariable`` in tests.
-    static func clocks(environment: [String: String]) -> Scheduler.Clocks {
-        guard let skew = environment[clockSkewVariable].flatMap(Int64.init), skew != 0 else { return .system }
-        let system = Scheduler.Clocks.system
-        return Scheduler.Clocks(monotonic: system.monotonic, realtime: {
-            RealtimeInstant(microseconds: system.realtime().microseconds + skew * 1_000)
-        })
-    }
-
-    /// The fleet's database of `[Fleet]`, or `nil` (with the reason logged) when jobd.conf has none
-    /// or its thread cannot start; fleet jobs are then skipped.
-    static func makeFleet(
-        settings: DaemonSettings, options: DaemonOptions, logger: Logger, clocks: Scheduler.Clocks
-    ) -> FleetDatabase? {
-        guard let fleet = settings.fleet else { return nil }
-        let fences = FenceFiles(runtimeDirectory: options.runtimeDirectory)
-        fences.prepare(logger: logger)
-        do {
-            return try FleetDatabase(settings: fleet, instance: options.instance, logger: logger, realtime: clocks.realtime,
-                                     fences: fences.leaseFences(logger: logger))
-        } catch {
-            logger.error("fleet: \(error); RunOn=one-node jobs will be skipped")
-            return nil
-        }
-    }
-
-    /// Connects to the fleet before the first generation is loaded, so that runs due at once can be
-    /// claimed and `Persistent=` fleet jobs catch up from the fleet's last claimed elapse. Bounded
-    /// by the connection timeout; without the database, host jobs start all the same and the link
-    /// keeps trying. Returns the trigger store the scheduler is to use and what to tell the loop.
-    static func joinFleet(
-        _ fleet: FleetDatabase?, jobs: [JobDefinition], local: any TriggerStore
-    ) async -> (store: any TriggerStore, notices: [FleetLink.Notice]) {
-        guard let fleet else { return (local, []) }
-        do {
-            let report = try await fleet.connect()
-            let persistent = jobs.filter { $0.runOn == .oneNode && $0.persistent }.map(\.name)
-            let last = try await fleet.lastElapses(of: persistent)
-            let notices: [FleetLink.Notice] = [.connected(clockOffset: report.clockOffset)] + (report.lost.isEmpty ? [] : [.lost(report.lost)])
-            return (FleetTriggerStore(local: local, fleet: last), notices)
-        } catch {
-            return (local, [])
-        }
-    }
-
-    /// Whether `request` must claim its elapse before it starts.
-    func needsClaim(_ request: RunRequest, _ definition: JobDefinition) -> Bool {
-        definition.runOn == .oneNode && request.scheduledElapse != nil
-    }
+    /// The fleet's claims (`[Fleet]` in jobd.conf at start), if jobd has a fleet.
+    var fleet: (any FleetClaims)? { context.fleet }
 
     /// Claims the request's elapse off the main loop; the verdict comes back as `.fleetClaimed`.
-    func claim(_ request: RunRequest, group: inout DiscardingTaskGroup) {
-        let continuation = self.continuation
+    func claim(_ request: RunRequest) {
+        let post = context.post
         guard let fleet, let elapse = request.scheduledElapse else {
-            continuation.yield(.fleetClaimed(request, .unavailable(reason: "no-fleet")))
+            post(.fleetClaimed(request, .unavailable(reason: "no-fleet")))
             return
         }
         let key = ClaimKey(job: request.job, elapse: elapse, attempt: request.attempt)
-        group.addTask {
-            let verdict = await fleet.claim(key, runID: request.invocationID)
-            continuation.yield(.fleetClaimed(request, verdict))
-        }
+        fleet.claim(key, for: request) { post(.fleetClaimed(request, $0)) }
     }
 
     /// A claim's verdict: the run starts, or leaves the admission as skipped.
-    func claimed(_ request: RunRequest, _ verdict: ClaimVerdict, group: inout DiscardingTaskGroup) {
+    func claimed(_ request: RunRequest, _ verdict: ClaimVerdict) {
         let inFlight = admission.runsInFlight(of: request.job).contains { $0.request.runID == request.runID }
         switch verdict {
         case .won:
-            fleetLastNode[request.job] = fleet?.settings.node
-            if inFlight, !stopping {
-                start(request, group: &group, claimed: true)
+            fleetStatus.lastNode[request.job] = fleet?.settings.node
+            if inFlight, !stopping, admission.definition(of: request.job) != nil {
+                start(request, claimed: true)
                 return
             }
-            // Claimed, but jobd is stopping (or the job went): the claim ends without a run.
-            if let fleet { group.addTask { await fleet.finish(runID: request.invocationID, result: RunResult.stopped.rawValue) } }
+            // Claimed, but jobd is stopping (or a reload removed the job meanwhile): the claim
+            // ends without a run, and the run leaves the admission.
+            fleet?.finish(runID: request.invocationID, result: RunResult.stopped.rawValue, endedAt: nil)
         case .taken(let node):
-            fleetLastNode[request.job] = node
+            fleetStatus.lastNode[request.job] = node
         case .unavailable:
             break
         }
         perform(admission.startDeclined(job: request.job, runID: request.runID,
-                                        reason: verdict.skipReason ?? "stopping", now: .now()), group: &group)
-    }
-
-    /// The journal fields of a claimed run's start.
-    func fleetFields(of request: RunRequest) -> [String: String] {
-        guard let node = fleet?.settings.node, let elapse = request.scheduledElapse else { return [:] }
-        return [JobdField.node: node, JobdField.elapseUSec: String(elapse.microseconds)]
+                                        reason: verdict.skipReason ?? (stopping ? "stopping" : "job-removed"), now: now))
     }
 
     /// A run ended: its claim, if this node holds one, records the result (whatever the job's
-    /// definition says now: a reload may have removed it meanwhile), and its fence goes.
-    func fleetRunEnded(_ outcome: RunOutcome, group: inout DiscardingTaskGroup) {
-        guard let fleet else { return }
-        let runID = outcome.invocationID, result = outcome.result.rawValue
-        let endedAt = outcome.fencedEnd.map(RealtimeInstant.init(microseconds:))
-        group.addTask { await fleet.finish(runID: runID, result: result, endedAt: endedAt) }
-    }
-
-    /// The fence of a claimed run: its supervisor stops it when this node may no longer hold its lease.
-    func fence(of request: RunRequest) -> RunFence? {
-        fleet == nil ? nil : FenceFiles(runtimeDirectory: options.runtimeDirectory).fence(of: request.invocationID)
+    /// definition says now: a reload may have removed it meanwhile), with the time a run its fence
+    /// stopped really ended.
+    func fleetRunEnded(_ outcome: RunOutcome) {
+        fleet?.finish(runID: outcome.invocationID, result: outcome.result.rawValue,
+                      endedAt: outcome.fencedEnd.map(RealtimeInstant.init(microseconds:)))
     }
 
     /// What the fleet link reports: said in the journal and `STATUS=`; lost runs may be retried here.
-    func fleetNotice(_ notice: FleetLink.Notice, group: inout DiscardingTaskGroup) {
-        let node = fleet?.settings.node ?? "?"
-        switch notice {
-        case .connected(let offset):
-            fleetState = "connected as \(node)"
-            logger.notice("fleet: connected to the database as node \(node) (clock offset \(Self.milliseconds(offset)))",
-                          metadata: [JobdField.node: .string(node)])
-        case .unavailable(let reason, let retryIn, let failures):
-            fleetState = "database unavailable, reconnecting"
-            logger.log(level: failures == 1 ? .warning : .debug,
-                       "fleet: database unavailable (\(reason)); RunOn=one-node jobs are skipped, host jobs run; retry \(failures) in \(retryIn)",
-                       metadata: [JobdField.node: .string(node), JobdField.reason: .string(reason)])
-        case .clock(let offset, let accepted):
-            fleetState = accepted ? "connected as \(node)" : "clock off by \(Self.milliseconds(offset)), not claiming"
-            logger.log(level: accepted ? .notice : .error,
-                       accepted ? "fleet: the clock is within MaxClockSkewSec= of the database's again (\(Self.milliseconds(offset)))"
-                           : "fleet: this node's clock is \(Self.milliseconds(offset)) from the database's, more than MaxClockSkewSec=: it claims no elapse until it is set right",
-                       metadata: [JobdField.node: .string(node)])
-        case .lost(let claims):
-            for claim in claims {
-                logger.warning("fleet: run \(claim.runID) of \(claim.key.job) on node \(claim.node) is lost: its lease lapsed",
-                               metadata: [JobdField.job: .string(claim.key.job), JobdField.runID: .string(claim.runID),
-                                          JobdField.result: .string(RunResult.lost.rawValue), JobdField.node: .string(claim.node),
-                                          JobdField.elapseUSec: .string(String(claim.key.elapse.microseconds))])
-                perform(admission.lostElsewhere(job: claim.key.job, elapse: claim.key.elapse, attempt: claim.key.attempt,
-                                                now: .now()), group: &group)
-            }
-        case .pruned(let count):
-            let retention = fleet.map { "\($0.settings.retention)" } ?? "MaxRetentionSec="
-            logger.info("fleet: removed \(count) claim(s) of elapses older than \(retention) (MaxRetentionSec=; each job's latest claim stays)",
-                        metadata: [JobdField.node: .string(node)])
+    func fleetNotice(_ notice: FleetLink.Notice) {
+        for claim in fleetStatus.heard(notice, settings: fleet?.settings, logger: logger) {
+            perform(admission.lostElsewhere(job: claim.key.job, elapse: claim.key.elapse, attempt: claim.key.attempt, now: now))
         }
         notifier.send(.status(status))
-    }
-
-    private static func milliseconds(_ microseconds: Int64) -> String {
-        let value = Double(microseconds) / 1_000
-        return (value >= 0 ? "+" : "") + String(Int64(value.rounded())) + "ms"
     }
 }

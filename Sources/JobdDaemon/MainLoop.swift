@@ -1,178 +1,125 @@
-import CMalloc
-import Glibc
 import JobdCalendar
-import JobdConfig
+package import JobdConfig
 import JobdControl
 import JobdFleet
 import JobdLocks
 import JobdLogging
 import JobdRunner
-import JobdScheduler
+package import JobdScheduler
 import JobdTimers
-import Logging
+package import Logging
 import SystemdKit
 import UnixSignals
 
 /// The executor around jobd's decisions: it turns events (fires, runs that ended, signals, control
-/// requests) into calls on the scheduler (owners and timers) and the run admission (every run's
-/// state), and performs what they decide. It runs on one task: nothing here is shared with another
-/// thread except through the event stream and the run registry.
+/// requests) into calls on the scheduler (owners and timers), the run admission (every run's
+/// state) and the reload machine, and performs what they decide. It runs on one task, and reads
+/// time, files and processes only through its ``DaemonContext``: a test drives ``handle(_:)`` on a
+/// manual timer queue with no process started.
 ///
 /// It keeps no run state of its own: runs in flight, waiting runs and pending retries live in
-/// ``RunAdmission``, processes in the runner's ``RunRegistry``. What it keeps is the configuration
-/// it applied, the outcome of reloads, and the clients waiting for an answer.
-final class MainLoop {
-    /// Fault injection for testing the watchdog: with this variable set to a number of seconds,
-    /// SIGUSR2 blocks the main loop for that long, as a hung filesystem or a bug would.
-    static let stallVariable = "JOBD_FAULT_STALL_SECONDS"
-    /// Fault injection for testing slow reloads: with this variable set to a number of seconds,
-    /// the loader thread waits that long before it reads the configuration at a reload, as a hung
-    /// NFS mount or a slow LDAP server would make it.
-    static let slowLoadVariable = "JOBD_FAULT_SLOW_LOAD_SECONDS"
+/// ``RunAdmission``, with the ``Generation`` it applied; processes behind the ``RunLauncher``. What
+/// it keeps is the clients waiting for an answer, and what `STATUS=` says.
+package final class MainLoop {
     /// How long a reload may read before `STATUS=` says it is taking long.
     static let slowReloadNotice: Duration = .seconds(5)
 
     let options: DaemonOptions
     let logger: Logger
     let scheduler: Scheduler
-    let runner: JobRunner
-    let state: StateDirectory
     let notifier: ServiceNotifier
-    let continuation: AsyncStream<DaemonEvent>.Continuation
-    private let stallSeconds: Double?
-    let startedRealtimeUSec = WallClock.nowUSec()
+    /// Clocks, configuration, state, runs and the fleet: all the loop reads and starts goes through it.
+    let context: DaemonContext
+    let startedRealtimeUSec: Int64
 
     /// Every run's state and every decision about runs.
     var admission: RunAdmission
     /// Wakes the loop when the next retry is due.
     let retryTimer: DeadlineTimer
-    /// `jobd.conf`'s settings, as the last configuration without errors in it had them.
-    var settings: DaemonSettings
-    /// Job files with errors (and `jobd.conf`'s errors), as the last load found them.
-    var broken: [String: JobdConfiguration.BrokenJob] = [:]
-    var settingsErrors: [ConfigError] = []
-    /// What `STATUS=` says of them: the last load's ``JobdConfiguration/brokenSummary``.
-    private var brokenSummary: String?
-    /// What the last read found in each job file, so that a reload reads and parses only the
-    /// files that changed. It travels with the loader thread while a reload reads.
-    var jobFiles = JobFileCache()
-    /// Reloads finished so far, and the last one's outcome.
-    var reloadSequence: UInt64 = 0
-    var lastReload: ReloadReport?
-    /// Clients waiting for a reload's outcome: those that asked before the reading in progress
-    /// began get its outcome; those that asked while it reads get the next one's.
-    var reloadWatchers: [ControlReply] = []
-    private var nextReloadWatchers: [ControlReply] = []
-    /// The reload whose configuration the loader thread is reading: since when, and whether
-    /// another SIGHUP came meanwhile (then another reload follows at once).
-    private var reloadInFlight: (since: MonotonicInstant, again: Bool)?
+    /// Whether a reload reads, who waits for its outcome, and the outcomes so far.
+    var reloads = ReloadMachine(jobFiles: JobFileCache())
     /// Wakes the loop when a reload has been reading for ``slowReloadNotice``.
     private let reloadWatch: DeadlineTimer
-    /// `MetricsFile=`: written at most once a second after something changed (a run ended, a
-    /// reload), and at the stop.
-    private let metricsTimer: DeadlineTimer
-    private var metricsDirty = false
-    private var metricsWritten: MonotonicInstant?
-    private var metricsFailed = false
-    /// Reloads by outcome: `applied` (no error), `partial` (the valid changes applied, broken files
-    /// kept their jobs' previous definitions), `rejected` (nothing read: the directory could not be).
-    var reloadOutcomes = MetricsFile.ReloadOutcomes()
-    /// The job that falls due next, for `STATUS=`: looked for among every owner at most once a
-    /// second, since `STATUS=` goes out at every run's end.
-    private var nextJob: (job: String, at: MonotonicInstant, found: MonotonicInstant)?
-    /// Clients waiting for a run to end (and, following it, its retries and the runs it started).
+    /// `MetricsFile=`'s writes.
+    private let metrics: MetricsWriter
+    /// What `STATUS=` says, with the job that falls due next.
+    private var statusLine = StatusLine()
+    /// Clients waiting for a run to end (and, following it, its retries and the runs it started), or for a job to stop.
     var runWaiters: RunWaiters
-    /// Clients waiting for a job's runs to end after `jobctl stop --wait`, by job.
-    var stopWaiters: [String: [ControlReply]] = [:]
-    /// The fleet's database (`[Fleet]` in jobd.conf at start), what `STATUS=` says of it, and the
-    /// node that claimed each fleet job's last elapse this node saw (MainLoop+Fleet.swift).
-    var fleet: FleetDatabase?
-    var fleetState: String?
-    var fleetLastNode: [String: String] = [:]
+    /// What `STATUS=` says of the fleet, and who claimed the fleet jobs' last elapses (MainLoop+Fleet.swift).
+    var fleetStatus = FleetStatus()
 
-    init(
-        options: DaemonOptions, settings: DaemonSettings, logger: Logger, scheduler: Scheduler, runner: JobRunner,
-        state: StateDirectory, notifier: ServiceNotifier, continuation: AsyncStream<DaemonEvent>.Continuation,
-        stallSeconds: Double?
+    /// `invocationIDs` makes each run's `JOBD_RUN_ID` (random but in tests).
+    package init(
+        options: DaemonOptions, settings: DaemonSettings, logger: Logger, scheduler: Scheduler, notifier: ServiceNotifier,
+        context: DaemonContext, invocationIDs: @escaping @Sendable () -> String = RunRequest.randomInvocationID
     ) {
-        self.state = state
         self.options = options
-        self.settings = settings
         self.logger = logger
         self.scheduler = scheduler
-        self.runner = runner
-        self.runWaiters = RunWaiters(taps: runner.outputTaps)
+        self.runWaiters = RunWaiters(taps: context.launcher.outputTaps)
         self.notifier = notifier
-        self.continuation = continuation
-        self.stallSeconds = stallSeconds
-        self.admission = RunAdmission(maxConcurrentRuns: settings.maxConcurrentRuns)
-        self.retryTimer = DeadlineTimer(queue: scheduler.queue, label: "retry") { continuation.yield(.retriesDue) }
-        self.reloadWatch = DeadlineTimer(queue: scheduler.queue, label: "reload-watch") { continuation.yield(.reloadIsSlow) }
-        self.metricsTimer = DeadlineTimer(queue: scheduler.queue, label: "metrics") { continuation.yield(.writeMetrics) }
+        self.context = context
+        self.startedRealtimeUSec = context.clocks.realtime().microseconds
+        self.admission = RunAdmission(maxConcurrentRuns: settings.maxConcurrentRuns, invocationIDs: invocationIDs)
+        _ = admission.configure(Generation(jobs: [], settings: settings), now: context.clocks.monotonic())
+        let post = context.post
+        self.retryTimer = DeadlineTimer(queue: scheduler.queue, label: "retry") { post(.retriesDue) }
+        self.reloadWatch = DeadlineTimer(queue: scheduler.queue, label: "reload-watch") { post(.reloadIsSlow) }
+        self.metrics = MetricsWriter(
+            queue: scheduler.queue, rewriteInterval: MetricsFile.rewriteInterval(environment: options.environment), logger: logger
+        ) { post(.writeMetrics) }
     }
 
-    var stopping: Bool { admission.isStopping }
+    package var stopping: Bool { admission.isStopping }
+    /// The monotonic clock and the wall clock's microseconds, as the context reads them.
+    var now: MonotonicInstant { context.clocks.monotonic() }
+    var wallNowUSec: Int64 { context.clocks.realtime().microseconds }
+    /// The configuration applied last: the one the scheduler's owners and the admission's runs follow.
+    var generation: Generation { admission.generation }
+    /// `jobd.conf`'s settings, as the last configuration without errors in it had them.
+    var settings: DaemonSettings { generation.settings }
 
     /// Loads the first generation and tells systemd that jobd is ready.
-    func start(_ configuration: JobdConfiguration, jobFiles: JobFileCache, group: inout DiscardingTaskGroup) {
-        let configuration = applicable(configuration)
-        self.jobFiles = jobFiles
-        scheduler.isRunning = { [unowned self] job in self.admission.isActive(job) }
-        for job in state.disabledJobs() { _ = admission.setDisabled(job, true) }
-        record(configuration)
-        limitTasks()
-        let summary = scheduler.load(configuration.jobs)
-        perform(admission.configure(configuration.jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
-        Self.logConfigErrors(configuration.errors, logger: logger)
-        var message = "jobd ready: \(configuration.jobs.count) job(s), generation \(summary.generation)"
-        if let brokenSummary = configuration.brokenSummary { message += "; \(brokenSummary) not loaded" }
-        logger.event(.daemonReady, level: configuration.errors.isEmpty ? .info : .warning, message, [
-            JobdField.generation: String(summary.generation),
-            JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
-        ])
+    package func start(_ configuration: JobdConfiguration, jobFiles: JobFileCache) {
+        let configuration = context.launcher.tracking.applicable(configuration)
+        reloads = ReloadMachine(jobFiles: jobFiles)
+        for job in context.store.disabledJobs() { _ = admission.setDisabled(job, true) }
+        let generation = nextGeneration(configuration, jobs: configuration.jobs)
+        context.launcher.tracking.limitTasks(generation.settings, logger: logger)
+        let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
+        perform(admission.configure(generation, now: now))
+        logger.daemonReady(summary, configuration: configuration, settings: settings)
         notifier.send(.ready, .status(status))
         metricsChanged()
     }
 
-    /// Keeps what a load found wrong, for `STATUS=`, `jobctl list` and `status`.
-    private func record(_ configuration: JobdConfiguration) {
-        broken = Dictionary(configuration.broken.map { ($0.name, $0) }) { $1 }
-        settingsErrors = configuration.settingsErrors
-        brokenSummary = configuration.brokenSummary
-        if let settings = configuration.settings { self.settings = settings }
-    }
-
-    /// `configuration` with each job that asks for what this jobd cannot do moved to the broken
-    /// files, with the reason at its line: `TasksMax=`, `MemoryMax=`… where no cgroup or controller
-    /// takes them, a sandbox jobd cannot set up (never a limit or a sandbox silently not applied).
-    private func applicable(_ configuration: JobdConfiguration) -> JobdConfiguration {
-        var configuration = configuration
-        configuration.breakJobs { definition in
-            (runner.tracking.sandboxRefusal(definition).map { [$0] } ?? []) + runner.tracking.unapplicable(definition)
-        }
-        return configuration
-    }
-
-    /// Sets the task limits of the runs (`RunsTasksMax=`, `DefaultTasksMax=`) in jobd's cgroup.
-    private func limitTasks() {
-        guard case .cgroups(let cgroup) = runner.tracking else { return }
-        switch cgroup.limitTasks(settings) {
-        case .success(let budget):
-            let runs = budget.runs.map { "at most \($0) tasks" } ?? "no task limit"
-            let each = budget.defaultPerRun.map { "\($0) each by default" } ?? "no limit each by default"
-            logger.info("runs hold \(runs) together, \(each) (RunsTasksMax=, DefaultTasksMax=)")
-        case .failure(let failure):
-            logger.warning("the runs' task limits are not set: \(failure)")
-        }
+    /// The generation of `jobs` and what `configuration` found wrong, for `STATUS=`, `jobctl list`
+    /// and `status`. A broken `jobd.conf` keeps the settings jobd has.
+    private func nextGeneration(_ configuration: JobdConfiguration, jobs: [JobDefinition]) -> Generation {
+        Generation(jobs: jobs, settings: configuration.settings ?? settings, broken: configuration.broken,
+                   settingsErrors: configuration.settingsErrors, brokenSummary: configuration.brokenSummary)
     }
 
     /// Handles one event; returns `false` when the loop should end.
-    func handle(_ event: DaemonEvent, group: inout DiscardingTaskGroup) -> Bool {
+    package func handle(_ event: DaemonEvent) -> Bool {
+        let goesOn = dispatch(event)
+        settle()
+        return goesOn
+    }
+
+    /// Arms, once, the owners of the jobs whose history the event changed, as it left their runs.
+    func settle() {
+        scheduler.settle(active: admission.activeJobs)
+    }
+
+    private func dispatch(_ event: DaemonEvent) -> Bool {
         switch event {
         case .due(let due):
-            handleDue(due, group: &group)
+            handleDue(due)
         case .runFinished(let outcome):
-            runEnded(outcome, group: &group)
+            runEnded(outcome)
+            settle()
             if stopping {
                 if admission.running == 0 { return false }
                 notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
@@ -180,290 +127,149 @@ final class MainLoop {
                 notifier.send(.status(status))
             }
         case .retriesDue:
-            perform(admission.retriesDue(now: .now()), group: &group)
+            perform(admission.retriesDue(now: now))
         case .writeMetrics:
             writeMetrics()
         case .fleetClaimed(let request, let verdict):
-            claimed(request, verdict, group: &group)
+            claimed(request, verdict)
             if stopping, admission.running == 0 { return false }
         case .fleet(let notice):
-            if !stopping { fleetNotice(notice, group: &group) }
+            if !stopping { fleetNotice(notice) }
         case .watchdogTick:
             notifier.send(.watchdog)
         case .notifyRetry:
             notifier.flush()
         case .signal(let signal) where signal == .sighup:
-            if !stopping { beginReload() }
+            if !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache) }
         case .configurationRead(let configuration, let cache):
-            jobFiles = cache
-            if !stopping { finishReload(configuration, group: &group) }
+            let again = reloads.read(cache)
+            if !stopping { finishReload(configuration) }
+            if again, !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache) }
         case .reloadIsSlow:
-            if let reloadInFlight, !stopping {
-                let seconds = MonotonicInstant.now().duration(since: reloadInFlight.since).components.seconds
-                logger.warning("reload still reading the configuration after \(seconds)s (a hung file system, or slow account look-ups?); jobs run on meanwhile")
+            if let reading = reloads.readingFor(now: now), !stopping {
+                logger.reloadIsSlow(reading)
                 notifier.send(.status(status))
-                reloadWatch.arm(at: .now() + Self.slowReloadNotice)
+                reloadWatch.arm(at: now + Self.slowReloadNotice)
             }
         case .signal(let signal) where signal == .sigusr2:
-            if let stallSeconds {
-                logger.warning("fault injection: the main loop stalls for \(stallSeconds)s")
-                usleep(UInt32(stallSeconds * 1_000_000))
+            if let stall = context.stall {
+                logger.warning("fault injection: the main loop stalls")
+                stall()
             }
         case .signal(let signal):
-            return beginStop(on: signal, group: &group)
+            return beginStop(on: signal)
         case .leakCheck:
-            scheduler.leakDetector?.check(now: .now()) { [admission] job in !admission.runsInFlight(of: job).isEmpty }
+            scheduler.leakDetector?.check(now: now) { [admission] job in !admission.runsInFlight(of: job).isEmpty }
             notifier.send(.status(status))
         case .wallClockSet:
-            scheduler.wallClockWasSet()
+            scheduler.wallClockWasSet(active: admission.activeJobs)
         case .timeZoneChanged:
-            scheduler.timeZoneChanged(to: TimeZoneRules.current(environment: options.environment))
+            scheduler.timeZoneChanged(to: context.zone(), active: admission.activeJobs)
         case .control(let request, let reply):
-            handleControl(request, reply: reply, group: &group)
+            handleControl(request, reply: reply)
         }
         return true
     }
 
     /// What `STATUS=` says while jobd runs, in plain words.
-    var status: String {
-        var text = "\(scheduler.generation.owners.count) job(s), \(admission.running) running"
-        let disabled = admission.disabled.count { scheduler.generation.owners[$0] != nil }
-        if disabled > 0 { text += ", \(disabled) disabled" }
-        if admission.waitingForSlot > 0 { text += ", \(admission.waitingForSlot) waiting for a slot" }
-        let failed = scheduler.histories.values.count { $0.lastRun?.result.isFailure == true }
-        if failed > 0 { text += ", \(failed) failed" }
-        if let brokenSummary { text += "; " + brokenSummary }
-        if let detector = scheduler.leakDetector, detector.leaked > 0 {
-            text += "; \(detector.leaked) leaked owner(s)"
-        }
-        if let reloadInFlight {
-            let seconds = MonotonicInstant.now().duration(since: reloadInFlight.since).components.seconds
-            if seconds >= 1 { text += "; reloading for \(seconds)s, still reading the configuration" }
-        }
-        if let next = nextDueJob() {
-            let left = max(0, next.at.duration(since: .now()).components.seconds)
-            text += "; next: \(next.job) in \(TimeSpan.seconds(UInt64(left)))"
-        }
-        if let fleetState { text += "; fleet: \(fleetState)" }
-        return text
+    package var status: String {
+        statusLine.text(scheduler: scheduler, admission: admission, generation: generation,
+                        reading: reloads.readingFor(now: now), fleet: fleetStatus.state, now: now)
     }
 
-    private func handleDue(_ due: DueJob, group: inout DiscardingTaskGroup) {
-        let fields = [
-            JobdField.job: due.job, JobdField.owner: String(due.ownerID),
-            JobdField.generation: String(due.generation), JobdField.timer: String(due.timerID),
-        ]
-        logger.event(.timerFire, level: .debug, "timer \(due.timerID) of \(due.job) fired", fields)
+    private func handleDue(_ due: DueJob) {
+        logger.timerFired(due)
         guard !stopping else { return }
-        guard scheduler.jobDue(due) else {
-            logger.event(.runSkip, level: .notice, "\(due.job) fell due but was not run: owner-retired",
-                         fields.merging([JobdField.reason: "owner-retired"]) { $1 })
-            return
-        }
-        perform(admission.due(job: due.job, now: .now(), elapse: scheduler.lastDueElapse), group: &group)
+        guard case .due(let elapse) = scheduler.jobDue(due, now: now) else { return logger.ownerRetired(due) }
+        perform(admission.due(job: due.job, now: now, elapse: elapse))
     }
 
     /// Starts a reload: the loader thread reads the configuration (file system reads and account
     /// look-ups may block for long), and the loop goes on scheduling meanwhile. A SIGHUP during a
     /// reload makes another one follow it.
-    private func beginReload() {
-        if reloadInFlight != nil {
-            reloadInFlight?.again = true
-            return
-        }
-        reloadInFlight = (.now(), false)
+    private func beginReload(_ cache: JobFileCache) {
         notifier.send(.reloading)
         logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
-        reloadWatchers += nextReloadWatchers
-        nextReloadWatchers.removeAll()
-        let directory = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check)
-        let slow = options.environment[Self.slowLoadVariable].flatMap(Double.init)
-        let continuation = self.continuation
-        let cache = jobFiles
-        do {
-            try DetachedThread.start {
-                if let slow { usleep(UInt32(min(slow, 600) * 1_000_000)) }
-                var cache = cache
-                let configuration = directory.read(using: &cache)
-                continuation.yield(.configurationRead(configuration, cache))
-            }
-        } catch {
-            // No thread to be had: read here, as before, rather than not reload at all.
-            logger.warning("reloading on the main loop: \(error)")
-            var cache = cache
-            let configuration = directory.read(using: &cache)
-            continuation.yield(.configurationRead(configuration, cache))
-        }
-        reloadWatch.arm(at: .now() + Self.slowReloadNotice)
+        let post = context.post
+        context.configuration.read(using: cache) { post(.configurationRead($0, $1)) }
+        reloadWatch.arm(at: now + Self.slowReloadNotice)
     }
 
     /// Applies what the loader read. Each job file on its own: a broken file keeps its job's
     /// previous definition (a new broken file adds nothing; a deleted file removes its job), the
     /// valid changes apply, and the errors are in the journal, `STATUS=` and `jobctl reload`'s
     /// output. A broken `jobd.conf` keeps the settings jobd has.
-    private func finishReload(_ configuration: JobdConfiguration, group: inout DiscardingTaskGroup) {
-        let configuration = applicable(configuration)
-        let again = reloadInFlight?.again ?? false
-        reloadInFlight = nil
+    private func finishReload(_ configuration: JobdConfiguration) {
+        let configuration = context.launcher.tracking.applicable(configuration)
         reloadWatch.arm(at: nil)
         let errors = configuration.errors
-        reloadSequence += 1
+        let report: ReloadReport
         if let fatal = configuration.fatal {
-            Self.logConfigErrors([fatal], logger: logger)
-            lastReload = ReloadReport(
-                sequence: reloadSequence, accepted: false, generation: scheduler.generation.number,
-                errors: [fatal.description], finishedRealtimeUSec: WallClock.nowUSec())
-            logger.event(.reloadFailed, level: .error,
-                         "reload rejected, generation \(scheduler.generation.number) keeps running: \(fatal.message)",
-                         [JobdField.generation: String(scheduler.generation.number), JobdField.reason: fatal.message])
+            logger.reloadRejected(fatal, generation: scheduler.generation.number)
+            report = ReloadReport(
+                sequence: 0, accepted: false, generation: scheduler.generation.number,
+                errors: [fatal.description], finishedRealtimeUSec: wallNowUSec)
         } else {
             // A broken file keeps the definition its job has now, if it has one.
             let kept = configuration.broken.compactMap { scheduler.generation.owners[$0.name]?.definition }
-            var jobs = kept.isEmpty ? configuration.jobs : configuration.jobs + kept
-            // File name order is job name order but where a name has a character that sorts before
-            // `.` (`a-b.job` before `a.job`): sorted only then.
-            if zip(jobs, jobs.dropFirst()).contains(where: { !($0.name < $1.name) }) { jobs.sort { $0.name < $1.name } }
-            let limits = settings
-            record(configuration)
-            if settings != limits { limitTasks() }
+            let generation = nextGeneration(configuration, jobs: kept.isEmpty ? configuration.jobs : configuration.jobs + kept)
+            if generation.settings != settings { context.launcher.tracking.limitTasks(generation.settings, logger: logger) }
             // The reader looked again at zone files that changed (a tzdata upgrade): so does the
             // local zone, which calendar triggers without a zone of their own follow.
-            let zone = TimeZoneRules.current(environment: options.environment)
-            if zone != scheduler.zone { scheduler.timeZoneChanged(to: zone) }
-            let summary = scheduler.load(jobs)
+            let zone = context.zone()
+            if zone != scheduler.zone { scheduler.timeZoneChanged(to: zone, active: admission.activeJobs) }
+            let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
             // A job whose file is gone takes its kept history with it (once its last run ended).
-            for name in summary.removed { state.saveHistory(of: name, scheduler.histories[name]) }
-            // The same jobs under the same limit: run admission has nothing to learn.
-            if summary.kept.count != jobs.count || !summary.removed.isEmpty || settings.maxConcurrentRuns != admission.maxConcurrentRuns {
-                perform(admission.configure(jobs, maxConcurrentRuns: settings.maxConcurrentRuns, now: .now()), group: &group)
-            }
+            for name in summary.removed { context.store.saveHistory(of: name, scheduler.histories[name]) }
+            perform(admission.configure(generation, now: now))
             scheduler.leakDetector?.grace = settings.leakGrace.duration
-            Self.logConfigErrors(errors, logger: logger)
-            lastReload = ReloadReport(
-                sequence: reloadSequence, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
+            logger.reloadApplied(summary, configuration: configuration, settings: settings, jobFiles: reloads.jobFiles)
+            report = ReloadReport(
+                sequence: 0, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
                 changed: summary.changed, removed: summary.removed, kept: summary.kept.count,
-                errors: errors.map(\.description), finishedRealtimeUSec: WallClock.nowUSec())
-            let fields = [
-                JobdField.generation: String(summary.generation),
-                JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
-            ]
-            if errors.isEmpty {
-                logger.event(.reloadDone, "reload done: \(summary); \(jobFiles.parsed) job file(s) new or changed and read, \(jobFiles.reused) unchanged", fields)
-            } else {
-                // Applied, but not all of it: a failed `systemctl reload`, as a rejected one is.
-                let reason = "\(errors.count) configuration error(s) in \(configuration.brokenSummary ?? "the configuration")"
-                logger.event(.reloadFailed, level: .error,
-                             "reload incomplete: \(reason), which keep their previous state; \(summary)",
-                             fields.merging([JobdField.reason: reason]) { $1 })
-            }
+                errors: errors.map(\.description), finishedRealtimeUSec: wallNowUSec)
         }
-        if configuration.fatal != nil {
-            reloadOutcomes.rejected += 1
-        } else if errors.isEmpty {
-            reloadOutcomes.applied += 1
-        } else {
-            reloadOutcomes.partial += 1
-        }
+        let (outcome, watchers) = reloads.finished(report, as: configuration.fatal != nil ? .rejected : errors.isEmpty ? .applied : .partial)
         metricsChanged()
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of
         // the threads that made them; give what is free back rather than keep it resident.
-        malloc_trim(0)
+        context.trimMemory()
         notifier.send(.ready, .status(status))
-        let outcome = ControlResponse(type: .reloadResult, reload: lastReload)
-        for watcher in reloadWatchers { watcher.finish(with: outcome) }
-        reloadWatchers.removeAll()
-        if again { beginReload() }
-    }
-
-    /// A client waits for the outcome of the next reload (`jobctl reload` subscribes, then sends SIGHUP).
-    func watchReload(_ reply: ControlReply) {
-        if reloadInFlight != nil { nextReloadWatchers.append(reply) } else { reloadWatchers.append(reply) }
+        for watcher in watchers { watcher.finish(with: ControlResponse(type: .reloadResult, reload: outcome)) }
     }
 
     /// Shutdown: STOPPING=1, every timer invalidated and every owner released, runs that have not
     /// started dropped, then every running job is stopped: SIGTERM, and SIGKILL after its
     /// `TimeoutStopSec=`. Returns `false` when nothing is left to wait for.
-    private func beginStop(on signal: UnixSignal, group: inout DiscardingTaskGroup) -> Bool {
+    private func beginStop(on signal: UnixSignal) -> Bool {
         guard !stopping else { return true }
         notifier.send(.stopping, .status("stopping"))
         logger.event(.daemonStop, "jobd stopping on \(signal): \(admission.running) run(s) in flight", [:])
         retryTimer.timer.invalidate(reason: .shutdown)
         reloadWatch.timer.invalidate(reason: .shutdown)
-        metricsTimer.timer.invalidate(reason: .shutdown)
-        if metricsDirty { writeMetrics() }
-        perform(admission.shutdown(), group: &group)
+        metrics.stop()
+        if metrics.isDirty { writeMetrics() }
+        perform(admission.shutdown())
         scheduler.shutdown()
-        for waiter in reloadWatchers + nextReloadWatchers + stopWaiters.values.flatMap({ $0 }) {
+        for waiter in reloads.shutdown() {
             waiter.finish(with: .error("jobd is stopping"))
         }
         runWaiters.finishAll(with: .error("jobd is stopping"))
-        reloadWatchers.removeAll()
-        nextReloadWatchers.removeAll()
-        stopWaiters.removeAll()
         guard admission.running > 0 else { return false }
         notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
         return true
     }
 
-    /// The enabled job that falls due next, at most a second old.
-    private func nextDueJob() -> (job: String, at: MonotonicInstant)? {
-        let now = MonotonicInstant.now()
-        if let nextJob, now < nextJob.found + .seconds(1), nextJob.at >= now,
-           scheduler.generation.owners[nextJob.job]?.timer.deadline == nextJob.at {
-            return (nextJob.job, nextJob.at)
-        }
-        var earliest: (job: String, at: MonotonicInstant)?
-        for owner in scheduler.generation.owners.values where !admission.disabled.contains(owner.name) {
-            guard let deadline = owner.timer.deadline else { continue }
-            if earliest.map({ deadline < $0.at }) ?? true { earliest = (owner.name, deadline) }
-        }
-        nextJob = earliest.map { ($0.job, $0.at, now) }
-        return earliest
-    }
-
-    /// Something the metrics show changed: write them now, or a second after the last write. With
-    /// nothing changing they are written once a minute anyway (``writeMetrics()``), so that the
-    /// file's age says jobd is alive.
+    /// Something the metrics show changed: they are written now, or a second after the last write.
     func metricsChanged() {
-        guard settings.metricsFile != nil, !metricsDirty else { return }
-        metricsDirty = true
-        let earliest = metricsWritten.map { $0 + .seconds(1) } ?? .now()
-        metricsTimer.arm(at: max(earliest, .now()))
+        if settings.metricsFile != nil { metrics.changed(now: now) }
     }
 
     private func writeMetrics() {
-        metricsDirty = false
-        guard let path = settings.metricsFile else { return }
-        let now = MonotonicInstant.now()
-        metricsWritten = now
-        if !stopping { metricsTimer.arm(at: now + MetricsFile.rewriteInterval(environment: options.environment)) }
-        let brokenFiles = broken.values.map(\.path).sorted() + (settingsErrors.isEmpty ? [] : [options.configDirectory + "/jobd.conf"])
-        let daemon = MetricsFile.Daemon(
-            startRealtime: scheduler.daemonStartRealtime,
-            generation: scheduler.generation.number, liveOwners: JobOwner.liveCount,
-            leakedOwners: scheduler.leakDetector?.leaked ?? 0, armedTimers: scheduler.queue.armedCount,
-            reloads: reloadOutcomes, brokenFiles: brokenFiles)
-        let jobs = scheduler.generation.owners.values.sorted { $0.name < $1.name }.map { owner in
-            MetricsFile.Job(
-                name: owner.name, history: scheduler.histories[owner.name] ?? JobHistory(),
-                running: admission.runsInFlight(of: owner.name).count, disabled: admission.disabled.contains(owner.name),
-                nextElapse: owner.timer.deadline.map { RealtimeInstant(microseconds: WallClock.usec(of: $0)) })
-        }
-        do {
-            try MetricsFile(path: path).write(MetricsFile.render(daemon: daemon, jobs: jobs))
-            metricsFailed = false
-        } catch {
-            // Said once until a write succeeds again, not at every run.
-            if !metricsFailed { logger.warning("MetricsFile=: \(error)") }
-            metricsFailed = true
-        }
-    }
-
-    static func logConfigErrors(_ errors: [ConfigError], logger: Logger) {
-        for error in errors {
-            var fields = [JobdField.file: error.file, JobdField.reason: error.message]
-            if let line = error.line { fields[JobdField.line] = String(line) }
-            logger.event(.configError, level: .error, error.description, fields)
+        metrics.write(to: settings.metricsFile, now: now, again: !stopping) { [self] in
+            MetricsFile.text(
+                scheduler: scheduler, admission: admission, generation: generation, reloads: reloads.outcomes,
+                jobdConf: options.configDirectory + "/jobd.conf", clocks: context.clocks)
         }
     }
 }

@@ -4,7 +4,8 @@ import JobdScheduler
 
 /// Who waits for which run (`jobctl run --wait`), and with `--follow-retries` for the run's
 /// retries and the runs its last attempt starts (`OnFailure=`, `OnSuccess=`): each waiter gets a
-/// `run-finished` for every run it follows, and its connection ends with the last of them.
+/// `run-finished` for every run it follows, and its connection ends with the last of them. Who
+/// waits for a job's runs to end after `jobctl stop --wait` waits here too.
 struct RunWaiters {
     private final class Waiter {
         let reply: ControlReply
@@ -21,6 +22,8 @@ struct RunWaiters {
     }
 
     private var byRun: [UInt64: Waiter] = [:]
+    /// Clients waiting for a job's runs to end after `jobctl stop --wait`, by job.
+    private var stopsByJob: [String: [ControlReply]] = [:]
     let taps: RunOutputTaps
 
     init(taps: RunOutputTaps) {
@@ -81,8 +84,22 @@ struct RunWaiters {
         }
     }
 
+    /// `reply` waits for every run in flight of `job` to end (`jobctl stop --wait`).
+    mutating func add(stopOf job: String, reply: ControlReply) {
+        stopsByJob[job, default: []].append(reply)
+    }
+
+    /// `job` has no run in flight any more: who waited for it to stop hears so.
+    mutating func stopped(_ job: String) {
+        for waiter in stopsByJob.removeValue(forKey: job) ?? [] {
+            waiter.finish(with: ControlResponse(type: .stopFinished, message: "every run of \(job) has ended"))
+        }
+    }
+
     /// At shutdown: every waiter hears `response`, once.
     mutating func finishAll(with response: ControlResponse) {
+        for waiter in stopsByJob.values.joined() { waiter.finish(with: response) }
+        stopsByJob.removeAll()
         var finished = Set<ObjectIdentifier>()
         for (runID, waiter) in byRun {
             taps.remove(runID: runID)

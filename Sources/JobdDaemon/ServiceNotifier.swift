@@ -1,8 +1,8 @@
 import JobdLogging
 import JobdScheduler
 import JobdTimers
-import Logging
-import SystemdKit
+package import Logging
+package import SystemdKit
 
 /// jobd's side of the sd_notify protocol: what it tells systemd and when, sent from the main loop
 /// without ever waiting for systemd.
@@ -12,7 +12,7 @@ import SystemdKit
 /// again every ``retryDelay`` on the main loop's timer (``attachRetry(queue:onDue:)``), `WATCHDOG=1`
 /// first and `STATUS=` coalesced to its latest text. A failure to notify is logged once and never
 /// stops the daemon (systemd will act on the silence itself).
-final class ServiceNotifier {
+package final class ServiceNotifier {
     /// How soon notifications that found the socket full are tried again.
     static let retryDelay: Duration = .milliseconds(100)
 
@@ -25,7 +25,7 @@ final class ServiceNotifier {
     private var fullSince: MonotonicInstant?
     private var retryTimer: DeadlineTimer?
 
-    init(logger: Logger, notifier: Notifier = Notifier()) {
+    package init(logger: Logger, notifier: Notifier = Notifier()) {
         self.logger = logger
         self.notifier = notifier
     }

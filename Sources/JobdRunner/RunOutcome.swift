@@ -114,6 +114,17 @@ package struct RunOutcome: Sendable {
     }
 }
 
+extension RunOutcome {
+    /// A run's outcome as a launcher other than ``JobRunner`` reports it (the daemon's tests).
+    package init(
+        runID: UInt64, invocationID: String, job: String, termination: RunTermination, started: MonotonicInstant,
+        finished: MonotonicInstant, result: RunResult, stopReason: StopReason? = nil
+    ) {
+        self.init(runID: runID, invocationID: invocationID, job: job, pid: nil, termination: termination, started: started,
+                  finished: finished, result: result, stopReason: stopReason, mail: nil)
+    }
+}
+
 extension RunTermination {
     /// How a process killed by `signal` ended. swift-subprocess reports a core dump (`CLD_DUMPED`)
     /// as a plain signal, so this applies the kernel's own conditions for writing one: a signal

@@ -52,7 +52,8 @@ package struct RunAdmission: Sendable {
         var isIdle: Bool { inFlight.isEmpty && queued == nil && retry == nil }
     }
 
-    private var definitions: [String: JobDefinition] = [:]
+    /// The configuration runs are decided by, as the last reload gave it.
+    package private(set) var generation = Generation(jobs: [])
     package private(set) var maxConcurrentRuns: Int?
     private var jobs: [String: JobRuns] = [:]
     /// Runs waiting for a slot, in the order they were asked for.
@@ -76,7 +77,7 @@ package struct RunAdmission: Sendable {
     /// Runs waiting for a free slot.
     package var waitingForSlot: Int { slotWaiting.count }
     /// The job's definition, as the last reload gave it.
-    package func definition(of job: String) -> JobDefinition? { definitions[job] }
+    package func definition(of job: String) -> JobDefinition? { generation.definition(of: job) }
     /// A run in flight, and when it started.
     package struct RunInFlight: Sendable, Hashable {
         package var request: RunRequest
@@ -91,6 +92,10 @@ package struct RunAdmission: Sendable {
     package func isActive(_ job: String) -> Bool {
         !(jobs[job]?.inFlight.isEmpty ?? true) || slotWaiting.contains { $0.job == job }
     }
+    /// The jobs ``isActive(_:)`` says so of: what the scheduler arms `OnUnitInactiveSec=` by.
+    package var activeJobs: Set<String> {
+        Set(jobs.compactMap { $0.value.inFlight.isEmpty ? nil : $0.key }).union(slotWaiting.map(\.job))
+    }
     package func queuedRun(of job: String) -> RunRequest? { jobs[job]?.queued }
     package func pendingRetry(of job: String) -> (request: RunRequest, at: MonotonicInstant)? { jobs[job]?.retry }
     /// The earliest pending retry: the caller wakes up then and calls ``retriesDue(now:)``.
@@ -98,19 +103,24 @@ package struct RunAdmission: Sendable {
 
     // MARK: Events
 
-    /// The job's configuration and `MaxConcurrentRuns=`, at start and after each reload. A waiting
-    /// run or retry of a job that is gone is dropped; a raised limit starts waiting runs at once.
-    package mutating func configure(_ definitions: [JobDefinition], maxConcurrentRuns: Int?, now: MonotonicInstant) -> [Action] {
-        self.definitions = Dictionary(definitions.map { ($0.name, $0) }) { $1 }
-        self.maxConcurrentRuns = maxConcurrentRuns
+    /// The jobs and `MaxConcurrentRuns=`, at start and after each reload. A waiting run or retry
+    /// of a job that is gone is dropped; a raised limit starts waiting runs at once.
+    package mutating func configure(_ generation: Generation, now: MonotonicInstant) -> [Action] {
+        self.generation = generation
+        self.maxConcurrentRuns = generation.settings.maxConcurrentRuns
         var actions: [Action] = []
-        for (job, runs) in jobs where self.definitions[job] == nil {
+        for (job, runs) in jobs where generation.definition(of: job) == nil {
             actions += forget(job, runs: runs, reason: "job-removed")
         }
-        let removed = slotWaiting.filter { self.definitions[$0.job] == nil }
-        slotWaiting.removeAll { self.definitions[$0.job] == nil }
+        let removed = slotWaiting.filter { generation.definition(of: $0.job) == nil }
+        slotWaiting.removeAll { generation.definition(of: $0.job) == nil }
         actions += removed.map { .drop($0, reason: "job-removed") }
         return actions + startWaitingRuns(now: now)
+    }
+
+    /// ``configure(_:now:)`` with `definitions` alone, under `maxConcurrentRuns`.
+    package mutating func configure(_ definitions: [JobDefinition], maxConcurrentRuns: Int?, now: MonotonicInstant) -> [Action] {
+        configure(Generation(jobs: definitions, settings: DaemonSettings(maxConcurrentRuns: maxConcurrentRuns)), now: now)
     }
 
     /// One of the job's triggers fell due. A disabled job's trigger is skipped.
@@ -136,10 +146,36 @@ package struct RunAdmission: Sendable {
         return [.cancelRetry(retry.request, reason: "disabled")]
     }
 
-    /// `jobctl run`: the request (to follow it by its id) and the actions.
-    package mutating func manualRun(job: String, now: MonotonicInstant) -> (request: RunRequest, actions: [Action]) {
+    /// What `jobctl run` became: its request (to follow it by its id), what became of it (what
+    /// the client is answered), and the actions to perform.
+    package struct ManualRun: Sendable {
+        package enum Fate: Sendable, Hashable {
+            case started
+            /// It waits, for the job's run in flight (`Overlap=`) or for a slot.
+            case queued
+            case skipped(reason: String)
+        }
+
+        package var request: RunRequest
+        package var fate: Fate
+        package var actions: [Action]
+    }
+
+    /// `jobctl run`.
+    package mutating func manualRun(job: String, now: MonotonicInstant) -> ManualRun {
         let request = makeRequest(job: job, cause: .manual, now: now)
-        return (request, ask(request, now: now))
+        let actions = ask(request, now: now)
+        var fate = ManualRun.Fate.skipped(reason: "no-such-job")
+        for action in actions {
+            switch action {
+            case .start(request): fate = .started
+            case .wait(request, _): fate = .queued
+            case .skip(request, let reason): fate = .skipped(reason: reason)
+            default: continue
+            }
+            break
+        }
+        return ManualRun(request: request, fate: fate, actions: actions)
     }
 
     /// A run ended: retry it, or start the jobs its outcome names, then whatever waited for it.
@@ -148,7 +184,7 @@ package struct RunAdmission: Sendable {
         defer { if jobs[end.job]?.isIdle == true { jobs[end.job] = nil } }
         guard !isStopping else { return [] }
         var actions: [Action] = []
-        let definition = definitions[end.job]
+        let definition = generation.definition(of: end.job)
         let queuedStarts = jobs[end.job]?.queued != nil && jobs[end.job]?.inFlight.isEmpty == true
         let retries = definition.map {
             $0.restart.condition.retries(end.result) && request.attempt < $0.restart.limit
@@ -210,7 +246,7 @@ package struct RunAdmission: Sendable {
     /// retries `lost`, this node retries it (as the next attempt of the same elapse, which it must
     /// claim in turn). A lost run starts no `OnFailure=` job: its node is gone, not its outcome known.
     package mutating func lostElsewhere(job: String, elapse: RealtimeInstant, attempt: UInt64, now: MonotonicInstant) -> [Action] {
-        guard !isStopping, let definition = definitions[job], definition.restart.condition.retries(.lost),
+        guard !isStopping, let definition = generation.definition(of: job), definition.restart.condition.retries(.lost),
               attempt < definition.restart.limit else { return [] }
         let delay = definition.restart.delay(beforeRetry: attempt + 1)
         let at = now + delay.duration
@@ -278,7 +314,7 @@ package struct RunAdmission: Sendable {
     /// A run is asked for: `Overlap=` decides whether it starts, waits or is skipped.
     private mutating func ask(_ request: RunRequest, now: MonotonicInstant) -> [Action] {
         guard !isStopping else { return [.skip(request, reason: "stopping")] }
-        guard let definition = definitions[request.job] else { return [.skip(request, reason: "no-such-job")] }
+        guard let definition = generation.definition(of: request.job) else { return [.skip(request, reason: "no-such-job")] }
         var actions: [Action] = []
         if request.cause != .retry, let pending = jobs[request.job]?.retry {
             // A new run takes the place of the retry that was still to come.

@@ -69,20 +69,20 @@ package final class Scheduler {
     private var rebootDue: Set<String> = []
     private var firstStartThisBoot: Bool
     package private(set) var generation = Generation(number: 0, owners: [:])
-    /// The running generation's jobs in the order the last load gave them (name order, from a
-    /// reload), each with its owner's id: a reload walks it beside the new definitions, so that an
-    /// unchanged job costs an identity check (definitions are shared with the file cache) instead
-    /// of a look-up of its owner.
-    private var applied: [(name: String, definition: JobDefinition, ownerID: UInt64)] = []
+    /// The configuration the running generation's owners were made from (the one the run
+    /// admission holds too), and its jobs' owner ids in the same order: a reload walks its jobs
+    /// beside the new ones, so that an unchanged job costs an identity check (definitions are
+    /// shared with the file cache) instead of a look-up of its owner.
+    private var applied = JobdScheduler.Generation(jobs: [])
+    private var appliedOwnerIDs: [UInt64] = []
     /// Watches retired owners; without one, retired owners are simply let go.
     package var leakDetector: LeakDetector?
     /// Called with every owner the scheduler creates: an extension point for observers (and for
     /// a test that plants a leak by holding on to one).
     package var ownerCreated: ((JobOwner) -> Void)?
     package private(set) var histories: [String: JobHistory] = [:]
-    /// Whether a run of the job is in flight (or waits for a slot): `OnUnitInactiveSec=` waits for
-    /// it to end. The run admission answers; the scheduler keeps no run state of its own.
-    package var isRunning: (String) -> Bool = { _ in false }
+    /// Jobs whose history changed since the last ``settle(active:)``, which arms their owners once.
+    private var unsettled: Set<String> = []
     /// The calendar elapse each `RunOn=one-node` job's owner is armed for, by owner id: what a fleet
     /// claims when the owner's timer fires.
     private var scheduledElapses: [UInt64: RealtimeInstant] = [:]
@@ -111,7 +111,9 @@ package final class Scheduler {
     /// anew each time) and `AccuracySec=` (rounded up to a multiple of it, so that timers with the
     /// same accuracy coalesce into one wake-up).
     /// `next`, when given, is the next elapse ``nextElapses(of:)`` worked out for it beforehand.
-    private func arm(_ owner: JobOwner, history: JobHistory, next: MonotonicInstant?? = nil) {
+    /// `active`: whether a run of the job is in flight (or waits for a slot): `OnUnitInactiveSec=`
+    /// waits for it to end. The run admission knows; the scheduler keeps no run state of its own.
+    private func arm(_ owner: JobOwner, history: JobHistory, active: Bool, next: MonotonicInstant?? = nil) {
         let definition = owner.definition
         let elapse: MonotonicInstant?
         if let next {
@@ -125,7 +127,7 @@ package final class Scheduler {
             }
             elapse = NextElapse.next(
                 triggers: definition.triggers, daemonStart: daemonStart, history: history,
-                running: isRunning(definition.name), wallClock: wallClock)
+                running: active, wallClock: wallClock)
         }
         guard var deadline = elapse else {
             owner.arm(at: nil)
@@ -169,30 +171,32 @@ package final class Scheduler {
     package static let parallelArmingThreshold = 1_024
 
     /// The wall clock was set or jumped: calendar triggers are computed again; monotonic ones stay.
-    package func wallClockWasSet() {
+    /// `active`: the jobs with a run in flight or waiting for a slot.
+    package func wallClockWasSet(active: Set<String> = []) {
         var rearmed = 0
         for owner in generation.owners.values where owner.definition.triggers.contains(where: \.isCalendar) {
-            arm(owner, history: histories[owner.name] ?? JobHistory())
+            arm(owner, history: histories[owner.name] ?? JobHistory(), active: active.contains(owner.name))
             rearmed += 1
         }
         logger.notice("wall clock set: \(rearmed) calendar job(s) re-armed")
     }
 
     /// The local time zone changed: calendar triggers are computed again in `zone`.
-    package func timeZoneChanged(to zone: TimeZoneRules) {
+    package func timeZoneChanged(to zone: TimeZoneRules, active: Set<String> = []) {
         self.zone = zone
         logger.notice("time zone is now \(zone.identifier)")
-        wallClockWasSet()
+        wallClockWasSet(active: active)
     }
 
     /// Makes `definitions` the running generation. Owners of unchanged jobs carry over with their
     /// next elapse untouched; owners of changed and removed jobs are let go (their `deinit` records
     /// it); changed and new jobs get new owners, armed from their history. The owners' bookkeeping
     /// is logged when the old ones are gone, compactly if there are many (``OwnerEventBatch``).
+    /// `active`: the jobs with a run in flight or waiting for a slot.
     @discardableResult
-    package func load(_ definitions: [JobDefinition], now: MonotonicInstant = .now()) -> ReloadSummary {
+    package func load(_ configuration: JobdScheduler.Generation, active: Set<String> = [], now: MonotonicInstant = .now()) -> ReloadSummary {
         // Every owner the new generation does not keep is released when `replaceGeneration` returns.
-        let summary = events.collect { replaceGeneration(with: definitions, now: now) }
+        let summary = events.collect { replaceGeneration(with: configuration, active: active, now: now) }
         // The retired owners are gone now, unless something still holds one: watch only those.
         leakDetector?.forgetReleased()
         logger.event(.generationLoad, level: .debug, "generation \(summary.generation) loaded: \(summary)", [
@@ -201,11 +205,18 @@ package final class Scheduler {
         return summary
     }
 
+    /// ``load(_:now:)`` of `definitions` alone.
+    @discardableResult
+    package func load(_ definitions: [JobDefinition], now: MonotonicInstant = .now()) -> ReloadSummary {
+        load(JobdScheduler.Generation(jobs: definitions), now: now)
+    }
+
     /// The running generation's owners are changed in place, and a job whose definition is the
     /// one its owner was made from is recognised by a walk beside the last load's (``applied``): a
     /// reload costs an identity check per unchanged job, and work only for what it changed. Job
     /// names in `definitions` are unique, as a configuration's are.
-    private func replaceGeneration(with definitions: [JobDefinition], now: MonotonicInstant) -> ReloadSummary {
+    private func replaceGeneration(with configuration: JobdScheduler.Generation, active: Set<String>, now: MonotonicInstant) -> ReloadSummary {
+        let definitions = configuration.jobs
         let number = generation.number + 1
         if firstStartThisBoot {
             // @reboot belongs to the jobs of jobd's first configuration in this boot only.
@@ -220,19 +231,19 @@ package final class Scheduler {
         keptIDs.reserveCapacity(definitions.count)
         // Every owner the new generation does not keep is released when this returns.
         var retired: [JobOwner] = []
-        let previous = applied
-        // Built only once a job is not where it was: a reload that changes nothing keeps `applied`.
-        var next: [(name: String, definition: JobDefinition, ownerID: UInt64)]?
+        let previous = applied.jobs, previousIDs = appliedOwnerIDs
+        // Built only once a job is not where it was: a reload that changes nothing keeps the ids.
+        var next: [UInt64]?
         var cursor = 0
         for (index, definition) in definitions.enumerated() {
-            if cursor < previous.count, previous[cursor].definition == definition {
+            if cursor < previous.count, previous[cursor] == definition {
                 summary.kept.append(previous[cursor].name)
-                keptIDs.append(previous[cursor].ownerID)
-                next?.append(previous[cursor])
+                keptIDs.append(previousIDs[cursor])
+                next?.append(previousIDs[cursor])
                 cursor += 1
                 continue
             }
-            if next == nil { next = Array(previous[..<index]) }
+            if next == nil { next = Array(previousIDs[..<index]) }
             let name = definition.name
             while cursor < previous.count, previous[cursor].name < name { cursor += 1 }
             if cursor < previous.count, previous[cursor].name == name { cursor += 1 }
@@ -240,7 +251,7 @@ package final class Scheduler {
                 if owner.definition == definition {
                     summary.kept.append(name)
                     keptIDs.append(owner.id)
-                    next?.append((name, definition, owner.id))
+                    next?.append(owner.id)
                     continue
                 }
                 summary.changed.append(name)
@@ -250,14 +261,14 @@ package final class Scheduler {
             }
             let owner = JobOwner(definition: definition, generation: number, context: ownerContext)
             generation.owners[name] = owner
-            next?.append((name, definition, owner.id))
+            next?.append(owner.id)
             ownerCreated?(owner)
             var history = histories[name] ?? JobHistory()
             if definition.persistent, history.lastTriggerRealtime == nil, let stored = store?.lastTrigger(of: name) {
                 history.lastTriggerRealtime = stored
                 histories[name] = history
             }
-            arm(owner, history: history, next: nextElapses.flatMap { $0[index] })
+            arm(owner, history: history, active: active.contains(name), next: nextElapses.flatMap { $0[index] })
         }
         logRetained(OwnerIDRanges(keptIDs), into: number)
         // Every job still defined has its owner now: any other owner's job was removed.
@@ -266,14 +277,15 @@ package final class Scheduler {
             summary.removed = generation.owners.keys.filter { !names.contains($0) }.sorted()
             for name in summary.removed {
                 if let owner = generation.owners.removeValue(forKey: name) { retired.append(owner) }
-                if !isRunning(name) { histories[name] = nil }
+                if !active.contains(name) { histories[name] = nil }
             }
         }
         if let next {
-            applied = next
-        } else if previous.count != definitions.count {
-            applied = Array(previous[..<definitions.count])
+            appliedOwnerIDs = next
+        } else if previousIDs.count != definitions.count {
+            appliedOwnerIDs = Array(previousIDs[..<definitions.count])
         }
+        applied = configuration
         generation.number = number
         if !scheduledElapses.isEmpty {
             for owner in retired { scheduledElapses[owner.id] = nil }
@@ -305,11 +317,17 @@ package final class Scheduler {
         histories.merge(saved) { current, _ in current }
     }
 
-    /// Records that the job fell due, and re-arms its timer. Returns `false` for a fire of an owner
-    /// that is no longer current (delivered as a reload let it go): nothing is to run then.
-    package func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> Bool {
-        guard let owner = generation.owners[due.job], owner.id == due.ownerID else { return false }
-        lastDueElapse = scheduledElapses[owner.id]
+    /// What a fire of a job's owner was.
+    package enum Fire: Sendable, Equatable {
+        /// The job fell due; `elapse` is the calendar elapse a `RunOn=one-node` job's owner was armed for.
+        case due(elapse: RealtimeInstant?)
+        /// The owner is no longer current (the fire was delivered as a reload let it go): nothing is to run.
+        case ownerRetired
+    }
+
+    /// Records that the job fell due; its timer is re-armed at the next ``settle(active:)``.
+    package func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> Fire {
+        guard let owner = generation.owners[due.job], owner.id == due.ownerID else { return .ownerRetired }
         var history = histories[due.job] ?? JobHistory()
         history.lastTrigger = now
         history.lastTriggerRealtime = clocks.realtime()
@@ -318,12 +336,9 @@ package final class Scheduler {
             store?.recordTrigger(of: due.job, at: stamp)
         }
         histories[due.job] = history
-        arm(owner, history: history)
-        return true
+        unsettled.insert(due.job)
+        return .due(elapse: scheduledElapses[owner.id])
     }
-
-    /// The calendar elapse the fire that ``jobDue(_:now:)`` last accepted was armed for (`RunOn=one-node` jobs only).
-    package private(set) var lastDueElapse: RealtimeInstant?
 
     /// Records that a run of the job started (by a trigger, by hand, as a retry or on another job's
     /// outcome): `OnUnitActiveSec=` counts from it, as from `systemctl start` for a timer.
@@ -333,26 +348,39 @@ package final class Scheduler {
         history.lastStartRealtime = clocks.realtime()
         history.lastStartCause = cause
         histories[job] = history
-        if let owner = generation.owners[job] { arm(owner, history: history) }
+        unsettled.insert(job)
     }
 
-    /// Records that a run of the job ended, and re-arms the job (its `OnUnitInactiveSec=` counts
-    /// from now). The history of a job that a reload removed goes with its last run.
-    package func runFinished(job: String, record: JobHistory.LastRun, now: MonotonicInstant = .now()) {
+    /// Records that a run of the job ended; the job is re-armed at the next ``settle(active:)`` (its
+    /// `OnUnitInactiveSec=` counts from now). The history of a job that a reload removed goes with
+    /// its last run: `active` says whether the job still has a run in flight or waiting for a slot.
+    package func runFinished(job: String, record: JobHistory.LastRun, active: Bool = false, now: MonotonicInstant = .now()) {
         var history = histories[job] ?? JobHistory()
         history.lastFinish = now
         history.lastFinishRealtime = clocks.realtime()
         history.lastRun = record
         history.runsByResult[record.result, default: 0] += 1
         if record.result == .success { history.lastSuccessRealtime = clocks.realtime() }
-        if let owner = generation.owners[job] {
+        if generation.owners[job] != nil {
             histories[job] = history
-            arm(owner, history: history)
-        } else if isRunning(job) {
+            unsettled.insert(job)
+        } else if active {
             histories[job] = history
         } else {
             histories[job] = nil
         }
+    }
+
+    /// Arms, once, the owner of every job whose history changed since the last call: after all an
+    /// event did (a fire, a run's start, its end, the runs they started), with `active` the jobs
+    /// with a run in flight or waiting for a slot as the event left them.
+    package func settle(active: @autoclosure () -> Set<String>) {
+        guard !unsettled.isEmpty else { return }
+        let active = active()
+        for job in unsettled {
+            if let owner = generation.owners[job] { arm(owner, history: histories[job] ?? JobHistory(), active: active.contains(job)) }
+        }
+        unsettled.removeAll(keepingCapacity: true)
     }
 
     /// Invalidates every timer with `shutdown`, then lets every owner go; their deinits record it,
@@ -368,7 +396,9 @@ package final class Scheduler {
             // No local may hold an owner past this point, or the check below would see it alive.
             leakDetector?.retire(Array(generation.owners.values), now: .now())
             generation = Generation(number: generation.number, owners: [:])
-            applied = []
+            applied = JobdScheduler.Generation(jobs: [])
+            appliedOwnerIDs = []
+            unsettled.removeAll()
             // Nor may a fire the timing thread was delivering when its timer was invalidated.
             queue.waitForDeliveries()
         }

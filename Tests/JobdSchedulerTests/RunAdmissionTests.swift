@@ -85,7 +85,8 @@ import Testing
             #expect(Self.started(apply(admission.runEnded(Self.end(first, .stopped), now: Self.at(3)))).isEmpty)
             #expect(admission.running == 0 && !admission.isActive("a"))
         case .manualRun, .manualRunWaiting:
-            let (manual, actions) = admission.manualRun(job: "a", now: Self.at(3))
+            let run = admission.manualRun(job: "a", now: Self.at(3))
+            let (manual, actions) = (run.request, run.actions)
             _ = apply(actions)
             let expected: [RunAdmission.Action] = switch (reload, overlap) {
             case (.removes, _): [.skip(manual, reason: "no-such-job")]
@@ -296,5 +297,22 @@ extension RunAdmissionTests {
         #expect(Self.started(admission.manualRun(job: "backup", now: Self.at(3)).actions).count == 1)
         #expect(admission.setDisabled("backup", false).isEmpty)
         #expect(admission.due(job: "backup", now: Self.at(4)).first.map { if case .skip(_, "overlap") = $0 { true } else { false } } == true)
+    }
+}
+
+extension RunAdmissionTests {
+    @Test(arguments: [
+        (OverlapPolicy.skip, RunAdmission.ManualRun.Fate.skipped(reason: "overlap")),
+        (.queue, .queued), (.replace, .queued), (.parallel, .started),
+    ])
+    func aRunByHandSaysWhatBecameOfItWhileTheJobRuns(overlap: OverlapPolicy, fate: RunAdmission.ManualRun.Fate) {
+        var admission = Self.admission([Self.job("a", overlap)])
+        #expect(admission.manualRun(job: "a", now: Self.at(1)).fate == .started)
+        #expect(admission.manualRun(job: "a", now: Self.at(2)).fate == fate)
+    }
+
+    @Test func aRunByHandOfAJobThatIsNotThereIsSkipped() {
+        var admission = Self.admission([Self.job("a")])
+        #expect(admission.manualRun(job: "b", now: Self.at(1)).fate == .skipped(reason: "no-such-job"))
     }
 }

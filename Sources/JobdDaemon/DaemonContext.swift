@@ -1,0 +1,90 @@
+package import JobdCalendar
+package import JobdConfig
+package import JobdFleet
+package import JobdRunner
+package import JobdScheduler
+
+/// What the main loop reads time, files and processes through, and where its events go: the
+/// system's in jobd (``Daemon``), doubles in tests, which then drive ``MainLoop/handle(_:)`` on a
+/// manual timer queue in milliseconds, with no process started.
+package struct DaemonContext: Sendable {
+    /// The monotonic clock runs and timers are measured by, and the wall clock operators read.
+    package var clocks: Scheduler.Clocks
+    /// Where a reload reads the configuration.
+    package var configuration: any ConfigurationSource
+    /// What survives a restart: disabled jobs, the jobs' histories.
+    package var store: any DaemonStateStore
+    /// Starts and stops the runs' processes.
+    package var launcher: any RunLauncher
+    /// The fleet's claims (`[Fleet]` in jobd.conf), or `nil` without a fleet.
+    package var fleet: (any FleetClaims)?
+    /// Where the loop's own events go (a run ended, a timer of its own fired, a reload read).
+    package var post: @Sendable (DaemonEvent) -> Void
+    /// The local time zone, as it is now.
+    package var zone: @Sendable () -> TimeZoneRules
+    /// Gives free memory back to the system (after a reload freed a generation).
+    package var trimMemory: @Sendable () -> Void = {}
+    /// Fault injection (``Daemon/stallVariable``): blocks the loop, as a hung filesystem would.
+    package var stall: (@Sendable () -> Void)?
+
+    package init(
+        clocks: Scheduler.Clocks, configuration: any ConfigurationSource, store: any DaemonStateStore,
+        launcher: any RunLauncher, fleet: (any FleetClaims)? = nil, post: @escaping @Sendable (DaemonEvent) -> Void,
+        zone: @escaping @Sendable () -> TimeZoneRules = { .utc }
+    ) {
+        self.clocks = clocks
+        self.configuration = configuration
+        self.store = store
+        self.launcher = launcher
+        self.fleet = fleet
+        self.post = post
+        self.zone = zone
+    }
+}
+
+/// Where the configuration comes from.
+package protocol ConfigurationSource: Sendable {
+    /// Reads the configuration off the main loop (file system reads and account look-ups may block
+    /// for long), reading again only the job files that changed since `cache`; calls `done` with
+    /// what it read, on any thread.
+    func read(using cache: JobFileCache, done: @escaping @Sendable (JobdConfiguration, JobFileCache) -> Void)
+}
+
+/// What jobd keeps across restarts, as the main loop writes it.
+package protocol DaemonStateStore: Sendable {
+    func disabledJobs() -> Set<String>
+    func setDisabled(_ job: String, _ disabled: Bool)
+    func saveHistory(of job: String, _ history: JobHistory?)
+}
+
+/// Starts runs and stops them.
+package protocol RunLauncher: Sendable {
+    /// Cgroups or process groups: what limits the runs can be given.
+    var tracking: RunTracking { get }
+    /// Who follows which run's output (`jobctl run --wait`).
+    var outputTaps: RunOutputTaps { get }
+    /// Starts a run of `definition` as `request`; `ended` is called (on any thread) with its outcome.
+    func launch(
+        _ definition: JobDefinition, as request: RunRequest, context: [String: String], fields: [String: String],
+        sendmail: String, fence: RunFence?, ended: @escaping @Sendable (RunOutcome) -> Void)
+    /// Stops every run in flight of `job`.
+    func stop(job: String, reason: StopReason)
+    /// Stops every run in flight, and any that starts from now on.
+    func stopAll(reason: StopReason)
+    /// The process of run `runID`, while it runs.
+    func pid(of runID: UInt64) -> Int32?
+}
+
+/// Claims of fleet jobs' elapses, off the main loop.
+package protocol FleetClaims: Sendable {
+    var settings: FleetSettings { get }
+    /// Claims `key` for `request`; `verdict` is called (on any thread) with the answer.
+    func claim(_ key: ClaimKey, for request: RunRequest, verdict: @escaping @Sendable (ClaimVerdict) -> Void)
+    /// Records the result of the run that holds a claim, and, for a run its fence stopped, when it
+    /// really ended.
+    func finish(runID: String, result: String, endedAt: RealtimeInstant?)
+    /// The fence of a claimed run (`JOBD_RUN_ID`), which its supervisor watches.
+    func fence(ofRun runID: String) -> RunFence?
+}
+
+extension StateDirectory: DaemonStateStore {}

@@ -1,0 +1,79 @@
+import JobdCalendar
+import JobdConfig
+import JobdLogging
+import JobdScheduler
+import Logging
+
+extension RunAdmission.Action {
+    /// Says the action in the journal (`run.skip`, `run.wait`, `run.retry`) as `admission`, which
+    /// decided it, has it now; a start and a stop are said where they are performed.
+    func log(to logger: Logger, admission: RunAdmission) {
+        switch self {
+        case .skip(let request, let reason):
+            logger.event(.runSkip, level: .notice, "\(request.job) was not run (\(request.cause.rawValue)): \(reason)",
+                         request.journalFields.merging([JobdField.reason: reason]) { $1 })
+        case .wait(let request, .overlap(let replacing)):
+            logger.event(.runWait, "run \(request.runID) of \(request.job) waits for the run in flight to end"
+                         + (replacing ? ", which is being stopped (Overlap=replace)" : " (Overlap=queue)"),
+                         request.journalFields.merging([JobdField.reason: "overlap"]) { $1 })
+        case .wait(let request, .slot):
+            logger.event(.runWait, "run \(request.runID) of \(request.job) waits for a free slot "
+                         + "(MaxConcurrentRuns=\(admission.maxConcurrentRuns ?? 0), \(admission.running) running)",
+                         request.journalFields.merging([JobdField.reason: "max-concurrent-runs"]) { $1 })
+        case .drop(let request, let reason):
+            logger.event(.runSkip, level: .notice, "run \(request.runID) of \(request.job) will not start: \(reason)",
+                         request.journalFields.merging([JobdField.reason: reason]) { $1 })
+        case .retry(let request, _, let delay):
+            let limit = admission.definition(of: request.job)?.restart.limit ?? request.attempt
+            logger.event(.runRetry, level: .notice,
+                         "\(request.job) failed; retry \(request.attempt) of \(limit) in \(delay) as run \(request.runID)",
+                         request.journalFields.merging([JobdField.attempt: "\(request.attempt)/\(limit)"]) { $1 })
+        case .cancelRetry(let request, let reason):
+            logger.event(.runSkip, level: .notice, "retry \(request.attempt) of \(request.job) cancelled: \(reason)",
+                         request.journalFields.merging([JobdField.reason: reason]) { $1 })
+        case .start, .stop, .stopAll:
+            break
+        }
+    }
+}
+
+extension RunRequest {
+    /// The journal fields of a run that was asked for.
+    var journalFields: [String: String] {
+        var fields = [JobdField.job: job, JobdField.run: String(runID), JobdField.runID: invocationID]
+        if let by = triggeredBy {
+            fields[JobdField.triggeredBy] = by.job
+            fields[JobdField.triggeredByRunID] = by.invocationID
+        }
+        return fields
+    }
+
+    /// The journal fields of a fleet run's start, claimed by `node`.
+    func journalFields(node: String) -> [String: String] {
+        scheduledElapse.map { [JobdField.node: node, JobdField.elapseUSec: String($0.microseconds)] } ?? [:]
+    }
+
+    /// Whether this run of `definition` must claim its elapse in the fleet before it starts.
+    func claims(_ definition: JobDefinition) -> Bool {
+        definition.runOn == .oneNode && scheduledElapse != nil
+    }
+}
+
+extension Logger {
+    /// An owner's timer fired (`timer.fire`, at debug priority).
+    func timerFired(_ due: DueJob) {
+        event(.timerFire, level: .debug, "timer \(due.timerID) of \(due.job) fired", due.journalFields)
+    }
+
+    /// A fire of an owner a reload let go meanwhile: nothing runs (`run.skip`, `owner-retired`).
+    func ownerRetired(_ due: DueJob) {
+        event(.runSkip, level: .notice, "\(due.job) fell due but was not run: owner-retired",
+              due.journalFields.merging([JobdField.reason: "owner-retired"]) { $1 })
+    }
+}
+
+extension DueJob {
+    var journalFields: [String: String] {
+        [JobdField.job: job, JobdField.owner: String(ownerID), JobdField.generation: String(generation), JobdField.timer: String(timerID)]
+    }
+}

@@ -1,0 +1,107 @@
+import Glibc
+import JobdCalendar
+import JobdConfig
+import JobdFleet
+import JobdLocks
+import JobdRunner
+import JobdScheduler
+import Logging
+
+/// Work the main loop hands off (runs, mail, fleet claims): each closure becomes a child task of
+/// the daemon's task group, through ``run()``, which that group runs.
+final class BackgroundTasks: Sendable {
+    private let work: AsyncStream<@Sendable () async -> Void>
+    private let continuation: AsyncStream<@Sendable () async -> Void>.Continuation
+
+    init() {
+        (work, continuation) = AsyncStream.makeStream()
+    }
+
+    func spawn(_ body: @escaping @Sendable () async -> Void) {
+        continuation.yield(body)
+    }
+
+    /// Runs what is spawned until cancelled, then waits for what runs.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            for await body in work { group.addTask { await body() } }
+        }
+    }
+}
+
+/// Runs through jobd's ``JobRunner``, each run as a task of its own.
+struct TaskLauncher: RunLauncher {
+    let runner: JobRunner
+    let tasks: BackgroundTasks
+
+    var tracking: RunTracking { runner.tracking }
+    var outputTaps: RunOutputTaps { runner.outputTaps }
+
+    func launch(
+        _ definition: JobDefinition, as request: RunRequest, context: [String: String], fields: [String: String],
+        sendmail: String, fence: RunFence?, ended: @escaping @Sendable (RunOutcome) -> Void
+    ) {
+        let runner = self.runner
+        tasks.spawn {
+            let outcome = await runner.run(definition, runID: request.runID, invocationID: request.invocationID,
+                                           context: context, fields: fields, fence: fence)
+            ended(outcome)
+            // The mail goes out after the run is reported: a slow MTA holds up no retry or notifier.
+            if let mail = outcome.mail { await runner.mail(mail, sendmail: sendmail) }
+        }
+    }
+
+    func stop(job: String, reason: StopReason) { _ = runner.registry.stop(job: job, reason: reason) }
+    func stopAll(reason: StopReason) { _ = runner.registry.stopAll(reason: reason) }
+    func pid(of runID: UInt64) -> Int32? { runner.registry.pid(of: runID) }
+}
+
+/// The configuration directory, read on a thread of its own.
+struct DirectorySource: ConfigurationSource {
+    let directory: JobDirectory
+    /// ``Daemon/slowLoadVariable``: seconds to wait before reading, as a hung mount would make it.
+    let slowSeconds: Double?
+    let logger: Logger
+
+    func read(using cache: JobFileCache, done: @escaping @Sendable (JobdConfiguration, JobFileCache) -> Void) {
+        let (directory, slow) = (directory, slowSeconds)
+        do {
+            try DetachedThread.start {
+                if let slow { usleep(UInt32(min(slow, 600) * 1_000_000)) }
+                var cache = cache
+                let configuration = directory.read(using: &cache)
+                done(configuration, cache)
+            }
+        } catch {
+            // No thread to be had: read here, as before, rather than not reload at all.
+            logger.warning("reloading on the main loop: \(error)")
+            var cache = cache
+            let configuration = directory.read(using: &cache)
+            done(configuration, cache)
+        }
+    }
+}
+
+/// Claims in the fleet's database, each as a task of its own.
+struct DatabaseClaims: FleetClaims {
+    let database: FleetDatabase
+    let tasks: BackgroundTasks
+    /// Where the fences of this node's claimed runs are.
+    let fences: FenceFiles
+
+    var settings: FleetSettings { database.settings }
+
+    func claim(_ key: ClaimKey, for request: RunRequest, verdict: @escaping @Sendable (ClaimVerdict) -> Void) {
+        let database = self.database
+        tasks.spawn { verdict(await database.claim(key, runID: request.invocationID)) }
+    }
+
+    func finish(runID: String, result: String, endedAt: RealtimeInstant?) {
+        let database = self.database
+        tasks.spawn { await database.finish(runID: runID, result: result, endedAt: endedAt) }
+    }
+
+    func fence(ofRun runID: String) -> RunFence? {
+        fences.fence(of: runID)
+    }
+}

@@ -1,0 +1,158 @@
+import JobdCalendar
+import JobdConfig
+import JobdControl
+import JobdDaemon
+import JobdFleet
+import JobdRunner
+import JobdScheduler
+import JobdTimers
+import JobdTestKit
+import Testing
+import UnixSignals
+
+/// `RunOn=one-node` jobs through the main loop: a timer run starts only once this node claimed its
+/// elapse, and the fleet's answer may come late, after a stop, a reload or another run.
+@Suite struct FleetClaimTests {
+    typealias H = DaemonHarness
+
+    /// Every minute, on one node of the fleet.
+    static func fleetJob(_ name: String = "report", _ configure: (inout JobDefinition) -> Void = { _ in }) -> JobDefinition {
+        H.job(name) {
+            $0.triggers = [.calendar(try! CalendarSpec.parse("*:*:00"))]
+            $0.runOn = .oneNode
+            configure(&$0)
+        }
+    }
+
+    @Test func aFleetJobClaimsItsElapseBeforeItStarts() throws {
+        let daemon = H([Self.fleetJob()], fleet: "n1")
+        let fleet = try #require(daemon.fleet)
+        daemon.advance(.seconds(60))
+        #expect(daemon.started().isEmpty, "nothing starts before the claim is answered")
+        let claim = try #require(fleet.claims.withLock { $0.first })
+        #expect(claim.key.job == "report")
+        #expect(claim.key.elapse == RealtimeInstant(microseconds: H.wallStart + 60_000_000))
+        fleet.answer(.won)
+        daemon.pump()
+        let run = try #require(daemon.running("report").first)
+        #expect(run.fields["NODE"] == "n1" || run.fields.values.contains("n1"))
+        #expect(daemon.control(.status, "report").responses.first?.jobStatus?.lastNode == "n1")
+    }
+
+    /// A claimed run starts with its fence; a host job's run and a run by hand have none.
+    @Test func onlyAClaimedRunIsFenced() throws {
+        let daemon = H([Self.fleetJob(), Self.fleetJob("host") { $0.runOn = .everyNode }], fleet: "n1")
+        daemon.advance(.seconds(60))
+        daemon.fleet?.answer(.won)
+        daemon.pump()
+        let report = try #require(daemon.running("report").first)
+        #expect(report.fence?.path == "/run/fleet.invalid/fence/" + report.request.invocationID)
+        #expect(try #require(daemon.running("host").first).fence == nil)
+    }
+
+    @Test func anElapseAnotherNodeClaimedIsSkipped() {
+        let daemon = H([Self.fleetJob()], fleet: "n1")
+        daemon.advance(.seconds(60))
+        daemon.fleet?.answer(.taken(by: "n2"))
+        daemon.pump()
+        #expect(daemon.started().isEmpty)
+        #expect(daemon.skipReasons("report") == ["claimed-by n2"])
+        #expect(daemon.control(.status, "report").responses.first?.jobStatus?.lastNode == "n2")
+    }
+
+    @Test func anUnavailableDatabaseSkipsTheRunAndTheNextElapseClaimsAgain() {
+        let daemon = H([Self.fleetJob()], fleet: "n1")
+        daemon.advance(.seconds(60))
+        daemon.fleet?.answer(.unavailable(reason: "fleet-unavailable"))
+        daemon.pump()
+        #expect(daemon.skipReasons("report") == ["fleet-unavailable"])
+        daemon.advance(.seconds(60))
+        #expect(daemon.fleet?.claims.withLock { $0.count } == 1, "the next minute is claimed")
+    }
+
+    @Test func withoutAFleetAFleetJobIsSkippedAndAHostJobRuns() {
+        let daemon = H([Self.fleetJob(), Self.fleetJob("host") { $0.runOn = .everyNode }])
+        daemon.advance(.seconds(60))
+        #expect(daemon.skipReasons("report") == ["no-fleet"])
+        #expect(daemon.started().map(\.request.job) == ["host"])
+    }
+
+    @Test func aRunByHandClaimsNothing() {
+        let daemon = H([Self.fleetJob()], fleet: "n1")
+        #expect(daemon.control(.run, "report").kinds == [.runStarted])
+        #expect(daemon.fleet?.claims.withLock { $0.isEmpty } == true)
+    }
+
+    @Test func aClaimWonAfterJobdBeganToStopStartsNothingAndEndsTheClaim() {
+        let daemon = H([Self.fleetJob()], fleet: "n1")
+        daemon.advance(.seconds(60))
+        daemon.send(.signal(.sigterm))
+        #expect(!daemon.ended, "the claim in flight is waited for")
+        daemon.fleet?.answer(.won)
+        daemon.pump()
+        #expect(daemon.started().isEmpty)
+        #expect(daemon.fleet?.finished.withLock { $0.map(\.result) } == [RunResult.stopped.rawValue])
+        #expect(daemon.ended)
+    }
+
+    @Test func aClaimAnsweredLateStillHoldsOverlapForTheJob() {
+        let daemon = H([Self.fleetJob()], fleet: "n1")
+        daemon.advance(.seconds(60))
+        #expect(daemon.control(.run, "report").kinds == [.runSkipped], "the claimed run counts as in flight")
+        daemon.fleet?.answer(.won)
+        daemon.pump()
+        #expect(daemon.running("report").count == 1)
+    }
+
+    @Test func aQueuedRunStartsWhenTheClaimIsLost() {
+        let daemon = H([Self.fleetJob { $0.overlap = .queue }], fleet: "n1")
+        daemon.advance(.seconds(60))
+        #expect(daemon.control(.run, "report").kinds == [.runQueued])
+        daemon.fleet?.answer(.taken(by: "n2"))
+        daemon.pump()
+        #expect(daemon.running("report").map(\.request.cause) == [.manual])
+    }
+
+    @Test func aClaimedRunsEndIsRecordedInTheFleet() {
+        let daemon = H([Self.fleetJob()], fleet: "n1")
+        daemon.advance(.seconds(60))
+        daemon.fleet?.answer(.won)
+        daemon.pump()
+        let invocation = daemon.running("report").first?.request.invocationID
+        daemon.end("report", .exited(1))
+        #expect(daemon.fleet?.finished.withLock { $0.map(\.runID) } == [invocation].compactMap { $0 })
+        #expect(daemon.fleet?.finished.withLock { $0.map(\.result) } == [RunResult.exitCode.rawValue])
+    }
+
+    @Test func aRetryOfAFleetRunClaimsTheSameElapseAsTheNextAttempt() throws {
+        let daemon = H([Self.fleetJob {
+            $0.restart.condition = .onFailure
+            $0.restart.delay = .seconds(1)
+        }], fleet: "n1")
+        daemon.advance(.seconds(60))
+        daemon.fleet?.answer(.won)
+        daemon.pump()
+        daemon.end("report", .exited(1))
+        daemon.advance(.seconds(1))
+        let retry = try #require(daemon.fleet?.claims.withLock { $0.first })
+        #expect(retry.key.attempt == 1)
+        #expect(retry.key.elapse == RealtimeInstant(microseconds: H.wallStart + 60_000_000))
+    }
+}
+
+extension FleetClaimTests {
+    @Test func aClaimWonAfterAReloadRemovedTheJobStartsNothingAndLetsJobdStop() {
+        let other = H.job("other") { $0.triggers = [.startup(.seconds(3600))] }
+        let daemon = H([Self.fleetJob(), other], fleet: "n1")
+        daemon.advance(.seconds(60))
+        daemon.reload([other])
+        daemon.fleet?.answer(.won)
+        daemon.pump()
+        #expect(daemon.started().isEmpty)
+        #expect(daemon.skipReasons("report") == ["job-removed"])
+        #expect(daemon.fleet?.finished.withLock { $0.map(\.result) } == [RunResult.stopped.rawValue], "the claim ends without a run")
+        #expect(daemon.loop.status.hasPrefix("1 job(s), 0 running"))
+        daemon.send(.signal(.sigterm))
+        #expect(daemon.ended, "no run is left to wait for")
+    }
+}

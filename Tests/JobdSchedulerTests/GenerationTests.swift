@@ -1,0 +1,34 @@
+import JobdConfig
+import JobdScheduler
+import Testing
+
+/// The configuration snapshot the scheduler and the run admission share.
+@Suite struct GenerationTests {
+    static func job(_ name: String) -> JobDefinition {
+        JobDefinition(name: name, path: "/etc/jobd/jobs.d/\(name).job", triggers: [.unitActive(.seconds(60))],
+                      command: try! ExecCommand.parse("/bin/true"))
+    }
+
+    @Test func everyJobIsFoundByNameAndNoOtherIs() {
+        let names = (0..<257).map { "job-\($0)" }.sorted()
+        let generation = Generation(jobs: names.map(Self.job))
+        for name in names { #expect(generation.definition(of: name)?.name == name) }
+        for missing in ["", "job", "job-", "job-2570", "zzz", "a"] { #expect(generation.definition(of: missing) == nil) }
+    }
+
+    @Test func jobsInFileNameOrderAreKeptInNameOrder() {
+        // `a-b.job` sorts before `a.job`, but the job `a` before `a-b`.
+        let generation = Generation(jobs: [Self.job("a-b"), Self.job("a"), Self.job("b")])
+        #expect(generation.jobs.map(\.name) == ["a", "a-b", "b"])
+        #expect(generation.definition(of: "a-b")?.name == "a-b")
+        #expect(generation.definition(of: "a")?.name == "a")
+    }
+
+    @Test func brokenFilesAreKeptByJobName() {
+        let broken = JobdConfiguration.BrokenJob(
+            name: "c", path: "/etc/jobd/jobs.d/c.job", errors: [ConfigError(file: "/etc/jobd/jobs.d/c.job", line: 1, message: "bad")])
+        let generation = Generation(jobs: [Self.job("a")], broken: [broken], brokenSummary: "1 broken file(s): c.job")
+        #expect(generation.broken["c"] == broken)
+        #expect(generation.definition(of: "c") == nil, "a broken file is not a job")
+    }
+}
