@@ -2,12 +2,14 @@
 //
 // jobd: a job scheduler daemon for Linux.
 //
-// The data flows one way, and the targets follow it:
+// The data flows one way, and the targets follow it (docs/development.md says what each owns):
 //   config files  -> JobdConfig (and JobdCalendar for calendar triggers)
-//   definitions   -> JobdScheduler (job owners, generations) on JobdTimers (the weak-target timer core)
-//   runs          -> JobdRunner
+//   definitions   -> JobdScheduler (job owners, generations, RunAdmission) on JobdTimers (the weak-target timer core)
+//   runs          -> JobdRunner, through jobd-cgexec (C: cgroups, attributes, sandbox, credentials, fences)
 //   journal       -> JobdLogging on SystemdKit (the only target that imports libsystemd)
 //   claims        -> JobdFleet on libpq (the only target that imports CLibpq), for RunOn=one-node
+//   control       -> JobdControl (the socket's protocol and JSON), JobctlCommands (jobctl)
+//   afterwards    -> JobdAudit (the journal's lifecycle audit), JobdImport (crontabs and timers -> job files)
 // JobdDaemon wires them together; `jobd` and `jobctl` are thin executables over it, shipped as
 // one binary (jobctl a link to jobd, which runs as jobctl when started by that name).
 
@@ -31,6 +33,8 @@ let package = Package(
     products: [
         .executable(name: "jobd", targets: ["jobd"]),
         .executable(name: "jobctl", targets: ["jobctl"]),
+        // The root trampoline of every run that needs a cgroup, credentials, a sandbox or a fence.
+        .executable(name: "jobd-cgexec", targets: ["jobd-cgexec"]),
         // The timer core, for Swift programs that want weak-target timers without jobd.
         .library(name: "JobdTimers", targets: ["JobdTimers"]),
     ],
@@ -46,23 +50,14 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
-        // libsystemd, bound for exactly one Swift target: SystemdKit.
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
-        .target(
-            name: "SystemdKit",
-            dependencies: ["CSystemd"],
-            swiftSettings: swiftSettings
-        ),
-        // timerfd and eventfd, which Swift's Glibc module leaves out; imported by JobdTimers alone.
-        .systemLibrary(name: "CTimerfd"),
-        // The weak-target timer core: no dependencies beyond the standard library and Linux.
-        .target(name: "JobdTimers", dependencies: ["CTimerfd", "JobdLocks"], swiftSettings: swiftSettings),
+        // The shipped code, in the order the data flows: config files -> definitions -> owners and timers -> runs -> journal.
         // jobd's one lock and locked box: pthread-based, so that the thread sanitizer sees them.
         .target(name: "JobdLocks", swiftSettings: swiftSettings),
+        // timerfd and eventfd, which Swift's Glibc module leaves out; imported by JobdTimers alone.
+        .systemLibrary(name: "CTimerfd"),
+        // The weak-target timer core: on Linux's timerfd (CTimerfd) and jobd's lock (JobdLocks) only,
+        // no Foundation and no other jobd module, so that a Swift program can take it alone.
+        .target(name: "JobdTimers", dependencies: ["CTimerfd", "JobdLocks"], swiftSettings: swiftSettings),
         // Calendar arithmetic: OnCalendar= and Cron=, pure, no I/O beyond reading tzdata.
         .target(name: "JobdCalendar", dependencies: ["JobdLocks"], swiftSettings: swiftSettings),
         // Job files -> job definitions.
@@ -76,6 +71,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // getxattr, which Swift's Glibc module leaves out; imported by JobdRunner alone.
+        .systemLibrary(name: "CXattr"),
+        // eventfd, which Swift's Glibc module leaves out; imported by JobdRunner alone.
+        .systemLibrary(name: "CEventfd"),
         // Definitions -> processes.
         .target(
             name: "JobdRunner",
@@ -87,14 +86,50 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The trampoline that puts a run's process into its cgroup, sets its attributes and sandbox and
+        // switches its credentials before the job's command runs (Sources/jobd-cgexec, plain C, no Swift);
+        // installed beside jobd, in libexec. Its seccomp filters (SystemCallFilter= and the keys that
+        // imply one) come from libseccomp, loaded (dlopen) only by a run that has one: the build needs
+        // Debian's libseccomp-dev for the header, and the package depends on libseccomp2.
+        .executableTarget(name: "jobd-cgexec"),
+        // libsystemd, bound for exactly one Swift target: SystemdKit.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(
+            name: "SystemdKit",
+            dependencies: ["CSystemd"],
+            swiftSettings: swiftSettings
+        ),
         // Structured events -> the journal (or readable lines on stderr).
         .target(
             name: "JobdLogging",
             dependencies: ["SystemdKit", "JobdLocks", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // accept4, pipe2 and POLLRDHUP, which Swift's Glibc module leaves out; imported by JobdControl alone.
+        .systemLibrary(name: "CSocket"),
+        // The commit of the build (scripts/version), imported by JobctlCommands alone.
+        .systemLibrary(name: "CBuildInfo"),
         // The control socket: its protocol, jobd's server and jobctl's client.
         .target(name: "JobdControl", dependencies: ["CSocket", "CBuildInfo", "JobdLocks"], swiftSettings: swiftSettings),
+        // libpq, PostgreSQL's own client (Debian's libpq-dev), bound for exactly one Swift target: JobdFleet.
+        .systemLibrary(
+            name: "CLibpq",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // Fleet-wide jobs: claims, leases and heartbeats in PostgreSQL, and the fleet audit.
+        .target(
+            name: "JobdFleet",
+            dependencies: [
+                "CLibpq", "JobdConfig", "JobdCalendar", "JobdLocks",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // malloc_trim, which Swift's Glibc module leaves out; imported by JobdDaemon alone.
         .systemLibrary(name: "CMalloc"),
         .target(
@@ -112,6 +147,8 @@ let package = Package(
         // jobd's journal entries -> a lifecycle audit report: pure, no I/O. JobdControl only for
         // JSONWriter, jobd's one JSON writer (`jobctl audit --json`).
         .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar", "JobdControl"], swiftSettings: swiftSettings),
+        // crontabs and systemd timers -> job files: pure, no I/O (jobctl import reads and writes).
+        .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdCalendar"], swiftSettings: swiftSettings),
         .target(
             name: "JobctlCommands",
             dependencies: [
@@ -131,6 +168,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "jobctl", dependencies: ["JobctlCommands"], swiftSettings: swiftSettings),
+        // The tests, one target per module (and the integration tests, which start the built jobd).
         // pidfd_open, which Swift's Glibc module leaves out; imported by JobdTestKit alone.
         .systemLibrary(name: "CPidfd"),
         // Test doubles shared by more than one test target.
@@ -154,6 +192,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "JobdRunnerTests", dependencies: ["JobdRunner", "JobdConfig"], swiftSettings: swiftSettings),
+        .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobdControlTests", dependencies: ["JobdControl", "JobdTestKit"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "JobdFleetTests",
+            dependencies: ["JobdFleet", "JobdConfig", "JobdCalendar", "JobdTestKit"],
+            swiftSettings: swiftSettings
+        ),
         // The daemon's main loop, driven event by event on a manual timer queue with test doubles.
         .testTarget(
             name: "JobdDaemonTests",
@@ -166,10 +212,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdAuditTests",
             dependencies: ["JobdAudit", "JobdLogging", "JobdTestKit", "SystemdKit"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "JobdImportTests",
+            dependencies: ["JobdImport", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdTestKit", "JobctlCommands",
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "JobctlCommandsTests",
+            dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit", "JobdCalendar"],
+            swiftSettings: swiftSettings
+        ),
+        // The manual pages (docs/man) against the code: every key, every jobctl command and option.
+        .testTarget(
+            name: "ManPageTests",
+            dependencies: ["JobdConfig", "JobctlCommands", "JobdTestKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -178,13 +240,7 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        // The commit of the build (scripts/version), imported by JobctlCommands alone.
-        .systemLibrary(name: "CBuildInfo"),
-        .testTarget(
-            name: "JobctlCommandsTests",
-            dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit", "JobdCalendar"],
-            swiftSettings: swiftSettings
-        ),
+        // Benchmarks and fuzzing.
         // mallinfo2, which Swift's Glibc module leaves out; imported by jobd-benchmarks alone.
         .systemLibrary(name: "CMallocInfo", path: "Benchmarks/CMallocInfo"),
         // The benchmarks of the README's Performance section (scripts/benchmark), and the soak run.
@@ -197,42 +253,6 @@ let package = Package(
             path: "Benchmarks/JobdBenchmarks",
             swiftSettings: swiftSettings
         ),
-        // crontabs and systemd timers -> job files: pure, no I/O (jobctl import reads and writes).
-        .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdCalendar"], swiftSettings: swiftSettings),
-        .testTarget(
-            name: "JobdImportTests",
-            dependencies: ["JobdImport", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdTestKit", "JobctlCommands",
-                           .product(name: "Logging", package: "swift-log")],
-            swiftSettings: swiftSettings
-        ),
-        // accept4, pipe2 and POLLRDHUP, which Swift's Glibc module leaves out; imported by JobdControl alone.
-        .systemLibrary(name: "CSocket"),
-        // The manual pages (docs/man) against the code: every key, every jobctl command and option.
-        .testTarget(
-            name: "ManPageTests",
-            dependencies: ["JobdConfig", "JobctlCommands", "JobdTestKit"],
-            swiftSettings: swiftSettings
-        ),
-        // libpq, PostgreSQL's own client (Debian's libpq-dev), bound for exactly one Swift target: JobdFleet.
-        .systemLibrary(
-            name: "CLibpq",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
-        // Fleet-wide jobs: claims, leases and heartbeats in PostgreSQL, and the fleet audit.
-        .target(
-            name: "JobdFleet",
-            dependencies: [
-                "CLibpq", "JobdConfig", "JobdCalendar", "JobdLocks",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "JobdFleetTests",
-            dependencies: ["JobdFleet", "JobdConfig", "JobdCalendar", "JobdTestKit"],
-            swiftSettings: swiftSettings
-        ),
         // The fuzz targets (scripts/fuzz builds them with -sanitize=fuzzer); built normally, it
         // replays inputs without libFuzzer.
         .executableTarget(
@@ -243,17 +263,3 @@ let package = Package(
         ),
     ]
 )
-
-// The trampoline that puts a run's process into its cgroup before the job's command runs
-// (Sources/jobd-cgexec/main.c); installed beside jobd, in libexec.
-// Its seccomp filters (SystemCallFilter= and the keys that imply one) are made with libseccomp,
-// loaded (dlopen) only by a run that has one: the build needs Debian's libseccomp-dev for the header,
-// and the package depends on libseccomp2.
-package.targets.append(.executableTarget(name: "jobd-cgexec"))
-// getxattr, which Swift's Glibc module leaves out; imported by JobdRunner alone.
-package.targets.append(.systemLibrary(name: "CXattr"))
-// eventfd, which Swift's Glibc module leaves out; imported by JobdRunner alone.
-package.targets.append(.systemLibrary(name: "CEventfd"))
-package.products.append(.executable(name: "jobd-cgexec", targets: ["jobd-cgexec"]))
-package.targets.append(.testTarget(name: "JobdRunnerTests", dependencies: ["JobdRunner", "JobdConfig"], swiftSettings: swiftSettings))
-package.targets.append(.testTarget(name: "JobdControlTests", dependencies: ["JobdControl", "JobdTestKit"], swiftSettings: swiftSettings))
