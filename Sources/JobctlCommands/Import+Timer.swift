@@ -22,12 +22,13 @@ extension Jobctl.Import {
                 CPUSchedulingPriority=, UMask=, the Limit...= keys, MemoryMax=, MemoryHigh=, \
                 MemorySwapMax=, CPUWeight=, CPUQuota=, IOWeight=, KillMode= (control-group or process), \
                 the sandboxing keys (ProtectSystem=, PrivateTmp=, SystemCallFilter=... as jobd.job(5) lists \
-                them, but for a user namespace of the run's own), \
+                them, but for a user namespace of the run's own), the timer's and the service's \
+                Condition...= and Assert...= of the kinds jobd checks (jobd.job(5), CONDITIONS), \
                 and the command: one ExecStart= as it is; several command lines (ExecStartPre=, \
                 ExecStart=, ExecStartPost=) joined into one /bin/sh -c that runs them in order and \
                 stops at the first failure, unless its line has the - prefix, as systemd runs them.
 
-                Every other key is reported as not carried over (Condition...=, RequiresMountsFor=, \
+                Every other key is reported as not carried over (other conditions, RequiresMountsFor=, \
                 the + prefix...), and the exit status is then 1. Left out silently, as they change \
                 nothing under jobd: Description= (it becomes the job's), Documentation=, Unit=, \
                 Type=oneshot (or simple, exec), SyslogIdentifier=, WantedBy=.

@@ -61,7 +61,7 @@ package enum FileSystem {
     /// it is opened, so a FIFO never blocks and a device is never opened (opening some has effects:
     /// `/dev/watchdog`). The open is non-blocking and refuses a link where there was none, and
     /// `fstat` checks that the file opened is the one looked at.
-    static func readTextFile(_ path: String, limit: Int = 1 << 20) -> Result<String, FileAccessError> {
+    package static func readTextFile(_ path: String, limit: Int = 1 << 20) -> Result<String, FileAccessError> {
         readFile(path, limit: limit).map(\.text)
     }
 

@@ -70,6 +70,7 @@ package struct JobDefinition: Sendable, Hashable {
         var supplementaryGroups: [String] = []
         var sandbox = Sandbox()
         var sandboxDeviceLine = LineNumber()
+        var conditions: [UnitCondition] = []
     }
 
     /// A line of the file, for error messages only: two definitions that differ only here are the
@@ -237,6 +238,11 @@ package struct JobDefinition: Sendable, Hashable {
     /// The line of the `PrivateDevices=` or `ProtectClock=` that asks for a device policy, for an
     /// error about it (jobd without a cgroup v2 for its runs).
     package var sandboxDeviceLine: Int? { storage.fields.uncommon.sandboxDeviceLine.line }
+    /// `Condition…=` and `Assert…=`, checked at each start (``UnitCondition``).
+    package var conditions: [UnitCondition] {
+        get { storage.fields.uncommon.conditions }
+        set { fields.uncommon.conditions = newValue }
+    }
     /// `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`, `UMask=` and the `Limit…=` keys.
     package var processAttributes: ProcessAttributes {
         get { storage.fields.uncommon.processAttributes }

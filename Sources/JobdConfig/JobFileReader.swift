@@ -67,6 +67,7 @@ package enum JobFileReader {
         var attributes = ProcessAttributes()
         var resources = ResourceControl()
         var sandbox = Sandbox()
+        var conditions: [UnitCondition] = []
         var sandboxDeviceLine: Int?
         var successExitStatus = SuccessExitStatus()
         var supplementaryGroups: [(name: String, line: Int)] = []
@@ -82,6 +83,18 @@ package enum JobFileReader {
             if assignment.key.hasPrefix("X-") { continue }
             if let resource = ResourceControl.Key(rawValue: assignment.key) {
                 if let wrong = resources.read(key: resource, value: value, line: line) { error(line, wrong.message, hint: wrong.hint) }
+                continue
+            }
+            if let (kind, isAssertion) = UnitCondition.kind(ofKey: assignment.key) {
+                // systemd: an empty value resets every condition and assertion before it.
+                guard !value.isEmpty else {
+                    conditions = []
+                    continue
+                }
+                switch UnitCondition.read(kind, isAssertion: isAssertion, value: value) {
+                case .success(let condition): conditions.append(condition)
+                case .failure(let wrong): error(line, wrong.message, hint: wrong.hint)
+                }
                 continue
             }
             guard let key = JobKey(rawValue: assignment.key) else {
@@ -396,7 +409,7 @@ package enum JobFileReader {
             referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn,
             tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, resourceControl: resources, successExitStatus: successExitStatus,
             supplementaryGroups: supplementaryGroups.map(\.name), sandbox: sandbox,
-            sandboxDeviceLine: JobDefinition.LineNumber(sandbox.needsDeviceCgroup ? sandboxDeviceLine : nil))
+            sandboxDeviceLine: JobDefinition.LineNumber(sandbox.needsDeviceCgroup ? sandboxDeviceLine : nil), conditions: conditions)
         return .success(JobDefinition(fields))
     }
 

@@ -86,6 +86,7 @@ enum JobKey: String, CaseIterable {
 
     /// Every key a `[Job]` section takes: these, and the resource keys ``ResourceControl`` reads.
     static let names = allCases.map(\.rawValue) + ResourceControl.Key.allCases.map(\.rawValue)
+        + UnitCondition.Kind.allCases.flatMap { ["Condition" + $0.rawValue, "Assert" + $0.rawValue] }
 
     /// The known key nearest to `key`, if it is near enough to be a likely misspelling.
     static func suggestion(for key: String) -> String? {

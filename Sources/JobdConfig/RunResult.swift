@@ -18,6 +18,9 @@ package enum RunResult: String, Sendable, Hashable, CaseIterable {
     case startFailed = "start-failed"
     /// jobd stopped the run on purpose: `Overlap=replace`, `jobctl stop`, or jobd's own stop. Not a failure.
     case stopped
+    /// An `Assert…=` of the job did not hold at the start: the command was not run. A failure,
+    /// which no `Restart=` retries (as systemd's).
+    case assert
     /// The node running it stopped renewing its fleet lease (it died, or lost the database): another
     /// node recorded the run lost when the lease lapsed. A failure.
     case lost
@@ -26,7 +29,7 @@ package enum RunResult: String, Sendable, Hashable, CaseIterable {
     package var isFailure: Bool {
         switch self {
         case .success, .stopped: false
-        case .exitCode, .signal, .coreDump, .timeout, .oomKill, .startFailed, .lost: true
+        case .exitCode, .signal, .coreDump, .timeout, .oomKill, .startFailed, .lost, .assert: true
         }
     }
 }

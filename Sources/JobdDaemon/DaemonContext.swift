@@ -73,6 +73,16 @@ package protocol RunLauncher: Sendable {
     func stopAll(reason: StopReason)
     /// The process of run `runID`, while it runs.
     func pid(of runID: UInt64) -> Int32?
+    /// The first of `definition`'s `Condition…=` that does not hold now, if one does not.
+    func unmetCondition(of definition: JobDefinition) -> UnitCondition?
+}
+
+extension RunLauncher {
+    /// Conditions read the machine itself (``SystemConditionFacts``).
+    package func unmetCondition(of definition: JobDefinition) -> UnitCondition? {
+        let conditions = definition.conditions.filter { !$0.isAssertion }
+        return conditions.isEmpty ? nil : UnitCondition.failing(conditions, on: SystemConditionFacts())
+    }
 }
 
 /// Claims of fleet jobs' elapses, off the main loop.

@@ -35,6 +35,13 @@ extension MainLoop {
     /// Starts the run; a fleet job's run claims its elapse first, and starts with `claimed` once it holds it.
     func start(_ request: RunRequest, claimed: Bool = false) {
         guard let definition = admission.definition(of: request.job) else { return }
+        // A Condition…= that does not hold skips the run, before any claim (systemd.unit(5)).
+        if !claimed, let unmet = context.launcher.unmetCondition(of: definition) {
+            logger.info("\(request.job): \(unmet) does not hold: run \(request.runID) is skipped",
+                        metadata: request.journalFields.mapValues { .string($0) })
+            perform(admission.startDeclined(job: request.job, runID: request.runID, reason: "condition", now: now))
+            return
+        }
         if !claimed, request.claims(definition) {
             claim(request)
             return

@@ -1,3 +1,4 @@
+import JobdConfig
 /// A job file being written: comments first, then `[Job]` and its assignments in order.
 ///
 /// Values go in as jobd's reader must give them back: a value jobd reads as written (`User=`,
@@ -39,9 +40,11 @@ package struct JobFile: Sendable {
     }
 
     /// The keys a job file may assign more than once, each adding to a list.
-    static let repeatableKeys: Set<String> = ["Environment", "EnvironmentFile", "OnFailure", "OnSuccess", "SupplementaryGroups",
+    static let repeatableKeys: Set<String> = Set(["Environment", "EnvironmentFile", "OnFailure", "OnSuccess", "SupplementaryGroups",
                                               "SystemCallFilter", "RestrictNamespaces", "ReadWritePaths", "ReadOnlyPaths",
-                                              "InaccessiblePaths", "CapabilityBoundingSet", "AmbientCapabilities"]
+                                              "InaccessiblePaths", "CapabilityBoundingSet", "AmbientCapabilities"])
+        // Every Condition…= and Assert…= is a list: each line adds one.
+        .union(Set(UnitCondition.Kind.allCases.flatMap { ["Condition" + $0.rawValue, "Assert" + $0.rawValue] }))
 
     /// Why `value` cannot be written as it is after a key jobd reads without quotes or escapes
     /// (`User=`, `WorkingDirectory=`, `Description=`), or `nil` if it can: jobd trims blanks at

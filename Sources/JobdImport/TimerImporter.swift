@@ -59,6 +59,10 @@ package enum TimerImporter {
                 job.comment("OnBootSec=\(assignment.value) became OnStartupSec=: systemd counts it from the boot, jobd from")
                 job.comment("its own start (seconds after the boot, and again whenever jobd is restarted).")
                 result.timerReport.add(.note, line: line, "OnBootSec=\(assignment.value) became OnStartupSec=, counted from jobd's start, not the boot")
+            } else if assignment.section == "Unit", UnitCondition.kind(ofKey: assignment.key) != nil {
+                // The timer's conditions keep it from starting at all; as the job's, each run is
+                // skipped under them: the same runs happen.
+                job.set(assignment.key, assignment.value)
             } else if !withoutEffect.contains("\(assignment.section).\(assignment.key)") {
                 result.timerReport.add(.notCarriedOver, line: line, "[\(assignment.section)] \(assignment.key)=\(assignment.value)")
             }
@@ -87,6 +91,8 @@ package enum TimerImporter {
                                          "WorkingDirectory=\(assignment.value): jobd takes an absolute path only")
             case ("Service", "Type") where ["oneshot", "simple", "exec", ""].contains(assignment.value):
                 continue
+            case ("Unit", let key) where UnitCondition.kind(ofKey: key) != nil:
+                job.set(key, assignment.value)
             // systemd's two modes that jobd has; `mixed` and `none` are reported below.
             case ("Service", "KillMode") where ["control-group", "process"].contains(assignment.value):
                 job.set("KillMode", assignment.value)

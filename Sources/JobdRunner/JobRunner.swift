@@ -90,7 +90,12 @@ package struct JobRunner: Sendable {
         var privateTmp: PrivateTmp?
         // What the run writes, kept for MailTo= (cron's MAILTO) only.
         let mailed = definition.mailTo.isEmpty ? nil : MailedOutput()
-        prepared: switch await prepareAside(definition, runID: runID, invocationID: invocationID, context: context) {
+        // An Assert…= that does not hold fails the run before anything of it starts (result `assert`).
+        let failedAssertion = definition.conditions.contains(where: \.isAssertion)
+            ? UnitCondition.failing(definition.conditions.filter(\.isAssertion), on: SystemConditionFacts()) : nil
+        prepared: switch failedAssertion == nil
+            ? await prepareAside(definition, runID: runID, invocationID: invocationID, context: context)
+            : .failure(PreparationError(description: "\(failedAssertion!) does not hold")) {
         case .failure(let reason):
             termination = .failedToStart(reason.description)
         case .success(var configuration):
@@ -155,8 +160,9 @@ package struct JobRunner: Sendable {
         registry.remove(runID: runID)
         let ended = MonotonicInstant.now()
         let reason = stopReason.reason
-        let result = RunOutcome.result(of: termination, stopReason: reason, ignoresFailure: definition.command.ignoresFailure,
-                                       success: definition.successExitStatus, oomKilled: (finished?.oomKills ?? 0) > 0)
+        let result = failedAssertion != nil ? .assert
+            : RunOutcome.result(of: termination, stopReason: reason, ignoresFailure: definition.command.ignoresFailure,
+                                success: definition.successExitStatus, oomKilled: (finished?.oomKills ?? 0) > 0)
         fields[JobdField.exitCode] = termination.exitCode
         fields[JobdField.exitStatus] = termination.exitStatus
         let elapsed = TimeSpan(microseconds: UInt64(max(0, ended.duration(since: started).nanosecondsSaturated / 1_000)))

@@ -30,8 +30,8 @@ import Testing
     /// A systemd key jobd does not read says so, with the nearest way to its effect; any other
     /// unknown key points to the manual rather than listing ninety keys.
     @Test(arguments: [
-        ("ConditionPathExists=/etc/x", "jobd does not support ConditionPathExists=; test it at the start of the command"),
-        ("AssertACPower=true", "jobd does not support AssertACPower=; test it"),
+        ("ConditionHost=web1", "jobd does not support ConditionHost=; test it at the start of the command"),
+        ("AssertKernelVersion=>=6", "jobd does not support AssertKernelVersion=; test it"),
         ("RequiresMountsFor=/var", "jobd does not support RequiresMountsFor=: jobs are not ordered against units"),
         ("DynamicUser=yes", "jobd does not support DynamicUser=; jobd allocates no users: make a system user"),
         ("StandardOutput=file:/x", "jobd does not support StandardOutput=; a run's output goes to the journal"),

@@ -13,6 +13,12 @@ import Testing
 @Suite(.serialized) struct TimerImportTests {
     static let debianTimers = ["apt-daily", "logrotate", "man-db", "fstrim", "e2scrub_all"]
     static let unitDirectory = "/lib/systemd/system"
+    /// What of Debian 12's timers jobd has no equivalent for, in the order the import reports it.
+    static let notCarriedOver: [String: [String]] = [
+        "apt-daily": ["[Unit] After=network.target"],
+        "logrotate": ["[Unit] RequiresMountsFor=/var/log"],
+        "man-db": ["ExecStart=: the '+' prefix"],
+    ]
     static let analyze = "/usr/bin/systemd-analyze"
 
     /// Whether the machine has what the test compares with; a failure under CI, a loud skip otherwise.
@@ -29,9 +35,12 @@ import Testing
         for timer in Self.debianTimers {
             let importer = try DaemonProcess(product: "jobctl", arguments: ["import", "timer", "\(Self.unitDirectory)/\(timer).timer", "--output", jobs])
             let status = try importer.waitForExit()
-            // Each of them has sandboxing or conditions that jobd does not carry over, and says so.
-            #expect(status == 1, "\(importer.lines)")
-            #expect(importer.lines.contains { $0.contains("not carried over:") }, "\(importer.lines)")
+            // Their sandboxing, conditions and limits carry over; what is left is what means
+            // nothing to jobd (ordering against units, the + prefix of a root service), and it is said.
+            let lost = importer.lines.filter { $0.contains("not carried over:") }
+            let expected = Self.notCarriedOver[timer] ?? []
+            #expect(status == (expected.isEmpty ? 0 : 1), "\(importer.lines)")
+            #expect(lost.count == expected.count && zip(lost, expected).allSatisfy { $0.contains($1) }, "\(timer): \(lost)")
             #expect(importer.lines.contains("\(Self.unitDirectory)/\(timer).timer: imported as \(timer).job in \(jobs)"), "\(importer.lines)")
         }
         let check = try DaemonProcess(product: "jobctl", arguments: ["check", "--config-dir", config.path])
@@ -82,6 +91,7 @@ import Testing
         """
         [Unit]
         ConditionACPower=true
+        After=network-online.target
 
         [Service]
         Type=oneshot
@@ -99,7 +109,7 @@ import Testing
         let job = try #require(result.job)
         #expect(job.assignments.map { "\($0.key)=\($0.value)" } == [
             "Description=Nightly report", "OnStartupSec=15min", "OnUnitActiveSec=1d", "RandomizedDelaySec=30",
-            "AccuracySec=1min", "Environment=\"GREETING=hello world\" COUNT=2", "User=nobody", "TimeoutStopSec=30s",
+            "AccuracySec=1min", "ConditionACPower=true", "Environment=\"GREETING=hello world\" COUNT=2", "User=nobody", "TimeoutStopSec=30s",
             "Nice=10", "PrivateTmp=true", "ExecStart=/usr/bin/report --all",
         ])
         #expect(job.comments.contains { $0.contains("OnBootSec=15min became OnStartupSec=") })
@@ -108,7 +118,7 @@ import Testing
             "report.timer:9: not carried over: [Timer] WakeSystem=true",
         ])
         #expect(result.serviceReport.lines(path: "report.service") == [
-            "report.service:2: not carried over: [Unit] ConditionACPower=true",
+            "report.service:3: not carried over: [Unit] After=network-online.target",
         ])
         #expect(result.hasLosses)
         guard case .success = JobFileReader.read(name: job.name, path: "report.job", text: job.text) else {
