@@ -55,7 +55,9 @@ package actor FleetDatabase {
     /// apart from the actor's state: a claim answers at once while the database's thread waits.
     private nonisolated let skipped = LockedBox<[SkippedClaim]>([])
     /// Claims waiting to be sent (``claim(_:runID:)``), oldest first.
-    private nonisolated let waitingClaims = LockedBox<[WaitingClaim]>([])
+    private nonisolated let waitingClaims = LockedBox(WaitingClaims())
+    /// Verdicts of claims sent with another's, until their own claimers read them.
+    private var answers: [UInt64: ClaimVerdict] = [:]
     static let skippedLimit = 10_000
 
     /// An elapse a node skipped, and the run id its run would have had.
@@ -183,37 +185,46 @@ package actor FleetDatabase {
     /// connection it answers at once, without waiting for the database's thread.
     package nonisolated func claim(_ key: ClaimKey, runID: String) async -> ClaimVerdict {
         guard hasConnection.withLock({ $0 }) else { return unavailable(key, runID: runID) }
-        return await withCheckedContinuation { continuation in
-            let first = waitingClaims.withLock { waiting in
-                waiting.append(WaitingClaim(key: key, runID: runID, answer: continuation))
-                return waiting.count == 1
-            }
-            if first { Task { await self.sendWaitingClaims() } }
+        let id = waitingClaims.withLock { waiting in
+            waiting.next += 1
+            waiting.claims.append(WaitingClaim(id: waiting.next, key: key, runID: runID))
+            return waiting.next
         }
+        // Straight onto the database's thread (no task of Swift's pool in between): the first
+        // claimer there sends every claim waiting by then, the others find their answer.
+        return await answer(to: id)
     }
 
-    /// A claim waiting to be sent, and where its verdict goes.
+    /// A claim waiting to be sent.
     private struct WaitingClaim: Sendable {
+        var id: UInt64
         var key: ClaimKey
         var runID: String
-        var answer: CheckedContinuation<ClaimVerdict, Never>
+    }
+
+    /// The claims waiting to be sent, oldest first, and the last id given.
+    private struct WaitingClaims: Sendable {
+        var claims: [WaitingClaim] = []
+        var next: UInt64 = 0
     }
 
     /// The most claims one statement carries.
     static let claimBatchLimit = 1_000
 
-    /// Sends every waiting claim, a batch at a time, until none waits.
-    private func sendWaitingClaims() {
+    /// The verdict of the claim numbered `id`: sent by an earlier call with others, or now.
+    private func answer(to id: UInt64) -> ClaimVerdict {
+        if let verdict = answers.removeValue(forKey: id) { return verdict }
         while true {
             let batch = waitingClaims.withLock { waiting in
-                let batch = Array(waiting.prefix(Self.claimBatchLimit))
-                waiting.removeFirst(batch.count)
+                let batch = Array(waiting.claims.prefix(Self.claimBatchLimit))
+                waiting.claims.removeFirst(batch.count)
                 return batch
             }
-            guard !batch.isEmpty else { return }
+            guard !batch.isEmpty else { break }
             let verdicts = claimConnected(batch.map { ($0.key, $0.runID) })
-            for (claim, verdict) in zip(batch, verdicts) { claim.answer.resume(returning: verdict) }
+            for (claim, verdict) in zip(batch, verdicts) { answers[claim.id] = verdict }
         }
+        return answers.removeValue(forKey: id) ?? .unavailable(reason: Self.skippedResult)
     }
 
     /// The verdict of a claim that could not reach the database: the elapse is skipped, and kept to

@@ -107,6 +107,9 @@ struct FleetDatabaseTests {
         await run("yearly", daysAgo: 300)
         await run("stuck", daysAgo: 50, ends: false)
         await run("stuck", daysAgo: 2)
+        // The ends are in the table: one a loaded machine let time out is written at the next
+        // beat, as the node's link would make it (after connecting again if the timeout dropped it).
+        if (try? await node.beat()) == nil { _ = try await node.connect() }
 
         // Another node starting: its first beat (at connect) looks.
         var otherSettings = settings
