@@ -109,6 +109,16 @@ extension UnitCondition {
         return result != negated
     }
 
+    /// Of `conditions`, the conditions (or, with `assertions`, the assertions), the first that keeps
+    /// the run from going on, by systemd's rule; `nil` when they allow it. Reads no fact when there
+    /// is none of them.
+    package static func failing(
+        _ conditions: [UnitCondition], assertions: Bool, on facts: @autoclosure () -> some ConditionFacts
+    ) -> UnitCondition? {
+        let chosen = conditions.filter { $0.isAssertion == assertions }
+        return chosen.isEmpty ? nil : failing(chosen, on: facts())
+    }
+
     /// Of `conditions` (all conditions or all assertions), the first that keeps the run from going
     /// on, by systemd's rule; `nil` when they allow it.
     package static func failing(_ conditions: [UnitCondition], on facts: some ConditionFacts) -> UnitCondition? {

@@ -31,10 +31,9 @@ extension Daemon {
     /// The fleet's database of `[Fleet]`, or `nil` (with the reason logged) when jobd.conf has none
     /// or its thread cannot start; fleet jobs are then skipped.
     static func makeFleet(
-        settings: DaemonSettings, options: DaemonOptions, logger: Logger, clocks: Scheduler.Clocks
+        settings: DaemonSettings, options: DaemonOptions, fences: FenceFiles, logger: Logger, clocks: Scheduler.Clocks
     ) -> FleetDatabase? {
         guard let fleet = settings.fleet else { return nil }
-        let fences = FenceFiles(runtimeDirectory: options.runtimeDirectory)
         fences.prepare(logger: logger)
         do {
             return try FleetDatabase(settings: fleet, instance: options.instance, logger: logger, realtime: clocks.realtime,

@@ -76,7 +76,8 @@ package struct Daemon {
         let bootID = (try? ID128.bootID()) ?? "unknown"
         let zone = TimeZoneRules.current(environment: options.environment)
         let clocks = Self.clocks(environment: options.environment)
-        let fleet = Self.makeFleet(settings: settings, options: options, logger: logger, clocks: clocks)
+        let fences = FenceFiles(runtimeDirectory: options.runtimeDirectory)
+        let fleet = Self.makeFleet(settings: settings, options: options, fences: fences, logger: logger, clocks: clocks)
         let joined = await Self.joinFleet(fleet, jobs: configuration.jobs, local: state)
         let scheduler = Scheduler(
             queue: queue, daemonStart: .now(), logger: logger, clocks: clocks, zone: zone, store: joined.store,
@@ -99,9 +100,7 @@ package struct Daemon {
             directory: JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check),
             slowSeconds: environment[Self.slowLoadVariable].flatMap(Double.init), logger: logger)
         let launcher = TaskLauncher(runner: JobRunner(logger: logger, environment: environment), tasks: tasks)
-        let claims: (any FleetClaims)? = fleet.map {
-            DatabaseClaims(database: $0, tasks: tasks, fences: FenceFiles(runtimeDirectory: options.runtimeDirectory))
-        }
+        let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
         var context = DaemonContext(
             clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
             post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })

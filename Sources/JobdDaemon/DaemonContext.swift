@@ -80,8 +80,7 @@ package protocol RunLauncher: Sendable {
 extension RunLauncher {
     /// Conditions read the machine itself (``SystemConditionFacts``).
     package func unmetCondition(of definition: JobDefinition) -> UnitCondition? {
-        let conditions = definition.conditions.filter { !$0.isAssertion }
-        return conditions.isEmpty ? nil : UnitCondition.failing(conditions, on: SystemConditionFacts())
+        UnitCondition.failing(definition.conditions, assertions: false, on: SystemConditionFacts())
     }
 }
 

@@ -249,10 +249,7 @@ package actor FleetDatabase {
             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
                 WITH ORDINALITY AS input(job, elapse, attempt, run_id, n)
             """
-        let keys: [PostgresParameter] = [
-            .textArray(claims.map(\.key.job)), .textArray(claims.map { String($0.key.elapse.microseconds) }),
-            .textArray(claims.map { String($0.key.attempt) }), .textArray(claims.map(\.runID)),
-        ]
+        let keys = Self.arrays(of: claims)
         let sql = """
             WITH input AS (\(input)),
             won AS (
@@ -292,9 +289,7 @@ package actor FleetDatabase {
                     SELECT input.n, holder.node FROM input JOIN \(table) AS holder ON holder.job = input.job
                            AND holder.attempt = input.attempt::integer
                            AND holder.elapse = 'epoch'::timestamptz + input.elapse::bigint * interval '1 microsecond'
-                    """, [.textArray(unknown.map { claims[$0].key.job }),
-                          .textArray(unknown.map { String(claims[$0].key.elapse.microseconds) }),
-                          .textArray(unknown.map { String(claims[$0].key.attempt) }), .textArray(unknown.map { claims[$0].runID })])
+                    """, Self.arrays(of: unknown.map { claims[$0] }))
                 for row in holders {
                     let position = Int(try row.int64(0)) - 1
                     if unknown.indices.contains(position) { verdicts[unknown[position]] = .taken(by: try row.text(1)) }
@@ -318,7 +313,7 @@ package actor FleetDatabase {
     /// of this node's among them that did commit (its outcome was unknown) is ended as skipped, so
     /// that it is neither left to lapse into `lost` nor retried; every other skipped elapse that no
     /// node claimed gets a row saying it was skipped. An elapse another node claimed and ran keeps
-    /// that node's row. Four round trips whatever the count.
+    /// that node's row. Four round trips at most, whatever the count.
     ///
     /// An elapse gets its row only once no node can still be about to claim it: a lease and twice
     /// the clock skew a node may have after it (a node with a slower clock fires later). Younger
@@ -335,15 +330,15 @@ package actor FleetDatabase {
                 UPDATE \(table) SET ended_at = now(), result = $3
                  WHERE node = $1 AND run_id = ANY($2) AND ended_at IS NULL AND lost_at IS NULL
                 """, [.text(settings.node), runIDs, .text(Self.skippedResult)])
-            try run(connection, """
-                INSERT INTO \(table) (job, elapse, attempt, node, instance, run_id, lease_until, ended_at, result)
-                SELECT job, 'epoch'::timestamptz + elapse::bigint * interval '1 microsecond', attempt::integer,
-                       $5, $6, run_id, now(), now(), $7
-                  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS skipped(job, elapse, attempt, run_id)
-                ON CONFLICT DO NOTHING
-                """, [.textArray(ripe.map(\.key.job)), .textArray(ripe.map { String($0.key.elapse.microseconds) }),
-                      .textArray(ripe.map { String($0.key.attempt) }), .textArray(ripe.map(\.runID)),
-                      .text(settings.node), .text(instance), .text(Self.skippedResult)])
+            if !ripe.isEmpty {
+                try run(connection, """
+                    INSERT INTO \(table) (job, elapse, attempt, node, instance, run_id, lease_until, ended_at, result)
+                    SELECT job, 'epoch'::timestamptz + elapse::bigint * interval '1 microsecond', attempt::integer,
+                           $5, $6, run_id, now(), now(), $7
+                      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS skipped(job, elapse, attempt, run_id)
+                    ON CONFLICT DO NOTHING
+                    """, Self.arrays(of: ripe.map { ($0.key, $0.runID) }) + [.text(settings.node), .text(instance), .text(Self.skippedResult)])
+            }
             try run(connection, "COMMIT")
         } catch {
             try? run(connection, "ROLLBACK")
@@ -353,6 +348,13 @@ package actor FleetDatabase {
         let recorded = Set(ripe)
         skipped.withLock { $0.removeAll(where: recorded.contains) }
         logger.info("fleet: recorded \(ripe.count) elapse(s) skipped while the database was unavailable")
+    }
+
+    /// Claims as the parameters `$1` to `$4` of an `unnest($1::text[], $2::text[], $3::text[],
+    /// $4::text[])`: their jobs, elapses (microseconds), attempts and run ids, in order.
+    private static func arrays(of claims: [(key: ClaimKey, runID: String)]) -> [PostgresParameter] {
+        [.textArray(claims.map(\.key.job)), .textArray(claims.map { String($0.key.elapse.microseconds) }),
+         .textArray(claims.map { String($0.key.attempt) }), .textArray(claims.map(\.runID))]
     }
 
     /// A claim's key as the first three parameters, `$1` to `$3`, which ``keyCondition`` reads.

@@ -91,8 +91,7 @@ package struct JobRunner: Sendable {
         // What the run writes, kept for MailTo= (cron's MAILTO) only.
         let mailed = definition.mailTo.isEmpty ? nil : MailedOutput()
         // An Assert…= that does not hold fails the run before anything of it starts (result `assert`).
-        let failedAssertion = definition.conditions.contains(where: \.isAssertion)
-            ? UnitCondition.failing(definition.conditions.filter(\.isAssertion), on: SystemConditionFacts()) : nil
+        let failedAssertion = UnitCondition.failing(definition.conditions, assertions: true, on: SystemConditionFacts())
         prepared: switch failedAssertion == nil
             ? await prepareAside(definition, runID: runID, invocationID: invocationID, context: context)
             : .failure(PreparationError(description: "\(failedAssertion!) does not hold")) {

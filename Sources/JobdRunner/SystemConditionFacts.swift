@@ -42,7 +42,8 @@ package struct SystemConditionFacts: ConditionFacts {
         if let container = Self.read("/run/systemd/container"), !container.isEmpty {
             return (container == "systemd-nspawn" ? "systemd-nspawn" : container, "container")
         }
-        if let cpuinfo = Self.read("/proc/cpuinfo", limit: 65_536), cpuinfo.contains(" hypervisor") {
+        // The first processor's flags say it: a many-core machine's whole file runs to megabytes.
+        if let cpuinfo = Self.read("/proc/cpuinfo", limit: 1 << 24), cpuinfo.split(separator: "\n\n").first?.contains(" hypervisor") == true {
             let vendor = (Self.read("/sys/class/dmi/id/sys_vendor") ?? "").lowercased()
             let name = vendor.contains("qemu") ? "qemu" : vendor.contains("vmware") ? "vmware"
                 : vendor.contains("microsoft") ? "microsoft" : vendor.contains("xen") ? "xen" : "kvm"

@@ -178,24 +178,19 @@ struct FleetDaemonTests {
         for name in ["node-a", "node-b", "node-c"] { try fleet.start(name, jobs: ["slow": slow], lease: "2s") }
         for node in fleet.nodes { try node.connected() }
         // The first elapse (within 30 s) starts on one node.
-        var runner: Node?
-        let deadline = Date().addingTimeInterval(45)
-        while runner == nil, Date() < deadline {
-            runner = fleet.nodes.first { !$0.starts("slow").isEmpty }
-            if runner == nil { Thread.sleep(forTimeInterval: 0.05) }
+        try waitUntil(timeout: .seconds(45), "the first elapse to start on a node") {
+            fleet.nodes.contains { !$0.starts("slow").isEmpty }
         }
-        let victim = try #require(runner)
+        let victim = try #require(fleet.nodes.first { !$0.starts("slow").isEmpty })
         let run = try #require(victim.starts("slow").first)
         let killed = Date()
         victim.process.signal(SIGKILL)
         _ = try victim.process.waitForExit()
         let survivors = fleet.nodes.filter { $0 !== victim }
-        var retried: Node?
-        while retried == nil, Date().timeIntervalSince(killed) < 20 {
-            retried = survivors.first { $0.starts("slow").contains { $0.cause == "retry" } }
-            if retried == nil { Thread.sleep(forTimeInterval: 0.05) }
+        try waitUntil(timeout: .seconds(20), "a surviving node to retry the lost run") {
+            survivors.contains { $0.starts("slow").contains { $0.cause == "retry" } }
         }
-        let retrier = try #require(retried, "no surviving node retried the lost run")
+        let retrier = try #require(survivors.first { $0.starts("slow").contains { $0.cause == "retry" } })
         let lostAfter = try fleet.sql("""
             SELECT extract(epoch FROM lost_at - claimed_at) FROM jobd.claims WHERE run_id = '\(run.runID)'
             """).first?.first.flatMap(Double.init)
@@ -405,6 +400,7 @@ struct FleetDaemonTests {
         let other = try #require(fleet.nodes.first { $0 !== paused })
         let original = try #require(paused.starts("fenced").first)
         paused.process.signal(SIGSTOP)
+        // The issue's pause: 9 s of a stopped jobd (a real-world duration, not a wait for an event).
         Thread.sleep(forTimeInterval: 9)
         paused.process.signal(SIGCONT)
         try paused.process.waitForEvent("run.exit", fields: ["JOBD_RUN_ID": original.runID], timeout: .seconds(20))
