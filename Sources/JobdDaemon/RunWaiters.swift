@@ -1,3 +1,4 @@
+import JobdConfig
 import JobdControl
 import JobdRunner
 import JobdScheduler
@@ -48,10 +49,18 @@ struct RunWaiters {
         }
     }
 
-    /// Run `report.runID` ended. `retry` is the retry the admission gave it, `started` the runs its
-    /// outcome started (or queued): a waiter that follows them waits on for them.
-    mutating func ended(_ report: RunReport, retry: RunRequest?, started: [RunRequest]) {
+    /// Run `report.runID` ended, and the admission answered `ended`: who waits hears of the retry
+    /// the failure was given, and a waiter that follows the run waits on for the retry, or for the
+    /// runs the outcome started (or queued).
+    mutating func ended(_ report: RunReport, as ended: RunAdmission.Ended) {
         guard let runID = report.runID, let waiter = byRun.removeValue(forKey: runID) else { return }
+        var report = report
+        if let retry = ended.retry {
+            report.retryRunID = retry.request.runID
+            report.retryAttempt = retry.request.attempt
+            report.retryLimit = retry.limit
+            report.retryDelayUSec = retry.delay.microseconds
+        }
         taps.remove(runID: runID)
         waiter.pending.remove(runID)
         let response = ControlResponse(type: .runFinished, run: report)
@@ -59,11 +68,11 @@ struct RunWaiters {
             waiter.reply.finish(with: response)
             return
         }
-        if let retry {
-            follow(retry.runID, by: waiter)
+        if let retry = ended.retry {
+            follow(retry.request.runID, by: waiter)
         } else {
             // The runs the final attempt started are followed to their ends, their output not shown.
-            for run in started where run.triggeredBy?.invocationID == report.invocationID {
+            for run in ended.started where run.triggeredBy?.invocationID == report.invocationID {
                 follow(run.runID, by: waiter, output: false)
             }
         }
