@@ -54,9 +54,9 @@ extension MainLoop {
     /// A run ended: answer who waited for it, record it for the schedule, and let the admission
     /// decide what follows (a retry, `OnFailure=`/`OnSuccess=` jobs, what waited for it).
     func runEnded(_ outcome: RunOutcome) {
-        let ended = admission.runEnded(RunEnd(outcome), now: outcome.finished)
-        runWaiters.ended(RunReport(outcome), as: ended)
-        scheduler.runFinished(job: outcome.job, record: JobHistory.LastRun(outcome), active: admission.isActive(outcome.job), now: outcome.finished)
+        let ended = admission.runEnded(outcome, now: now)
+        runWaiters.ended(outcome, as: ended)
+        scheduler.runFinished(outcome, active: admission.isActive(outcome.job), now: now)
         context.store.saveHistory(of: outcome.job, scheduler.histories[outcome.job])
         metricsChanged()
         context.fleetRunEnded(outcome)

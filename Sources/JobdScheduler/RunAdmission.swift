@@ -204,7 +204,7 @@ package struct RunAdmission: Sendable {
     }
 
     /// A run ended: retry it, or start the jobs its outcome names, then whatever waited for it.
-    package mutating func runEnded(_ end: RunEnd, now: MonotonicInstant) -> Ended {
+    package mutating func runEnded(_ end: RunOutcome, now: MonotonicInstant) -> Ended {
         guard let request = jobs[end.job]?.inFlight.removeValue(forKey: end.runID)?.request else { return Ended() }
         defer { if jobs[end.job]?.isIdle == true { jobs[end.job] = nil } }
         guard !isStopping else { return Ended() }
@@ -214,7 +214,7 @@ package struct RunAdmission: Sendable {
         let queuedStarts = jobs[end.job]?.queued != nil && jobs[end.job]?.inFlight.isEmpty == true
         let retries = definition.map {
             $0.restart.condition.retries(end.result) && request.attempt < $0.restart.limit
-                && !$0.restart.prevents(exitCode: end.exitCode, exitStatus: end.exitStatus)
+                && !$0.restart.prevents(exitCode: end.termination.exitCode, exitStatus: end.termination.exitStatus)
         } ?? false
         if let definition, retries, !queuedStarts {
             let attempt = request.attempt + 1
@@ -236,8 +236,8 @@ package struct RunAdmission: Sendable {
             let chain = (request.triggeredBy?.chain ?? []) + [end.job]
             for target in targets {
                 let started = makeRequest(job: target, cause: cause, now: now, triggeredBy: TriggeringRun(
-                    job: end.job, invocationID: request.invocationID, result: end.result, exitCode: end.exitCode,
-                    exitStatus: end.exitStatus, chain: chain))
+                    job: end.job, invocationID: request.invocationID, result: end.result, exitCode: end.termination.exitCode,
+                    exitStatus: end.termination.exitStatus, chain: chain))
                 if chain.contains(target) {
                     actions.append(.skip(started, reason: "trigger-cycle"))
                 } else if chain.count >= Self.maxChain {

@@ -36,9 +36,9 @@ import Testing
         actions.compactMap { if case .start(let request) = $0 { request } else { nil } }
     }
 
-    static func end(_ request: RunRequest, _ result: RunResult = .success) -> RunEnd {
-        RunEnd(runID: request.runID, job: request.job, result: result, exitCode: result == .success ? "exited" : "exited",
-               exitStatus: result == .success ? "0" : "1")
+    static func end(_ request: RunRequest, _ result: RunResult = .success, _ termination: RunTermination? = nil) -> RunOutcome {
+        RunOutcome(runID: request.runID, invocationID: request.invocationID, job: request.job,
+                   termination: termination ?? .exited(result == .success ? 0 : 1), result: result, duration: .seconds(1))
     }
 
     // MARK: The table: Overlap= × MaxConcurrentRuns= × a reload × what the operator does
@@ -179,17 +179,16 @@ import Testing
     }
 
     @Test(arguments: [
-        ("exited", "2", true), ("exited", "1", false), ("killed", "TERM", true), ("dumped", "TERM", true), ("killed", "KILL", false),
-        ("failed-to-start", "203", true),
+        (RunTermination.exited(2), true), (.exited(1), false), (.killed(signal: 15), true), (.dumped(signal: 15), true),
+        (.killed(signal: 9), false), (.failedToStart("no such file"), true),
     ])
-    func restartPreventExitStatusEndsTheRetriesAsSystemd(exitCode: String, exitStatus: String, prevented: Bool) throws {
+    func restartPreventExitStatusEndsTheRetriesAsSystemd(termination: RunTermination, prevented: Bool) throws {
         var backup = Self.failing(onFailure: ["notify"])
         backup.restart.preventExitStatus = SuccessExitStatus(statuses: [2, 203], signals: [15])  // SIGTERM
         var admission = Self.admission([backup, Self.job("notify")])
         let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
-        let result: RunResult = exitCode == "exited" ? .exitCode : exitCode == "dumped" ? .coreDump : exitCode == "killed" ? .signal : .startFailed
-        let actions = admission.runEnded(RunEnd(runID: run.runID, job: "backup", result: result, exitCode: exitCode, exitStatus: exitStatus),
-                                         now: Self.at(1)).actions
+        let result = RunOutcome.result(of: termination, stopReason: nil, ignoresFailure: false)
+        let actions = admission.runEnded(Self.end(run, result, termination), now: Self.at(1)).actions
         if prevented {
             // No retry: the failure is final, so OnFailure= starts at once.
             #expect(Self.started(actions).map(\.job) == ["notify"], "\(actions)")
