@@ -71,6 +71,7 @@ package struct JobDefinition: Sendable, Hashable {
         var sandbox = Sandbox()
         var sandboxDeviceLine = LineNumber()
         var conditions: [UnitCondition] = []
+        var syslogIdentifier: String?
     }
 
     /// A line of the file, for error messages only: two definitions that differ only here are the
@@ -253,6 +254,12 @@ package struct JobDefinition: Sendable, Hashable {
     package var resourceControl: ResourceControl {
         get { storage.fields.uncommon.resourceControl }
         set { fields.uncommon.resourceControl = newValue }
+    }
+    /// `SyslogIdentifier=`: the `SYSLOG_IDENTIFIER=` of the run's output lines in the journal
+    /// (what `journalctl -t` selects); `nil`: the job's name.
+    package var syslogIdentifier: String? {
+        get { storage.fields.uncommon.syslogIdentifier }
+        set { fields.uncommon.syslogIdentifier = newValue }
     }
     /// `SupplementaryGroups=`: groups a run has besides its user's (or jobd's own).
     package var supplementaryGroups: [String] {

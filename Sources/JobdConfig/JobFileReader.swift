@@ -71,6 +71,7 @@ package enum JobFileReader {
         var sandboxDeviceLine: Int?
         var successExitStatus = SuccessExitStatus()
         var supplementaryGroups: [(name: String, line: Int)] = []
+        var syslogIdentifier: String?
         var startTimeout = TimeSpan.infinity
         var onSuccess: [String] = []
         var runOn: (policy: RunOn, line: Int) = (.everyNode, 0)
@@ -201,6 +202,12 @@ package enum JobFileReader {
             case .user, .group:
                 let account = value.isEmpty ? nil : (name: value, line: line)
                 if key == .user { user = account } else { group = account }
+            case .syslogIdentifier:
+                guard value.isEmpty || SyslogIdentifier.isValid(value) else {
+                    error(line, "SyslogIdentifier=: '\(value)' is not an identifier jobd takes", hint: SyslogIdentifier.hint(for: value))
+                    continue
+                }
+                syslogIdentifier = value.isEmpty ? nil : value
             case .supplementaryGroups:
                 // A list; more lines add to it, an empty one clears it, as systemd's.
                 if value.isEmpty { supplementaryGroups.removeAll() }
@@ -409,7 +416,8 @@ package enum JobFileReader {
             referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn,
             tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, resourceControl: resources, successExitStatus: successExitStatus,
             supplementaryGroups: supplementaryGroups.map(\.name), sandbox: sandbox,
-            sandboxDeviceLine: JobDefinition.LineNumber(sandbox.needsDeviceCgroup ? sandboxDeviceLine : nil), conditions: conditions)
+            sandboxDeviceLine: JobDefinition.LineNumber(sandbox.needsDeviceCgroup ? sandboxDeviceLine : nil), conditions: conditions,
+            syslogIdentifier: syslogIdentifier)
         return .success(JobDefinition(fields))
     }
 
