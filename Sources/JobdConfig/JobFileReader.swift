@@ -418,7 +418,10 @@ package enum JobFileReader {
             supplementaryGroups: supplementaryGroups.map(\.name), sandbox: sandbox,
             sandboxDeviceLine: JobDefinition.LineNumber(sandbox.needsDeviceCgroup ? sandboxDeviceLine : nil), conditions: conditions,
             syslogIdentifier: syslogIdentifier)
-        return .success(JobDefinition(fields))
+        var definition = JobDefinition(fields)
+        // Once per read, not per `jobctl list`: a sandboxed job's checks cost tens of microseconds.
+        definition.cachedExposureTenths = SecurityExposure.exposureTenths(of: definition)
+        return .success(definition)
     }
 
     private static func defaultSpan(of key: JobKey) -> TimeSpan {

@@ -215,9 +215,11 @@ extension SecurityExposure {
 
     /// Whether the system call filter keeps out every call of `group`.
     private static func systemCallFilter(_ group: String, _ weight: Int) -> Assessor {
-        Assessor(id: "SystemCallFilter=~" + group, weight: weight, range: 10) { facts in
+        let calls = flattened(group)
+        return Assessor(id: "SystemCallFilter=~" + group, weight: weight, range: 10) { facts in
             guard let filter = facts.sandbox.systemCallFilter else { return (10, "Service does not filter system calls") }
-            let offender = firstPassing(group, filter)
+            // The first call of the group that the filter lets through, in systemd's order.
+            let offender = calls.first { filter.names.contains($0) == filter.allowList }
             switch (filter.allowList, offender) {
             case (true, let call?): return (9, "System call allow list defined for service, and \(group) is included (e.g. \(call) is allowed)")
             case (true, nil): return (0, "System call allow list defined for service, and \(group) is not included")
@@ -227,16 +229,8 @@ extension SecurityExposure {
         }
     }
 
-    /// The first call of `group` (its nested groups in place, in systemd's order) that `filter`
-    /// lets through.
-    private static func firstPassing(_ group: String, _ filter: Sandbox.SystemCallFilter) -> String? {
-        for member in SystemCallGroups.members[group] ?? [] {
-            if member.hasPrefix("@") {
-                if let call = firstPassing(member, filter) { return call }
-            } else if filter.names.contains(member) == filter.allowList {
-                return member
-            }
-        }
-        return nil
+    /// `group`'s calls with its nested groups in place, in systemd's order.
+    private static func flattened(_ group: String) -> [String] {
+        (SystemCallGroups.members[group] ?? []).flatMap { $0.hasPrefix("@") ? flattened($0) : [$0] }
     }
 }

@@ -68,8 +68,10 @@ package struct SecurityExposure: Sendable, Hashable {
     }
 
     /// The overall exposure alone, in tenths: what `jobctl list` shows for each job, at once for a
-    /// job with none of the keys the checks read (most jobs).
+    /// job with only common settings (most jobs), else as the read computed it.
     package static func exposureTenths(of definition: JobDefinition) -> Int {
+        if definition.hasOnlyCommonSettings { return unconfinedTenths }
+        if let cached = definition.cachedExposureTenths { return cached }
         let facts = Facts(definition)
         return facts == Facts() ? unconfinedTenths : SecurityExposure(facts).exposureTenths
     }

@@ -107,5 +107,14 @@ struct SecurityExposureTests {
         let boxed = try JobFileReader.read(name: "boxed", path: "/j/boxed.job", text: "[Job]\nExecStart=/bin/true\nPrivateTmp=yes\n").get()
         #expect(SecurityExposure.exposureTenths(of: boxed) == SecurityExposure(boxed).exposureTenths)
         #expect(SecurityExposure.exposureTenths(of: boxed) < SecurityExposure.exposureTenths(of: plain))
+        // The read's figure is dropped when a setting it depends on changes.
+        var changed = boxed
+        changed.sandbox.privateNetwork = true
+        #expect(SecurityExposure.exposureTenths(of: changed) == SecurityExposure(changed).exposureTenths)
+        #expect(SecurityExposure.exposureTenths(of: changed) < SecurityExposure.exposureTenths(of: boxed))
+        changed.user = "nobody"
+        #expect(SecurityExposure.exposureTenths(of: changed) == SecurityExposure(changed).exposureTenths)
+        let again = try JobFileReader.read(name: "boxed", path: "/j/boxed.job", text: "[Job]\nExecStart=/bin/true\nPrivateTmp=yes\n").get()
+        #expect(changed != boxed && boxed == again)
     }
 }
