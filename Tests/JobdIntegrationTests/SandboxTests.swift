@@ -113,21 +113,7 @@ import Testing
 
     static let manDB = DebianUnitKeys.manDBSandbox + "NoNewPrivileges=yes"
 
-    static let logrotate = """
-        LockPersonality=true
-        MemoryDenyWriteExecute=true
-        PrivateDevices=true
-        PrivateTmp=true
-        ProtectClock=true
-        ProtectControlGroups=true
-        ProtectHostname=true
-        ProtectKernelLogs=true
-        ProtectKernelModules=true
-        ProtectKernelTunables=true
-        ProtectSystem=full
-        RestrictNamespaces=true
-        RestrictRealtime=true
-        """
+    static let logrotate = DebianUnitKeys.logrotateSandbox
 
     @Test func debiansTimerServicesKeysGiveTheRunSystemdsView() throws {
         try Requirement.root("to sandbox runs (namespaces, seccomp, a device policy)")
@@ -272,6 +258,29 @@ import Testing
         let failed = try setup.jobctl(["run", "missing", "--wait"])
         #expect(failed.0 == 203 && failed.1.contains("\(missing): No such file or directory"), "\(failed.1)")
         #expect(try setup.jobctl(["run", "optional", "--wait"]).0 == 0)
+        let staging = try FileManager.default.contentsOfDirectory(atPath: "/run").filter { $0.hasPrefix("jobd-cgexec-") }
+        #expect(staging.isEmpty, "\(staging)")
+    }
+
+    /// A read-only /run above the inaccessible nodes' staging (ProtectSystem=strict with
+    /// ReadOnlyPaths=/run, a key set of the differential test against systemd 252): the run starts,
+    /// sees the hidden path empty, leaves no staging directory in /run (the bind of /run onto itself
+    /// once covered the staging mount, and the start failed), and starts with no signal ignored
+    /// (glibc's posix_spawn leaves its own 32 and 33 ignored; jobd-cgexec resets them, as systemd).
+    @Test func aReadOnlyRunAboveHiddenPathsStartsAndLeavesNothingInRun() throws {
+        try Requirement.root("to sandbox runs")
+        let setup = try PrivilegeBoundaryTests.Setup()
+        let hidden = "/var/lib/jobd-sandbox-hidden-\(getpid())"
+        try FileManager.default.createDirectory(atPath: hidden, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: hidden) }
+        _ = FileManager.default.createFile(atPath: hidden + "/secret", contents: Data("secret".utf8))
+        let command = "/bin/sh -c 'echo entries=$$(ls -A \(hidden) | wc -l); grep ^SigIgn: /proc/self/status'"
+        try setup.config.write(job: "strict", "[Job]\nExecStart=\(command)\nProtectSystem=strict\nReadOnlyPaths=/run\nInaccessiblePaths=\(hidden)\n")
+        _ = try setup.jobctl(["reload"])
+        let run = try setup.jobctl(["run", "strict", "--wait"])
+        let lines = run.1.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(run.0 == 0 && lines.contains("entries=0"), "\(run.1)")
+        #expect(lines.contains { $0.hasPrefix("SigIgn:") && $0.hasSuffix("0000000000000000") }, "\(run.1)")
         let staging = try FileManager.default.contentsOfDirectory(atPath: "/run").filter { $0.hasPrefix("jobd-cgexec-") }
         #expect(staging.isEmpty, "\(staging)")
     }
