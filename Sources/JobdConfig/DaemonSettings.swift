@@ -24,6 +24,11 @@ package struct DaemonSettings: Sendable, Equatable {
     /// threads (the loop, logging, control connections, a run's start) need well under a hundred.
     package static let tasksReserve: UInt64 = 256
 
+    /// `UserJobsMax=`: how many jobs of their own (`jobctl --user edit`) each user may have; jobs
+    /// beyond it, in name order, do not run. `0` allows users none.
+    package var userJobsMax = DaemonSettings.defaultUserJobsMax
+    package static let defaultUserJobsMax = 32
+
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
 
@@ -34,7 +39,7 @@ package struct DaemonSettings: Sendable, Equatable {
     }
 
     static let section = "Daemon"
-    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax"]
+    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
@@ -95,6 +100,15 @@ package struct DaemonSettings: Sendable, Equatable {
                 settings.defaultTasksMax = value.isEmpty ? .systemdDefault : tasksLimit("DefaultTasksMax", value, assignment.line) ?? settings.defaultTasksMax
             case "RunsTasksMax":
                 settings.runsTasksMax = value.isEmpty ? nil : tasksLimit("RunsTasksMax", value, assignment.line) ?? settings.runsTasksMax
+            case "UserJobsMax":
+                if value.isEmpty {
+                    settings.userJobsMax = defaultUserJobsMax
+                } else if let limit = Int(value), limit >= 0 {
+                    settings.userJobsMax = limit
+                } else {
+                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserJobsMax=: '\(value)' is not a number of jobs",
+                                              hint: "write a number such as \(defaultUserJobsMax) (the default), or 0 to allow users no jobs"))
+                }
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
                     ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")

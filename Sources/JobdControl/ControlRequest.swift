@@ -17,6 +17,13 @@ package struct ControlRequest: Codable, Sendable, Equatable {
         case disable
         /// Undo `disable`.
         case enable
+        /// The text of the caller's own job `job` (`USER:JOB`), to edit: a `user-file` answer,
+        /// without `text` when there is no such job yet.
+        case userFile = "user-file"
+        /// Check `text` as the caller's own job `job` and, when it has no error, keep it (an empty
+        /// `text` removes the job) and reload: `user-saved`, then as `watch-reload`. Errors name
+        /// `path` (the client's copy) and come as an `invalid-job` error.
+        case userSave = "user-save"
     }
 
     package var version: Int
@@ -33,6 +40,10 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     /// starts (`OnFailure=`, `OnSuccess=`): a `run-finished` for each, then the connection closes.
     /// A jobd that predates it answers the first run's end only.
     package var followRetries: Bool?
+    /// With `user-save`: the job file's text.
+    package var text: String?
+    /// With `user-save`: what errors call the file (the copy the client edited); never opened.
+    package var path: String?
 
     package init(
         command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil, followRetries: Bool? = nil
@@ -49,4 +60,10 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     /// Whether the reply streams a run's output: a client that reads slowly then holds its
     /// connection for the whole run, and loses lines rather than slow jobd down.
     package var streamsOutput: Bool { command == .run && wait == true && output != false }
+
+    /// Whether the request is about `user`'s own jobs only: it names one of them (`USER:JOB`).
+    package func isAbout(jobsOf user: String) -> Bool {
+        guard let job, job.hasPrefix(user + ":"), job.count > user.count + 1 else { return false }
+        return command != .watchReload && command != .list
+    }
 }

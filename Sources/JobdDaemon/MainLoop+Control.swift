@@ -78,6 +78,9 @@ extension MainLoop {
                          [JobdField.job: name])
             notifier.send(.status(status))
             reply.finish(with: ControlResponse(type: disable ? .jobDisabled : .jobEnabled, jobStatus: jobStatus(name)))
+        case .userFile, .userSave:
+            // Answered on the connection's thread (UserRequests); never the loop's.
+            reply.finish(with: .error("\(request.command.rawValue) is not answered here"))
         case .watchReload:
             reply.send(ControlResponse(type: .reloadSubscribed, reload: reloads.subscribed(generation: scheduler.generation.number)))
             reloads.subscribe(reply)
