@@ -28,6 +28,11 @@ package struct DaemonSettings: Sendable, Equatable {
     /// beyond it, in name order, do not run. `0` allows users none.
     package var userJobsMax = DaemonSettings.defaultUserJobsMax
     package static let defaultUserJobsMax = 32
+    /// `UserRunsMax=`: how many runs of one user's own jobs may be in flight at once; more wait
+    /// for one of that user's to end (`run.wait`, `JOBD_REASON=user-runs-max`), holding up no
+    /// one else's. `nil` (`infinity`) is no limit.
+    package var userRunsMax: Int? = DaemonSettings.defaultUserRunsMax
+    package static let defaultUserRunsMax = 4
 
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
@@ -39,7 +44,7 @@ package struct DaemonSettings: Sendable, Equatable {
     }
 
     static let section = "Daemon"
-    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax"]
+    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
@@ -108,6 +113,17 @@ package struct DaemonSettings: Sendable, Equatable {
                 } else {
                     errors.append(ConfigError(file: path, line: assignment.line, message: "UserJobsMax=: '\(value)' is not a number of jobs",
                                               hint: "write a number such as \(defaultUserJobsMax) (the default), or 0 to allow users no jobs"))
+                }
+            case "UserRunsMax":
+                if value.isEmpty {
+                    settings.userRunsMax = defaultUserRunsMax
+                } else if value == "infinity" {
+                    settings.userRunsMax = nil
+                } else if let limit = Int(value), limit > 0 {
+                    settings.userRunsMax = limit
+                } else {
+                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserRunsMax=: '\(value)' is not a positive number",
+                                              hint: "write a number of runs such as \(defaultUserRunsMax) (the default), or infinity"))
                 }
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }

@@ -63,6 +63,7 @@ package struct UserJobStore: Sendable {
         let unknown = JobReference.unknownReferences(in: [definition], names: names)
         if let found = unknown[definition.name] { return .failure(ConfigErrors(found)) }
         definition.user = user
+        definition.owningUser = user
         definition.onFailure = definition.onFailure.map { Self.jobName(user: user, job: $0) }
         definition.onSuccess = definition.onSuccess.map { Self.jobName(user: user, job: $0) }
         return .success(definition)
