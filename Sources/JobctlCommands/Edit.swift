@@ -66,13 +66,7 @@ extension Jobctl {
                 var request = ControlRequest(command: .userSave, job: name)
                 request.text = edited
                 request.path = copy
-                let client = try runtime.connect()
-                let response: ControlResponse
-                do {
-                    response = try client.exchange(request)
-                } catch {
-                    throw Jobctl.fail(error)
-                }
+                let (client, response) = try Jobctl.exchange(runtime, request)
                 if response.type == .error {
                     print(response.message ?? "jobd did not take the job", to: &standardError)
                     if response.code == .invalidJob, isatty(STDIN_FILENO) != 0, Self.askAgain() { continue }

@@ -15,7 +15,8 @@ package struct Jobctl: AsyncParsableCommand {
             jobd refuses the caller (root may do everything; members of group jobd may list and \
             look; every other user acts on their own jobs), 64 for invalid arguments.
 
-            jobctl --user edit|list|status|run|stop|logs|disable|enable [JOB] acts on your own \
+            jobctl --user edit|list|status|run|stop|logs|disable|enable [JOB] (and import cron \
+            [FILE], your crontab into jobs of yours) acts on your own \
             jobs, which jobd names USER:JOB and runs as you (jobctl --user run backup is jobctl run \
             alice:backup for alice); the administrator decides who may have them in \
             /etc/jobd/users.allow and users.deny.

@@ -6,7 +6,7 @@ import Glibc
 /// jobs only), and `--user edit backup` is `edit backup`.
 enum UserScope {
     /// The commands `--user` takes.
-    static let commands = ["edit", "list", "status", "run", "stop", "logs", "disable", "enable"]
+    static let commands = ["edit", "list", "status", "run", "stop", "logs", "disable", "enable", "import"]
     /// Options of those commands that take a value: the word after one is not the job.
     static let valueOptions: Set<String> = [
         "--runtime-dir", "--run", "-n", "--lines", "--since", "--until", "-o", "--output", "-b", "--boot", "--journal-dir",
@@ -22,6 +22,11 @@ enum UserScope {
         }
         var words = Array(rest.dropFirst())
         guard command != "edit", command != "list" else { return [command] + words }
+        if command == "import" {
+            // Your own crontab, into jobs of your own (jobd checks and keeps each).
+            guard words.first == "cron" else { throw UsageError("jobctl --user import takes cron: jobctl --user import cron [FILE]") }
+            return ["import"] + words + ["--own"]
+        }
         var index = 0
         while index < words.count {
             let word = words[index]

@@ -13,6 +13,7 @@ import Testing
         (["--user", "list", "--failed"], ["list", "--failed"]),
         (["--user", "edit", "backup"], ["edit", "backup"]),
         (["--user", "disable", "backup"], ["disable", "alice:backup"]),
+        (["--user", "import", "cron", "-"], ["import", "cron", "-", "--own"]),
     ])
     func theJobIsTheUsers(arguments: [String], expected: [String]) throws {
         #expect(try UserScope.arguments(arguments, user: "alice") == expected)
@@ -25,6 +26,7 @@ import Testing
     @Test func aCommandOrJobNotOfTheUsersIsAUsageError() {
         #expect(throws: UserScope.UsageError.self) { try UserScope.arguments(["--user", "reload"], user: "alice") }
         #expect(throws: UserScope.UsageError.self) { try UserScope.arguments(["--user"], user: "alice") }
+        #expect(throws: UserScope.UsageError.self) { try UserScope.arguments(["--user", "import", "timer", "x.timer"], user: "alice") }
         #expect(throws: UserScope.UsageError.self) { try UserScope.arguments(["--user", "run", "bob:backup"], user: "alice") }
     }
 }

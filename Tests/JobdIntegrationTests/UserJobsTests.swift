@@ -194,4 +194,24 @@ import Testing
         // Root always may.
         #expect(try setup.jobctl(["list"]).0 == 0)
     }
+
+    @Test func aUserImportsTheirCrontabAndDisablesAndEnablesTheirJobs() throws {
+        let setup = try Setup()
+        let alice = setup.alice
+        let crontab = setup.base + "/crontab"
+        try "# Nightly uid\n0 3 * * * id -u > \(alice.uidFile)\n".write(toFile: crontab, atomically: true, encoding: .utf8)
+        chown(crontab, alice.uid, alice.gid)
+        let (imported, output) = try setup.jobctl(["--user", "import", "cron", crontab], as: alice)
+        #expect(imported == 0 && output.contains("\(alice.name):nightly-uid saved"), "\(output)")
+        // Again: the job is there, and is not replaced without --force.
+        let (again, againOutput) = try setup.jobctl(["--user", "import", "cron", crontab], as: alice)
+        #expect(again == 1 && againOutput.contains("not replaced"), "\(againOutput)")
+        let (ran, runOutput) = try setup.jobctl(["--user", "run", "nightly-uid", "--wait"], as: alice)
+        #expect(ran == 0 && setup.uid(writtenBy: alice) == String(alice.uid), "\(runOutput)")
+        #expect(try setup.jobctl(["--user", "disable", "nightly-uid"], as: alice).0 == 0)
+        let (_, status) = try setup.jobctl(["status", "\(alice.name):nightly-uid", "--json"])
+        #expect(status.contains("\"disabled\" : true"), "\(status)")
+        #expect(try setup.jobctl(["--user", "enable", "nightly-uid"], as: alice).0 == 0)
+        #expect(try setup.jobctl(["disable", "\(setup.bob.name):nothing"], as: alice).0 == 4)
+    }
 }
