@@ -17,6 +17,10 @@ extension MainLoop {
             reply.finish(with: .error("jobd is stopping"))
             return
         }
+        if let refusal = UserRequests.refusal(of: request, from: reply.peer, definition: request.job.flatMap(admission.definition(of:)),
+                                              brokenPath: request.job.flatMap { generation.broken[$0]?.path }) {
+            return reply.finish(with: .error(refusal, code: .permissionDenied))
+        }
         switch request.command {
         case .status:
             if let name = request.job {

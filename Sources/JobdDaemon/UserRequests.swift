@@ -42,6 +42,17 @@ struct UserRequests: Sendable {
         return true
     }
 
+    /// Why `peer`, who is not root, may not act on the job `request` names, as the loop knows it
+    /// (`definition`, or the file with errors at `brokenPath`): the name says `USER:JOB`, but a
+    /// system job may have a `:` in its name too, and only a job the user owns is theirs.
+    static func refusal(of request: ControlRequest, from peer: ControlPeer?, definition: JobDefinition?, brokenPath: String?) -> String? {
+        guard let peer, let name = request.job, peer.level == .user || (peer.level == .readOnly && !ControlAccess.isReadOnly(request.command))
+        else { return nil }
+        let user = peer.userName ?? String(peer.uid)
+        let owned = definition.map { $0.owningUser == user } ?? brokenPath.map { $0.contains("/users/\(user)/") } ?? true
+        return owned ? nil : "permission denied: \(name) is not a job of yours"
+    }
+
     /// The job of `user` that `request` names, without `USER:`; `nil` (with the error sent) when
     /// it names none of theirs.
     private func ownJob(_ request: ControlRequest, of user: String, reply: ControlReply) -> String? {

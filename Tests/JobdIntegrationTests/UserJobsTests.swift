@@ -163,6 +163,14 @@ import Testing
         // Nothing was kept.
         let (_, list) = try setup.jobctl(["--user", "list"], as: alice)
         #expect(!list.contains("sneaky") && !list.contains("greedy"), "\(list)")
+        // A system job whose name looks like one of hers is not hers.
+        try setup.config.write(job: "\(alice.name):sys", "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n")
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        let (foreign, refusal) = try setup.jobctl(["--user", "run", "sys"], as: alice)
+        #expect(foreign == 4 && refusal.contains("is not a job of yours"), "\(refusal)")
+        let (shadow, shadowed) = try setup.jobctl(["--user", "edit", "sys"], as: alice, editing: alice.job)
+        #expect(shadow == 1 && shadowed.contains("a system job is named \(alice.name):sys"), "\(shadowed)")
+        #expect(!setup.daemon.events("run.start").contains { $0.field("JOB") == "\(alice.name):sys" })
         // An unchanged copy changes nothing.
         let (kept, unchanged) = try setup.jobctl(["--user", "edit", "quiet"], as: alice, editing: nil)
         #expect(kept == 0 && unchanged.contains("unchanged"), "\(unchanged)")
