@@ -48,8 +48,9 @@ package struct ControlAccess: Sendable, Equatable {
     /// Whether `command` only looks.
     package static func isReadOnly(_ command: ControlRequest.Command) -> Bool {
         switch command {
-        case .status, .list, .userFile: true
-        case .run, .stop, .disable, .enable, .watchReload, .userSave: false
+        case .status, .list: true
+        // A user's own files are theirs alone (``refusal(of:from:readersGroup:)``), not readers'.
+        case .run, .stop, .disable, .enable, .watchReload, .userFile, .userSave: false
         }
     }
 
@@ -68,7 +69,7 @@ package struct ControlAccess: Sendable, Equatable {
     package static func refusal(of request: ControlRequest, from peer: ControlPeer, readersGroup: String) -> String? {
         switch peer.level {
         case .full: return nil
-        case .readOnly where isReadOnly(request.command) && request.command != .userFile: return nil
+        case .readOnly where isReadOnly(request.command): return nil
         case .none: return "permission denied"
         case .readOnly, .user: break
         }
@@ -77,7 +78,7 @@ package struct ControlAccess: Sendable, Equatable {
         if peer.level == .readOnly { return readOnlyRefusal(request.command, group: readersGroup) }
         let own = peer.userName.map { "\($0):JOB" } ?? "USER:JOB"
         return "permission denied: '\(request.command.rawValue)' \(request.job.map { "of \($0) " } ?? "")needs root; "
-            + "a user may act only on their own jobs, named \(own) (jobctl --user \(request.command == .status ? "status JOB" : request.command.rawValue + " JOB"))"
+            + "a user may act only on their own jobs, named \(own) (jobctl --user COMMAND JOB)"
     }
 
     /// Why a reader is refused `command`.
