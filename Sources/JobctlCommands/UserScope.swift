@@ -42,7 +42,8 @@ enum UserScope {
                 guard !word.contains(":") else { throw UsageError("'\(word)' is not one of your jobs: with --user, name a job of yours without a user") }
                 words[index] = user + ":" + word
             }
-            return [command] + words
+            // jobd reads the journal for the user, who may not read jobd's entries there.
+            return [command] + words + (command == "logs" ? ["--from-jobd"] : [])
         }
         // No job named: `status` lists the user's jobs; the others say what they lack.
         return command == "status" ? ["list"] + words : [command] + words

@@ -50,7 +50,7 @@ package struct ControlAccess: Sendable, Equatable {
         switch command {
         case .status, .list: true
         // A user's own files are theirs alone (``refusal(of:from:readersGroup:)``), not readers'.
-        case .run, .stop, .disable, .enable, .watchReload, .userFile, .userSave: false
+        case .run, .stop, .disable, .enable, .watchReload, .userFile, .userSave, .logs: false
         }
     }
 

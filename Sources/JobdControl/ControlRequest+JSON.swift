@@ -9,6 +9,7 @@ extension ControlRequest {
         writer.string("command", command.rawValue)
         writer.optionalBool("followRetries", followRetries)
         writer.optionalString("job", job)
+        writer.optionalInteger("lines", lines)
         writer.optionalBool("output", output)
         writer.optionalString("path", path)
         writer.optionalString("text", text)
@@ -34,6 +35,7 @@ extension ControlRequest {
                 command = known
             case "followRetries": request.followRetries = try reader.optionalBool()
             case "job": request.job = try reader.optionalString()
+            case "lines": request.lines = try reader.optionalInteger()
             case "output": request.output = try reader.optionalBool()
             case "path": request.path = try reader.optionalString()
             case "text": request.text = try reader.optionalString()

@@ -24,6 +24,10 @@ package struct ControlRequest: Codable, Sendable, Equatable {
         /// `text` removes the job) and reload: `user-saved`, then as `watch-reload`. Errors name
         /// `path` (the client's copy) and come as an `invalid-job` error.
         case userSave = "user-save"
+        /// The last `lines` (10 by default, at most 1,000) journal entries of the runs of the
+        /// caller's own job `job`, which the caller could not read in the journal itself: a
+        /// `log-entry` each, oldest first, then the connection closes.
+        case logs
     }
 
     package var version: Int
@@ -44,10 +48,14 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     package var text: String?
     /// With `user-save`: what errors call the file (the copy the client edited); never opened.
     package var path: String?
+    /// With `logs`: how many entries.
+    package var lines: Int?
 
     package init(
-        command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil, followRetries: Bool? = nil
+        command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil, followRetries: Bool? = nil,
+        lines: Int? = nil
     ) {
+        self.lines = lines
         self.version = ControlProtocol.version
         self.command = command
         self.job = job

@@ -25,6 +25,7 @@ extension ControlResponse {
         writer.optionalValue("run", run)
         writer.optionalString("stream", stream)
         writer.optionalString("text", text)
+        writer.optionalInteger("timeUSec", timeUSec)
         writer.string("type", type.rawValue)
         writer.integer("version", version)
         writer.endObject()
@@ -73,6 +74,7 @@ extension ControlResponse {
             case "run": response.run = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try RunReport(reading: &reader) }
             case "stream": response.stream = try reader.optionalString()
             case "text": response.text = try reader.optionalString()
+            case "timeUSec": response.timeUSec = try reader.optionalInteger()
             case "type":
                 let name = try reader.string()
                 guard let kind = Kind(rawValue: name) else { throw ControlError(.protocolError, "unknown response type \(name)") }

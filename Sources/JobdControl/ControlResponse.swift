@@ -28,6 +28,9 @@ package struct ControlResponse: Codable, Sendable, Equatable {
         case userFile = "user-file"
         /// `user-save`: kept (or removed); `reload-subscribed` and `reload-result` follow.
         case userSaved = "user-saved"
+        /// `logs`: one journal entry of the job's runs: `line` its message, `run` its job and run
+        /// number, `timeUSec` when it was logged.
+        case logEntry = "log-entry"
     }
 
     package var version = ControlProtocol.version
@@ -47,6 +50,8 @@ package struct ControlResponse: Codable, Sendable, Equatable {
     package var lost: Int?
     /// `user-file`: the job file's text.
     package var text: String?
+    /// `log-entry`: when the entry was logged, wall-clock microseconds.
+    package var timeUSec: Int64?
 
     package init(
         type: Kind, message: String? = nil, daemon: DaemonStatus? = nil, jobStatus: JobStatus? = nil,

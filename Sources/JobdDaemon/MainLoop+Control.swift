@@ -82,7 +82,7 @@ extension MainLoop {
                          [JobdField.job: name])
             notifier.send(.status(status))
             reply.finish(with: ControlResponse(type: disable ? .jobDisabled : .jobEnabled, jobStatus: jobStatus(name)))
-        case .userFile, .userSave:
+        case .userFile, .userSave, .logs:
             // Answered on the connection's thread (UserRequests); never the loop's.
             reply.finish(with: .error("\(request.command.rawValue) is not answered here"))
         case .watchReload:

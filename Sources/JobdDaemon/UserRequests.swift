@@ -1,5 +1,6 @@
 import JobdConfig
 import JobdControl
+import SystemdKit
 import UnixSignals
 
 /// Users' requests about their own jobs (`jobctl --user`), decided on the connection's own thread,
@@ -36,6 +37,12 @@ struct UserRequests: Sendable {
         case .userSave:
             guard let job = ownJob(request, of: user, reply: reply) else { return true }
             save(request.text ?? "", as: job, of: user, path: request.path ?? request.job ?? job, reply: reply)
+        case .logs:
+            guard let name = request.job else {
+                reply.finish(with: .error("logs needs a job", code: .badRequest))
+                return true
+            }
+            Self.sendLogs(of: name, lines: min(max(request.lines ?? 10, 1), 1_000), to: reply)
         default:
             return false
         }
@@ -97,6 +104,29 @@ struct UserRequests: Sendable {
             }
             reloaded(reply, saying: "\(name) saved")
         }
+    }
+
+    /// The last `lines` entries of the runs of `name` (`run.*` events and output, that jobd
+    /// wrote: journald's `_UID` is root's), oldest first, read here on the connection's thread.
+    static func sendLogs(of name: String, lines: Int, to reply: ControlReply) {
+        var entries: [JournalEntry] = []
+        do {
+            let reader = try JournalReader(.local)
+            try reader.addMatch("JOB", name)
+            try reader.seekTail()
+            while entries.count < lines, let entry = try reader.previous() {
+                if entry["JOBD_EVENT"]?.hasPrefix("run.") == true, entry["_UID"] == "0" { entries.append(entry) }
+            }
+        } catch {
+            return reply.finish(with: .error("jobd cannot read the journal: \(error)"))
+        }
+        for entry in entries.reversed() {
+            var response = ControlResponse(type: .logEntry, run: RunReport(job: name, runID: entry["JOBD_RUN"].flatMap { UInt64($0) }))
+            response.line = entry.message ?? ""
+            response.timeUSec = Int64(clamping: entry.realtimeUSec)
+            reply.send(response)
+        }
+        reply.finish()
     }
 
     /// Says `message`, then waits for the reload that takes the change, as `watch-reload` does.

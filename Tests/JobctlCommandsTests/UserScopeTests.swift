@@ -9,7 +9,7 @@ import Testing
         (["--user", "status", "alice:backup"], ["status", "alice:backup"]),
         (["--user", "status"], ["list"]),
         (["--user", "status", "--runtime-dir", "/run/x"], ["list", "--runtime-dir", "/run/x"]),
-        (["--user", "logs", "-n", "5", "backup"], ["logs", "-n", "5", "alice:backup"]),
+        (["--user", "logs", "-n", "5", "backup"], ["logs", "-n", "5", "alice:backup", "--from-jobd"]),
         (["--user", "list", "--failed"], ["list", "--failed"]),
         (["--user", "edit", "backup"], ["edit", "backup"]),
         (["--user", "disable", "backup"], ["disable", "alice:backup"]),

@@ -47,7 +47,11 @@ import Testing
         let alice: TestUser
         let bob: TestUser
 
-        init() throws {
+        /// With `journal`, jobd logs to the journal (a private one, the caller's) and is waited for there.
+        let journal: JournalFollower?
+
+        init(journal: JournalFollower? = nil) throws {
+            self.journal = journal
             try Requirement.root("to create users and run their jobs as them")
             _ = try Requirement.tools("/usr/sbin/useradd", "/usr/sbin/userdel", "/usr/bin/setpriv", for: "real unprivileged users")
             config = try TemporaryConfiguration()
@@ -59,14 +63,14 @@ import Testing
             let suffix = String(UInt32.random(in: 0 ... .max), radix: 36)
             alice = try TestUser("jobdua" + suffix, in: base)
             bob = try TestUser("jobdub" + suffix, in: base)
-            daemon = try Self.start(config: config, state: state)
+            daemon = try Self.start(config: config, state: state, journal: journal)
         }
 
-        static func start(config: TemporaryConfiguration, state: String) throws -> DaemonProcess {
-            let daemon = try DaemonProcess(
-                arguments: ["--config-dir", config.path, "--runtime-dir", config.path + "/run"],
-                environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "STATE_DIRECTORY": state])
-            try daemon.waitForEvent("daemon.ready")
+        static func start(config: TemporaryConfiguration, state: String, journal: JournalFollower? = nil) throws -> DaemonProcess {
+            var environment = ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "STATE_DIRECTORY": state]
+            if journal != nil { environment["JOBD_LOG_TARGET"] = "journal" }
+            let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", config.path + "/run"], environment: environment)
+            if let journal { try journal.waitFor(event: "daemon.ready") } else { try daemon.waitForEvent("daemon.ready") }
             return daemon
         }
 
@@ -91,7 +95,7 @@ import Testing
                 environment["EDITOR"] = editor
                 environment["JOBD_TEST_TEXT"] = file
             }
-            return try Jobctl(runtime: runtime, daemon: daemon, environment: environment)(arguments, as: user?.account)
+            return try Jobctl(runtime: runtime, daemon: journal == nil ? daemon : nil, environment: environment)(arguments, as: user?.account)
         }
 
         func uid(writtenBy user: TestUser) -> String? {
@@ -221,5 +225,38 @@ import Testing
         #expect(status.contains("\"disabled\" : true"), "\(status)")
         #expect(try setup.jobctl(["--user", "enable", "nightly-uid"], as: alice).0 == 0)
         #expect(try setup.jobctl(["disable", "\(setup.bob.name):nothing"], as: alice).0 == 4)
+    }
+
+    static let logsVariable = "JOBD_TEST_USER_LOGS"
+
+    /// Under a private journald (the child of ``aUserReadsTheirOwnJobsLogsThroughJobd``): a user,
+    /// who cannot read jobd's entries in the journal, reads their own job's through jobd, and
+    /// another user cannot.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[logsVariable] != nil, "runs only as the child of the test below"))
+    func userLogsChildScenario() throws {
+        let journal = try JournalFollower()
+        let setup = try Setup(journal: journal)
+        let (alice, bob) = (setup.alice, setup.bob)
+        let job = "[Job]\nOnStartupSec=1h\nExecStart=/bin/sh -c 'echo hello from $$(id -u)'\n"
+        #expect(try setup.jobctl(["--user", "edit", "chatty"], as: alice, editing: job).0 == 0)
+        #expect(try setup.jobctl(["--user", "run", "chatty"], as: alice).0 == 0)
+        try journal.waitFor(event: "run.exit", fields: ["JOB": "\(alice.name):chatty"])
+        let (status, output) = try setup.jobctl(["--user", "logs", "chatty", "-n", "3"], as: alice)
+        let lines = output.split(separator: "\n")
+        #expect(status == 0 && lines.count == 3, "\(output)")
+        #expect(lines.contains { $0.hasSuffix("\(alice.name):chatty #1: hello from \(alice.uid)") }, "\(output)")
+        let (refused, refusal) = try setup.jobctl(["logs", "\(alice.name):chatty", "--from-jobd"], as: bob)
+        #expect(refused == 4 && !refusal.contains("hello"), "\(refusal)")
+    }
+
+    @Test func aUserReadsTheirOwnJobsLogsThroughJobd() throws {
+        try PrivateJournal.requireAvailable()
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let run = try PrivateJournal.run(
+            executable, arguments: ["--testing-library", "swift-testing", "--filter", "userLogsChildScenario"],
+            environment: [Self.logsVariable: "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+        defer { run.removeDirectory() }
+        let output = run.standardOutput + run.standardError
+        #expect(run.exitStatus == 0 && output.contains("Test userLogsChildScenario() passed"), "\(output)")
     }
 }
