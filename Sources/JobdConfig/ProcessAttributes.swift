@@ -23,12 +23,13 @@ package struct ProcessAttributes: Sendable, Hashable {
     /// Whether every attribute keeps its default (then a run needs no trampoline for them).
     package var isDefault: Bool { self == ProcessAttributes() }
 
-    /// The I/O priority to set, as systemd sets it: a class without a priority gets 4, a priority
+    /// The I/O priority to set, as systemd sets it: a class without a priority gets 4, also idle (the
+    /// kernel keeps idle's data and reports it, as the differential test compares), a priority
     /// without a class is best-effort; the kernel's `IOPRIO_PRIO_VALUE(class, data)`.
     package var ioPriorityValue: Int32? {
         guard ioClass != nil || ioPriority != nil else { return nil }
         let ioClass = ioClass ?? 2
-        return ioClass << 13 | (ioClass == 0 || ioClass == 3 ? 0 : ioPriority ?? 4)
+        return ioClass << 13 | (ioClass == 0 ? 0 : ioPriority ?? 4)
     }
 
     /// The I/O scheduling classes by their systemd names.

@@ -172,9 +172,13 @@ static void set_read_only(const char *path) {
         fail(EXIT_NAMESPACE, "cannot make %s read-only: %s", path, strerror(errno));
 }
 
-// Where the inaccessible nodes are made: a tmpfs on a directory of its own under /run, gone again
-// before the command runs. systemd's are in /run/systemd/inaccessible, made by PID 1.
+// Where the inaccessible nodes are made: a tmpfs (nodes) in an unbindable tmpfs on a directory of
+// its own under /run, gone again before the command runs. Unbindable, so that a later recursive
+// bind of an entry above it (ProtectSystem=strict's /, ReadOnlyPaths=/run) does not copy it: a
+// copy would stay mounted, covered, on the directory, which could then not be removed from the
+// host's /run. systemd's are in /run/systemd/inaccessible, made by PID 1.
 static char staging[] = "/run/jobd-cgexec-XXXXXX";
+static char nodes_path[sizeof staging + 6];
 static int staged;
 // The new /dev, made under /run and moved onto /dev.
 static char dev[] = "/run/jobd-cgexec-dev-XXXXXX";
@@ -182,6 +186,7 @@ static int dev_made;
 
 void sandbox_abandon(void) {
     if (staged) {
+        (void)umount2(nodes_path, MNT_DETACH);
         (void)umount2(staging, MNT_DETACH);
         rmdir(staging);
     }
@@ -200,17 +205,34 @@ static const char *inaccessible_node(mode_t type) {
         staged = 1;
         if (mkdtemp(staging) == NULL) fail(EXIT_NAMESPACE, "cannot make %s: %s", staging, strerror(errno));
         must(mount("tmpfs", staging, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=4k"), EXIT_NAMESPACE, "cannot mount a tmpfs on", staging);
+        must(mount(NULL, staging, NULL, MS_UNBINDABLE, NULL), EXIT_NAMESPACE, "cannot make unbindable", staging);
+        snprintf(nodes_path, sizeof nodes_path, "%s/nodes", staging);
+        must(mkdir(nodes_path, 0755), EXIT_NAMESPACE, "cannot make", nodes_path);
+        must(mount("tmpfs", nodes_path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=4k"), EXIT_NAMESPACE, "cannot mount a tmpfs on", nodes_path);
         mode_t old = umask(0);
         for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++) {
-            snprintf(path, sizeof path, "%s/%s", staging, nodes[i].name);
+            snprintf(path, sizeof path, "%s/%s", nodes_path, nodes[i].name);
             int made = nodes[i].type == S_IFDIR ? mkdir(path, 0) : mknod(path, nodes[i].type, makedev(0, 0));
             must(made, EXIT_NAMESPACE, "cannot make", path);
         }
         umask(old);
     }
     for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++)
-        if (nodes[i].type == type) snprintf(path, sizeof path, "%s/%s", staging, nodes[i].name);
+        if (nodes[i].type == type) snprintf(path, sizeof path, "%s/%s", nodes_path, nodes[i].name);
     return path;
+}
+
+// The /dev/char/MAJOR:MINOR (or block/) link to a node of the private /dev, as systemd's
+// clone_device_node() makes for each node it copies (what libudev's users look devices up by); a
+// link that cannot be made is left out, as systemd leaves it.
+static void link_device_number(const char *dev_root, const char *name, const struct stat *status) {
+    char link[160], directory[140];
+    snprintf(directory, sizeof directory, "%s/%s", dev_root, S_ISCHR(status->st_mode) ? "char" : "block");
+    (void)mkdir(directory, 0755);
+    snprintf(link, sizeof link, "%s/%u:%u", directory, major(status->st_rdev), minor(status->st_rdev));
+    char target[64];
+    snprintf(target, sizeof target, "../%s", name);
+    if (symlink(target, link) != 0) return;
 }
 
 static void mount_private_dev(void) {
@@ -231,8 +253,10 @@ static void mount_private_dev(void) {
     }
     struct stat status;
     snprintf(target, sizeof target, "%s/ptmx", dev);
-    if (lstat("/dev/ptmx", &status) == 0 && S_ISCHR(status.st_mode)) must(mknod(target, status.st_mode, status.st_rdev), EXIT_NAMESPACE, "cannot make", target);
-    else must(symlink("pts/ptmx", target), EXIT_NAMESPACE, "cannot make", target);
+    if (lstat("/dev/ptmx", &status) == 0 && S_ISCHR(status.st_mode)) {
+        must(mknod(target, status.st_mode, status.st_rdev), EXIT_NAMESPACE, "cannot make", target);
+        link_device_number(dev, "ptmx", &status);
+    } else must(symlink("pts/ptmx", target), EXIT_NAMESPACE, "cannot make", target);
     for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++) {
         snprintf(path, sizeof path, "/dev/%s", nodes[i]);
         snprintf(target, sizeof target, "%s/%s", dev, nodes[i]);
@@ -243,6 +267,7 @@ static void mount_private_dev(void) {
             if (fd >= 0) close(fd);
             must(mount(path, target, NULL, MS_BIND, NULL), EXIT_NAMESPACE, "cannot bind", path);
         }
+        link_device_number(dev, nodes[i], &status);
     }
     static const char *links[][2] = {
         {"/run/systemd/journal/dev-log", "log"}, {"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"},
@@ -262,6 +287,14 @@ static void mount_private_dev(void) {
     must(mount(dev, "/dev", NULL, MS_MOVE, NULL), EXIT_NAMESPACE, "cannot move the private /dev from", dev);
     rmdir(dev);
     dev_made = 0;
+}
+
+// Whether `path` is the root of a mount (statx's STATX_ATTR_MOUNT_ROOT, Linux 5.8); where the
+// kernel cannot say, it is taken not to be.
+static int is_mount_root(const char *path) {
+    struct statx status;
+    if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, 0, &status) != 0) return 0;
+    return (status.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (status.stx_attributes & STATX_ATTR_MOUNT_ROOT);
 }
 
 static void mount_entries(void) {
@@ -284,9 +317,16 @@ static void mount_entries(void) {
         } else if (entry->mode == MODE_INACCESSIBLE) {
             struct stat status;
             must(stat(entry->path, &status), EXIT_NAMESPACE, "cannot look at", entry->path);
-            must(mount(inaccessible_node(status.st_mode & S_IFMT), entry->path, NULL, MS_BIND, NULL), EXIT_NAMESPACE, "cannot make inaccessible", entry->path);
-        } else {
+            // As systemd, an optional ("-") entry that cannot be mounted on because it is gone is
+            // left out: an nspawn container's /proc/kmsg is a bind of a deleted FIFO, not the kernel's log.
+            if (mount(inaccessible_node(status.st_mode & S_IFMT), entry->path, NULL, MS_BIND, NULL) != 0) {
+                if (errno != ENOENT || !entry->optional) fail(EXIT_NAMESPACE, "cannot make inaccessible %s: %s", entry->path, strerror(errno));
+            }
+        } else if (!is_mount_root(entry->path)) {
             // A bind onto itself, so that it is a mount of its own: what is above it then leaves it be.
+            // Not for a path that is one already (/, /run): the bind would cover the mounts below it
+            // made so far (the inaccessible nodes' staging), which would then stay, unreachable, in
+            // this namespace, and their directory in the host's /run could not be removed.
             must(mount(entry->path, entry->path, NULL, MS_BIND | MS_REC, NULL), EXIT_NAMESPACE, "cannot bind", entry->path);
         }
     }

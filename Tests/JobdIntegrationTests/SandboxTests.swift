@@ -276,6 +276,29 @@ import Testing
         #expect(staging.isEmpty, "\(staging)")
     }
 
+    /// A read-only /run above the inaccessible nodes' staging (ProtectSystem=strict with
+    /// ReadOnlyPaths=/run, a key set of the differential test against systemd 252): the run starts,
+    /// sees the hidden path empty, leaves no staging directory in /run (the bind of /run onto itself
+    /// once covered the staging mount, and the start failed), and starts with no signal ignored
+    /// (glibc's posix_spawn leaves its own 32 and 33 ignored; jobd-cgexec resets them, as systemd).
+    @Test func aReadOnlyRunAboveHiddenPathsStartsAndLeavesNothingInRun() throws {
+        try Requirement.root("to sandbox runs")
+        let setup = try PrivilegeBoundaryTests.Setup()
+        let hidden = "/var/lib/jobd-sandbox-hidden-\(getpid())"
+        try FileManager.default.createDirectory(atPath: hidden, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: hidden) }
+        _ = FileManager.default.createFile(atPath: hidden + "/secret", contents: Data("secret".utf8))
+        let command = "/bin/sh -c 'echo entries=$$(ls -A \(hidden) | wc -l); grep ^SigIgn: /proc/self/status'"
+        try setup.config.write(job: "strict", "[Job]\nExecStart=\(command)\nProtectSystem=strict\nReadOnlyPaths=/run\nInaccessiblePaths=\(hidden)\n")
+        _ = try setup.jobctl(["reload"])
+        let run = try setup.jobctl(["run", "strict", "--wait"])
+        let lines = run.1.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(run.0 == 0 && lines.contains("entries=0"), "\(run.1)")
+        #expect(lines.contains { $0.hasPrefix("SigIgn:") && $0.hasSuffix("0000000000000000") }, "\(run.1)")
+        let staging = try FileManager.default.contentsOfDirectory(atPath: "/run").filter { $0.hasPrefix("jobd-cgexec-") }
+        #expect(staging.isEmpty, "\(staging)")
+    }
+
     /// PrivateDevices= and ProtectClock= need the run's cgroup for their device policy: without
     /// one, the job is broken at load, at the key's line, and other jobs run.
     @Test func aDevicePolicyWithoutACgroupIsABadSetting() throws {

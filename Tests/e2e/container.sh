@@ -5,8 +5,9 @@
 DEBIAN_SUITE=bookworm
 # man-db and bash-completion: the package test runs man and bash completion as an administrator would.
 # libpq5: jobd and jobctl link PostgreSQL's client library (the fleet), and the package, installed
-# offline, depends on it.
-DEBIAN_INCLUDE=systemd,systemd-sysv,dbus,man-db,bash-completion,libpq5
+# offline, depends on it. logrotate, e2fsprogs, util-linux, apt and dpkg ship Debian's timers that the
+# differential checks import (minbase has some of them, logrotate not).
+DEBIAN_INCLUDE=systemd,systemd-sysv,dbus,man-db,bash-completion,libpq5,logrotate,e2fsprogs,util-linux,apt,dpkg
 CONTAINER_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 MACHINE_NAME=jobd-e2e
 
@@ -72,7 +73,7 @@ prepare_tree() {
 
 # Boots the tree and waits until its systemd has finished starting up.
 boot_container() {
-    systemd-nspawn --quiet --boot --register=no --keep-unit --private-network \
+    systemd-nspawn --quiet --boot --register=no --keep-unit --private-network --system-call-filter=bpf \
         --machine="$MACHINE_NAME" -D "$TREE" </dev/null >"$WORK/console.log" 2>&1 &
     NSPAWN_PID=$!
     find_leader
