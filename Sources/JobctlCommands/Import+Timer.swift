@@ -17,7 +17,7 @@ extension Jobctl.Import {
                 counts from its own start, not the boot), OnStartupSec=, OnUnitActiveSec=, \
                 OnUnitInactiveSec=, Persistent=, RandomizedDelaySec=, AccuracySec= (systemd's \
                 default of 1min when the timer sets none). From the service: User=, Group=, \
-                WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, TasksMax=, SuccessExitStatus=, RestartPreventExitStatus=, TimeoutStartSec=, SupplementaryGroups=, \
+                WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, TasksMax=, SuccessExitStatus=, RestartPreventExitStatus=, TimeoutStartSec=, SupplementaryGroups=, SyslogIdentifier=, \
                 Nice=, IOSchedulingClass=, IOSchedulingPriority=, CPUSchedulingPolicy=, \
                 CPUSchedulingPriority=, UMask=, the Limit...= keys, MemoryMax=, MemoryHigh=, \
                 MemorySwapMax=, CPUWeight=, CPUQuota=, IOWeight=, KillMode= (control-group or process), \
@@ -31,7 +31,7 @@ extension Jobctl.Import {
                 Every other key is reported as not carried over (other conditions, RequiresMountsFor=, \
                 the + prefix...), and the exit status is then 1. Left out silently, as they change \
                 nothing under jobd: Description= (it becomes the job's), Documentation=, Unit=, \
-                Type=oneshot (or simple, exec), SyslogIdentifier=, WantedBy=.
+                Type=oneshot (or simple, exec), WantedBy=.
                 """)
 
         @Argument(help: ArgumentHelp("The .timer file.", valueName: "UNIT.timer"))

@@ -24,7 +24,7 @@ package struct Jobctl: AsyncParsableCommand {
         version: BuildInfo.versionText,
         subcommands: [
             Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self, Edit.self,
-            Audit.self, Logs.self, Import.self, Fleet.self,
+            Security.self, Audit.self, Logs.self, Import.self, Fleet.self,
         ])
 
     package init() {}

@@ -11,9 +11,9 @@ extension Jobctl {
             discussion: """
                 Shows the journal entries jobd logged for JOB's runs (JOBD_EVENT=run.start, \
                 run.output, run.exit, run.skip, ...: every run.* event), oldest first: each line of \
-                the job's output is a run.output entry. Only entries of jobd are read \
-                (SYSLOG_IDENTIFIER=jobd, and the job's output under SYSLOG_IDENTIFIER=JOB): of the \
-                local journal, or of --directory/--file.
+                the job's output is a run.output entry. Only entries of jobd are read (JOB=JOB, \
+                written by root: SYSLOG_IDENTIFIER=jobd, and the job's output under the job's name or \
+                its SyslogIdentifier=): of the local journal, or of --directory/--file.
 
                 -n N shows the last N entries; -f (as journalctl -f) shows the last 10 and then \
                 every new one as it is logged, until Ctrl-C. --run picks one run: 'last' (the job's \
@@ -96,6 +96,9 @@ extension Jobctl {
                     && entry.writtenByRoot
             }
             matches.insert(("JOB", job), at: 0)
+            // The output's SYSLOG_IDENTIFIER is the job's SyslogIdentifier= when it has one: JOB=
+            // and the check above select the entries, whatever identifier they carry.
+            matches.removeAll { $0.0 == "SYSLOG_IDENTIFIER" }
             do {
                 for (field, value) in matches { try reader.addMatch(field, value) }
                 let count = lines ?? (follow ? 10 : nil)

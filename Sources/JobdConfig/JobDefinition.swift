@@ -40,6 +40,8 @@ package struct JobDefinition: Sendable, Hashable {
         /// The settings most jobs leave at their defaults: boxed, and only when one is set, so that
         /// a job of defaults does not carry them (issue 19: 136 bytes a job, and the settings of 100,000 jobs
         /// are then 128 bytes each, with the object's header).
+        var hasOnlyCommonSettings: Bool { uncommonBox == nil }
+
         var uncommon: Uncommon {
             get { if case .value(let uncommon) = uncommonBox { uncommon } else { Uncommon() } }
             set { uncommonBox = newValue == Uncommon() ? nil : .value(newValue) }
@@ -73,6 +75,17 @@ package struct JobDefinition: Sendable, Hashable {
         var conditions: [UnitCondition] = []
         /// The user whose own job this is (``UserJobStore``); `nil` for a system job.
         var owningUser: String?
+        var syslogIdentifier: String?
+        /// The exposure the read computed, for `jobctl list` (``SecurityExposure``).
+        var exposure = ExposureCache()
+    }
+
+    /// A definition's exposure in tenths, computed once by the read: `nil` once a setting it
+    /// depends on is set since. Derived, so two definitions never differ by it.
+    struct ExposureCache: Hashable {
+        var tenths: Int?
+        static func == (lhs: ExposureCache, rhs: ExposureCache) -> Bool { true }
+        func hash(into hasher: inout Hasher) {}
     }
 
     /// A line of the file, for error messages only: two definitions that differ only here are the
@@ -101,6 +114,15 @@ package struct JobDefinition: Sendable, Hashable {
         // Written only while uniquely referenced (`fields`'s `_modify`), so never while shared.
         var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
+    }
+
+    /// Whether every uncommon setting has its default (then the exposure is an unconfined job's).
+    var hasOnlyCommonSettings: Bool { storage.fields.hasOnlyCommonSettings }
+
+    /// The exposure the read computed, if no setting it depends on changed since.
+    var cachedExposureTenths: Int? {
+        get { storage.fields.uncommon.exposure.tenths }
+        set { if !hasOnlyCommonSettings { fields.uncommon.exposure.tenths = newValue } }
     }
 
     /// The settings, for writing: copied first when another definition shares them.
@@ -162,7 +184,10 @@ package struct JobDefinition: Sendable, Hashable {
     /// `User=`: the account a run switches to (a name or a numeric uid); `nil` runs as jobd's own.
     package var user: String? {
         get { storage.fields.uncommon.user }
-        set { fields.uncommon.user = newValue }
+        set {
+            fields.uncommon.user = newValue
+            fields.uncommon.exposure = ExposureCache()
+        }
     }
     /// `Group=`: the group a run switches to; by default the user's primary group.
     package var group: String? {
@@ -235,7 +260,10 @@ package struct JobDefinition: Sendable, Hashable {
     /// `ProtectSystem=`, `PrivateTmp=`, `SystemCallFilter=`… (``Sandbox``).
     package var sandbox: Sandbox {
         get { storage.fields.uncommon.sandbox }
-        set { fields.uncommon.sandbox = newValue }
+        set {
+            fields.uncommon.sandbox = newValue
+            fields.uncommon.exposure = ExposureCache()
+        }
     }
     /// The line of the `PrivateDevices=` or `ProtectClock=` that asks for a device policy, for an
     /// error about it (jobd without a cgroup v2 for its runs).
@@ -248,7 +276,10 @@ package struct JobDefinition: Sendable, Hashable {
     /// `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`, `UMask=` and the `Limit…=` keys.
     package var processAttributes: ProcessAttributes {
         get { storage.fields.uncommon.processAttributes }
-        set { fields.uncommon.processAttributes = newValue }
+        set {
+            fields.uncommon.processAttributes = newValue
+            fields.uncommon.exposure = ExposureCache()
+        }
     }
     /// `MemoryMax=`, `MemoryHigh=`, `MemorySwapMax=`, `CPUWeight=`, `CPUQuota=` and `IOWeight=`: what
     /// the run's cgroup is limited to.
@@ -256,10 +287,19 @@ package struct JobDefinition: Sendable, Hashable {
         get { storage.fields.uncommon.resourceControl }
         set { fields.uncommon.resourceControl = newValue }
     }
+    /// `SyslogIdentifier=`: the `SYSLOG_IDENTIFIER=` of the run's output lines in the journal
+    /// (what `journalctl -t` selects); `nil`: the job's name.
+    package var syslogIdentifier: String? {
+        get { storage.fields.uncommon.syslogIdentifier }
+        set { fields.uncommon.syslogIdentifier = newValue }
+    }
     /// `SupplementaryGroups=`: groups a run has besides its user's (or jobd's own).
     package var supplementaryGroups: [String] {
         get { storage.fields.uncommon.supplementaryGroups }
-        set { fields.uncommon.supplementaryGroups = newValue }
+        set {
+            fields.uncommon.supplementaryGroups = newValue
+            fields.uncommon.exposure = ExposureCache()
+        }
     }
     /// `SuccessExitStatus=`: what else counts as a successful run, besides exit status 0.
     package var successExitStatus: SuccessExitStatus {

@@ -71,6 +71,7 @@ package enum JobFileReader {
         var sandboxDeviceLine: Int?
         var successExitStatus = SuccessExitStatus()
         var supplementaryGroups: [(name: String, line: Int)] = []
+        var syslogIdentifier: String?
         var startTimeout = TimeSpan.infinity
         var onSuccess: [String] = []
         var runOn: (policy: RunOn, line: Int) = (.everyNode, 0)
@@ -201,6 +202,12 @@ package enum JobFileReader {
             case .user, .group:
                 let account = value.isEmpty ? nil : (name: value, line: line)
                 if key == .user { user = account } else { group = account }
+            case .syslogIdentifier:
+                guard value.isEmpty || SyslogIdentifier.isValid(value) else {
+                    error(line, "SyslogIdentifier=: '\(value)' is not an identifier jobd takes", hint: SyslogIdentifier.hint(for: value))
+                    continue
+                }
+                syslogIdentifier = value.isEmpty ? nil : value
             case .supplementaryGroups:
                 // A list; more lines add to it, an empty one clears it, as systemd's.
                 if value.isEmpty { supplementaryGroups.removeAll() }
@@ -409,8 +416,12 @@ package enum JobFileReader {
             referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn,
             tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, resourceControl: resources, successExitStatus: successExitStatus,
             supplementaryGroups: supplementaryGroups.map(\.name), sandbox: sandbox,
-            sandboxDeviceLine: JobDefinition.LineNumber(sandbox.needsDeviceCgroup ? sandboxDeviceLine : nil), conditions: conditions)
-        return .success(JobDefinition(fields))
+            sandboxDeviceLine: JobDefinition.LineNumber(sandbox.needsDeviceCgroup ? sandboxDeviceLine : nil), conditions: conditions,
+            syslogIdentifier: syslogIdentifier)
+        var definition = JobDefinition(fields)
+        // Once per read, not per `jobctl list`: a sandboxed job's checks cost tens of microseconds.
+        definition.cachedExposureTenths = SecurityExposure.exposureTenths(of: definition)
+        return .success(definition)
     }
 
     private static func defaultSpan(of key: JobKey) -> TimeSpan {

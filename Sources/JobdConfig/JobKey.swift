@@ -35,6 +35,7 @@ enum JobKey: String, CaseIterable {
     case restartPreventExitStatus = "RestartPreventExitStatus"
     case timeoutStartSec = "TimeoutStartSec"
     case standardInput = "StandardInput"
+    case syslogIdentifier = "SyslogIdentifier"
     case nice = "Nice"
     case ioSchedulingClass = "IOSchedulingClass"
     case ioSchedulingPriority = "IOSchedulingPriority"

@@ -13,6 +13,7 @@ extension JobStatus {
         writer.optionalString("description", description)
         writer.optionalBool("disabled", disabled)
         writer.optionalStrings("errors", errors)
+        writer.optionalInteger("exposureTenths", exposureTenths)
         if !brief {
             writer.string("file", file)
         }
@@ -38,6 +39,7 @@ extension JobStatus {
             for run in runs { run.write(to: &writer) }
             writer.endArray()
         }
+        if let security { writer.array("security", security) }
         writer.strings("triggers", triggers)
         writer.endObject()
     }
@@ -56,6 +58,7 @@ extension JobStatus {
             case "description": status.description = try reader.optionalString()
             case "disabled": status.disabled = try reader.optionalBool()
             case "errors": status.errors = try reader.optionalStrings()
+            case "exposureTenths": status.exposureTenths = try reader.optionalInteger()
             case "file": file = try reader.string()
             case "generation": generation = try reader.integer()
             case "lastDurationUSec": status.lastDurationUSec = try reader.optionalInteger()
@@ -76,6 +79,10 @@ extension JobStatus {
             case "runs":
                 status.runs = try reader.optional { (reader: inout JSONReader) throws(ControlError) in
                     try reader.array { (reader: inout JSONReader) throws(ControlError) in try RunInFlight(reading: &reader) }
+                }
+            case "security":
+                status.security = try reader.optional { (reader: inout JSONReader) throws(ControlError) in
+                    try reader.array { (reader: inout JSONReader) throws(ControlError) in try SecurityCheck(reading: &reader) }
                 }
             case "triggers": triggers = try reader.strings()
             default: try reader.skipValue()

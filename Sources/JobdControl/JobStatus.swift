@@ -34,6 +34,11 @@ package struct JobStatus: Codable, Sendable, Equatable {
     /// not 0) or not at all.
     package var errors: [String]?
     package var disabledByErrors: Bool { errors?.isEmpty == false }
+    /// How exposed the job's runs are, as `systemd-analyze security` scores a service, in tenths
+    /// (0 to 100: 96 is systemd's 9.6). A jobd that predates it sends none.
+    package var exposureTenths: Int?
+    /// With one job's status (not in a list): each check of that exposure, for `jobctl security`.
+    package var security: [SecurityCheck]?
 
     /// A run in flight.
     package struct RunInFlight: Codable, Sendable, Equatable {

@@ -71,6 +71,7 @@ struct StatusView: Sendable {
         status.runs = runs.isEmpty ? nil : runs
         status.retryUSec = admission.pendingRetry(of: name).map { wallClock($0.at) }
         status.errors = broken?.errors.map(\.description)
+        status.exposureTenths = definition.map(SecurityExposure.exposureTenths(of:))
         if hidden {
             let file = owner?.definition.path ?? broken?.path ?? name
             if !brief { status.command = "(not shown: you cannot read \(file))" }
@@ -120,9 +121,17 @@ struct StatusView: Sendable {
 }
 
 extension StatusView {
-    /// The status of `name`, whose owner (if it has one) is `owner`.
+    /// The status of `name`, whose owner (if it has one) is `owner`, with each check of its
+    /// exposure (for `jobctl security`) unless `peer` could not read the job file.
     func status(of name: String, owner: JobOwner?, for peer: ControlPeer?) -> JobStatus? {
-        status(of: name, owner: owner.map { OwnerFacts($0, wallClock: wallClock) }, triggerTexts: TriggerTexts(), for: peer)
+        guard var status = status(of: name, owner: owner.map { OwnerFacts($0, wallClock: wallClock) }, triggerTexts: TriggerTexts(), for: peer)
+        else { return nil }
+        if let definition = owner?.definition, peer.map({ $0.mayRead(definition.path) }) ?? true {
+            status.security = SecurityExposure(definition).checks.map {
+                SecurityCheck(id: $0.id, description: $0.description, weight: $0.weight, range: $0.range, badness: $0.badness, exposureTenths: $0.exposureTenths)
+            }
+        }
+        return status
     }
 }
 

@@ -8,7 +8,7 @@ package import JobdConfig
 /// `OnUnitActiveSec=`, `OnUnitInactiveSec=`, `Persistent=`, `RandomizedDelaySec=`, `AccuracySec=`
 /// (systemd's default of 1min when the timer sets none); the service's command lines (see
 /// ``ServiceCommand``), `User=`, `Group=`, `WorkingDirectory=`, `Environment=`,
-/// `EnvironmentFile=`, `RuntimeMaxSec=`, `TimeoutStopSec=`; `Description=`.
+/// `EnvironmentFile=`, `RuntimeMaxSec=`, `TimeoutStopSec=`, `SyslogIdentifier=`; `Description=`.
 package enum TimerImporter {
     package struct Result: Sendable {
         /// `nil` when the service gives no command jobd can run.
@@ -24,7 +24,6 @@ package enum TimerImporter {
     /// (a job file in jobs.d is active; a run is a process jobd waits for).
     static let withoutEffect: Set<String> = [
         "Unit.Description", "Unit.Documentation", "Timer.Unit", "Install.WantedBy",
-        "Service.SyslogIdentifier",
     ]
     static let timerKeys: Set<String> = ["OnCalendar", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec",
                                          "Persistent", "RandomizedDelaySec", "AccuracySec"]
@@ -96,6 +95,13 @@ package enum TimerImporter {
             // systemd's two modes that jobd has; `mixed` and `none` are reported below.
             case ("Service", "KillMode") where ["control-group", "process"].contains(assignment.value):
                 job.set("KillMode", assignment.value)
+            case ("Service", "SyslogIdentifier"):
+                if assignment.value.isEmpty || SyslogIdentifier.isValid(assignment.value) {
+                    job.set("SyslogIdentifier", assignment.value)
+                } else {
+                    result.serviceReport.add(.notCarriedOver, line: line,
+                                             "SyslogIdentifier=\(assignment.value): \(SyslogIdentifier.hint(for: assignment.value))")
+                }
             case ("Service", let key) where literalKeys.contains(key):
                 job.set(key, assignment.value)
             case ("Service", "PrivateUsers") where !["", "no", "false", "0", "off", "n", "f"].contains(assignment.value.lowercased()):

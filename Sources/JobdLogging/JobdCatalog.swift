@@ -169,7 +169,8 @@ package enum JobdCatalog {
         case .runOutput:
             Entry(subject: "Output of a job run", body: """
                 A line that run @JOBD_RUN_ID@ of job @JOB@ wrote to its standard output (priority
-                info) or standard error (priority err), logged under the job's name.
+                info) or standard error (priority err), logged under the job's name or its
+                SyslogIdentifier=.
                 """)
         case .runStop:
             Entry(subject: "A job run is being stopped", body: """

@@ -98,6 +98,9 @@ package enum JobdEvent: String, Sendable, CaseIterable {
 package enum JobdField {
     package static let event = "JOBD_EVENT"
     package static let job = "JOB"
+    /// On `run.output`, the job's `SyslogIdentifier=`: sent as the entry's `SYSLOG_IDENTIFIER`
+    /// in place of the job's name, never as a field of its own.
+    package static let syslogIdentifier = "SYSLOG_IDENTIFIER"
     package static let instance = "JOBD_INSTANCE"
     package static let generation = "JOBD_GENERATION"
     package static let owner = "JOBD_OWNER"

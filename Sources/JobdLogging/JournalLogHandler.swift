@@ -81,10 +81,11 @@ package struct JournalLogHandler: LogHandler {
             // The names used here are literals that satisfy the journal's rules.
             JournalField(try! JournalFieldName(name), value)
         }
-        // A job's output is the job's own line: it goes under the job's name and the command's pid,
-        // so that `journalctl -t backup` selects it and `journalctl -u jobd` reads `backup[4242]: …`.
+        // A job's output is the job's own line: it goes under the job's name (or its
+        // SyslogIdentifier=) and the command's pid, so that `journalctl -t backup` selects it and
+        // `journalctl -u jobd` reads `backup[4242]: …`. JOB= stays the job's name.
         let isOutput = record.metadata[JobdField.event] == JobdEvent.runOutput.rawValue
-        let job = isOutput ? record.metadata[JobdField.job] : nil
+        let job = isOutput ? record.metadata[JobdField.syslogIdentifier] ?? record.metadata[JobdField.job] : nil
         var fields = [
             field("MESSAGE", record.message),
             field("PRIORITY", String(LogRecord.priority(record.level))),
@@ -102,8 +103,9 @@ package struct JournalLogHandler: LogHandler {
         ]
         if let error = record.error { fields.append(field("JOBD_ERROR", error)) }
 
-        let (names, dropped) = metadataFieldNames(record.metadata.keys)
-        for key in record.metadata.keys.sorted() {
+        let keys = record.metadata.keys.filter { $0 != JobdField.syslogIdentifier }
+        let (names, dropped) = metadataFieldNames(keys)
+        for key in keys.sorted() {
             if let name = names[key] { fields.append(JournalField(name, record.metadata[key]!)) }
         }
         if !dropped.isEmpty { fields.append(field("JOBD_DROPPED_FIELDS", dropped.joined(separator: ","))) }

@@ -458,9 +458,10 @@ package struct JobRunner: Sendable {
                 let standardError = execution.standardError
                 let runner = self
                 await withTaskGroup(of: Void.self) { group in
-                    // Output carries the job's name and the command's pid, so that `journalctl -t JOB`
-                    // finds it and it reads `backup[4242]: …`.
-                    let outputFields = fields.merging([JobdField.pid: String(pid)]) { $1 }
+                    // Output carries the job's name (or its SyslogIdentifier=) and the command's pid,
+                    // so that `journalctl -t JOB` finds it and it reads `backup[4242]: …`.
+                    var outputFields = fields.merging([JobdField.pid: String(pid)]) { $1 }
+                    if let identifier = definition.syslogIdentifier { outputFields[JobdField.syslogIdentifier] = identifier }
                     group.addTask { await runner.forward(standardOutput, runID: runID, level: .info, fields: outputFields, mailed: mailed) }
                     group.addTask { await runner.forward(standardError, runID: runID, level: .error, fields: outputFields, mailed: mailed) }
                 }

@@ -17,4 +17,22 @@ package enum DebianUnitKeys {
         RestrictRealtime=true
 
         """
+
+    /// logrotate.service's sandboxing keys.
+    package static let logrotateSandbox = """
+        LockPersonality=true
+        MemoryDenyWriteExecute=true
+        PrivateDevices=true
+        PrivateTmp=true
+        ProtectClock=true
+        ProtectControlGroups=true
+        ProtectHostname=true
+        ProtectKernelLogs=true
+        ProtectKernelModules=true
+        ProtectKernelTunables=true
+        ProtectSystem=full
+        RestrictNamespaces=true
+        RestrictRealtime=true
+
+        """
 }

@@ -59,6 +59,7 @@ import Testing
         Row(line: "LimitNOFILE=1000000", error: "mine.job:3: error: LimitNOFILE= needs root: a user's job may not set it"),
         Row(line: "AmbientCapabilities=CAP_NET_ADMIN", error: "mine.job:3: error: AmbientCapabilities= needs root: a user's job may not set it"),
         Row(line: "ReadWritePaths=/etc", error: "mine.job:3: error: ReadWritePaths= needs root: a user's job may not set it"),
+        Row(line: "SyslogIdentifier=sshd", error: "mine.job:3: error: SyslogIdentifier= needs root: a user's job may not set it"),
         Row(line: "RunOn=one-node", error: "mine.job:3: error: RunOn= needs root: a user's job may not set it"),
         Row(line: "ConditionPathExists=/root/secret", error: "mine.job:3: error: ConditionPathExists= needs root: a user's job may not set it"),
         Row(line: "PrivateTmp=yes", error: "mine.job:3: error: PrivateTmp= in a user's job needs NoNewPrivileges=yes"),

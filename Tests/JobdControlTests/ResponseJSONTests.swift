@@ -53,6 +53,13 @@ struct ResponseJSONTests {
         status.retryUSec = 1_763_800_060_000_000
         status.disabled = true
         status.errors = ["/etc/jobd/jobs.d/full.job:3: error: unknown key 'X='", "second"]
+        status.exposureTenths = 67
+        status.security = [
+            SecurityCheck(id: "PrivateNetwork=", description: "Service has access to the host's network", weight: 2500, range: 1, badness: 1,
+                          exposureTenths: 5),
+            SecurityCheck(id: "RemoveIPC=", description: "Service runs as root, option does not apply", weight: 100, range: 1, badness: nil,
+                          exposureTenths: nil),
+        ]
         return status
     }()
 
@@ -78,6 +85,11 @@ struct ResponseJSONTests {
         status.retryUSec = maybe(microseconds())
         status.disabled = maybe(Bool.random(using: &random))
         status.errors = maybe([text()])
+        status.exposureTenths = maybe(Int.random(in: 0...100, using: &random))
+        status.security = maybe((0..<Int.random(in: 0...2, using: &random)).map { _ in
+            SecurityCheck(id: text(), description: text(), weight: Int.random(in: 0...2500, using: &random), range: Int.random(in: 1...10, using: &random),
+                          badness: maybe(Int.random(in: 0...10, using: &random)), exposureTenths: maybe(Int.random(in: 0...10, using: &random)))
+        })
         return status
     }
 
@@ -171,6 +183,8 @@ struct ResponseJSONTests {
         #expect(Set(keys) == Set(fields))
         let runKeys = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any])["runs"] as? [[String: Any]]
         #expect(Set(runKeys?.first?.keys.map { $0 } ?? []) == Set(Mirror(reflecting: Self.full.runs![0]).children.compactMap(\.label)))
+        let checkKeys = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any])["security"] as? [[String: Any]]
+        #expect(Set(checkKeys?.first?.keys.map { $0 } ?? []) == Set(Mirror(reflecting: Self.full.security![0]).children.compactMap(\.label)))
     }
 
     /// The reader reserves room for a list by the shortest a status can be: no shorter one exists.

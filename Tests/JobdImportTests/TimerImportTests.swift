@@ -205,4 +205,19 @@ import Testing
         let run = try ProcessRun.run(argv, environment: environment, directory: "/", input: nil)
         #expect(run.status == status && run.output == output, "\(run)\n\(job.text)")
     }
+
+    /// SyslogIdentifier= carries over as it is; one with a specifier jobd cannot expand is reported, not written.
+    @Test(arguments: [("backup-db", true), ("%n", false), ("two words", false)])
+    func syslogIdentifierIsCarriedOverOrReported(value: String, carried: Bool) throws {
+        let (timer, _) = UnitFile.parse("[Timer]\nOnCalendar=daily\n", path: "backup.timer")
+        let (service, _) = UnitFile.parse("[Service]\nExecStart=/bin/true\nSyslogIdentifier=\(value)\n", path: "backup.service")
+        let result = TimerImporter.convert(timer: timer, service: service, name: "backup")
+        let job = try #require(result.job)
+        #expect(job.assignments.contains { $0.key == "SyslogIdentifier" && $0.value == value } == carried, "\(job.text)")
+        #expect(result.hasLosses == !carried, "\(result.serviceReport.entries)")
+        if !carried {
+            #expect(result.serviceReport.entries.contains { $0.kind == .notCarriedOver && $0.message.hasPrefix("SyslogIdentifier=\(value): ") && $0.line == 3 },
+                    "\(result.serviceReport.entries)")
+        }
+    }
 }

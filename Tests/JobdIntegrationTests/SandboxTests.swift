@@ -113,21 +113,7 @@ import Testing
 
     static let manDB = DebianUnitKeys.manDBSandbox + "NoNewPrivileges=yes"
 
-    static let logrotate = """
-        LockPersonality=true
-        MemoryDenyWriteExecute=true
-        PrivateDevices=true
-        PrivateTmp=true
-        ProtectClock=true
-        ProtectControlGroups=true
-        ProtectHostname=true
-        ProtectKernelLogs=true
-        ProtectKernelModules=true
-        ProtectKernelTunables=true
-        ProtectSystem=full
-        RestrictNamespaces=true
-        RestrictRealtime=true
-        """
+    static let logrotate = DebianUnitKeys.logrotateSandbox
 
     @Test func debiansTimerServicesKeysGiveTheRunSystemdsView() throws {
         try Requirement.root("to sandbox runs (namespaces, seccomp, a device policy)")
