@@ -17,6 +17,10 @@ extension MainLoop {
             reply.finish(with: .error("jobd is stopping"))
             return
         }
+        if let refusal = UserRequests.refusal(of: request, from: reply.peer, definition: request.job.flatMap(admission.definition(of:)),
+                                              brokenPath: request.job.flatMap { generation.broken[$0]?.path }) {
+            return reply.finish(with: .error(refusal, code: .permissionDenied))
+        }
         switch request.command {
         case .status:
             if let name = request.job {
@@ -78,6 +82,9 @@ extension MainLoop {
                          [JobdField.job: name])
             notifier.send(.status(status))
             reply.finish(with: ControlResponse(type: disable ? .jobDisabled : .jobEnabled, jobStatus: jobStatus(name)))
+        case .userFile, .userSave, .logs:
+            // Answered on the connection's thread (UserRequests); never the loop's.
+            reply.finish(with: .error("\(request.command.rawValue) is not answered here"))
         case .watchReload:
             reply.send(ControlResponse(type: .reloadSubscribed, reload: reloads.subscribed(generation: scheduler.generation.number)))
             reloads.subscribe(reply)
