@@ -77,7 +77,17 @@ extension Jobctl.Import {
         @Flag(help: "Overwrite job files that exist in DIR.")
         var force = false
 
+        /// `jobctl --user import cron`: the caller's own crontab into jobs of their own, each sent
+        /// to jobd as `jobctl --user edit` sends it.
+        @Flag(name: .customLong("own"), help: .hidden)
+        var own = false
+
+        @OptionGroup var runtime: RuntimeOptions
+
         func validate() throws {
+            if own, system || user != nil || output != nil {
+                throw ValidationError("jobctl --user import cron imports your own crontab into jobd: no --system, --user or --output")
+            }
             if system, user != nil {
                 throw ValidationError("--user is for a user crontab: a system crontab names the user on each line")
             }
@@ -106,9 +116,10 @@ extension Jobctl.Import {
             case .refused(let reason): throw refusal(reason)
             case .read(let system, let text): note(text); systemFormat = system
             }
+            if own, systemFormat { throw refusal("a system crontab names users; import your own crontab (crontab -l)") }
             var account: String?
             if !systemFormat {
-                switch CrontabAccount.decide(explicitUser: user, source: source) {
+                switch CrontabAccount.decide(explicitUser: own ? UserScope.userName : user, source: source) {
                 case .refused(let reason): throw refusal(reason)
                 case .user(let name, let text): note(text); account = name
                 }
@@ -122,9 +133,10 @@ extension Jobctl.Import {
                 print("\(path): nothing imported: a line above is refused", to: &standardError)
                 throw ExitCode(1)
             }
-            let (written, failed) = ImportFiles.emit(result.jobs, into: output, force: force)
+            let (written, failed) = own ? try ImportFiles.send(result.jobs, runtime: runtime, force: force)
+                : ImportFiles.emit(result.jobs, into: output, force: force)
             let count = written == result.jobs.count ? "\(written)" : "\(written) of \(result.jobs.count)"
-            print("\(path): \(count) job file(s) \(output.map { "written in \($0)" } ?? "printed")"
+            print("\(path): \(count) job file(s) \(own ? "taken by jobd as your jobs" : output.map { "written in \($0)" } ?? "printed")"
                   + (result.report.hasLosses || failed ? "; see above for what was not carried over" : ""),
                   to: &standardError)
             if result.report.hasLosses || failed { throw ExitCode(1) }

@@ -13,11 +13,17 @@ package struct Jobctl: AsyncParsableCommand {
             Each subcommand's --help gives its exit status. Shared by all: 2 when no daemon runs \
             (for the commands that ask it) or the journal cannot be read (audit, logs), 4 when \
             jobd refuses the caller (root may do everything; members of group jobd may list and \
-            look), 64 for invalid arguments.
+            look; every other user acts on their own jobs), 64 for invalid arguments.
+
+            jobctl --user edit|list|status|run|stop|logs|disable|enable [JOB] (and import cron \
+            [FILE], your crontab into jobs of yours) acts on your own \
+            jobs, which jobd names USER:JOB and runs as you (jobctl --user run backup is jobctl run \
+            alice:backup for alice); the administrator decides who may have them in \
+            /etc/jobd/users.allow and users.deny.
             """,
         version: BuildInfo.versionText,
         subcommands: [
-            Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self,
+            Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self, Edit.self,
             Security.self, Audit.self, Logs.self, Import.self, Fleet.self,
         ])
 
@@ -35,7 +41,14 @@ package struct Jobctl: AsyncParsableCommand {
     /// Runs jobctl on the process's arguments. The same as ArgumentParser's `main()`, except that
     /// `-b`/`--boot` take their value as journalctl does (see ``BootSelector/normalize(_:)``).
     package static func main() async {
-        let arguments = BootSelector.normalize(Array(CommandLine.arguments.dropFirst()))
+        var arguments = BootSelector.normalize(Array(CommandLine.arguments.dropFirst()))
+        do {
+            if let own = try UserScope.arguments(arguments, user: UserScope.userName) { arguments = own }
+        } catch {
+            var standardError = StandardError()
+            print("jobctl: \(error.message)", to: &standardError)
+            Glibc.exit(64)
+        }
         if let unknown = unknownCommand(in: arguments) {
             var standardError = StandardError()
             print("jobctl: unknown command '\(unknown.word)'" + (unknown.nearest.map { "; did you mean '\($0)'?" } ?? "")

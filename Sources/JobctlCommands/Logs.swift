@@ -53,9 +53,19 @@ extension Jobctl {
 
         @OptionGroup var journal: JournalOptions
 
+        /// `jobctl --user logs JOB`: the entries as jobd reads them for the caller's own job, for a
+        /// user who cannot read jobd's entries in the journal.
+        @Flag(name: .customLong("from-jobd"), help: .hidden)
+        var fromJobd = false
+
+        @OptionGroup var runtime: RuntimeOptions
+
         package init() {}
 
         package func validate() throws {
+            if fromJobd, follow || selectedRun != nil || output != .short {
+                throw ValidationError("jobctl --user logs takes -n only (jobd reads the journal for you); -f, --run and -o need jobctl logs")
+            }
             if let lines, lines < 0 { throw ValidationError("-n wants a number of entries, 0 or more") }
             if let selectedRun, RunSelector(selectedRun) == nil {
                 throw ValidationError("'\(selectedRun)' is not a run: expected last, a JOBD_RUN_ID (32 hex digits), INSTANCE:RUN or a run number")
@@ -66,6 +76,7 @@ extension Jobctl {
         static let noSuchRun: Int32 = 1
 
         package func run() throws {
+            if fromJobd { return try Self.fromJobd(job: job, lines: lines, runtime: runtime) }
             let (since, until) = try journal.timeRange()
             let source: JournalReader.Source
             let reader: JournalReader

@@ -80,6 +80,17 @@ extension Jobctl {
         }
     }
 
+    /// Sends `request` and returns the first response, an `error` one too (for the caller to act
+    /// on its code); no daemon, or one that refuses the caller, exits as ``fail(_:)`` says.
+    static func exchange(_ runtime: RuntimeOptions, _ request: ControlRequest) throws -> (ControlClient, ControlResponse) {
+        let client = try runtime.connect()
+        do {
+            return (client, try client.exchange(request))
+        } catch {
+            throw fail(error)
+        }
+    }
+
     /// An error, for `--json`: `{"error": …, "exitStatus": …}`.
     static func printJSONError(_ message: String, exitStatus: Int32) {
         printJSON { writer in

@@ -1,4 +1,4 @@
-import Glibc
+package import Glibc
 
 /// Replaces a file's contents atomically: the text goes to a temporary file beside it, which is
 /// renamed over the old one, so a reader (or jobd after a crash) sees the old file or the new one,
@@ -16,8 +16,11 @@ package enum AtomicFile {
 
     /// Writes `text` to `path`, with `mode`. With `durable`, the file is `fsync`ed before the
     /// rename and its directory after it, so that the new file, not only its bytes, survives a
-    /// power cut.
-    package static func replace(_ path: String, with text: String, mode: UInt32 = 0o644, durable: Bool = false) throws(WriteError) {
+    /// power cut. With `owner`, the file is given to that user and group before it takes the
+    /// path's place (a user's own job, ``UserJobStore``).
+    package static func replace(
+        _ path: String, with text: String, mode: UInt32 = 0o644, owner: (uid: uid_t, gid: gid_t)? = nil, durable: Bool = false
+    ) throws(WriteError) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -39,6 +42,7 @@ package enum AtomicFile {
         }
         // The mode asked for, whatever the umask took away.
         if failure == 0, fchmod(fd, mode) != 0 { failure = errno }
+        if failure == 0, let owner, fchown(fd, owner.uid, owner.gid) != 0 { failure = errno }
         if failure == 0, durable, fsync(fd) != 0 { failure = errno }
         close(fd)
         if failure == 0, rename(temporary, path) != 0 { failure = errno }

@@ -24,6 +24,16 @@ package struct DaemonSettings: Sendable, Equatable {
     /// threads (the loop, logging, control connections, a run's start) need well under a hundred.
     package static let tasksReserve: UInt64 = 256
 
+    /// `UserJobsMax=`: how many jobs of their own (`jobctl --user edit`) each user may have; jobs
+    /// beyond it, in name order, do not run. `0` allows users none.
+    package var userJobsMax = DaemonSettings.defaultUserJobsMax
+    package static let defaultUserJobsMax = 32
+    /// `UserRunsMax=`: how many runs of one user's own jobs may be in flight at once; more wait
+    /// for one of that user's to end (`run.wait`, `JOBD_REASON=user-runs-max`), holding up no
+    /// one else's. `nil` (`infinity`) is no limit.
+    package var userRunsMax: Int? = DaemonSettings.defaultUserRunsMax
+    package static let defaultUserRunsMax = 4
+
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
 
@@ -34,7 +44,7 @@ package struct DaemonSettings: Sendable, Equatable {
     }
 
     static let section = "Daemon"
-    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax"]
+    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
@@ -95,6 +105,26 @@ package struct DaemonSettings: Sendable, Equatable {
                 settings.defaultTasksMax = value.isEmpty ? .systemdDefault : tasksLimit("DefaultTasksMax", value, assignment.line) ?? settings.defaultTasksMax
             case "RunsTasksMax":
                 settings.runsTasksMax = value.isEmpty ? nil : tasksLimit("RunsTasksMax", value, assignment.line) ?? settings.runsTasksMax
+            case "UserJobsMax":
+                if value.isEmpty {
+                    settings.userJobsMax = defaultUserJobsMax
+                } else if let limit = Int(value), limit >= 0 {
+                    settings.userJobsMax = limit
+                } else {
+                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserJobsMax=: '\(value)' is not a number of jobs",
+                                              hint: "write a number such as \(defaultUserJobsMax) (the default), or 0 to allow users no jobs"))
+                }
+            case "UserRunsMax":
+                if value.isEmpty {
+                    settings.userRunsMax = defaultUserRunsMax
+                } else if value == "infinity" {
+                    settings.userRunsMax = nil
+                } else if let limit = Int(value), limit > 0 {
+                    settings.userRunsMax = limit
+                } else {
+                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserRunsMax=: '\(value)' is not a positive number",
+                                              hint: "write a number of runs such as \(defaultUserRunsMax) (the default), or infinity"))
+                }
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
                     ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")

@@ -1,4 +1,4 @@
-import Glibc
+package import Glibc
 
 /// The little file access configuration needs, on Glibc directly.
 package enum FileSystem {
@@ -31,7 +31,7 @@ package enum FileSystem {
     }
 
     /// The status of the file at `path` (links followed), or `nil`.
-    static func status(_ path: String) -> stat? {
+    package static func status(_ path: String) -> stat? {
         var status = stat()
         return stat(path, &status) == 0 ? status : nil
     }

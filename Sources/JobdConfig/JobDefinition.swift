@@ -73,6 +73,8 @@ package struct JobDefinition: Sendable, Hashable {
         var sandbox = Sandbox()
         var sandboxDeviceLine = LineNumber()
         var conditions: [UnitCondition] = []
+        /// The user whose own job this is (``UserJobStore``); `nil` for a system job.
+        var owningUser: String?
         var syslogIdentifier: String?
         /// The exposure the read computed, for `jobctl list` (``SecurityExposure``).
         var exposure = ExposureCache()
@@ -306,6 +308,12 @@ package struct JobDefinition: Sendable, Hashable {
     }
     /// The line `TasksMax=` is on, if the file has it.
     package var tasksMaxLine: Int? { storage.fields.uncommon.tasksMaxLine.line }
+    /// The user whose own job this is (`jobctl --user edit`, ``UserJobStore``), whose runs count
+    /// against `UserRunsMax=`; `nil` for a system job.
+    package var owningUser: String? {
+        get { storage.fields.uncommon.owningUser }
+        set { fields.uncommon.owningUser = newValue }
+    }
     /// `RunOn=`: whether every node of a fleet runs the job (the default) or one node per elapse.
     package var runOn: RunOn {
         get { storage.fields.runOn }

@@ -53,7 +53,7 @@ package struct JobDirectory: Sendable {
     }
 
     /// `jobd.conf`'s settings (the defaults when there is none), or its errors.
-    func loadSettings() -> Result<DaemonSettings, ConfigErrors> {
+    package func loadSettings() -> Result<DaemonSettings, ConfigErrors> {
         switch FileSystem.readTextFile(settingsPath) {
         case .success(let text):
             return DaemonSettings.read(path: settingsPath, text: text, databaseCheck: databaseCheck)

@@ -10,6 +10,8 @@ package struct ControlErrorCode: RawRepresentable, Codable, Sendable, Hashable {
     package static let busy = ControlErrorCode(rawValue: "busy")
     /// The request is not one JSON object on one line, or too large.
     package static let badRequest = ControlErrorCode(rawValue: "bad-request")
+    /// `user-save`: the job file has errors (the message lists them, with file and line).
+    package static let invalidJob = ControlErrorCode(rawValue: "invalid-job")
     /// The request's protocol version is not this jobd's.
     package static let unsupportedVersion = ControlErrorCode(rawValue: "unsupported-version")
 }

@@ -7,12 +7,34 @@ package struct ControlPeer: Sendable, Equatable {
     package var gid: gid_t
     package var groups: [gid_t]
     package var level: ControlAccess.Level
+    /// The peer's user name, as the user database has it
+    /// when the request is read: whose own jobs (`NAME:JOB`) the peer may act on.
+    package var userName: String?
 
-    package init(uid: uid_t, gid: gid_t, groups: [gid_t], level: ControlAccess.Level) {
+    package init(uid: uid_t, gid: gid_t, groups: [gid_t], level: ControlAccess.Level, userName: String? = nil) {
         self.uid = uid
         self.gid = gid
         self.groups = groups
         self.level = level
+        self.userName = userName
+    }
+
+    /// The name of user `uid` in the user database (NSS); `nil` when it has none.
+    package static func userName(of uid: uid_t) -> String? {
+        var size = 1_024
+        while size <= 1 << 20 {
+            var entry = passwd()
+            var result: UnsafeMutablePointer<passwd>?
+            var buffer = [CChar](repeating: 0, count: size)
+            let status = getpwuid_r(uid, &entry, &buffer, buffer.count, &result)
+            if status == ERANGE {
+                size *= 4
+                continue
+            }
+            guard status == 0, result != nil, let name = entry.pw_name else { return nil }
+            return String(cString: name)
+        }
+        return nil
     }
 
     /// Whether this peer may read a file of `owner`, `group` and `mode` by its permission bits (the

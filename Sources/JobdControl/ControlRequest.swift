@@ -17,6 +17,17 @@ package struct ControlRequest: Codable, Sendable, Equatable {
         case disable
         /// Undo `disable`.
         case enable
+        /// The text of the caller's own job `job` (`USER:JOB`), to edit: a `user-file` answer,
+        /// without `text` when there is no such job yet.
+        case userFile = "user-file"
+        /// Check `text` as the caller's own job `job` and, when it has no error, keep it (an empty
+        /// `text` removes the job) and reload: `user-saved`, then as `watch-reload`. Errors name
+        /// `path` (the client's copy) and come as an `invalid-job` error.
+        case userSave = "user-save"
+        /// The last `lines` (10 by default, at most 1,000) journal entries of the runs of the
+        /// caller's own job `job`, which the caller could not read in the journal itself: a
+        /// `log-entry` each, oldest first, then the connection closes.
+        case logs
     }
 
     package var version: Int
@@ -33,10 +44,18 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     /// starts (`OnFailure=`, `OnSuccess=`): a `run-finished` for each, then the connection closes.
     /// A jobd that predates it answers the first run's end only.
     package var followRetries: Bool?
+    /// With `user-save`: the job file's text.
+    package var text: String?
+    /// With `user-save`: what errors call the file (the copy the client edited); never opened.
+    package var path: String?
+    /// With `logs`: how many entries.
+    package var lines: Int?
 
     package init(
-        command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil, followRetries: Bool? = nil
+        command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil, followRetries: Bool? = nil,
+        lines: Int? = nil
     ) {
+        self.lines = lines
         self.version = ControlProtocol.version
         self.command = command
         self.job = job
@@ -49,4 +68,10 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     /// Whether the reply streams a run's output: a client that reads slowly then holds its
     /// connection for the whole run, and loses lines rather than slow jobd down.
     package var streamsOutput: Bool { command == .run && wait == true && output != false }
+
+    /// Whether the request is about `user`'s own jobs only: it names one of them (`USER:JOB`).
+    package func isAbout(jobsOf user: String) -> Bool {
+        guard let job, job.hasPrefix(user + ":"), job.count > user.count + 1 else { return false }
+        return command != .watchReload && command != .list
+    }
 }

@@ -24,6 +24,8 @@ extension ControlResponse {
         writer.optionalValue("reload", reload)
         writer.optionalValue("run", run)
         writer.optionalString("stream", stream)
+        writer.optionalString("text", text)
+        writer.optionalInteger("timeUSec", timeUSec)
         writer.string("type", type.rawValue)
         writer.integer("version", version)
         writer.endObject()
@@ -71,6 +73,8 @@ extension ControlResponse {
             case "reload": response.reload = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try ReloadReport(reading: &reader) }
             case "run": response.run = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try RunReport(reading: &reader) }
             case "stream": response.stream = try reader.optionalString()
+            case "text": response.text = try reader.optionalString()
+            case "timeUSec": response.timeUSec = try reader.optionalInteger()
             case "type":
                 let name = try reader.string()
                 guard let kind = Kind(rawValue: name) else { throw ControlError(.protocolError, "unknown response type \(name)") }

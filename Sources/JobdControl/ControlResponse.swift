@@ -24,6 +24,13 @@ package struct ControlResponse: Codable, Sendable, Equatable {
         /// `disable`, `enable`: done; `jobStatus` is the job's status now.
         case jobDisabled = "job-disabled"
         case jobEnabled = "job-enabled"
+        /// `user-file`: the job's `text`, absent for a job that does not exist yet.
+        case userFile = "user-file"
+        /// `user-save`: kept (or removed); `reload-subscribed` and `reload-result` follow.
+        case userSaved = "user-saved"
+        /// `logs`: one journal entry of the job's runs: `line` its message, `run` its job and run
+        /// number, `timeUSec` when it was logged.
+        case logEntry = "log-entry"
     }
 
     package var version = ControlProtocol.version
@@ -41,6 +48,10 @@ package struct ControlResponse: Codable, Sendable, Equatable {
     package var stream: String?
     /// `run-output-lost`: how many lines were dropped.
     package var lost: Int?
+    /// `user-file`: the job file's text.
+    package var text: String?
+    /// `log-entry`: when the entry was logged, wall-clock microseconds.
+    package var timeUSec: Int64?
 
     package init(
         type: Kind, message: String? = nil, daemon: DaemonStatus? = nil, jobStatus: JobStatus? = nil,

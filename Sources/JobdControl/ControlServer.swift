@@ -4,13 +4,13 @@ import JobdLocks
 
 /// jobd's end of the control socket.
 ///
-/// The socket file is mode 0600 (0660 and group `jobd` where that group exists), and every
-/// connection's peer credentials are checked as well (``ControlAccess``): root and jobd's own user
-/// may do everything, members of group `jobd` may list and look; anyone else gets a typed refusal
-/// (`permission-denied`) and is disconnected, without ever taking a slot.
+/// The socket file is mode 0666 (group `jobd` where that group exists): every user may connect, and
+/// every connection's peer credentials decide what it may do (``ControlAccess``): root and jobd's
+/// own user everything, members of group `jobd` list and look, any other user act on their own
+/// jobs (`USER:JOB`) only; anything else gets a typed refusal (`permission-denied`).
 ///
 /// Slots go by role (``ControlSlots``): at most 32 connections at once, of which readers may hold 4
-/// between them, so 28 stay for root and jobd's user whatever readers do. Each admitted connection
+/// between them and other users 8, so 20 stay for root and jobd's user whatever others do. Each admitted connection
 /// has a thread of its own that reads one request (at most 64 KiB, all of it within 5 s of the
 /// accept), hands it to the daemon, and writes the replies, so a slow, silent or vanished client
 /// never blocks the daemon's main loop. A client that hangs up while it waits frees its slot at
@@ -39,8 +39,8 @@ package final class ControlServer: Sendable {
     private let handler: @Sendable (ControlRequest, ControlReply) -> Void
     private let access: ControlAccess
 
-    /// Binds `path` (replacing a stale socket) and starts accepting. With a readers' group in
-    /// `access`, the socket is mode 0660 and belongs to that group, so that its members can connect.
+    /// Binds `path` (replacing a stale socket) and starts accepting; the socket is mode 0666, and
+    /// belongs to the readers' group of `access` where there is one.
     package init(
         path: String, access: ControlAccess = ControlAccess(ownUID: geteuid(), readers: nil),
         handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void
@@ -61,7 +61,7 @@ package final class ControlServer: Sendable {
             failure = ("bind", bindErrno)
         } else if let readers = access.readers, chown(path, uid_t.max, readers.gid) != 0 {
             failure = ("chown", errno)
-        } else if chmod(path, access.readers == nil ? 0o600 : 0o660) != 0 {
+        } else if chmod(path, 0o666) != 0 {
             failure = ("chmod", errno)
         } else if listen(fd, 64) != 0 {
             failure = ("listen", errno)
@@ -198,7 +198,9 @@ package final class ControlServer: Sendable {
     }
 
     private func serve(_ fd: Int32, peer: ControlPeer, deadline: ContinuousClock.Instant) {
-        let level = peer.level
+        var peer = peer
+        // Looked up here, not on the accept thread: the user database may be slow (LDAP).
+        peer.userName = ControlPeer.userName(of: peer.uid)
         UnixStream.setSendTimeout(fd, seconds: ControlProtocol.requestTimeoutSeconds)
         func reject(_ message: String, _ code: ControlErrorCode) {
             Self.answerLast(fd, .error(message, code: code), deadline: deadline)
@@ -216,9 +218,8 @@ package final class ControlServer: Sendable {
                        .unsupportedVersion)
                 return
             }
-            guard level == .full || ControlAccess.isReadOnly(decoded.command) else {
-                reject(ControlAccess.readOnlyRefusal(decoded.command, group: access.readers?.name ?? ControlAccess.readersGroupName),
-                       .permissionDenied)
+            if let refusal = ControlAccess.refusal(of: decoded, from: peer, readersGroup: access.readers?.name ?? ControlAccess.readersGroupName) {
+                reject(refusal, .permissionDenied)
                 return
             }
             request = decoded

@@ -2,8 +2,9 @@
 /// not. Pure; ``ControlServer`` keeps one behind a lock.
 ///
 /// Root and jobd's own user (``Role/administrator``) may hold every slot; readers (members of the
-/// readers' group, ``Role/reader``) share a small quota of their own, whoever of them holds it, so
-/// that however hard they try, ``Limits/total`` minus ``Limits/readers`` slots stay for
+/// readers' group, ``Role/reader``) share a small quota of their own, whoever of them holds it, and
+/// so do all other users (``Role/user``), so that however hard they try, ``Limits/total`` minus
+/// ``Limits/readers`` and ``Limits/users`` slots stay for
 /// `jobctl reload` (`systemctl reload jobd`), `status` and every other request of root's.
 package struct ControlSlots: Sendable, Hashable {
     /// Who holds a slot.
@@ -12,6 +13,8 @@ package struct ControlSlots: Sendable, Hashable {
         case administrator
         /// A member of the readers' group: may look.
         case reader
+        /// Any other user: their own jobs.
+        case user
     }
 
     package struct Limits: Sendable, Hashable {
@@ -19,14 +22,18 @@ package struct ControlSlots: Sendable, Hashable {
         package var total: Int
         /// Connections at once that readers may hold between them.
         package var readers: Int
+        /// Connections at once that other users may hold between them.
+        package var users: Int
 
-        package init(total: Int, readers: Int) {
+        package init(total: Int, readers: Int, users: Int = 0) {
             self.total = total
             self.readers = readers
+            self.users = users
         }
 
-        /// jobd's: 32 in all, 4 of them for readers, so 28 that only root and jobd's user can take.
-        package static let jobd = Limits(total: 32, readers: 4)
+        /// jobd's: 32 in all, 4 of them for readers and 8 for other users, so 20 that only root
+        /// and jobd's user can take.
+        package static let jobd = Limits(total: 32, readers: 4, users: 8)
     }
 
     /// Whether a connection is served.
@@ -39,6 +46,7 @@ package struct ControlSlots: Sendable, Hashable {
     package let limits: Limits
     private(set) package var administrators = 0
     private(set) package var readers = 0
+    private(set) package var users = 0
 
     package init(limits: Limits = .jobd) {
         self.limits = limits
@@ -46,7 +54,7 @@ package struct ControlSlots: Sendable, Hashable {
 
     /// Takes a slot for a connection of `role`, if one is free to it.
     package mutating func admit(_ role: Role) -> Admission {
-        guard administrators + readers < limits.total else {
+        guard administrators + readers + users < limits.total else {
             return .refused("too many connections (\(limits.total)); try again")
         }
         switch role {
@@ -57,6 +65,11 @@ package struct ControlSlots: Sendable, Hashable {
                 return .refused("too many connections from readers (\(limits.readers) at once, for all of them); try again")
             }
             readers += 1
+        case .user:
+            guard users < limits.users else {
+                return .refused("too many connections from users (\(limits.users) at once, for all of them); try again")
+            }
+            users += 1
         }
         return .admitted
     }
@@ -66,8 +79,9 @@ package struct ControlSlots: Sendable, Hashable {
         switch role {
         case .administrator: administrators -= 1
         case .reader: readers -= 1
+        case .user: users -= 1
         }
-        precondition(administrators >= 0 && readers >= 0, "a control slot was released twice")
+        precondition(administrators >= 0 && readers >= 0 && users >= 0, "a control slot was released twice")
     }
 }
 
@@ -77,6 +91,7 @@ extension ControlAccess.Level {
         switch self {
         case .full: .administrator
         case .readOnly: .reader
+        case .user: .user
         case .none: nil
         }
     }

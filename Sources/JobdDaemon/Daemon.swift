@@ -45,7 +45,10 @@ package struct Daemon {
         // Each job file on its own: a broken file disables its job only, and a broken jobd.conf
         // means the default settings. Only a configuration that cannot be read at all stops jobd.
         var jobFiles = JobFileCache()
-        let configuration = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check).read(using: &jobFiles)
+        let directory = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check)
+        let userJobs = UserJobStore(stateDirectory: options.stateDirectory)
+        var configuration = directory.read(using: &jobFiles)
+        configuration.addUserJobs(from: userJobs, configDirectory: options.configDirectory)
         if let fatal = configuration.fatal {
             logger.log(configErrors: [fatal])
             let reason = "jobd cannot start: \(fatal)"
@@ -97,7 +100,7 @@ package struct Daemon {
         let tasks = BackgroundTasks()
         let environment = options.environment
         let source = DirectorySource(
-            directory: JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check),
+            directory: directory, users: userJobs,
             slowSeconds: environment[Self.slowLoadVariable].flatMap(Double.init), logger: logger)
         let launcher = TaskLauncher(runner: JobRunner(logger: logger, environment: environment), tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
@@ -109,8 +112,9 @@ package struct Daemon {
         let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)
         for notice in joined.notices { continuation.yield(.fleet(notice)) }
         // The control socket before READY=1: once systemd says jobd started, jobctl must work.
+        let userRequests = UserRequests(store: userJobs, directory: directory, post: { continuation.yield($0) })
         let control = RuntimeFiles(lock: runtimeLock, directory: options.runtimeDirectory, logger: logger) { request, reply in
-            continuation.yield(.control(request, reply))
+            if !userRequests.handle(request, reply: reply) { continuation.yield(.control(request, reply)) }
         }
         let watchdog = watchdogInterval.map { interval in
             WatchdogPinger(queue: queue, interval: interval) { continuation.yield(.watchdogTick) }

@@ -17,7 +17,7 @@ struct JobListing: Sendable {
     let jobs: [(name: String, owner: StatusView.OwnerFacts?)]
     /// Without what a brief `list` leaves out (``ControlRequest/brief``).
     let brief: Bool
-    /// Who asked: a reader sees only what it could read itself.
+    /// Who asked: a reader sees only what it could read itself, a user only their own jobs.
     let peer: ControlPeer?
 
     init(_ sources: StatusView, owners: [String: JobOwner], brief: Bool, peer: ControlPeer?) {
@@ -26,8 +26,12 @@ struct JobListing: Sendable {
         // Room for all at once: growing the array copies (and retains) every entry.
         var jobs: [(name: String, owner: StatusView.OwnerFacts?)] = []
         jobs.reserveCapacity(owners.count + sources.broken.count)
-        for (name, owner) in owners { jobs.append((name: name, owner: StatusView.OwnerFacts(owner, wallClock: sources.wallClock))) }
-        for name in sources.broken.keys where owners[name] == nil { jobs.append((name: name, owner: nil)) }
+        // A user (not root, not a reader) lists their own jobs alone.
+        let prefix = peer?.level == .user ? (peer?.userName ?? "") + ":" : nil
+        for (name, owner) in owners where prefix.map(name.hasPrefix) ?? true {
+            jobs.append((name: name, owner: StatusView.OwnerFacts(owner, wallClock: sources.wallClock)))
+        }
+        for name in sources.broken.keys where owners[name] == nil && prefix.map(name.hasPrefix) ?? true { jobs.append((name: name, owner: nil)) }
         self.sources = sources
         self.jobs = jobs
     }

@@ -14,6 +14,10 @@ extension MainLoop {
     /// `watch-reload` keep the reply until what they wait for happens.
     func handleControl(_ request: ControlRequest, reply: ControlReply) {
         guard !stopping else { return reply.finish(with: .error("jobd is stopping")) }
+        if let refusal = UserRequests.refusal(of: request, from: reply.peer, definition: request.job.flatMap(admission.definition(of:)),
+                                              brokenPath: request.job.flatMap { generation.broken[$0]?.path }) {
+            return reply.finish(with: .error(refusal, code: .permissionDenied))
+        }
         if let refusal = request.refusal(in: generation, inFlight: { !admission.runsInFlight(of: $0).isEmpty }) {
             return reply.finish(with: refusal)
         }
@@ -62,6 +66,9 @@ extension MainLoop {
             logger.jobDisabled(name, disable)
             notifier.send(.status(status))
             reply.finish(with: ControlResponse(type: disable ? .jobDisabled : .jobEnabled, jobStatus: jobStatus(name)))
+        case .userFile, .userSave, .logs:
+            // Answered on the connection's thread (UserRequests); never the loop's.
+            reply.finish(with: .error("\(request.command.rawValue) is not answered here"))
         case .watchReload:
             reply.send(ControlResponse(type: .reloadSubscribed, reload: reloads.subscribed(generation: scheduler.generation.number)))
             reloads.subscribe(reply)

@@ -18,7 +18,7 @@ extension MainLoop {
                 start(request)
             case .skip(let request, let reason), .drop(let request, let reason):
                 runWaiters.skipped(request, reason: reason)
-            case .wait(_, .slot):
+            case .wait(_, .slot), .wait(_, .userSlot):
                 settle()
                 notifier.send(.status(status))
             case .stop(let job, let reason):

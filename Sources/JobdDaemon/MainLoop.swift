@@ -212,7 +212,7 @@ package final class MainLoop {
         // the threads that made them; give what is free back rather than keep it resident.
         context.trimMemory()
         notifier.send(.ready, .status(status))
-        for watcher in answer.watchers { watcher.finish(with: ControlResponse(type: .reloadResult, reload: answer.report)) }
+        for watcher in answer.watchers { watcher.finish(with: ControlResponse(type: .reloadResult, reload: answer.report.shown(to: watcher.peer))) }
     }
 
     /// Shutdown: STOPPING=1, every timer invalidated and every owner released, runs that have not

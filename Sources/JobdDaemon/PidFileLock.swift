@@ -1,4 +1,5 @@
 import Glibc
+import JobdConfig
 
 /// The exclusive lock on `RUNTIME_DIR/jobd.pid` that makes jobd one per runtime directory: taken
 /// before the socket or the pid file is touched, held (by the open descriptor) until jobd exits.

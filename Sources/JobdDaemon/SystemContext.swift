@@ -56,28 +56,31 @@ struct TaskLauncher: RunLauncher {
     func pid(of runID: UInt64) -> Int32? { runner.registry.pid(of: runID) }
 }
 
-/// The configuration directory, read on a thread of its own.
+/// The configuration directory and the users' own jobs, read on a thread of its own.
 struct DirectorySource: ConfigurationSource {
     let directory: JobDirectory
+    let users: UserJobStore
     /// ``Daemon/slowLoadVariable``: seconds to wait before reading, as a hung mount would make it.
     let slowSeconds: Double?
     let logger: Logger
 
     func read(using cache: JobFileCache, done: @escaping @Sendable (JobdConfiguration, JobFileCache) -> Void) {
-        let (directory, slow) = (directory, slowSeconds)
+        let (directory, users, slow) = (directory, users, slowSeconds)
+        let read = { @Sendable in
+            var cache = cache
+            var configuration = directory.read(using: &cache)
+            configuration.addUserJobs(from: users, configDirectory: directory.path)
+            done(configuration, cache)
+        }
         do {
             try DetachedThread.start {
                 if let slow { usleep(UInt32(min(slow, 600) * 1_000_000)) }
-                var cache = cache
-                let configuration = directory.read(using: &cache)
-                done(configuration, cache)
+                read()
             }
         } catch {
             // No thread to be had: read here, as before, rather than not reload at all.
             logger.warning("reloading on the main loop: \(error)")
-            var cache = cache
-            let configuration = directory.read(using: &cache)
-            done(configuration, cache)
+            read()
         }
     }
 }

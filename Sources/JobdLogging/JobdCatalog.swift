@@ -193,8 +193,10 @@ package enum JobdCatalog {
             Entry(subject: "A job run waits", body: """
                 Run @JOBD_RUN_ID@ of job @JOB@ was asked for but waits: @JOBD_REASON@
                 "max-concurrent-runs": MaxConcurrentRuns= in jobd.conf allows no more runs at once,
-                and it starts as soon as another run ends, in the order runs fell due; "overlap": the
-                job's run in flight must end first (Overlap=queue or replace).
+                and it starts as soon as another run ends, in the order runs fell due; "user-runs-max":
+                the job is a user's own (jobctl --user) and UserRunsMax= in jobd.conf allows that user
+                no more runs at once; "overlap": the job's run in flight must end first
+                (Overlap=queue or replace).
                 """)
         case .runRetry:
             Entry(subject: "A failed job run will be retried", body: """

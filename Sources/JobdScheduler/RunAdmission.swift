@@ -37,6 +37,8 @@ package struct RunAdmission: Sendable {
         case overlap(replacing: Bool)
         /// For a free slot under `MaxConcurrentRuns=`.
         case slot
+        /// For one of the user's own runs to end, under `UserRunsMax=`.
+        case userSlot(user: String)
     }
 
     /// How long a chain of `OnFailure=`/`OnSuccess=` may grow: the first job and at most 7 started by it in turn.
@@ -368,21 +370,42 @@ package struct RunAdmission: Sendable {
         return actions + admit(request, now: now)
     }
 
-    /// Starts the run if a slot is free; otherwise it waits for one, in the order runs were asked for.
+    /// The user whose own job `job` is, if it is one.
+    private func owningUser(of job: String) -> String? { generation.definition(of: job)?.owningUser }
+
+    /// Runs in flight of `user`'s own jobs.
+    package func running(ofUser user: String) -> Int {
+        jobs.reduce(0) { $0 + (owningUser(of: $1.key) == user ? $1.value.inFlight.count : 0) }
+    }
+
+    /// Why `request` cannot start now: no slot under `MaxConcurrentRuns=`, or none of its user's
+    /// under `UserRunsMax=`; `nil` when it can.
+    private func blocked(_ request: RunRequest) -> WaitReason? {
+        if let maxConcurrentRuns, running >= maxConcurrentRuns { return .slot }
+        if let user = owningUser(of: request.job), let limit = generation.settings.userRunsMax, running(ofUser: user) >= limit {
+            return .userSlot(user: user)
+        }
+        return nil
+    }
+
+    /// Starts the run if a slot is free; otherwise it waits for one, in the order runs were asked
+    /// for. A run that waits only for its user's own runs holds up no one else's.
     private mutating func admit(_ request: RunRequest, now: MonotonicInstant) -> [Action] {
-        if maxConcurrentRuns.map({ running < $0 }) ?? true, slotWaiting.isEmpty {
+        let reason = blocked(request)
+        if reason == nil, !slotWaiting.contains(where: { blocked($0) == nil }) {
             jobs[request.job, default: JobRuns()].inFlight[request.runID] = RunInFlight(request: request, startedAt: now)
             return [.start(request)]
         }
         let position = slotWaiting.firstIndex { $0.dueAt > request.dueAt } ?? slotWaiting.endIndex
         slotWaiting.insert(request, at: position)
-        return [.wait(request, reason: .slot)] + startWaitingRuns(now: now)
+        return [.wait(request, reason: reason ?? .slot)] + startWaitingRuns(now: now)
     }
 
     private mutating func startWaitingRuns(now: MonotonicInstant) -> [Action] {
         var actions: [Action] = []
-        while !slotWaiting.isEmpty, maxConcurrentRuns.map({ running < $0 }) ?? true {
-            let request = slotWaiting.removeFirst()
+        while let index = slotWaiting.firstIndex(where: { blocked($0) == nil }) {
+            // Only runs of a user at their limit may be passed over; a full MaxConcurrentRuns= stops all.
+            let request = slotWaiting.remove(at: index)
             jobs[request.job, default: JobRuns()].inFlight[request.runID] = RunInFlight(request: request, startedAt: now)
             actions.append(.start(request))
         }

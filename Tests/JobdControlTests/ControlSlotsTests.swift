@@ -22,6 +22,7 @@ import Testing
         var refused: Int
         var administrators: Int
         var readers: Int
+        var users = 0
         var testDescription: String { steps.map(\.description).joined(separator: ", ") }
     }
 
@@ -36,6 +37,10 @@ import Testing
         Row(steps: [.admit(.reader, times: 4), .release(.reader, times: 1), .admit(.reader, times: 2)], refused: 1, administrators: 0, readers: 4),
         Row(steps: [.admit(.administrator, times: 32), .release(.administrator, times: 3), .admit(.reader, times: 5)],
             refused: 2, administrators: 29, readers: 3),
+        // Users share 8, whatever readers hold, and root keeps the other 20.
+        Row(steps: [.admit(.user, times: 40)], refused: 32, administrators: 0, readers: 0, users: 8),
+        Row(steps: [.admit(.user, times: 40), .admit(.reader, times: 40), .admit(.administrator, times: 30)],
+            refused: 10, administrators: 20, readers: 4, users: 8),
     ])
     func slotsByRole(_ row: Row) {
         var slots = ControlSlots(limits: .jobd)
@@ -50,7 +55,7 @@ import Testing
             }
         }
         #expect(refused == row.refused)
-        #expect(slots.administrators == row.administrators && slots.readers == row.readers)
+        #expect(slots.administrators == row.administrators && slots.readers == row.readers && slots.users == row.users)
     }
 
     @Test func refusalsSayWhy() {
@@ -60,6 +65,6 @@ import Testing
         #expect(slots.admit(.administrator) == .admitted)
         #expect(slots.admit(.administrator) == .refused("too many connections (2); try again"))
         #expect(ControlAccess.Level.full.slotRole == .administrator && ControlAccess.Level.readOnly.slotRole == .reader)
-        #expect(ControlAccess.Level.none.slotRole == nil)
+        #expect(ControlAccess.Level.none.slotRole == nil && ControlAccess.Level.user.slotRole == .user)
     }
 }

@@ -82,8 +82,11 @@ extension JobctlTests {
         #expect(secretStatus == 0 && !secret.contains("PrivateNetwork") && secret.contains("not shown"), "\(secret)")
         #expect(secret.contains("→ Overall exposure level for secret: \(SecurityExposure.text(tenths: try Self.expectedTenths("secret", Self.boxed)))"),
                 "\(secret)")
-        // Outside the group: refused.
-        let (outsider, _) = try Jobctl(runtime: runtime, environment: nil)(["security"], as: (uid: 65_534, gid: 100))
-        #expect(outsider == 4)
+        // Outside the group: a user's own jobs only (issue 29), so none of these, and a job of root's is refused.
+        let outsider = Jobctl(runtime: runtime, environment: nil)
+        let (_, listed) = try outsider(["security"], as: (uid: 65_534, gid: 100))
+        #expect(!listed.contains("open") && !listed.contains("secret"), "\(listed)")
+        let (refused, refusal) = try outsider(["security", "secret"], as: (uid: 65_534, gid: 100))
+        #expect(refused == 4 && refusal.contains("permission denied"), "\(refusal)")
     }
 }

@@ -188,17 +188,20 @@ import Testing
         #expect(output.contains("\"lastOutcome\" : \"exited with status 7\""))
     }
 
+    /// Every user reaches the socket (mode 0666), and the peer-credential check decides: a user who is
+    /// neither root nor a reader acts on their own jobs alone (issue 29), and sees none of root's.
     @Test func aUserWhoIsNotAllowedIsRefused() throws {
         let setup = try Setup(jobs: ["hourly": Self.hourly])
-        // The socket's mode already keeps other users out...
-        let (byMode, byModeOutput) = try setup.jobctl(["status"], as: Self.nobody)
-        #expect(byMode == 4, "exit 4, as systemctl for insufficient privileges: \(byModeOutput)")
-        #expect(byModeOutput.contains("Permission denied") && byModeOutput.contains("adduser $USER jobd"))
-        // ...and where the mode would let them in, the peer-credential check still refuses them.
-        chmod(setup.runtime + "/jobd.sock", 0o666)
-        let (byCredentials, byCredentialsOutput) = try setup.jobctl(["status"], as: Self.nobody)
-        #expect(byCredentials == 4)
-        #expect(byCredentialsOutput.contains("permission denied: "))
+        var status = stat()
+        #expect(stat(setup.runtime + "/jobd.sock", &status) == 0 && status.st_mode & 0o777 == 0o666)
+        for command in [["status"], ["status", "hourly"], ["run", "hourly"], ["reload"]] {
+            let (refused, output) = try setup.jobctl(command, as: Self.nobody)
+            #expect(refused == 4, "exit 4, as systemctl for insufficient privileges: \(command): \(output)")
+            #expect(output.contains("permission denied: "), "\(command): \(output)")
+        }
+        let (listed, list) = try setup.jobctl(["list"], as: Self.nobody)
+        #expect(listed == 0 && !list.contains("hourly"), "a user lists their own jobs alone: \(list)")
+        #expect(!setup.daemon.events("run.start").contains { $0.field("JOB") == "hourly" }, "the refused run did not start")
         #expect(try setup.jobctl(["status"]).0 == 0, "root is still served")
     }
 
@@ -237,9 +240,11 @@ import Testing
             #expect(output.contains("needs root") || output.contains("permission denied"), "\(command): \(output)")
         }
         #expect(!daemon.events("run.start").contains { $0.field("JOB") == "hourly" }, "the refused run did not start")
-        // Outside the group (gid 100, users): refused, with the hint.
+        // Outside the group (gid 100, users): their own jobs only, so none of these.
         let (outsider, outsiderOutput) = try jobctl(["list"], as: (uid: 65_534, gid: 100))
-        #expect(outsider == 4 && outsiderOutput.contains("adduser $USER"), "\(outsiderOutput)")
+        #expect(outsider == 0 && !outsiderOutput.contains("hourly"), "\(outsiderOutput)")
+        let (looked, lookedOutput) = try jobctl(["status", "hourly"], as: (uid: 65_534, gid: 100))
+        #expect(looked == 4 && lookedOutput.contains("permission denied"), "\(lookedOutput)")
     }
 
     /// A reader sees a job's command, description and errors only if it could read the job file: a

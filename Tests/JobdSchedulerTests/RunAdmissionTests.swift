@@ -127,6 +127,25 @@ import Testing
         #expect(Self.started(raised).map(\.job) == ["b"])
     }
 
+    /// `UserRunsMax=`: a user's own runs beyond it wait for one of theirs to end, and hold up no
+    /// other user's runs or the system's (issue 29).
+    @Test func aUsersRunsBeyondUserRunsMaxWaitForTheirOwnAndNoOnesElse() throws {
+        func owned(_ name: String, by user: String?) -> JobDefinition { Self.job(name) { $0.owningUser = user } }
+        var settings = DaemonSettings()
+        settings.userRunsMax = 1
+        let jobs = [owned("alice:a", by: "alice"), owned("alice:b", by: "alice"), owned("bob:a", by: "bob"), owned("system", by: nil)]
+        var admission = RunAdmission { "id" }
+        #expect(admission.configure(Generation(jobs: jobs, settings: settings), now: Self.t0).isEmpty)
+        let first = try #require(Self.started(admission.due(job: "alice:a", now: Self.at(1))).first)
+        let second = admission.due(job: "alice:b", now: Self.at(2))
+        #expect(Self.started(second).isEmpty)
+        #expect(second.contains { if case .wait(_, .userSlot(user: "alice")) = $0 { true } else { false } }, "\(second)")
+        #expect(Self.started(admission.due(job: "bob:a", now: Self.at(3))).map(\.job) == ["bob:a"])
+        #expect(Self.started(admission.due(job: "system", now: Self.at(4))).map(\.job) == ["system"])
+        #expect(admission.running(ofUser: "alice") == 1 && admission.running == 3)
+        #expect(Self.started(admission.runEnded(Self.end(first), now: Self.at(5)).actions).map(\.job) == ["alice:b"])
+    }
+
     @Test func aRemovedJobsWaitingRunsAreDropped() throws {
         var admission = Self.admission([Self.job("a"), Self.job("b")], max: 1)
         _ = admission.due(job: "a", now: Self.at(1))

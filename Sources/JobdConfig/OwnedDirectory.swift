@@ -2,8 +2,8 @@ import Glibc
 
 /// Whether a directory jobd writes into as root can be trusted: a directory (not a link to one),
 /// owned by jobd's user, writable by no one else (group-writable only for jobd's own group).
-enum OwnedDirectory {
-    static func problem(with directory: String) -> String? {
+package enum OwnedDirectory {
+    package static func problem(with directory: String) -> String? {
         var status = stat()
         guard lstat(directory, &status) == 0 else { return "cannot look at \(directory): \(String(cString: strerror(errno)))" }
         guard status.st_mode & S_IFMT == S_IFDIR else { return "\(directory) is not a directory (a link is not followed)" }

@@ -1,0 +1,104 @@
+/// What an unprivileged user's own job file (`jobctl --user edit`) may say. jobd (root) starts its
+/// runs, so the file is a boundary: an allow-list of keys, each of which either only describes the
+/// run or only restricts it; anything else needs root. The run always switches to the user
+/// (``UserJobStore`` sets `User=`), so `EnvironmentFile=` and `WorkingDirectory=` are read as the
+/// user, by the trampoline.
+package enum UserJobPolicy {
+    /// The keys a user's file may set as it likes.
+    static let freeKeys: Set<String> = [
+        "Description", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec", "OnCalendar", "Cron", "RandomizedDelaySec",
+        "AccuracySec", "Persistent", "ExecStart", "WorkingDirectory", "Environment", "EnvironmentFile", "RuntimeMaxSec",
+        "TimeoutStopSec", "TimeoutStartSec", "Overlap", "Restart", "RestartSec", "RestartSteps", "RestartMaxDelaySec",
+        "RestartLimit", "KillMode", "MailTo", "MailOn", "TasksMax", "SuccessExitStatus", "RestartPreventExitStatus",
+        "StandardInput", "UMask", "MemoryMax", "MemoryHigh", "MemorySwapMax", "CPUQuota",
+    ]
+    /// Keys whose value is checked: they may restrict the run, never raise it above the user.
+    static let checkedKeys: Set<String> = [
+        "User", "Group", "SupplementaryGroups", "OnFailure", "OnSuccess", "Nice", "IOSchedulingClass", "IOSchedulingPriority",
+        "CPUSchedulingPolicy", "CPUWeight", "IOWeight",
+    ]
+    /// Sandbox keys a user's file may set with `NoNewPrivileges=yes`: a changed file system, system
+    /// call filter or bounding set must never meet a set-user-ID program the user runs (the classic
+    /// way to turn a restriction into root).
+    static let sandboxKeys: Set<String> = [
+        "PrivateTmp", "PrivateDevices", "PrivateUsers", "ProtectSystem", "ProtectHome", "ProtectKernelTunables",
+        "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups", "ProtectHostname", "ProtectClock", "LockPersonality",
+        "RestrictRealtime", "RestrictNamespaces", "MemoryDenyWriteExecute", "SystemCallFilter", "SystemCallErrorNumber",
+        "ReadOnlyPaths", "InaccessiblePaths", "CapabilityBoundingSet",
+    ]
+
+    /// Every key a user's file may set, for jobd.job(5) and the tests.
+    package static var allowedKeys: Set<String> { freeKeys.union(checkedKeys).union(sandboxKeys).union(["NoNewPrivileges"]) }
+
+    /// The errors of `text` (the file at `path`) as `owner`'s own job: keys that need root, and
+    /// values that would raise the run above `owner`. A file that passes is then read as any job
+    /// file is (``UserJobStore/definition(of:job:path:text:names:)``).
+    package static func errors(in text: String, path: String, owner: Account) -> [ConfigError] {
+        let (file, _) = UnitFile.parse(text, path: path)
+        let userName = owner.userName ?? String(owner.uid)
+        var errors: [ConfigError] = []
+        func error(_ line: Int, _ message: String, _ hint: String) {
+            errors.append(ConfigError(file: path, line: line, message: message, hint: hint))
+        }
+        let assignments = file.assignments.filter { $0.section == JobKey.section && !$0.key.hasPrefix("X-") }
+        let noNewPrivileges = assignments.last { $0.key == "NoNewPrivileges" }.map { JobFileReader.boolean($0.value) == true } ?? false
+        let groups = Set([owner.gid] + (owner.supplementaryGroups ?? []))
+        for assignment in assignments {
+            let (key, value, line) = (assignment.key, assignment.value, assignment.line)
+            if freeKeys.contains(key) || key == "NoNewPrivileges" || value.isEmpty { continue }
+            if sandboxKeys.contains(key) {
+                if !noNewPrivileges {
+                    error(line, "\(key)= in a user's job needs NoNewPrivileges=yes",
+                          "add NoNewPrivileges=yes: a restricted run must not start set-user-ID programs")
+                }
+                continue
+            }
+            guard checkedKeys.contains(key) else {
+                error(line, "\(key)= needs root: a user's job may not set it",
+                      "a user's job may set only the keys jobd.job(5) lists under \"A user's own jobs\"; ask the administrator for a system job")
+                continue
+            }
+            switch key {
+            case "User":
+                if value != userName && value != String(owner.uid) {
+                    error(line, "User=\(value): a user's job runs as its owner, \(userName)", "remove User=, or write User=\(userName)")
+                }
+            case "Group", "SupplementaryGroups":
+                for name in value.split(separator: " ").map(String.init) {
+                    let gid = try? Account.resolve(user: nil, group: name)?.gid
+                    if gid.map({ !groups.contains($0) }) ?? false {
+                        error(line, "\(key)=\(name): \(userName) is not a member of group \(name)",
+                              "name only groups your account is in (id -Gn lists them)")
+                    }
+                }
+            case "OnFailure", "OnSuccess":
+                for name in value.split(separator: " ") where name.contains(":") {
+                    error(line, "\(key)=\(name): a user's job names only its owner's jobs, by their own names",
+                          "write the job's name without a user, such as \(name.split(separator: ":").last ?? name)")
+                }
+            case "Nice":
+                if let nice = Int(value), nice < 0 {
+                    error(line, "Nice=\(value) needs root: a user's job may only lower its priority", "write a value from 0 to 19")
+                }
+            case "IOSchedulingClass":
+                if value == "realtime" || value == "1" {
+                    error(line, "IOSchedulingClass=realtime needs root", "write best-effort or idle")
+                }
+            case "IOSchedulingPriority":
+                if let priority = Int(value), priority < 4 {
+                    error(line, "IOSchedulingPriority=\(value) needs root: a user's job may only lower its priority",
+                          "write a value from 4 (the default) to 7")
+                }
+            case "CPUSchedulingPolicy":
+                if ["fifo", "rr", "1", "2"].contains(value) {
+                    error(line, "CPUSchedulingPolicy=\(value) needs root: real-time scheduling", "write other, batch or idle")
+                }
+            default:  // CPUWeight=, IOWeight=: at most the kernel's default of 100
+                if let weight = Int(value), weight > 100 {
+                    error(line, "\(key)=\(value) needs root: a user's job may only lower its weight", "write a value from 1 to 100")
+                }
+            }
+        }
+        return errors
+    }
+}

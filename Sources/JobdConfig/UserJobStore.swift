@@ -1,0 +1,156 @@
+import Glibc
+
+/// Users' own jobs (`jobctl --user edit`), kept by jobd under its state directory:
+/// `users/USER/JOB.job`. jobd alone writes there, as root, on the user's request over the control
+/// socket; `users` and each user's directory are root's, mode 0700, and each file is the user's,
+/// mode 0600 (so that `jobctl --user status` shows the user all of it), so no user can read another's
+/// jobs, or change a file jobd reads but through jobd.
+///
+/// The job `JOB` of user `alice` is named `alice:JOB` everywhere (list, status, logs, the journal's
+/// `JOBD_JOB=`, history files): a user's job name has no `:`, so it never clashes with another
+/// user's; a system job of the same name wins, and the user's is reported broken.
+package struct UserJobStore: Sendable {
+    /// The directory of every user's directory: `STATE/users`.
+    package var path: String
+
+    package init(stateDirectory: String) {
+        path = (stateDirectory.hasSuffix("/") ? stateDirectory : stateDirectory + "/") + "users"
+    }
+
+    /// The name everything else knows `job` of `user` by.
+    package static func jobName(user: String, job: String) -> String { user + ":" + job }
+
+    /// The user and the user's own name of a job named by ``jobName(user:job:)``; `nil` for a system job.
+    package static func owner(of name: String) -> (user: String, job: String)? {
+        guard let colon = name.firstIndex(of: ":") else { return nil }
+        return (String(name[..<colon]), String(name[name.index(after: colon)...]))
+    }
+
+    /// Whether `name` may name a user's job, or a user: a job name without `:`.
+    package static func isValidOwnName(_ name: String) -> Bool {
+        JobFileReader.isValidJobName(name) && !name.contains(":") && !name.hasPrefix(".")
+    }
+
+    package func directory(of user: String) -> String { path + "/" + user }
+    package func file(of user: String, job: String) -> String { directory(of: user) + "/" + job + ".job" }
+
+    /// The names (without `USER:`) of `user`'s jobs, in name order.
+    package func jobs(of user: String) -> [String] {
+        guard case .success(let entries) = FileSystem.directoryEntries(directory(of: user)) else { return [] }
+        return entries.filter { $0.hasSuffix(".job") && !$0.hasPrefix(".") }.map { String($0.dropLast(4)) }
+            .filter(Self.isValidOwnName).sorted()
+    }
+
+    /// The text of `user`'s job `job`, if there is one.
+    package func text(of user: String, job: String) -> String? {
+        try? FileSystem.readTextFile(file(of: user, job: job)).get()
+    }
+
+    /// The definition of `owner`'s job `job` from `text` (shown as `path` in errors): the keys a user
+    /// may set (``UserJobPolicy``), then as any job file, run as `owner`, its `OnFailure=` and
+    /// `OnSuccess=` naming jobs among `names` (the owner's, without `USER:`).
+    package func definition(of owner: Account, job: String, path: String, text: String, names: Set<String>) -> Result<JobDefinition, ConfigErrors> {
+        let user = owner.userName ?? String(owner.uid)
+        let policy = UserJobPolicy.errors(in: text, path: path, owner: owner)
+        let read = JobFileReader.read(name: Self.jobName(user: user, job: job), path: path, text: text)
+        var errors = policy
+        if case .failure(let failure) = read {
+            errors += failure.errors.filter { !policy.contains($0) }
+        }
+        guard case .success(var definition) = read, errors.isEmpty else {
+            return .failure(ConfigErrors(errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }))
+        }
+        let unknown = JobReference.unknownReferences(in: [definition], names: names)
+        if let found = unknown[definition.name] { return .failure(ConfigErrors(found)) }
+        definition.user = user
+        definition.owningUser = user
+        definition.onFailure = definition.onFailure.map { Self.jobName(user: user, job: $0) }
+        definition.onSuccess = definition.onSuccess.map { Self.jobName(user: user, job: $0) }
+        return .success(definition)
+    }
+
+    /// Every user's jobs, as jobd loads them at start and at each reload, each file on its own (a
+    /// broken one disables its own job). A user whose account is gone, or whom `access` refuses
+    /// (`users.allow`, `users.deny`), keeps the files, but none runs; jobs beyond `maximumJobs` of a
+    /// user, in name order, do not run either.
+    package func read(access: UserAccessList, maximumJobs: Int) -> (jobs: [JobDefinition], broken: [JobdConfiguration.BrokenJob]) {
+        guard OwnedDirectory.problem(with: path) == nil, case .success(let users) = FileSystem.directoryEntries(path) else { return ([], []) }
+        var jobs: [JobDefinition] = [], broken: [JobdConfiguration.BrokenJob] = []
+        for user in users.sorted() where Self.isValidOwnName(user) {
+            let names = self.jobs(of: user)
+            func breakAll(_ message: String, hint: String? = nil) {
+                broken += names.map { job in
+                    .init(name: Self.jobName(user: user, job: job), path: file(of: user, job: job),
+                          errors: [ConfigError(file: file(of: user, job: job), line: nil, message: message, hint: hint)])
+                }
+            }
+            if let problem = OwnedDirectory.problem(with: directory(of: user)) {
+                breakAll("not read: \(problem)", hint: "users' job directories are root's, mode 0700")
+                continue
+            }
+            guard let owner = try? Account.resolve(user: user, group: nil), owner.userName == user else {
+                breakAll("the user \(user) no longer exists", hint: "remove \(directory(of: user))")
+                continue
+            }
+            if let refusal = access.refusal(of: user) {
+                breakAll(refusal)
+                continue
+            }
+            for (index, job) in names.enumerated() {
+                let file = file(of: user, job: job)
+                guard index < maximumJobs else {
+                    broken.append(.init(name: Self.jobName(user: user, job: job), path: file, errors: [ConfigError(
+                        file: file, line: nil, message: "\(user) has more than \(maximumJobs) jobs (UserJobsMax= in jobd.conf)",
+                        hint: "remove some of \(user)'s jobs")]))
+                    continue
+                }
+                let result = FileSystem.readTextFile(file).mapError { ConfigErrors([ConfigError(file: file, line: nil, message: $0.message)]) }
+                    .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names)) }
+                switch result {
+                case .success(let definition): jobs.append(definition)
+                case .failure(let errors): broken.append(.init(name: Self.jobName(user: user, job: job), path: file, errors: errors.errors))
+                }
+            }
+        }
+        return (jobs, broken)
+    }
+
+    /// Writes `text` as `owner`'s job `job`: through ``AtomicFile``, into the owner's directory,
+    /// made (root's, 0700) when missing; the file is the owner's, mode 0600.
+    package func save(_ text: String, of owner: Account, job: String) throws(AtomicFile.WriteError) {
+        let user = owner.userName ?? String(owner.uid)
+        for directory in [path, directory(of: user)] {
+            if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+                throw AtomicFile.WriteError(description: "cannot make \(directory): \(String(cString: strerror(errno)))")
+            }
+            if let problem = OwnedDirectory.problem(with: directory) { throw AtomicFile.WriteError(description: problem) }
+        }
+        try AtomicFile.replace(file(of: user, job: job), with: text, mode: 0o600, owner: (owner.uid, owner.gid), durable: true)
+    }
+
+    /// Removes `user`'s job `job`; whether there was one.
+    package func remove(of user: String, job: String) -> Bool {
+        unlink(file(of: user, job: job)) == 0
+    }
+}
+
+extension JobdConfiguration {
+    /// Adds every user's jobs of `store` (``UserJobStore/read(access:maximumJobs:)``) to the jobs
+    /// read from the configuration directory `directory`, whose `users.allow` and `users.deny` say
+    /// who may have them. A system job wins over a user's job of the same name.
+    package mutating func addUserJobs(from store: UserJobStore, configDirectory directory: String) {
+        let (userJobs, userBroken) = store.read(access: .read(configDirectory: directory),
+                                                maximumJobs: (settings ?? DaemonSettings()).userJobsMax)
+        let system = Set(jobs.lazy.map(\.name) + broken.lazy.map(\.name))
+        for job in userJobs {
+            if system.contains(job.name) {
+                broken.append(BrokenJob(name: job.name, path: job.path, errors: [ConfigError(
+                    file: job.path, line: nil, message: "a system job is named \(job.name) too, and runs instead",
+                    hint: "rename this job (jobctl --user edit), or the system job")]))
+            } else {
+                jobs.append(job)
+            }
+        }
+        broken += userBroken.filter { !system.contains($0.name) }
+    }
+}

@@ -1,0 +1,138 @@
+import JobdConfig
+import JobdControl
+import SystemdKit
+import UnixSignals
+
+/// Users' requests about their own jobs (`jobctl --user`), decided on the connection's own thread,
+/// before any reaches the main loop: whether the user may have jobs at all (`users.allow`,
+/// `users.deny`, read at each request), and `user-file` and `user-save`, which read and write the
+/// user's files (``UserJobStore``) and look up accounts, so that no file system or user database
+/// ever holds up the loop. A saved job is taken by a reload, as if root had sent SIGHUP, and the
+/// request then waits for it as `watch-reload` does.
+struct UserRequests: Sendable {
+    let store: UserJobStore
+    let directory: JobDirectory
+    /// Where the loop's events go.
+    let post: @Sendable (DaemonEvent) -> Void
+
+    /// Answers `request` if it is this type's to answer, or refuses it; `false` leaves it to the loop.
+    func handle(_ request: ControlRequest, reply: ControlReply) -> Bool {
+        guard let peer = reply.peer, peer.level != .full || request.command == .userFile || request.command == .userSave else {
+            return false
+        }
+        let user = peer.userName ?? String(peer.uid)
+        let own = request.isAbout(jobsOf: user)
+        if peer.level == .user || own {
+            if let refusal = UserAccessList.read(configDirectory: directory.path).refusal(of: user) {
+                reply.finish(with: .error("permission denied: " + refusal, code: .permissionDenied))
+                return true
+            }
+        }
+        switch request.command {
+        case .userFile:
+            guard let job = ownJob(request, of: user, reply: reply) else { return true }
+            var response = ControlResponse(type: .userFile)
+            response.text = store.text(of: user, job: job)
+            reply.finish(with: response)
+        case .userSave:
+            guard let job = ownJob(request, of: user, reply: reply) else { return true }
+            save(request.text ?? "", as: job, of: user, path: request.path ?? request.job ?? job, reply: reply)
+        case .logs:
+            guard let name = request.job else {
+                reply.finish(with: .error("logs needs a job", code: .badRequest))
+                return true
+            }
+            Self.sendLogs(of: name, lines: min(max(request.lines ?? 10, 1), 1_000), to: reply)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Why `peer`, who is not root, may not act on the job `request` names, as the loop knows it
+    /// (`definition`, or the file with errors at `brokenPath`): the name says `USER:JOB`, but a
+    /// system job may have a `:` in its name too, and only a job the user owns is theirs.
+    static func refusal(of request: ControlRequest, from peer: ControlPeer?, definition: JobDefinition?, brokenPath: String?) -> String? {
+        guard let peer, let name = request.job, peer.level == .user || (peer.level == .readOnly && !ControlAccess.isReadOnly(request.command))
+        else { return nil }
+        let user = peer.userName ?? String(peer.uid)
+        let owned = definition.map { $0.owningUser == user } ?? brokenPath.map { $0.contains("/users/\(user)/") } ?? true
+        return owned ? nil : "permission denied: \(name) is not a job of yours"
+    }
+
+    /// The job of `user` that `request` names, without `USER:`; `nil` (with the error sent) when
+    /// it names none of theirs.
+    private func ownJob(_ request: ControlRequest, of user: String, reply: ControlReply) -> String? {
+        guard let name = request.job, let (owner, job) = UserJobStore.owner(of: name), owner == user,
+              UserJobStore.isValidOwnName(job) else {
+            reply.finish(with: .error("'\(request.job ?? "")' is not a job of yours: name it \(user):JOB, JOB of letters, digits and '_.@-'",
+                                      code: .badRequest))
+            return nil
+        }
+        return job
+    }
+
+    private func save(_ text: String, as job: String, of user: String, path: String, reply: ControlReply) {
+        let name = UserJobStore.jobName(user: user, job: job)
+        guard let owner = try? Account.resolve(user: user, group: nil), owner.userName == user else {
+            return reply.finish(with: .error("your account \(user) cannot be looked up"))
+        }
+        let existing = store.jobs(of: user)
+        if text.allSatisfy(\.isWhitespace) {
+            guard existing.contains(job), store.remove(of: user, job: job) else {
+                return reply.finish(with: .error("\(name) has no file: nothing to remove"))
+            }
+            return reloaded(reply, saying: "\(name) removed")
+        }
+        let settings = (try? directory.loadSettings().get()) ?? DaemonSettings()
+        if !existing.contains(job), existing.count >= settings.userJobsMax {
+            return reply.finish(with: .error(
+                "\(user) has \(existing.count) jobs, as many as jobd allows a user (UserJobsMax=\(settings.userJobsMax) in jobd.conf); "
+                    + "remove one first (save it empty)", code: .invalidJob))
+        }
+        if FileSystem.status(directory.jobsPath + "/" + name + ".job") != nil {
+            return reply.finish(with: .error("\(path): error: a system job is named \(name); choose another name", code: .invalidJob))
+        }
+        switch store.definition(of: owner, job: job, path: path, text: text, names: Set(existing + [job])) {
+        case .failure(let errors):
+            reply.finish(with: .error(errors.errors.map(\.description).joined(separator: "\n"), code: .invalidJob))
+        case .success:
+            do {
+                try store.save(text, of: owner, job: job)
+            } catch {
+                return reply.finish(with: .error("cannot keep \(name): \(error)"))
+            }
+            reloaded(reply, saying: "\(name) saved")
+        }
+    }
+
+    /// The last `lines` entries of the runs of `name` (`run.*` events and output, that jobd
+    /// wrote: journald's `_UID` is root's), oldest first, read here on the connection's thread.
+    static func sendLogs(of name: String, lines: Int, to reply: ControlReply) {
+        var entries: [JournalEntry] = []
+        do {
+            let reader = try JournalReader(.local)
+            try reader.addMatch("JOB", name)
+            try reader.seekTail()
+            while entries.count < lines, let entry = try reader.previous() {
+                if entry["JOBD_EVENT"]?.hasPrefix("run.") == true, entry["_UID"] == "0" { entries.append(entry) }
+            }
+        } catch {
+            return reply.finish(with: .error("jobd cannot read the journal: \(error)"))
+        }
+        for entry in entries.reversed() {
+            var response = ControlResponse(type: .logEntry, run: RunReport(job: name, runID: entry["JOBD_RUN"].flatMap { UInt64($0) }))
+            response.line = entry.message ?? ""
+            response.timeUSec = Int64(clamping: entry.realtimeUSec)
+            reply.send(response)
+        }
+        reply.finish()
+    }
+
+    /// Says `message`, then waits for the reload that takes the change, as `watch-reload` does.
+    private func reloaded(_ reply: ControlReply, saying message: String) {
+        reply.send(ControlResponse(type: .userSaved, message: message))
+        post(.control(ControlRequest(command: .watchReload), reply))
+        post(.signal(.sighup))
+    }
+}

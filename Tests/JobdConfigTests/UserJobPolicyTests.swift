@@ -1,0 +1,99 @@
+import JobdConfig
+import Testing
+
+/// What a user's own job file may say (issue 29), checked as `nobody`, a real account of the
+/// machine: the keys that only describe or restrict a run are taken; a key that needs root, an
+/// account or group not the user's, or a value that raises the run above the user is refused
+/// with its line.
+@Suite struct UserJobPolicyTests {
+    static func nobody() throws -> Account {
+        try #require(try Account.resolve(user: "nobody", group: nil))
+    }
+
+    static func errors(_ body: String) throws -> [String] {
+        UserJobPolicy.errors(in: "[Job]\nExecStart=/bin/true\n" + body, path: "mine.job", owner: try nobody()).map(\.description)
+    }
+
+    @Test func keysThatDescribeOrRestrictARunAreTaken() throws {
+        let body = """
+            Description=backup
+            OnCalendar=daily
+            Environment=A=1
+            WorkingDirectory=~
+            User=nobody
+            Group=nogroup
+            Nice=10
+            CPUSchedulingPolicy=idle
+            IOSchedulingClass=idle
+            CPUWeight=50
+            MemoryMax=1G
+            TasksMax=20
+            NoNewPrivileges=yes
+            PrivateTmp=yes
+            ProtectSystem=strict
+            SystemCallFilter=@system-service
+            OnFailure=notify
+            MailTo=me@example.org
+            X-Anything=at all
+
+            """
+        #expect(try Self.errors(body) == [])
+    }
+
+    struct Row: Sendable, CustomTestStringConvertible {
+        var line: String
+        var error: String
+        var testDescription: String { line }
+    }
+
+    @Test(arguments: [
+        Row(line: "User=root", error: "mine.job:3: error: User=root: a user's job runs as its owner, nobody"),
+        Row(line: "Group=root", error: "mine.job:3: error: Group=root: nobody is not a member of group root"),
+        Row(line: "SupplementaryGroups=nogroup root", error: "mine.job:3: error: SupplementaryGroups=root: nobody is not a member of group root"),
+        Row(line: "Nice=-1", error: "mine.job:3: error: Nice=-1 needs root: a user's job may only lower its priority"),
+        Row(line: "CPUSchedulingPolicy=fifo", error: "mine.job:3: error: CPUSchedulingPolicy=fifo needs root: real-time scheduling"),
+        Row(line: "CPUSchedulingPriority=50", error: "mine.job:3: error: CPUSchedulingPriority= needs root: a user's job may not set it"),
+        Row(line: "IOSchedulingClass=realtime", error: "mine.job:3: error: IOSchedulingClass=realtime needs root"),
+        Row(line: "IOSchedulingPriority=0", error: "mine.job:3: error: IOSchedulingPriority=0 needs root: a user's job may only lower its priority"),
+        Row(line: "CPUWeight=1000", error: "mine.job:3: error: CPUWeight=1000 needs root: a user's job may only lower its weight"),
+        Row(line: "LimitNOFILE=1000000", error: "mine.job:3: error: LimitNOFILE= needs root: a user's job may not set it"),
+        Row(line: "AmbientCapabilities=CAP_NET_ADMIN", error: "mine.job:3: error: AmbientCapabilities= needs root: a user's job may not set it"),
+        Row(line: "ReadWritePaths=/etc", error: "mine.job:3: error: ReadWritePaths= needs root: a user's job may not set it"),
+        Row(line: "SyslogIdentifier=sshd", error: "mine.job:3: error: SyslogIdentifier= needs root: a user's job may not set it"),
+        Row(line: "RunOn=one-node", error: "mine.job:3: error: RunOn= needs root: a user's job may not set it"),
+        Row(line: "ConditionPathExists=/root/secret", error: "mine.job:3: error: ConditionPathExists= needs root: a user's job may not set it"),
+        Row(line: "PrivateTmp=yes", error: "mine.job:3: error: PrivateTmp= in a user's job needs NoNewPrivileges=yes"),
+        Row(line: "OnFailure=bob:notify", error: "mine.job:3: error: OnFailure=bob:notify: a user's job names only its owner's jobs, by their own names"),
+    ])
+    func aValueAboveTheUserIsRefusedWithItsLine(_ row: Row) throws {
+        let errors = try Self.errors(row.line + "\n")
+        #expect(errors.count == 1 && errors.first?.hasPrefix(row.error) == true, "\(errors)")
+    }
+
+    @Test func theStoreRunsTheJobAsItsOwnerAndNamesItsOwnJobs() throws {
+        let store = UserJobStore(stateDirectory: "/nonexistent")
+        let text = "[Job]\nExecStart=/bin/true\nOnFailure=notify\n"
+        let definition = try store.definition(of: try Self.nobody(), job: "backup", path: "backup.job", text: text,
+                                              names: ["backup", "notify"]).get()
+        #expect(definition.name == "nobody:backup" && definition.user == "nobody" && definition.onFailure == ["nobody:notify"])
+        let missing = store.definition(of: try Self.nobody(), job: "backup", path: "backup.job", text: text, names: ["backup", "notfy"])
+        guard case .failure(let errors) = missing else {
+            Issue.record("a job naming no job of the user's is refused")
+            return
+        }
+        #expect(errors.errors.map(\.description).first?.contains("backup.job:3: error: OnFailure=: no job is named 'notify'") == true,
+                "\(errors)")
+        #expect(UserJobStore.owner(of: "nobody:backup")! == ("nobody", "backup") && UserJobStore.owner(of: "backup") == nil)
+        #expect(!UserJobStore.isValidOwnName("a:b") && !UserJobStore.isValidOwnName(".hidden") && UserJobStore.isValidOwnName("a.b-c_d@e"))
+    }
+
+    @Test(arguments: [
+        // Debian's cron.allow and cron.deny: neither file, everyone; allow exists, only those listed; else deny's.
+        (nil, nil, "alice", true), (nil, ["bob"], "alice", true), (nil, ["alice"], "alice", false),
+        (["alice"], nil, "alice", true), (["bob"], nil, "alice", false), (["alice"], ["alice"], "alice", true),
+        ([], nil, "alice", false), (["bob"], nil, "root", true), (nil, ["root"], "root", true),
+    ] as [(Set<String>?, Set<String>?, String, Bool)])
+    func usersAllowAndDenyWorkAsCronAllowAndDeny(allowed: Set<String>?, denied: Set<String>?, user: String, may: Bool) {
+        #expect((UserAccessList(allowed: allowed, denied: denied).refusal(of: user) == nil) == may)
+    }
+}

@@ -1,0 +1,58 @@
+import JobdControl
+import Testing
+
+/// What each level of peer may ask, by table: a user acts on their own jobs (`USER:JOB`) alone, a
+/// reader looks at everything and acts on their own, root does everything.
+@Suite struct ControlAccessTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        var level: ControlAccess.Level
+        var command: ControlRequest.Command
+        var job: String?
+        var allowed: Bool
+        var testDescription: String { "\(level) \(command.rawValue) \(job ?? "-")" }
+    }
+
+    @Test(arguments: [
+        Row(level: .user, command: .run, job: "alice:backup", allowed: true),
+        Row(level: .user, command: .status, job: "alice:backup", allowed: true),
+        Row(level: .user, command: .disable, job: "alice:backup", allowed: true),
+        Row(level: .user, command: .userSave, job: "alice:backup", allowed: true),
+        Row(level: .user, command: .list, job: nil, allowed: true),
+        Row(level: .user, command: .run, job: "bob:backup", allowed: false),
+        Row(level: .user, command: .run, job: "backup", allowed: false),
+        Row(level: .user, command: .run, job: "alice:", allowed: false),
+        Row(level: .user, command: .status, job: nil, allowed: false),
+        Row(level: .user, command: .watchReload, job: nil, allowed: false),
+        Row(level: .user, command: .watchReload, job: "alice:x", allowed: false),
+        Row(level: .user, command: .userFile, job: "bob:backup", allowed: false),
+        Row(level: .readOnly, command: .status, job: "backup", allowed: true),
+        Row(level: .readOnly, command: .run, job: "backup", allowed: false),
+        Row(level: .readOnly, command: .run, job: "alice:backup", allowed: true),
+        Row(level: .readOnly, command: .userFile, job: "bob:x", allowed: false),
+        Row(level: .full, command: .run, job: "bob:backup", allowed: true),
+        Row(level: .full, command: .watchReload, job: nil, allowed: true),
+        Row(level: .none, command: .list, job: nil, allowed: false),
+    ])
+    func refusals(_ row: Row) {
+        let peer = ControlPeer(uid: 1000, gid: 1000, groups: [], level: row.level, userName: "alice")
+        let refusal = ControlAccess.refusal(of: ControlRequest(command: row.command, job: row.job), from: peer, readersGroup: "jobd")
+        #expect((refusal == nil) == row.allowed, "\(refusal ?? "allowed")")
+    }
+
+    @Test func everyUserWhoIsNeitherRootNorAReaderActsOnTheirOwn() {
+        let access = ControlAccess(ownUID: 0, readers: (name: "jobd", gid: 999))
+        #expect(access.level(uid: 0, gid: 0, groups: []) == .full)
+        #expect(access.level(uid: 1000, gid: 1000, groups: [999]) == .readOnly)
+        #expect(access.level(uid: 1000, gid: 1000, groups: []) == .user)
+    }
+
+    @Test func aUserSeesOnlyTheirOwnInAReloadReport() {
+        let report = ReloadReport(
+            sequence: 1, accepted: false, generation: 2, added: ["alice:a", "bob:b", "system"], changed: ["alice:c"], removed: ["bob:d"],
+            kept: 3, errors: ["/var/lib/jobd/users/alice/a.job:2: error: x", "/etc/jobd/jobs.d/s.job:1: error: y"], finishedRealtimeUSec: nil)
+        let shown = report.shown(to: ControlPeer(uid: 1000, gid: 1000, groups: [], level: .user, userName: "alice"))
+        #expect(shown.added == ["alice:a"] && shown.changed == ["alice:c"] && shown.removed.isEmpty)
+        #expect(shown.errors == ["/var/lib/jobd/users/alice/a.job:2: error: x"])
+        #expect(report.shown(to: ControlPeer(uid: 0, gid: 0, groups: [], level: .full)) == report)
+    }
+}

@@ -1,0 +1,262 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// Issue 29: users' own jobs, as cron's `crontab -e`, tried by two real unprivileged accounts the
+/// test creates: each edits (`EDITOR` a script the test writes), lists and runs only their own;
+/// a job naming another account or a key that needs root is refused with its line; the runs are
+/// the user's (the job writes its uid); the jobs survive a reload and a restart; `users.deny` and
+/// `users.allow` refuse with exit 4 and the reason.
+@Suite(.serialized) struct UserJobsTests {
+    /// A real account, removed when the value goes.
+    final class TestUser {
+        let name: String
+        let uid: UInt32
+        let gid: UInt32
+        /// A directory of the user's own, where the user's jobs write.
+        let directory: String
+
+        init(_ name: String, in base: String) throws {
+            self.name = name
+            _ = try? CapturedProcess.run("/usr/sbin/userdel", [name])
+            let added = try CapturedProcess.run("/usr/sbin/useradd", ["--no-create-home", "--shell", "/bin/sh", name])
+            try #require(added.status == 0, "useradd \(name): \(added.standardError)")
+            let entry = try #require(getpwnam(name)).pointee
+            (uid, gid) = (entry.pw_uid, entry.pw_gid)
+            directory = base + "/" + name
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            chown(directory, uid, gid)
+        }
+
+        deinit { _ = try? CapturedProcess.run("/usr/sbin/userdel", [name]) }
+
+        var account: (uid: UInt32, gid: UInt32) { (uid, gid) }
+        var uidFile: String { directory + "/uid" }
+        /// A job that writes the uid it runs as where the test reads it.
+        var job: String { "[Job]\nOnStartupSec=1h\nExecStart=/bin/sh -c 'id -u > \(uidFile)'\n" }
+    }
+
+    /// jobd on a configuration of its own, with a state directory that outlives it (a restart),
+    /// and two users.
+    final class Setup {
+        let config: TemporaryConfiguration
+        let base: String
+        let state: String
+        var runtime: String { config.path + "/run" }
+        var daemon: DaemonProcess
+        let alice: TestUser
+        let bob: TestUser
+
+        /// With `journal`, jobd logs to the journal (a private one, the caller's) and is waited for there.
+        let journal: JournalFollower?
+
+        init(journal: JournalFollower? = nil) throws {
+            self.journal = journal
+            try Requirement.root("to create users and run their jobs as them")
+            _ = try Requirement.tools("/usr/sbin/useradd", "/usr/sbin/userdel", "/usr/bin/setpriv", for: "real unprivileged users")
+            config = try TemporaryConfiguration()
+            base = NSTemporaryDirectory() + "jobd-users-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+            chmod(base, 0o755)
+            state = base + "/state"
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            let suffix = String(UInt32.random(in: 0 ... .max), radix: 36)
+            alice = try TestUser("jobdua" + suffix, in: base)
+            bob = try TestUser("jobdub" + suffix, in: base)
+            daemon = try Self.start(config: config, state: state, journal: journal)
+        }
+
+        static func start(config: TemporaryConfiguration, state: String, journal: JournalFollower? = nil) throws -> DaemonProcess {
+            var environment = ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "STATE_DIRECTORY": state]
+            if journal != nil { environment["JOBD_LOG_TARGET"] = "journal" }
+            let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", config.path + "/run"], environment: environment)
+            if let journal { try journal.waitFor(event: "daemon.ready") } else { try daemon.waitForEvent("daemon.ready") }
+            return daemon
+        }
+
+        func restart() throws {
+            daemon.signal(SIGTERM)
+            _ = try daemon.waitForExit()
+            daemon = try Self.start(config: config, state: state)
+        }
+
+        /// jobctl as `user` (root without one); with `editing`, `EDITOR` writes `editing` over the
+        /// copy, else leaves it as it is (`/bin/true`).
+        func jobctl(_ arguments: [String], as user: TestUser? = nil, editing text: String? = nil) throws -> (Int32, String) {
+            var environment = Jobctl.plainEnvironment
+            environment["EDITOR"] = "/bin/true"
+            if let text {
+                let file = base + "/edit-" + UUID().uuidString
+                try text.write(toFile: file, atomically: true, encoding: .utf8)
+                chmod(file, 0o644)
+                let editor = base + "/editor.sh"
+                try "#!/bin/sh\ncat \"$JOBD_TEST_TEXT\" > \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
+                chmod(editor, 0o755)
+                environment["EDITOR"] = editor
+                environment["JOBD_TEST_TEXT"] = file
+            }
+            return try Jobctl(runtime: runtime, daemon: journal == nil ? daemon : nil, environment: environment)(arguments, as: user?.account)
+        }
+
+        func uid(writtenBy user: TestUser) -> String? {
+            (try? String(contentsOfFile: user.uidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        deinit {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.waitForExit()
+            try? FileManager.default.removeItem(atPath: base)
+        }
+    }
+
+    @Test func eachUserEditsListsAndRunsTheirOwnJobsOnlyAsThemselvesAcrossReloadAndRestart() throws {
+        let setup = try Setup()
+        let (alice, bob) = (setup.alice, setup.bob)
+        for user in [alice, bob] {
+            let (status, output) = try setup.jobctl(["--user", "edit", "backup"], as: user, editing: user.job)
+            #expect(status == 0 && output.contains("\(user.name):backup saved"), "\(output)")
+        }
+        // Each lists their own, and only their own.
+        let (listed, list) = try setup.jobctl(["--user", "list"], as: alice)
+        #expect(listed == 0 && list.contains("\(alice.name):backup") && !list.contains(bob.name), "\(list)")
+        // Root sees both, by their owners' names.
+        let (_, everything) = try setup.jobctl(["list"])
+        #expect(everything.contains("\(alice.name):backup") && everything.contains("\(bob.name):backup"), "\(everything)")
+        // Each runs theirs, as themselves.
+        for user in [alice, bob] {
+            let (status, output) = try setup.jobctl(["--user", "run", "backup", "--wait"], as: user)
+            #expect(status == 0, "\(output)")
+            #expect(setup.uid(writtenBy: user) == String(user.uid))
+        }
+        // And not the other's.
+        let (foreign, refusal) = try setup.jobctl(["run", "\(bob.name):backup"], as: alice)
+        #expect(foreign == 4 && refusal.contains("permission denied"), "\(refusal)")
+        let (peek, peeked) = try setup.jobctl(["status", "\(bob.name):backup"], as: alice)
+        #expect(peek == 4, "\(peeked)")
+        let (open, opened) = try setup.jobctl(["--user", "edit", "\(bob.name):backup"], as: alice, editing: alice.job)
+        #expect(open == 64 && opened.contains("not one of your jobs"), "\(opened)")
+
+        // A reload and a restart keep them, and they still run as their users.
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        let (afterReload, reloaded) = try setup.jobctl(["--user", "status", "backup"], as: bob)
+        #expect(afterReload == 0 && reloaded.contains("\(bob.name):backup"), "\(reloaded)")
+        try setup.restart()
+        for user in [alice, bob] {
+            try? FileManager.default.removeItem(atPath: user.uidFile)
+            let (status, output) = try setup.jobctl(["--user", "run", "backup", "--wait"], as: user)
+            #expect(status == 0, "after a restart: \(output)")
+            #expect(setup.uid(writtenBy: user) == String(user.uid))
+        }
+    }
+
+    @Test func aUserJobNamingAnotherAccountOrNeedingRootIsRefusedWithItsLine() throws {
+        let setup = try Setup()
+        let (alice, bob) = (setup.alice, setup.bob)
+        for (account, line) in [("root", 2), (bob.name, 2)] {
+            let text = "[Job]\nUser=\(account)\nExecStart=/bin/true\n"
+            let (status, output) = try setup.jobctl(["--user", "edit", "sneaky"], as: alice, editing: text)
+            #expect(status == 1, "\(output)")
+            #expect(output.contains("sneaky.job:\(line): error: User=\(account): a user's job runs as its owner, \(alice.name)"), "\(output)")
+        }
+        let needsRoot = "[Job]\nExecStart=/bin/true\nNice=-5\nAmbientCapabilities=CAP_NET_ADMIN\nPrivateTmp=yes\n"
+        let (status, output) = try setup.jobctl(["--user", "edit", "greedy"], as: alice, editing: needsRoot)
+        #expect(status == 1, "\(output)")
+        #expect(output.contains("greedy.job:3: error: Nice=-5 needs root"), "\(output)")
+        #expect(output.contains("greedy.job:4: error: AmbientCapabilities= needs root"), "\(output)")
+        #expect(output.contains("greedy.job:5: error: PrivateTmp= in a user's job needs NoNewPrivileges=yes"), "\(output)")
+        // Nothing was kept.
+        let (_, list) = try setup.jobctl(["--user", "list"], as: alice)
+        #expect(!list.contains("sneaky") && !list.contains("greedy"), "\(list)")
+        // A system job whose name looks like one of hers is not hers.
+        try setup.config.write(job: "\(alice.name):sys", "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n")
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        let (foreign, refusal) = try setup.jobctl(["--user", "run", "sys"], as: alice)
+        #expect(foreign == 4 && refusal.contains("is not a job of yours"), "\(refusal)")
+        let (shadow, shadowed) = try setup.jobctl(["--user", "edit", "sys"], as: alice, editing: alice.job)
+        #expect(shadow == 1 && shadowed.contains("a system job is named \(alice.name):sys"), "\(shadowed)")
+        #expect(!setup.daemon.events("run.start").contains { $0.field("JOB") == "\(alice.name):sys" })
+        // An unchanged copy changes nothing.
+        let (kept, unchanged) = try setup.jobctl(["--user", "edit", "quiet"], as: alice, editing: nil)
+        #expect(kept == 0 && unchanged.contains("unchanged"), "\(unchanged)")
+    }
+
+    @Test func usersDenyAndUsersAllowRefuseWithExitFourAndTheReason() throws {
+        let setup = try Setup()
+        let (alice, bob) = (setup.alice, setup.bob)
+        for user in [alice, bob] {
+            #expect(try setup.jobctl(["--user", "edit", "backup"], as: user, editing: user.job).0 == 0)
+        }
+        // users.deny lists bob: he is refused, alice is not.
+        try "# no jobs for him\n\(bob.name)\n".write(toFile: setup.config.path + "/users.deny", atomically: true, encoding: .utf8)
+        for arguments in [["--user", "list"], ["--user", "run", "backup"], ["--user", "edit", "backup"]] {
+            let (status, output) = try setup.jobctl(arguments, as: bob, editing: bob.job)
+            #expect(status == 4 && output.contains("\(bob.name) may not have jobs of their own: users.deny lists \(bob.name)"),
+                    "\(arguments): \(output)")
+        }
+        #expect(try setup.jobctl(["--user", "run", "backup", "--wait"], as: alice).0 == 0)
+        // And at the next reload bob's job stops running: root sees why.
+        #expect(try setup.jobctl(["reload"]).0 == 1)
+        let (_, status) = try setup.jobctl(["status", "\(bob.name):backup"])
+        #expect(status.contains("users.deny lists \(bob.name)"), "\(status)")
+        // users.allow wins over users.deny: only those it lists.
+        try "\(bob.name)\n".write(toFile: setup.config.path + "/users.allow", atomically: true, encoding: .utf8)
+        let (aliceStatus, aliceOutput) = try setup.jobctl(["--user", "status", "backup"], as: alice)
+        #expect(aliceStatus == 4 && aliceOutput.contains("users.allow does not list \(alice.name)"), "\(aliceOutput)")
+        #expect(try setup.jobctl(["--user", "list"], as: bob).0 == 0)
+        // Root always may.
+        #expect(try setup.jobctl(["list"]).0 == 0)
+    }
+
+    @Test func aUserImportsTheirCrontabAndDisablesAndEnablesTheirJobs() throws {
+        let setup = try Setup()
+        let alice = setup.alice
+        let crontab = setup.base + "/crontab"
+        try "# Nightly uid\n0 3 * * * id -u > \(alice.uidFile)\n".write(toFile: crontab, atomically: true, encoding: .utf8)
+        chown(crontab, alice.uid, alice.gid)
+        let (imported, output) = try setup.jobctl(["--user", "import", "cron", crontab], as: alice)
+        #expect(imported == 0 && output.contains("\(alice.name):nightly-uid saved"), "\(output)")
+        // Again: the job is there, and is not replaced without --force.
+        let (again, againOutput) = try setup.jobctl(["--user", "import", "cron", crontab], as: alice)
+        #expect(again == 1 && againOutput.contains("not replaced"), "\(againOutput)")
+        let (ran, runOutput) = try setup.jobctl(["--user", "run", "nightly-uid", "--wait"], as: alice)
+        #expect(ran == 0 && setup.uid(writtenBy: alice) == String(alice.uid), "\(runOutput)")
+        #expect(try setup.jobctl(["--user", "disable", "nightly-uid"], as: alice).0 == 0)
+        let (_, status) = try setup.jobctl(["status", "\(alice.name):nightly-uid", "--json"])
+        #expect(status.contains("\"disabled\" : true"), "\(status)")
+        #expect(try setup.jobctl(["--user", "enable", "nightly-uid"], as: alice).0 == 0)
+        #expect(try setup.jobctl(["disable", "\(setup.bob.name):nothing"], as: alice).0 == 4)
+    }
+
+    static let logsVariable = "JOBD_TEST_USER_LOGS"
+
+    /// Under a private journald (the child of ``aUserReadsTheirOwnJobsLogsThroughJobd``): a user,
+    /// who cannot read jobd's entries in the journal, reads their own job's through jobd, and
+    /// another user cannot.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[logsVariable] != nil, "runs only as the child of the test below"))
+    func userLogsChildScenario() throws {
+        let journal = try JournalFollower()
+        let setup = try Setup(journal: journal)
+        let (alice, bob) = (setup.alice, setup.bob)
+        let job = "[Job]\nOnStartupSec=1h\nExecStart=/bin/sh -c 'echo hello from $$(id -u)'\n"
+        #expect(try setup.jobctl(["--user", "edit", "chatty"], as: alice, editing: job).0 == 0)
+        #expect(try setup.jobctl(["--user", "run", "chatty"], as: alice).0 == 0)
+        try journal.waitFor(event: "run.exit", fields: ["JOB": "\(alice.name):chatty"])
+        let (status, output) = try setup.jobctl(["--user", "logs", "chatty", "-n", "3"], as: alice)
+        let lines = output.split(separator: "\n")
+        #expect(status == 0 && lines.count == 3, "\(output)")
+        #expect(lines.contains { $0.hasSuffix("\(alice.name):chatty #1: hello from \(alice.uid)") }, "\(output)")
+        let (refused, refusal) = try setup.jobctl(["logs", "\(alice.name):chatty", "--from-jobd"], as: bob)
+        #expect(refused == 4 && !refusal.contains("hello"), "\(refusal)")
+    }
+
+    @Test func aUserReadsTheirOwnJobsLogsThroughJobd() throws {
+        try PrivateJournal.requireAvailable()
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let run = try PrivateJournal.run(
+            executable, arguments: ["--testing-library", "swift-testing", "--filter", "userLogsChildScenario"],
+            environment: [Self.logsVariable: "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+        defer { run.removeDirectory() }
+        let output = run.standardOutput + run.standardError
+        #expect(run.exitStatus == 0 && output.contains("Test userLogsChildScenario() passed"), "\(output)")
+    }
+}
