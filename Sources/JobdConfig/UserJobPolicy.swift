@@ -64,9 +64,14 @@ package enum UserJobPolicy {
                     error(line, "User=\(value): a user's job runs as its owner, \(userName)", "remove User=, or write User=\(userName)")
                 }
             case "Group", "SupplementaryGroups":
-                for name in value.split(separator: " ").map(String.init) {
-                    let gid = try? Account.resolve(user: nil, group: name)?.gid
-                    if gid.map({ !groups.contains($0) }) ?? false {
+                // Fails closed: a word that names no group (or one holding a tab the reader would
+                // split at) is refused here, never left to mean something else later.
+                for name in value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) {
+                    guard let gid = (try? Account.resolve(user: nil, group: name))?.gid else {
+                        error(line, "\(key)=\(name): no such group", "name only groups your account is in (id -Gn lists them)")
+                        continue
+                    }
+                    if !groups.contains(gid) {
                         error(line, "\(key)=\(name): \(userName) is not a member of group \(name)",
                               "name only groups your account is in (id -Gn lists them)")
                     }
@@ -76,25 +81,27 @@ package enum UserJobPolicy {
                     error(line, "\(key)=\(name): a user's job names only its owner's jobs, by their own names",
                           "write the job's name without a user, such as \(name.split(separator: ":").last ?? name)")
                 }
-            case "Nice":
-                if let nice = Int(value), nice < 0 {
+            // The values are read by the job file's own readers, so no other spelling of a value
+            // (IOSchedulingClass=01, +1…) can mean more than the check saw; a value they refuse is
+            // left to the job file's read, which reports it.
+            case "Nice", "IOSchedulingClass", "IOSchedulingPriority", "CPUSchedulingPolicy":
+                var attributes = ProcessAttributes()
+                guard attributes.read(key: key, value: value) == nil else { continue }
+                if let nice = attributes.nice, nice < 0 {
                     error(line, "Nice=\(value) needs root: a user's job may only lower its priority", "write a value from 0 to 19")
-                }
-            case "IOSchedulingClass":
-                if value == "realtime" || value == "1" {
-                    error(line, "IOSchedulingClass=realtime needs root", "write best-effort or idle")
-                }
-            case "IOSchedulingPriority":
-                if let priority = Int(value), priority < 4 {
+                } else if attributes.ioClass == 1 {
+                    error(line, "IOSchedulingClass=\(value) needs root: real-time I/O", "write best-effort or idle")
+                } else if let priority = attributes.ioPriority, priority < 4 {
                     error(line, "IOSchedulingPriority=\(value) needs root: a user's job may only lower its priority",
                           "write a value from 4 (the default) to 7")
-                }
-            case "CPUSchedulingPolicy":
-                if ["fifo", "rr", "1", "2"].contains(value) {
+                } else if let policy = attributes.cpuPolicy, policy == 1 || policy == 2 {
                     error(line, "CPUSchedulingPolicy=\(value) needs root: real-time scheduling", "write other, batch or idle")
                 }
             default:  // CPUWeight=, IOWeight=: at most the kernel's default of 100
-                if let weight = Int(value), weight > 100 {
+                var resources = ResourceControl()
+                guard let resource = ResourceControl.Key(rawValue: key), resources.read(key: resource, value: value, line: line) == nil
+                else { continue }
+                if let weight = resources.cpuWeight ?? resources.ioWeight, weight > ResourceControl.defaultWeight {
                     error(line, "\(key)=\(value) needs root: a user's job may only lower its weight", "write a value from 1 to 100")
                 }
             }

@@ -51,10 +51,10 @@ package final class ControlServer: Sendable {
         let fd = try UnixStream.makeSocket()
         unlink(path)
         var (address, length) = try UnixStream.address(path)
-        let previousMask = umask(0o177)
+        // No umask around the bind: umask is the whole process's, and a run started on another thread
+        // meanwhile would inherit it. Nobody can connect before listen(), which follows the chmod.
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
         let bindErrno = errno
-        umask(previousMask)
         // Step by step, each with its own errno: a failed chmod or listen is reported as what it was.
         var failure: (step: String, errno: Int32)?
         if bound != 0 {
