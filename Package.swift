@@ -5,7 +5,8 @@
 // The data flows one way, and the targets follow it (docs/development.md says what each owns):
 //   config files  -> JobdConfig (and JobdCalendar for calendar triggers)
 //   definitions   -> JobdScheduler (job owners, generations, RunAdmission) on JobdTimers (the weak-target timer core)
-//   runs          -> JobdRunner, through jobd-cgexec (C: cgroups, attributes, sandbox, credentials, fences)
+//   runs          -> JobdRunner, through jobd-cgexec (C: cgroups, attributes, sandbox, credentials, fences); each
+//                    run's end is one RunOutcome (JobdConfig) for the admission, history, waiters and metrics
 //   journal       -> JobdLogging on SystemdKit (the only target that imports libsystemd)
 //   claims        -> JobdFleet on libpq (the only target that imports CLibpq), for RunOn=one-node
 //   control       -> JobdControl (the socket's protocol and JSON), JobctlCommands (jobctl)
@@ -60,7 +61,7 @@ let package = Package(
         .target(name: "JobdTimers", dependencies: ["CTimerfd", "JobdLocks"], swiftSettings: swiftSettings),
         // Calendar arithmetic: OnCalendar= and Cron=, pure, no I/O beyond reading tzdata.
         .target(name: "JobdCalendar", dependencies: ["JobdLocks"], swiftSettings: swiftSettings),
-        // Job files -> job definitions.
+        // Job files -> job definitions; and RunOutcome, how a run ended, which every module after it takes.
         .target(name: "JobdConfig", dependencies: ["JobdCalendar"], swiftSettings: swiftSettings),
         // Definitions -> owners and timers, generations, scheduling decisions.
         .target(

@@ -96,4 +96,24 @@ package protocol FleetClaims: Sendable {
     func fence(ofRun runID: String) -> RunFence?
 }
 
+extension DaemonContext {
+    /// Claims the request's elapse off the main loop; the verdict comes back as `.fleetClaimed`.
+    func claim(_ request: RunRequest) {
+        guard let fleet, let elapse = request.scheduledElapse else {
+            post(.fleetClaimed(request, .unavailable(reason: "no-fleet")))
+            return
+        }
+        let post = self.post
+        fleet.claim(ClaimKey(job: request.job, elapse: elapse, attempt: request.attempt), for: request) { post(.fleetClaimed(request, $0)) }
+    }
+
+    /// A run ended: its claim, if this node holds one, records the result (whatever the job's
+    /// definition says now: a reload may have removed it meanwhile), with the time a run its fence
+    /// stopped really ended.
+    func fleetRunEnded(_ outcome: RunOutcome) {
+        fleet?.finish(runID: outcome.invocationID, result: outcome.result.rawValue,
+                      endedAt: outcome.fencedEnd.map(RealtimeInstant.init(microseconds:)))
+    }
+}
+
 extension StateDirectory: DaemonStateStore {}

@@ -1,7 +1,6 @@
 package import JobdConfig
 package import JobdControl
 package import JobdFleet
-package import JobdRunner
 package import JobdScheduler
 package import UnixSignals
 

@@ -10,6 +10,31 @@ struct FleetStatus {
     private(set) var state: String?
     var lastNode: [String: String] = [:]
 
+    /// What a claim's verdict makes of its run.
+    enum ClaimAnswer: Equatable {
+        /// This node holds the elapse: the run starts.
+        case start
+        /// The run leaves the admission as skipped for `reason`; with `releasesClaim`, this node
+        /// won a claim it will not run (jobd is stopping, or a reload removed the job meanwhile),
+        /// and the claim ends without a run.
+        case decline(reason: String, releasesClaim: Bool)
+    }
+
+    /// The verdict on the claim of `job`'s run, which can still start (`startable`: in flight, its
+    /// job defined, jobd not stopping) or not. Notes who claimed the elapse: `node` is this one.
+    mutating func claimed(_ verdict: ClaimVerdict, job: String, node: String?, startable: Bool, stopping: Bool) -> ClaimAnswer {
+        switch verdict {
+        case .won:
+            lastNode[job] = node
+            if startable { return .start }
+        case .taken(let other):
+            lastNode[job] = other
+        case .unavailable:
+            break
+        }
+        return .decline(reason: verdict.skipReason ?? (stopping ? "stopping" : "job-removed"), releasesClaim: verdict == .won)
+    }
+
     /// Notes what the fleet link reports, and says it in the journal. Returns the runs of other
     /// nodes found lost, which this node may retry.
     mutating func heard(_ notice: FleetLink.Notice, settings: FleetSettings?, logger: Logger) -> [FleetDatabase.LostClaim] {

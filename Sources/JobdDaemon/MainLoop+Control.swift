@@ -13,14 +13,15 @@ extension MainLoop {
     /// Answers a control request. Queries are answered from the loop's own state; `run` and
     /// `watch-reload` keep the reply until what they wait for happens.
     func handleControl(_ request: ControlRequest, reply: ControlReply) {
-        guard !stopping else {
-            reply.finish(with: .error("jobd is stopping"))
-            return
-        }
+        guard !stopping else { return reply.finish(with: .error("jobd is stopping")) }
         if let refusal = UserRequests.refusal(of: request, from: reply.peer, definition: request.job.flatMap(admission.definition(of:)),
                                               brokenPath: request.job.flatMap { generation.broken[$0]?.path }) {
             return reply.finish(with: .error(refusal, code: .permissionDenied))
         }
+        if let refusal = request.refusal(in: generation, inFlight: { !admission.runsInFlight(of: $0).isEmpty }) {
+            return reply.finish(with: refusal)
+        }
+        let name = request.job ?? ""
         switch request.command {
         case .status:
             if let name = request.job {
@@ -36,15 +37,6 @@ extension MainLoop {
             let listing = JobListing(statusView, owners: scheduler.generation.owners, brief: request.brief == true, peer: reply.peer)
             reply.finish { listing.jsonLine() }
         case .run:
-            guard let name = request.job else {
-                reply.finish(with: .error("run needs a job"))
-                return
-            }
-            guard admission.definition(of: name) != nil else {
-                let why = generation.broken[name].map { ": its file has errors (\($0.errors[0].description))" } ?? ""
-                reply.finish(with: .error("no such job: \(name)\(why)"))
-                return
-            }
             let run = admission.manualRun(job: name, now: now)
             if request.wait == true, run.fate == .started || run.fate == .queued {
                 // Registered before the run starts (perform below), so that no line is missed.
@@ -58,11 +50,7 @@ extension MainLoop {
             reply.send(ControlResponse(type: run.fate == .started ? .runStarted : .runQueued, run: RunReport(job: name, runID: run.request.runID)))
             if request.wait != true { reply.finish() }
         case .stop:
-            guard let name = request.job else { return reply.finish(with: .error("stop needs a job")) }
             let inFlight = admission.runsInFlight(of: name).count
-            guard admission.definition(of: name) != nil || inFlight > 0 else {
-                return reply.finish(with: .error("no such job: \(name)"))
-            }
             perform(admission.stop(job: name))
             reply.send(ControlResponse(type: .stopRequested, message: inFlight == 0
                 ? "\(name) has no run in flight" : "\(inFlight) run(s) of \(name) asked to stop"))
@@ -72,14 +60,10 @@ extension MainLoop {
                 reply.finish()
             }
         case .disable, .enable:
-            guard let name = request.job else { return reply.finish(with: .error("\(request.command.rawValue) needs a job")) }
-            guard admission.definition(of: name) != nil else { return reply.finish(with: .error("no such job: \(name)")) }
             let disable = request.command == .disable
             perform(admission.setDisabled(name, disable))
             context.store.setDisabled(name, disable)
-            logger.event(disable ? .jobDisable : .jobEnable, level: .notice,
-                         "\(name) \(disable ? "disabled: its triggers start no runs" : "enabled: its triggers start runs again")",
-                         [JobdField.job: name])
+            logger.jobDisabled(name, disable)
             notifier.send(.status(status))
             reply.finish(with: ControlResponse(type: disable ? .jobDisabled : .jobEnabled, jobStatus: jobStatus(name)))
         case .userFile, .userSave, .logs:

@@ -85,7 +85,7 @@ package final class MainLoop {
         let configuration = context.launcher.tracking.applicable(configuration)
         reloads = ReloadMachine(jobFiles: jobFiles)
         for job in context.store.disabledJobs() { _ = admission.setDisabled(job, true) }
-        let generation = nextGeneration(configuration, jobs: configuration.jobs)
+        let generation = Generation(configuration, after: generation)
         context.launcher.tracking.limitTasks(generation.settings, logger: logger)
         let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
         perform(admission.configure(generation, now: now))
@@ -94,18 +94,12 @@ package final class MainLoop {
         metricsChanged()
     }
 
-    /// The generation of `jobs` and what `configuration` found wrong, for `STATUS=`, `jobctl list`
-    /// and `status`. A broken `jobd.conf` keeps the settings jobd has.
-    private func nextGeneration(_ configuration: JobdConfiguration, jobs: [JobDefinition]) -> Generation {
-        Generation(jobs: jobs, settings: configuration.settings ?? settings, broken: configuration.broken,
-                   settingsErrors: configuration.settingsErrors, brokenSummary: configuration.brokenSummary)
-    }
-
-    /// Handles one event; returns `false` when the loop should end.
+    /// Handles one event; returns `false` when the loop should end: jobd is stopping, and no run is
+    /// left in flight.
     package func handle(_ event: DaemonEvent) -> Bool {
-        let goesOn = dispatch(event)
+        dispatch(event)
         settle()
-        return goesOn
+        return !stopping || admission.running > 0
     }
 
     /// Arms, once, the owners of the jobs whose history the event changed, as it left their runs.
@@ -113,26 +107,20 @@ package final class MainLoop {
         scheduler.settle(active: admission.activeJobs)
     }
 
-    private func dispatch(_ event: DaemonEvent) -> Bool {
+    private func dispatch(_ event: DaemonEvent) {
         switch event {
         case .due(let due):
             handleDue(due)
         case .runFinished(let outcome):
             runEnded(outcome)
             settle()
-            if stopping {
-                if admission.running == 0 { return false }
-                notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
-            } else {
-                notifier.send(.status(status))
-            }
+            if !stopping || admission.running > 0 { notifier.send(.status(status)) }
         case .retriesDue:
             perform(admission.retriesDue(now: now))
         case .writeMetrics:
             writeMetrics()
         case .fleetClaimed(let request, let verdict):
             claimed(request, verdict)
-            if stopping, admission.running == 0 { return false }
         case .fleet(let notice):
             if !stopping { fleetNotice(notice) }
         case .watchdogTick:
@@ -157,7 +145,7 @@ package final class MainLoop {
                 stall()
             }
         case .signal(let signal):
-            return beginStop(on: signal)
+            beginStop(on: signal)
         case .leakCheck:
             scheduler.leakDetector?.check(now: now) { [admission] job in !admission.runsInFlight(of: job).isEmpty }
             notifier.send(.status(status))
@@ -168,12 +156,12 @@ package final class MainLoop {
         case .control(let request, let reply):
             handleControl(request, reply: reply)
         }
-        return true
     }
 
-    /// What `STATUS=` says while jobd runs, in plain words.
+    /// What `STATUS=` says, in plain words.
     package var status: String {
-        statusLine.text(scheduler: scheduler, admission: admission, generation: generation,
+        if stopping { return "stopping: waiting for \(admission.running) run(s)" }
+        return statusLine.text(scheduler: scheduler, admission: admission, generation: generation,
                         reading: reloads.readingFor(now: now), fleet: fleetStatus.state, now: now)
     }
 
@@ -195,24 +183,17 @@ package final class MainLoop {
         reloadWatch.arm(at: now + Self.slowReloadNotice)
     }
 
-    /// Applies what the loader read. Each job file on its own: a broken file keeps its job's
-    /// previous definition (a new broken file adds nothing; a deleted file removes its job), the
-    /// valid changes apply, and the errors are in the journal, `STATUS=` and `jobctl reload`'s
-    /// output. A broken `jobd.conf` keeps the settings jobd has.
+    /// Applies what the loader read, each job file on its own (``Generation/init(_:after:)``): the
+    /// valid changes apply, and the errors are in the journal, `STATUS=` and `jobctl reload`'s output.
     private func finishReload(_ configuration: JobdConfiguration) {
         let configuration = context.launcher.tracking.applicable(configuration)
         reloadWatch.arm(at: nil)
-        let errors = configuration.errors
-        let report: ReloadReport
+        let answer: (report: ReloadReport, watchers: [ControlReply])
         if let fatal = configuration.fatal {
             logger.reloadRejected(fatal, generation: scheduler.generation.number)
-            report = ReloadReport(
-                sequence: 0, accepted: false, generation: scheduler.generation.number,
-                errors: [fatal.description], finishedRealtimeUSec: wallNowUSec)
+            answer = reloads.rejected(fatal, generation: scheduler.generation.number, finishedRealtimeUSec: wallNowUSec)
         } else {
-            // A broken file keeps the definition its job has now, if it has one.
-            let kept = configuration.broken.compactMap { scheduler.generation.owners[$0.name]?.definition }
-            let generation = nextGeneration(configuration, jobs: kept.isEmpty ? configuration.jobs : configuration.jobs + kept)
+            let generation = Generation(configuration, after: generation)
             if generation.settings != settings { context.launcher.tracking.limitTasks(generation.settings, logger: logger) }
             // The reader looked again at zone files that changed (a tzdata upgrade): so does the
             // local zone, which calendar triggers without a zone of their own follow.
@@ -224,25 +205,21 @@ package final class MainLoop {
             perform(admission.configure(generation, now: now))
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             logger.reloadApplied(summary, configuration: configuration, settings: settings, jobFiles: reloads.jobFiles)
-            report = ReloadReport(
-                sequence: 0, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
-                changed: summary.changed, removed: summary.removed, kept: summary.kept.count,
-                errors: errors.map(\.description), finishedRealtimeUSec: wallNowUSec)
+            answer = reloads.applied(summary, errors: configuration.errors, finishedRealtimeUSec: wallNowUSec)
         }
-        let (outcome, watchers) = reloads.finished(report, as: configuration.fatal != nil ? .rejected : errors.isEmpty ? .applied : .partial)
         metricsChanged()
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of
         // the threads that made them; give what is free back rather than keep it resident.
         context.trimMemory()
         notifier.send(.ready, .status(status))
-        for watcher in watchers { watcher.finish(with: ControlResponse(type: .reloadResult, reload: outcome.shown(to: watcher.peer))) }
+        for watcher in answer.watchers { watcher.finish(with: ControlResponse(type: .reloadResult, reload: answer.report.shown(to: watcher.peer))) }
     }
 
     /// Shutdown: STOPPING=1, every timer invalidated and every owner released, runs that have not
     /// started dropped, then every running job is stopped: SIGTERM, and SIGKILL after its
-    /// `TimeoutStopSec=`. Returns `false` when nothing is left to wait for.
-    private func beginStop(on signal: UnixSignal) -> Bool {
-        guard !stopping else { return true }
+    /// `TimeoutStopSec=`.
+    private func beginStop(on signal: UnixSignal) {
+        guard !stopping else { return }
         notifier.send(.stopping, .status("stopping"))
         logger.event(.daemonStop, "jobd stopping on \(signal): \(admission.running) run(s) in flight", [:])
         retryTimer.timer.invalidate(reason: .shutdown)
@@ -255,9 +232,7 @@ package final class MainLoop {
             waiter.finish(with: .error("jobd is stopping"))
         }
         runWaiters.finishAll(with: .error("jobd is stopping"))
-        guard admission.running > 0 else { return false }
-        notifier.send(.status("stopping: waiting for \(admission.running) run(s)"))
-        return true
+        if admission.running > 0 { notifier.send(.status(status)) }
     }
 
     /// Something the metrics show changed: they are written now, or a second after the last write.

@@ -95,7 +95,7 @@ struct MetricsFile {
             if let last = history.lastRun {
                 gauge("job_last_duration", "seconds", "How long the job's last run took.", label).set(to: Double(last.duration.microseconds) / 1e6)
                 gauge("job_last_exit_status", "", "The last run's exit status (128 plus the signal for a killed run, 203 for one that could not start).", label)
-                    .set(to: Double(last.shellStatus))
+                    .set(to: Double(last.termination.shellStatus))
                 gauge("job_last_failed", "", "1 when the job's last run failed.", label).set(to: last.result.isFailure ? 1 : 0)
             }
             for (result, count) in history.runsByResult.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {

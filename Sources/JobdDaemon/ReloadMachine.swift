@@ -1,5 +1,6 @@
 import JobdConfig
 import JobdControl
+import JobdScheduler
 import JobdTimers
 
 /// Reloads, as decisions: whether the configuration is being read, whether another read follows
@@ -54,6 +55,24 @@ struct ReloadMachine {
         jobFiles = cache
         defer { reading = nil }
         return reading?.again ?? false
+    }
+
+    /// The read could not read the configuration at all (`fatal`): nothing changed, and generation
+    /// `generation` goes on. Returns the report, numbered, and the clients to answer with it.
+    mutating func rejected(_ fatal: ConfigError, generation: UInt64, finishedRealtimeUSec: Int64) -> (report: ReloadReport, watchers: [ControlReply]) {
+        finished(ReloadReport(sequence: 0, accepted: false, generation: generation, errors: [fatal.description],
+                              finishedRealtimeUSec: finishedRealtimeUSec), as: .rejected)
+    }
+
+    /// What the read found was applied as `summary` says, with `errors` in the files it kept out.
+    /// Returns the report, numbered, and the clients to answer with it.
+    mutating func applied(
+        _ summary: Scheduler.ReloadSummary, errors: [ConfigError], finishedRealtimeUSec: Int64
+    ) -> (report: ReloadReport, watchers: [ControlReply]) {
+        finished(ReloadReport(sequence: 0, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
+                              changed: summary.changed, removed: summary.removed, kept: summary.kept.count,
+                              errors: errors.map(\.description), finishedRealtimeUSec: finishedRealtimeUSec),
+                 as: errors.isEmpty ? .applied : .partial)
     }
 
     /// The configuration read was applied (or rejected) as `report` says, numbered here. Returns

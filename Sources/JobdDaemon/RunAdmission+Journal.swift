@@ -52,9 +52,16 @@ extension RunRequest {
         return fields
     }
 
-    /// The journal fields of a fleet run's start, claimed by `node`.
-    func journalFields(node: String) -> [String: String] {
-        scheduledElapse.map { [JobdField.node: node, JobdField.elapseUSec: String($0.microseconds)] } ?? [:]
+    /// The journal fields of every entry of the run once it starts: its cause where it is not a
+    /// timer, and for a fleet run this node claimed (as `node`), the node and the elapse.
+    func launchFields(claimedBy node: String?) -> [String: String] {
+        var fields = journalFields
+        if cause != .timer { fields[JobdField.cause] = cause.rawValue }
+        if let node, let elapse = scheduledElapse {
+            fields[JobdField.node] = node
+            fields[JobdField.elapseUSec] = String(elapse.microseconds)
+        }
+        return fields
     }
 
     /// Whether this run of `definition` must claim its elapse in the fleet before it starts.
@@ -64,6 +71,17 @@ extension RunRequest {
 }
 
 extension Logger {
+    /// `jobctl disable` (`disabled`) or `enable` of `job` (`job.disable`, `job.enable`).
+    func jobDisabled(_ job: String, _ disabled: Bool) {
+        event(disabled ? .jobDisable : .jobEnable, level: .notice,
+              "\(job) \(disabled ? "disabled: its triggers start no runs" : "enabled: its triggers start runs again")", [JobdField.job: job])
+    }
+
+    /// A `Condition…=` of `request`'s job does not hold: the run is skipped (`run.skip`, logged by the admission's action).
+    func conditionUnmet(_ condition: UnitCondition, of request: RunRequest) {
+        info("\(request.job): \(condition) does not hold: run \(request.runID) is skipped", metadata: request.journalFields.mapValues { .string($0) })
+    }
+
     /// An owner's timer fired (`timer.fire`, at debug priority).
     func timerFired(_ due: DueJob) {
         event(.timerFire, level: .debug, "timer \(due.timerID) of \(due.job) fired", due.journalFields)

@@ -1,3 +1,4 @@
+import JobdConfig
 import JobdControl
 import JobdRunner
 import JobdScheduler
@@ -48,10 +49,19 @@ struct RunWaiters {
         }
     }
 
-    /// Run `report.runID` ended. `retry` is the retry the admission gave it, `started` the runs its
-    /// outcome started (or queued): a waiter that follows them waits on for them.
-    mutating func ended(_ report: RunReport, retry: RunRequest?, started: [RunRequest]) {
-        guard let runID = report.runID, let waiter = byRun.removeValue(forKey: runID) else { return }
+    /// A run ended as `outcome`, and the admission answered `ended`: who waits hears how (as the
+    /// wire's `RunReport`) and of the retry the failure was given, and a waiter that follows the
+    /// run waits on for the retry, or for the runs the outcome started (or queued).
+    mutating func ended(_ outcome: RunOutcome, as ended: RunAdmission.Ended) {
+        guard let waiter = byRun.removeValue(forKey: outcome.runID) else { return }
+        let runID = outcome.runID
+        var report = RunReport(outcome)
+        if let retry = ended.retry {
+            report.retryRunID = retry.request.runID
+            report.retryAttempt = retry.request.attempt
+            report.retryLimit = retry.limit
+            report.retryDelayUSec = retry.delay.microseconds
+        }
         taps.remove(runID: runID)
         waiter.pending.remove(runID)
         let response = ControlResponse(type: .runFinished, run: report)
@@ -59,11 +69,11 @@ struct RunWaiters {
             waiter.reply.finish(with: response)
             return
         }
-        if let retry {
-            follow(retry.runID, by: waiter)
+        if let retry = ended.retry {
+            follow(retry.request.runID, by: waiter)
         } else {
             // The runs the final attempt started are followed to their ends, their output not shown.
-            for run in started where run.triggeredBy?.invocationID == report.invocationID {
+            for run in ended.started where run.triggeredBy?.invocationID == outcome.invocationID {
                 follow(run.runID, by: waiter, output: false)
             }
         }
@@ -106,5 +116,19 @@ struct RunWaiters {
             if finished.insert(ObjectIdentifier(waiter)).inserted { waiter.reply.finish(with: response) }
         }
         byRun.removeAll()
+    }
+}
+
+extension RunReport {
+    /// How a run ended, as `run-finished` says it on the wire: the fields a jobctl of any version
+    /// reads, each as the journal's `run.exit` has it.
+    init(_ outcome: RunOutcome) {
+        let termination = outcome.termination
+        self.init(
+            job: outcome.job, runID: outcome.runID, exitCode: termination.exitCode, exitStatus: termination.exitStatus,
+            shellStatus: termination.shellStatus, succeeded: outcome.succeeded)
+        result = outcome.result.rawValue
+        invocationID = outcome.invocationID
+        reason = termination.startFailure
     }
 }

@@ -115,7 +115,7 @@ final class StateDirectory: TriggerStore {
                 _ = unlink(file)
                 continue
             }
-            if let text = read(file, limit: 4_096), let history = JobHistory(savedText: Substring(text)) { histories[name] = history }
+            if let text = read(file, limit: 4_096), let history = JobHistory(savedText: Substring(text), job: name) { histories[name] = history }
         }
         return histories
     }

@@ -54,10 +54,10 @@ struct StatusView: Sendable {
             // jobd kept has: the same before a restart and after it.
             lastStartUSec: history.lastStartRealtime?.microseconds ?? history.lastStart.map(wallClock),
             lastFinishUSec: history.lastFinishRealtime?.microseconds ?? history.lastFinish.map(wallClock),
-            lastOutcome: history.lastRun?.outcome, running: inFlight.count,
+            lastOutcome: history.lastRun?.termination.description, running: inFlight.count,
             owner: owner?.id ?? 0, generation: owner?.generation ?? 0)
         status.lastResult = history.lastRun?.result.rawValue
-        status.lastExitStatus = history.lastRun?.exitStatus
+        status.lastExitStatus = history.lastRun?.termination.exitStatus
         status.lastDurationUSec = history.lastRun?.duration.microseconds
         status.lastRunID = history.lastRun?.invocationID
         status.lastStartCause = history.lastStartCause

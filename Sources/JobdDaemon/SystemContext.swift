@@ -43,11 +43,11 @@ struct TaskLauncher: RunLauncher {
     ) {
         let runner = self.runner
         tasks.spawn {
-            let outcome = await runner.run(definition, runID: request.runID, invocationID: request.invocationID,
-                                           context: context, fields: fields, fence: fence)
+            let (outcome, mail) = await runner.run(definition, runID: request.runID, invocationID: request.invocationID,
+                                                   context: context, fields: fields, fence: fence)
             ended(outcome)
             // The mail goes out after the run is reported: a slow MTA holds up no retry or notifier.
-            if let mail = outcome.mail { await runner.mail(mail, sendmail: sendmail) }
+            if let mail { await runner.mail(mail, sendmail: sendmail) }
         }
     }
 

@@ -73,10 +73,12 @@ package struct JobRunner: Sendable {
 
     /// Runs `definition`'s command to completion. `context` is added to its environment; `fields`
     /// to each of its journal entries. A fleet run's `fence` is watched by its supervisor (``RunFence``).
+    /// Returns how it ended, and the mail its output is to go out as (`MailTo=`), to be sent after
+    /// the run is reported (``mail(_:sendmail:)``).
     package func run(
         _ definition: JobDefinition, runID: UInt64, invocationID: String,
         context: [String: String] = [:], fields extraFields: [String: String] = [:], fence: RunFence? = nil
-    ) async -> RunOutcome {
+    ) async -> (outcome: RunOutcome, mail: RunMail?) {
         let started = MonotonicInstant.now()
         var fields = extraFields.merging([
             JobdField.job: definition.name, JobdField.run: String(runID), JobdField.runID: invocationID,
@@ -174,13 +176,9 @@ package struct JobRunner: Sendable {
         logger.event(.runExit, level: result.isFailure ? .warning : .info,
                      "run \(runID) of \(definition.name) \(termination) after \(elapsed.description(accuracy: TimeSpan(microseconds: 1_000))): \(result.rawValue)"
                         + (reason.map { " (stopped: \($0.rawValue))" } ?? "") + (usage.map { ". \($0.summary)" } ?? ""), fields)
-        var outcome = RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, pid: pid, termination: termination,
-                                 started: started, finished: ended, result: result, stopReason: reason)
-        outcome.fencedEnd = fencedEnd
-        if let mailed {
-            outcome.mail = RunMail.due(definition, result: result, output: mailed, account: account, fields: fields)
-        }
-        return outcome
+        let outcome = RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, termination: termination, result: result,
+                                 duration: elapsed, stopReason: reason, fencedEnd: fencedEnd)
+        return (outcome, mailed.flatMap { RunMail.due(definition, result: result, output: $0, account: account, fields: fields) })
     }
 
     /// The first reason jobd gave for stopping a run, if any.

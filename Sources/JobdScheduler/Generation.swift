@@ -30,6 +30,15 @@ package struct Generation: Sendable {
         self.brokenSummary = brokenSummary
     }
 
+    /// The generation a read of `configuration` makes after `previous`: a broken job file keeps its
+    /// job's previous definition (a new broken file adds nothing; a deleted file removes its job),
+    /// and a broken `jobd.conf` keeps the settings jobd has.
+    package init(_ configuration: JobdConfiguration, after previous: Generation) {
+        let kept = configuration.broken.compactMap { previous.definition(of: $0.name) }
+        self.init(jobs: kept.isEmpty ? configuration.jobs : configuration.jobs + kept, settings: configuration.settings ?? previous.settings,
+                  broken: configuration.broken, settingsErrors: configuration.settingsErrors, brokenSummary: configuration.brokenSummary)
+    }
+
     /// The definition of job `name`: a binary search of the jobs in name order.
     package func definition(of name: String) -> JobDefinition? {
         var low = 0, high = jobs.count

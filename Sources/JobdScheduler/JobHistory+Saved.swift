@@ -24,20 +24,23 @@ extension JobHistory {
         add("finish", lastFinishRealtime.map { String($0.microseconds) })
         add("success", lastSuccessRealtime.map { String($0.microseconds) })
         if let lastRun {
+            let termination = lastRun.termination
             add("result", lastRun.result.rawValue)
-            add("exit-code", lastRun.exitCode)
-            add("exit-status", lastRun.exitStatus)
-            add("shell-status", String(lastRun.shellStatus))
-            add("outcome", lastRun.outcome)
+            add("exit-code", termination.exitCode)
+            add("exit-status", termination.exitStatus)
+            add("shell-status", String(termination.shellStatus))
+            add("outcome", termination.description)
             add("duration-usec", String(lastRun.duration.microseconds))
             add("run-id", lastRun.invocationID)
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The history `text` (``savedText``) describes; `nil` when it describes none (empty, or a last
-    /// run without a result jobd knows). Malformed values are left out, never guessed.
-    package init?(savedText text: Substring) {
+    /// The history of `job` that `text` (``savedText``) describes; `nil` when it describes none
+    /// (empty, or a last run without a result jobd knows). Malformed values are left out, never
+    /// guessed: a last run whose exit code, status and outcome describe no termination too. The
+    /// shell status is the termination's; the run's number is 0 (it was an earlier jobd's).
+    package init?(savedText text: Substring, job: String) {
         var values: [Substring: Substring] = [:]
         for line in text.split(separator: "\n") {
             guard let equals = line.firstIndex(of: "=") else { continue }
@@ -51,13 +54,12 @@ extension JobHistory {
         lastStartCause = values["cause"].map(String.init)
         lastFinishRealtime = instant("finish")
         lastSuccessRealtime = instant("success")
-        if let result = values["result"].flatMap({ RunResult(rawValue: String($0)) }) {
-            var run = LastRun(
-                result: result, exitCode: values["exit-code"].map(String.init) ?? "", exitStatus: values["exit-status"].map(String.init) ?? "",
-                outcome: values["outcome"].map(String.init) ?? "", duration: TimeSpan(microseconds: values["duration-usec"].flatMap { UInt64($0) } ?? 0),
-                invocationID: values["run-id"].map(String.init) ?? "")
-            run.shellStatus = values["shell-status"].flatMap { Int32($0) } ?? 0
-            lastRun = run
+        func string(_ key: Substring) -> String { values[key].map(String.init) ?? "" }
+        if let result = values["result"].flatMap({ RunResult(rawValue: String($0)) }),
+           let termination = RunTermination(exitCode: string("exit-code"), exitStatus: string("exit-status"), description: string("outcome")) {
+            lastRun = RunOutcome(
+                runID: 0, invocationID: string("run-id"), job: job, termination: termination, result: result,
+                duration: TimeSpan(microseconds: values["duration-usec"].flatMap { UInt64($0) } ?? 0))
         }
         guard lastStartRealtime != nil || lastRun != nil else { return nil }
     }

@@ -180,17 +180,43 @@ package struct RunAdmission: Sendable {
         return ManualRun(request: request, fate: fate, actions: actions)
     }
 
+    /// What a run's end became: the actions to perform, and what the clients following the run
+    /// (`jobctl run --wait --follow-retries`) hear of it.
+    package struct Ended: Sendable {
+        /// The retry the run's failure was given: the request, its delay from the end, and the
+        /// number of retries `Restart=` allows.
+        package struct Retry: Sendable, Hashable {
+            package var request: RunRequest
+            package var delay: TimeSpan
+            package var limit: UInt64
+        }
+
+        package var actions: [Action] = []
+        package var retry: Retry?
+        /// The runs the end started or made wait: its `OnFailure=`/`OnSuccess=` jobs, the queued run
+        /// of its job, runs that waited for a slot.
+        package var started: [RunRequest] {
+            actions.compactMap {
+                switch $0 {
+                case .start(let request), .wait(let request, _): request
+                default: nil
+                }
+            }
+        }
+    }
+
     /// A run ended: retry it, or start the jobs its outcome names, then whatever waited for it.
-    package mutating func runEnded(_ end: RunEnd, now: MonotonicInstant) -> [Action] {
-        guard let request = jobs[end.job]?.inFlight.removeValue(forKey: end.runID)?.request else { return [] }
+    package mutating func runEnded(_ end: RunOutcome, now: MonotonicInstant) -> Ended {
+        guard let request = jobs[end.job]?.inFlight.removeValue(forKey: end.runID)?.request else { return Ended() }
         defer { if jobs[end.job]?.isIdle == true { jobs[end.job] = nil } }
-        guard !isStopping else { return [] }
+        guard !isStopping else { return Ended() }
+        var retryGiven: Ended.Retry?
         var actions: [Action] = []
         let definition = generation.definition(of: end.job)
         let queuedStarts = jobs[end.job]?.queued != nil && jobs[end.job]?.inFlight.isEmpty == true
         let retries = definition.map {
             $0.restart.condition.retries(end.result) && request.attempt < $0.restart.limit
-                && !$0.restart.prevents(exitCode: end.exitCode, exitStatus: end.exitStatus)
+                && !$0.restart.prevents(exitCode: end.termination.exitCode, exitStatus: end.termination.exitStatus)
         } ?? false
         if let definition, retries, !queuedStarts {
             let attempt = request.attempt + 1
@@ -204,6 +230,7 @@ package struct RunAdmission: Sendable {
             }
             jobs[end.job, default: JobRuns()].retry = (retry, at)
             actions.append(.retry(retry, at: at, delay: delay))
+            retryGiven = Ended.Retry(request: retry, delay: delay, limit: definition.restart.limit)
         } else if let definition, !retries {
             // A failure is final once no retry is left (a queued run that starts now takes a retry's place).
             let targets = end.result.isFailure ? definition.onFailure : end.result == .success ? definition.onSuccess : []
@@ -211,8 +238,8 @@ package struct RunAdmission: Sendable {
             let chain = (request.triggeredBy?.chain ?? []) + [end.job]
             for target in targets {
                 let started = makeRequest(job: target, cause: cause, now: now, triggeredBy: TriggeringRun(
-                    job: end.job, invocationID: request.invocationID, result: end.result, exitCode: end.exitCode,
-                    exitStatus: end.exitStatus, chain: chain))
+                    job: end.job, invocationID: request.invocationID, result: end.result, exitCode: end.termination.exitCode,
+                    exitStatus: end.termination.exitStatus, chain: chain))
                 if chain.contains(target) {
                     actions.append(.skip(started, reason: "trigger-cycle"))
                 } else if chain.count >= Self.maxChain {
@@ -226,7 +253,7 @@ package struct RunAdmission: Sendable {
             jobs[end.job]?.queued = nil
             actions += admit(queued, now: now)
         }
-        return actions + startWaitingRuns(now: now)
+        return Ended(actions: actions + startWaitingRuns(now: now), retry: retryGiven)
     }
 
     /// A run that was started did not start after all: its fleet elapse was claimed by another node,

@@ -354,13 +354,14 @@ package final class Scheduler {
     /// Records that a run of the job ended; the job is re-armed at the next ``settle(active:)`` (its
     /// `OnUnitInactiveSec=` counts from now). The history of a job that a reload removed goes with
     /// its last run: `active` says whether the job still has a run in flight or waiting for a slot.
-    package func runFinished(job: String, record: JobHistory.LastRun, active: Bool = false, now: MonotonicInstant = .now()) {
+    package func runFinished(_ outcome: RunOutcome, active: Bool = false, now: MonotonicInstant = .now()) {
+        let job = outcome.job
         var history = histories[job] ?? JobHistory()
         history.lastFinish = now
         history.lastFinishRealtime = clocks.realtime()
-        history.lastRun = record
-        history.runsByResult[record.result, default: 0] += 1
-        if record.result == .success { history.lastSuccessRealtime = clocks.realtime() }
+        history.lastRun = outcome
+        history.runsByResult[outcome.result, default: 0] += 1
+        if outcome.result == .success { history.lastSuccessRealtime = clocks.realtime() }
         if generation.owners[job] != nil {
             histories[job] = history
             unsettled.insert(job)

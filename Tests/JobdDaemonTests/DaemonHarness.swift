@@ -115,8 +115,9 @@ final class DaemonHarness {
         guard let launch = running(job).first else { return nil }
         let result = RunOutcome.result(of: termination, stopReason: stopped, ignoresFailure: false)
         let outcome = RunOutcome(
-            runID: launch.request.runID, invocationID: launch.request.invocationID, job: job, termination: termination,
-            started: launch.startedAt, finished: now, result: result, stopReason: stopped)
+            runID: launch.request.runID, invocationID: launch.request.invocationID, job: job, termination: termination, result: result,
+            duration: TimeSpan(microseconds: UInt64(max(0, now.duration(since: launch.startedAt).nanosecondsSaturated / 1_000))),
+            stopReason: stopped)
         launcher.markEnded(launch.request.runID)
         launch.ended(outcome)
         pump()

@@ -1,6 +1,7 @@
 import JobdConfig
 import JobdControl
 @testable import JobdDaemon
+import JobdScheduler
 import JobdTimers
 import Testing
 
@@ -39,6 +40,21 @@ import Testing
         #expect(machine.last == third)
         #expect(machine.subscribed(generation: 9) == third, "a subscriber first hears the last outcome")
         #expect([machine.outcomes.applied, machine.outcomes.rejected, machine.outcomes.partial] == [1, 1, 1])
+    }
+
+    @Test func aReadIsReportedAsAppliedPartialOrRejected() {
+        var machine = ReloadMachine(jobFiles: JobFileCache())
+        let summary = Scheduler.ReloadSummary(generation: 5, added: ["new"], changed: ["edited"], removed: ["gone"], kept: ["a", "b"])
+        let applied = machine.applied(summary, errors: [], finishedRealtimeUSec: 7).report
+        #expect(applied == ReloadReport(sequence: 1, accepted: true, generation: 5, added: ["new"], changed: ["edited"],
+                                        removed: ["gone"], kept: 2, finishedRealtimeUSec: 7))
+        let error = ConfigError(file: "/etc/jobd/jobs.d/b.job", line: 3, message: "bad")
+        let partial = machine.applied(summary, errors: [error], finishedRealtimeUSec: 8).report
+        #expect(!partial.accepted && partial.errors == [error.description] && partial.generation == 5 && partial.sequence == 2)
+        let fatal = ConfigError(file: "/etc/jobd/jobs.d", line: nil, message: "cannot read")
+        let rejected = machine.rejected(fatal, generation: 5, finishedRealtimeUSec: 9).report
+        #expect(rejected == ReloadReport(sequence: 3, accepted: false, generation: 5, errors: [fatal.description], finishedRealtimeUSec: 9))
+        #expect([machine.outcomes.applied, machine.outcomes.partial, machine.outcomes.rejected] == [1, 1, 1])
     }
 
     @Test func aSubscriberDuringAReadWaitsForTheNextOutcome() {

@@ -33,6 +33,25 @@ import UnixSignals
         #expect(daemon.events("run.retry", job: "a").count == 1)
     }
 
+    /// What `jobctl run --wait` hears of a run that failed and is retried, byte for byte as jobd
+    /// wrote it before a run's outcome was one type: a jobctl of that time reads it.
+    @Test func theRunFinishedReplyIsTheWireFormatAnOlderJobctlReads() throws {
+        let daemon = H([Self.retried()])
+        let reply = daemon.control(.run, "a", wait: true)
+        let run = try #require(daemon.running("a").first?.request)
+        daemon.end("a", .killed(signal: 15))
+        daemon.advance(.seconds(1))
+        let retry = try #require(daemon.started("a").last?.request)
+        #expect(retry.runID != run.runID)
+        let line = try #require(reply.responses.last?.jsonLine)
+        #expect(String(decoding: line, as: UTF8.self) == """
+            {"run":{"exitCode":"killed","exitStatus":"TERM","invocationID":"\(run.invocationID)","job":"a","result":"signal",\
+            "retryAttempt":1,"retryDelayUSec":1000000,"retryLimit":3,"retryRunID":\(retry.runID),"runID":\(run.runID),\
+            "shellStatus":143,"succeeded":false},"type":"run-finished","version":1}
+
+            """)
+    }
+
     @Test func retriesStopAtTheLimit() {
         let daemon = H([Self.retried(limit: 1)])
         daemon.control(.run, "a")

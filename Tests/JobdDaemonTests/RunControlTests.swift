@@ -164,7 +164,7 @@ import UnixSignals
         daemon.end("a", .exited(2))
         let saved = try #require(daemon.store.histories.withLock { $0["a"] } ?? nil)
         #expect(saved.lastRun?.result == .exitCode)
-        #expect(saved.lastRun?.exitStatus == "2")
+        #expect(saved.lastRun?.termination == .exited(2) && saved.lastRun?.job == "a")
         #expect(daemon.loop.status.contains("1 failed"))
     }
 }

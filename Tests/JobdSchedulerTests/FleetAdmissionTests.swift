@@ -24,7 +24,7 @@ import Testing
         var admission = T.admission([Self.fleetJob(restart: .onFailure)])
         let run = try #require(T.started(admission.due(job: "report", now: T.at(0), elapse: Self.elapse)).first)
         #expect(run.scheduledElapse == Self.elapse)
-        let retry = admission.runEnded(T.end(run, .exitCode), now: T.at(1))
+        let retry = admission.runEnded(T.end(run, .exitCode), now: T.at(1)).actions
         guard case .retry(let request, _, _) = try #require(retry.first) else { Issue.record("no retry: \(retry)"); return }
         #expect(request.scheduledElapse == Self.elapse)
         #expect(request.attempt == 1)

@@ -31,4 +31,23 @@ import Testing
         #expect(generation.broken["c"] == broken)
         #expect(generation.definition(of: "c") == nil, "a broken file is not a job")
     }
+
+    /// A reload's read: a broken file keeps its job's previous definition, a new broken file adds
+    /// nothing, a deleted file removes its job, and a broken jobd.conf keeps the settings.
+    @Test func aReadKeepsWhatItsBrokenFilesHadAndDropsWhatIsGone() {
+        var previousA = Self.job("a")
+        previousA.description = "before"
+        let previous = Generation(jobs: [previousA, Self.job("b"), Self.job("gone")], settings: DaemonSettings(maxConcurrentRuns: 3))
+        func broken(_ name: String) -> JobdConfiguration.BrokenJob {
+            .init(name: name, path: "/etc/jobd/jobs.d/\(name).job", errors: [ConfigError(file: "/etc/jobd/jobs.d/\(name).job", line: 1, message: "bad")])
+        }
+        var configuration = JobdConfiguration(jobs: [Self.job("b"), Self.job("c")], broken: [broken("a"), broken("new")], settings: nil)
+        let next = Generation(configuration, after: previous)
+        #expect(next.jobs.map(\.name) == ["a", "b", "c"])
+        #expect(next.definition(of: "a")?.description == "before")
+        #expect(Set(next.broken.keys) == ["a", "new"])
+        #expect(next.settings.maxConcurrentRuns == 3, "jobd.conf with errors (no settings read) keeps the settings")
+        configuration.settings = DaemonSettings(maxConcurrentRuns: 1)
+        #expect(Generation(configuration, after: previous).settings.maxConcurrentRuns == 1)
+    }
 }

@@ -36,9 +36,9 @@ import Testing
         actions.compactMap { if case .start(let request) = $0 { request } else { nil } }
     }
 
-    static func end(_ request: RunRequest, _ result: RunResult = .success) -> RunEnd {
-        RunEnd(runID: request.runID, job: request.job, result: result, exitCode: result == .success ? "exited" : "exited",
-               exitStatus: result == .success ? "0" : "1")
+    static func end(_ request: RunRequest, _ result: RunResult = .success, _ termination: RunTermination? = nil) -> RunOutcome {
+        RunOutcome(runID: request.runID, invocationID: request.invocationID, job: request.job,
+                   termination: termination ?? .exited(result == .success ? 0 : 1), result: result, duration: .seconds(1))
     }
 
     // MARK: The table: Overlap= × MaxConcurrentRuns= × a reload × what the operator does
@@ -82,7 +82,7 @@ import Testing
         switch operation {
         case .stop:
             #expect(apply(admission.stop(job: "a")) == [.stop(job: "a", reason: .requested)])
-            #expect(Self.started(apply(admission.runEnded(Self.end(first, .stopped), now: Self.at(3)))).isEmpty)
+            #expect(Self.started(apply(admission.runEnded(Self.end(first, .stopped), now: Self.at(3)).actions)).isEmpty)
             #expect(admission.running == 0 && !admission.isActive("a"))
         case .manualRun, .manualRunWaiting:
             let run = admission.manualRun(job: "a", now: Self.at(3))
@@ -96,7 +96,7 @@ import Testing
             case (_, .parallel): max == 1 ? [.wait(manual, reason: .slot)] : [.start(manual)]
             }
             #expect(actions == expected)
-            let ended = apply(admission.runEnded(Self.end(first, overlap == .replace ? .stopped : .success), now: Self.at(4)))
+            let ended = apply(admission.runEnded(Self.end(first, overlap == .replace ? .stopped : .success), now: Self.at(4)).actions)
             let waited = expected.contains { if case .wait = $0 { true } else { false } }
             #expect(Self.started(ended) == (waited ? [manual] : []), "a waiting run starts once the run in flight ended")
             if operation == .manualRunWaiting {
@@ -109,7 +109,7 @@ import Testing
                 }
                 #expect(answered)
             }
-            for run in admission.runsInFlight(of: "a") { _ = apply(admission.runEnded(Self.end(run.request), now: Self.at(5))) }
+            for run in admission.runsInFlight(of: "a") { _ = apply(admission.runEnded(Self.end(run.request), now: Self.at(5)).actions) }
             #expect(admission.running == 0)
         }
     }
@@ -122,7 +122,7 @@ import Testing
         let waitC = admission.due(job: "c", now: Self.at(2))
         let waitB = admission.due(job: "b", now: Self.at(3))
         #expect(Self.started(waitC + waitB).isEmpty && admission.waitingForSlot == 2)
-        #expect(Self.started(admission.runEnded(Self.end(a), now: Self.at(4))).map(\.job) == ["c"])
+        #expect(Self.started(admission.runEnded(Self.end(a), now: Self.at(4)).actions).map(\.job) == ["c"])
         let raised = admission.configure(["a", "b", "c"].map { Self.job($0) }, maxConcurrentRuns: nil, now: Self.at(5))
         #expect(Self.started(raised).map(\.job) == ["b"])
     }
@@ -143,7 +143,7 @@ import Testing
         #expect(Self.started(admission.due(job: "bob:a", now: Self.at(3))).map(\.job) == ["bob:a"])
         #expect(Self.started(admission.due(job: "system", now: Self.at(4))).map(\.job) == ["system"])
         #expect(admission.running(ofUser: "alice") == 1 && admission.running == 3)
-        #expect(Self.started(admission.runEnded(Self.end(first), now: Self.at(5))).map(\.job) == ["alice:b"])
+        #expect(Self.started(admission.runEnded(Self.end(first), now: Self.at(5)).actions).map(\.job) == ["alice:b"])
     }
 
     @Test func aRemovedJobsWaitingRunsAreDropped() throws {
@@ -172,9 +172,12 @@ import Testing
         var now = Self.at(1)
         var delays: [TimeSpan] = []
         for attempt in 1...2 {
-            let actions = admission.runEnded(Self.end(run, .exitCode), now: now)
+            let ended = admission.runEnded(Self.end(run, .exitCode), now: now)
+            let actions = ended.actions
             guard case .retry(let retry, let due, let delay)? = actions.first else { Issue.record("no retry: \(actions)"); return }
             #expect(retry.attempt == UInt64(attempt) && retry.cause == .retry)
+            // What `run --wait` hears of it: the retry, its delay, and of how many (RestartMaxCount=).
+            #expect(ended.retry?.request == retry && ended.retry?.delay == delay && ended.retry?.limit == 2 && ended.started.isEmpty)
             #expect(admission.nextRetry == due)
             delays.append(delay)
             #expect(admission.retriesDue(now: MonotonicInstant(nanoseconds: due.nanoseconds - 1_000_000)).isEmpty, "not before its time")
@@ -183,8 +186,10 @@ import Testing
             now = due + .seconds(1)
         }
         #expect(delays == [.seconds(2), .seconds(4)])
-        let final = admission.runEnded(Self.end(run, .exitCode), now: now)
+        let ended = admission.runEnded(Self.end(run, .exitCode), now: now)
+        let final = ended.actions
         let notify = try #require(Self.started(final).first)
+        #expect(ended.retry == nil && ended.started == [notify], "the last failure is final, and starts OnFailure=")
         #expect(notify.job == "notify" && notify.cause == .onFailure)
         let by = try #require(notify.triggeredBy)
         #expect(by.job == "backup" && by.result == .exitCode && by.exitStatus == "1" && by.invocationID == run.invocationID)
@@ -193,17 +198,16 @@ import Testing
     }
 
     @Test(arguments: [
-        ("exited", "2", true), ("exited", "1", false), ("killed", "TERM", true), ("dumped", "TERM", true), ("killed", "KILL", false),
-        ("failed-to-start", "203", true),
+        (RunTermination.exited(2), true), (.exited(1), false), (.killed(signal: 15), true), (.dumped(signal: 15), true),
+        (.killed(signal: 9), false), (.failedToStart("no such file"), true),
     ])
-    func restartPreventExitStatusEndsTheRetriesAsSystemd(exitCode: String, exitStatus: String, prevented: Bool) throws {
+    func restartPreventExitStatusEndsTheRetriesAsSystemd(termination: RunTermination, prevented: Bool) throws {
         var backup = Self.failing(onFailure: ["notify"])
         backup.restart.preventExitStatus = SuccessExitStatus(statuses: [2, 203], signals: [15])  // SIGTERM
         var admission = Self.admission([backup, Self.job("notify")])
         let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
-        let result: RunResult = exitCode == "exited" ? .exitCode : exitCode == "dumped" ? .coreDump : exitCode == "killed" ? .signal : .startFailed
-        let actions = admission.runEnded(RunEnd(runID: run.runID, job: "backup", result: result, exitCode: exitCode, exitStatus: exitStatus),
-                                         now: Self.at(1))
+        let result = RunOutcome.result(of: termination, stopReason: nil, ignoresFailure: false)
+        let actions = admission.runEnded(Self.end(run, result, termination), now: Self.at(1)).actions
         if prevented {
             // No retry: the failure is final, so OnFailure= starts at once.
             #expect(Self.started(actions).map(\.job) == ["notify"], "\(actions)")
@@ -218,7 +222,7 @@ import Testing
         backup.onSuccess = ["report"]
         var admission = Self.admission([backup, Self.job("report")])
         let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
-        let actions = admission.runEnded(Self.end(run, .success), now: Self.at(1))
+        let actions = admission.runEnded(Self.end(run, .success), now: Self.at(1)).actions
         #expect(Self.started(actions).map(\.job) == ["report"])
         #expect(Self.started(actions).first?.cause == .onSuccess)
     }
@@ -226,7 +230,7 @@ import Testing
     @Test func aTriggerSupersedesAPendingRetry() throws {
         var admission = Self.admission([Self.failing()])
         let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
-        guard case .retry(let retry, _, _)? = admission.runEnded(Self.end(run, .signal), now: Self.at(1)).first else {
+        guard case .retry(let retry, _, _)? = admission.runEnded(Self.end(run, .signal), now: Self.at(1)).actions.first else {
             Issue.record("no retry"); return
         }
         let actions = admission.due(job: "backup", now: Self.at(2))
@@ -238,12 +242,12 @@ import Testing
     @Test func stopAndRemovalCancelPendingRetries() throws {
         var admission = Self.admission([Self.failing()])
         var run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
-        guard case .retry(let retry, _, _)? = admission.runEnded(Self.end(run, .timeout), now: Self.at(1)).first else {
+        guard case .retry(let retry, _, _)? = admission.runEnded(Self.end(run, .timeout), now: Self.at(1)).actions.first else {
             Issue.record("no retry"); return
         }
         #expect(admission.stop(job: "backup") == [.cancelRetry(retry, reason: "stopped")])
         run = try #require(Self.started(admission.due(job: "backup", now: Self.at(2))).first)
-        guard case .retry(let second, _, _)? = admission.runEnded(Self.end(run, .startFailed), now: Self.at(3)).first else {
+        guard case .retry(let second, _, _)? = admission.runEnded(Self.end(run, .startFailed), now: Self.at(3)).actions.first else {
             Issue.record("no retry"); return
         }
         #expect(admission.configure([], maxConcurrentRuns: nil, now: Self.at(4)) == [.cancelRetry(second, reason: "job-removed")])
@@ -252,7 +256,7 @@ import Testing
     @Test func aStoppedRunIsNeitherRetriedNorAFailure() throws {
         var admission = Self.admission([Self.failing(onFailure: ["notify"]), Self.job("notify")])
         let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
-        #expect(admission.runEnded(Self.end(run, .stopped), now: Self.at(1)).isEmpty)
+        #expect(admission.runEnded(Self.end(run, .stopped), now: Self.at(1)).actions.isEmpty)
     }
 
     // MARK: OnFailure= chains
@@ -261,8 +265,8 @@ import Testing
         let notifier = Self.job("notify") { $0.onFailure = ["notify"] }
         var admission = Self.admission([Self.job("backup") { $0.onFailure = ["notify"] }, notifier])
         let backup = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
-        let notify = try #require(Self.started(admission.runEnded(Self.end(backup, .exitCode), now: Self.at(1))).first)
-        let again = admission.runEnded(Self.end(notify, .exitCode), now: Self.at(2))
+        let notify = try #require(Self.started(admission.runEnded(Self.end(backup, .exitCode), now: Self.at(1)).actions).first)
+        let again = admission.runEnded(Self.end(notify, .exitCode), now: Self.at(2)).actions
         #expect(again.count == 1)
         guard case .skip(let skipped, "trigger-cycle")? = again.first else { Issue.record("\(again)"); return }
         #expect(skipped.triggeredBy?.chain == ["backup", "notify"])
@@ -275,7 +279,7 @@ import Testing
         })
         var run = try #require(Self.started(admission.due(job: "j0", now: Self.at(0))).first)
         var startedJobs = ["j0"]
-        while let next = Self.started(admission.runEnded(Self.end(run, .exitCode), now: Self.at(1))).first {
+        while let next = Self.started(admission.runEnded(Self.end(run, .exitCode), now: Self.at(1)).actions).first {
             startedJobs.append(next.job)
             run = next
         }
@@ -285,7 +289,7 @@ import Testing
     @Test func anOnFailureJobThatDoesNotExistIsSkippedByName() throws {
         var admission = Self.admission([Self.job("backup") { $0.onFailure = ["missing"] }])
         let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
-        let actions = admission.runEnded(Self.end(run, .coreDump), now: Self.at(1))
+        let actions = admission.runEnded(Self.end(run, .coreDump), now: Self.at(1)).actions
         guard case .skip(let skipped, "no-such-job")? = actions.first else { Issue.record("\(actions)"); return }
         #expect(skipped.job == "missing")
     }
@@ -307,7 +311,7 @@ extension RunAdmissionTests {
     @Test func aDisabledJobsTriggersAreSkippedButManualRunsStart() throws {
         var admission = Self.admission([Self.failing()])
         let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
-        guard case .retry(let retry, _, _)? = admission.runEnded(Self.end(run, .exitCode), now: Self.at(1)).first else {
+        guard case .retry(let retry, _, _)? = admission.runEnded(Self.end(run, .exitCode), now: Self.at(1)).actions.first else {
             Issue.record("no retry"); return
         }
         #expect(admission.setDisabled("backup", true) == [.cancelRetry(retry, reason: "disabled")])

@@ -11,11 +11,9 @@ import Testing
         history.lastStartCause = "retry"
         history.lastFinishRealtime = RealtimeInstant(microseconds: 1_790_000_002_500_000)
         history.lastSuccessRealtime = RealtimeInstant(microseconds: 1_789_000_000_000_000)
-        var run = JobHistory.LastRun(
-            result: .exitCode, exitCode: "exited", exitStatus: "3", outcome: "exited with status 3",
-            duration: TimeSpan(microseconds: 2_500_000), invocationID: "0123456789abcdef0123456789abcdef")
-        run.shellStatus = 3
-        history.lastRun = run
+        history.lastRun = RunOutcome(
+            runID: 0, invocationID: "0123456789abcdef0123456789abcdef", job: "backup", termination: .exited(3), result: .exitCode,
+            duration: TimeSpan(microseconds: 2_500_000))
         return history
     }
 
@@ -36,7 +34,7 @@ import Testing
             run-id=0123456789abcdef0123456789abcdef
 
             """)
-        #expect(JobHistory(savedText: Substring(text)) == history)
+        #expect(JobHistory(savedText: Substring(text), job: "backup") == history)
     }
 
     /// Only what survives a restart is kept: the monotonic instants, the last trigger and the run
@@ -46,7 +44,7 @@ import Testing
         history.runsByResult[.exitCode] = 4
         history.lastTriggerRealtime = RealtimeInstant(microseconds: 1)
         let text = try #require(history.savedText)
-        let read = try #require(JobHistory(savedText: Substring(text)))
+        let read = try #require(JobHistory(savedText: Substring(text), job: "backup"))
         #expect(read.runsByResult.isEmpty && read.lastTriggerRealtime == nil && read.lastStart == nil)
         #expect(read.lastRun == history.lastRun)
     }
@@ -58,15 +56,87 @@ import Testing
         // A key a newer jobd writes is skipped; a result jobd does not know leaves the run out.
         ("start=5\nfuture-key=1\n", (nil, 5)),
         ("result=exploded\nstart=7\n", (nil, 7)),
-        ("result=success\n", (.success, nil)),
-        // Malformed times are left out, never guessed.
-        ("start=-1\nresult=signal\n", (.signal, nil)),
+        ("result=success\nexit-code=exited\nexit-status=0\n", (.success, nil)),
+        // Malformed times are left out, never guessed; so is a run whose end says no termination.
+        ("start=-1\nresult=signal\nexit-code=killed\nexit-status=TERM\n", (.signal, nil)),
         ("start=soon\n", nil),
+        ("result=success\n", nil),
+        ("start=8\nresult=signal\nexit-code=killed\nexit-status=NOSUCHSIG\n", (nil, 8)),
+        ("result=exit-code\nexit-code=exited\nexit-status=three\n", nil),
+        ("result=start-failed\nexit-code=failed-to-start\nexit-status=203\noutcome=gone\n", nil),
     ]
+
+    /// The last runs a previous jobd kept, one of each way a run ends, as it wrote them: each
+    /// reads back as that run and is written again byte for byte (a downgrade reads it too).
+    static let writtenBefore: [(String, RunTermination, RunResult)] = [
+        ("""
+         result=signal
+         exit-code=killed
+         exit-status=TERM
+         shell-status=143
+         outcome=killed by SIGTERM
+         duration-usec=5
+         run-id=a1
+
+         """, .killed(signal: 15), .signal),
+        ("""
+         result=core-dump
+         exit-code=dumped
+         exit-status=SEGV
+         shell-status=139
+         outcome=killed by SIGSEGV (core dumped)
+         duration-usec=6
+         run-id=a2
+
+         """, .dumped(signal: 11), .coreDump),
+        ("""
+         result=signal
+         exit-code=killed
+         exit-status=40
+         shell-status=168
+         outcome=killed by SIG40
+         duration-usec=7
+         run-id=a3
+
+         """, .killed(signal: 40), .signal),
+        ("""
+         result=start-failed
+         exit-code=failed-to-start
+         exit-status=203
+         shell-status=203
+         outcome=failed to start: no such program: /usr/local/bin/nope
+         duration-usec=0
+         run-id=a4
+
+         """, .failedToStart("no such program: /usr/local/bin/nope"), .startFailed),
+        ("""
+         start=1790000000000000
+         cause=timer
+         finish=1790000000000100
+         success=1790000000000100
+         result=success
+         exit-code=exited
+         exit-status=0
+         shell-status=0
+         outcome=exited with status 0
+         duration-usec=100
+         run-id=a5
+
+         """, .exited(0), .success),
+    ]
+
+    @Test(arguments: writtenBefore.indices) func aLastRunAPreviousJobdWroteReadsBackAsItWas(index: Int) throws {
+        let (text, termination, result) = Self.writtenBefore[index]
+        let history = try #require(JobHistory(savedText: Substring(text), job: "backup"))
+        let run = try #require(history.lastRun)
+        #expect(run.termination == termination && run.result == result && run.job == "backup" && run.runID == 0)
+        #expect(run.invocationID == "a\(index + 1)")
+        #expect(history.savedText == text)
+    }
 
     @Test(arguments: texts.indices) func malformedTextsReadAsLittleAsTheySay(index: Int) {
         let (text, expected) = Self.texts[index]
-        let read = JobHistory(savedText: Substring(text))
+        let read = JobHistory(savedText: Substring(text), job: "backup")
         #expect(read.map { ($0.lastRun?.result, $0.lastStartRealtime?.microseconds) }.map { "\($0)" } == expected.map { "\($0)" }, "\(text)")
     }
 

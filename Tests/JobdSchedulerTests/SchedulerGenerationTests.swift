@@ -127,9 +127,8 @@ import Testing
         #expect(scheduler.jobDue(fell, now: start + .seconds(60)) == .due(elapse: nil))
         #expect(owner.definition.name == "j")
         scheduler.runStarted(job: "j", cause: "timer", now: start + .seconds(60))
-        scheduler.runFinished(job: "j", record: JobHistory.LastRun(
-            result: .success, exitCode: "exited", exitStatus: "0", outcome: "exited with status 0", duration: .seconds(1),
-            invocationID: "0"), now: start + .seconds(61))
+        scheduler.runFinished(RunOutcome(runID: 1, invocationID: "0", job: "j", termination: .exited(0), result: .success,
+                                         duration: .seconds(1)), now: start + .seconds(61))
         scheduler.settle(active: [])
 
         scheduler.load([job("j", every: 600)], now: start + .seconds(100))

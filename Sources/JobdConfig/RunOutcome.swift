@@ -1,15 +1,5 @@
-import Glibc
-package import JobdConfig
-package import JobdTimers
-
-#if canImport(System)
-import System
-#else
-import SystemPackage
-#endif
-
 /// How a run ended, in the terms systemd writes to the journal.
-package enum RunTermination: Sendable, Equatable, CustomStringConvertible {
+package enum RunTermination: Sendable, Hashable, CustomStringConvertible {
     /// The process exited with this status.
     case exited(Int32)
     /// A signal killed the process.
@@ -59,30 +49,64 @@ package enum RunTermination: Sendable, Equatable, CustomStringConvertible {
         case .exited(let status): "exited with status \(status)"
         case .killed(let signal): "killed by SIG\(SignalName.name(of: signal))"
         case .dumped(let signal): "killed by SIG\(SignalName.name(of: signal)) (core dumped)"
-        case .failedToStart(let reason): "failed to start: \(reason)"
+        case .failedToStart(let reason): Self.failedToStartPrefix + reason
+        }
+    }
+
+    private static let failedToStartPrefix = "failed to start: "
+
+    /// The termination that ``exitCode``, ``exitStatus`` and ``description`` describe, as a saved
+    /// history has them; `nil` when they describe none.
+    package init?(exitCode: String, exitStatus: String, description: String) {
+        switch (exitCode, Int32(exitStatus), SignalName.number(named: exitStatus) ?? Int32(exitStatus)) {
+        case ("exited", let status?, _):
+            self = .exited(status)
+        case ("killed", _, let signal?):
+            self = .killed(signal: signal)
+        case ("dumped", _, let signal?):
+            self = .dumped(signal: signal)
+        case ("failed-to-start", _, _) where description.hasPrefix(Self.failedToStartPrefix):
+            self = .failedToStart(String(description.dropFirst(Self.failedToStartPrefix.count)))
+        default:
+            return nil
         }
     }
 }
 
-/// A finished run.
-package struct RunOutcome: Sendable {
+/// How one run ended: what the runner reports, and what the run admission, the job's history (and
+/// the file it is kept in), the clients waiting for the run (`jobctl run --wait`, as a `RunReport`
+/// on the wire) and the metrics all take as it is. In JobdConfig, the lowest module that the
+/// runner, the scheduler and the daemon all see, beside the results and stop reasons it is made of.
+package struct RunOutcome: Sendable, Hashable {
+    /// The run's number in this jobd; 0 for a run of an earlier jobd, read back from its history.
     package var runID: UInt64
     /// `JOBD_RUN_ID=`: unique across restarts and machines.
     package var invocationID: String
     package var job: String
-    package var pid: Int32?
     package var termination: RunTermination
-    package var started: MonotonicInstant
-    package var finished: MonotonicInstant
     /// How it ended, in systemd's words (`JOBD_RESULT=`).
     package var result: RunResult
+    /// From its start to its end, as `run.exit` says it (`DURATION_USEC=`).
+    package var duration: TimeSpan
     /// Why jobd stopped the run, if it did.
     package var stopReason: StopReason?
     /// When a fleet run stopped by its fence really ended (wall clock, microseconds since the
     /// epoch), as its supervisor saw it: jobd may have been stopped then, and heard of it later.
     package var fencedEnd: Int64?
-    /// The mail the run's output is to go out as (`MailTo=`), sent after the run is reported.
-    package var mail: RunMail?
+
+    package init(
+        runID: UInt64, invocationID: String, job: String, termination: RunTermination, result: RunResult, duration: TimeSpan,
+        stopReason: StopReason? = nil, fencedEnd: Int64? = nil
+    ) {
+        self.runID = runID
+        self.invocationID = invocationID
+        self.job = job
+        self.termination = termination
+        self.result = result
+        self.duration = duration
+        self.stopReason = stopReason
+        self.fencedEnd = fencedEnd
+    }
 
     /// Whether the run counts as a success (`-` before the command ignores a failing status).
     package var succeeded: Bool { result == .success }
@@ -111,48 +135,5 @@ package struct RunOutcome: Sendable {
         case .dumped(let signal): return success.signals.contains(signal) ? .success : .coreDump
         case .failedToStart: return .startFailed
         }
-    }
-}
-
-extension RunOutcome {
-    /// A run's outcome as a launcher other than ``JobRunner`` reports it (the daemon's tests).
-    package init(
-        runID: UInt64, invocationID: String, job: String, termination: RunTermination, started: MonotonicInstant,
-        finished: MonotonicInstant, result: RunResult, stopReason: StopReason? = nil
-    ) {
-        self.init(runID: runID, invocationID: invocationID, job: job, pid: nil, termination: termination, started: started,
-                  finished: finished, result: result, stopReason: stopReason, mail: nil)
-    }
-}
-
-extension RunTermination {
-    /// How a process killed by `signal` ended. swift-subprocess reports a core dump (`CLD_DUMPED`)
-    /// as a plain signal, so this applies the kernel's own conditions for writing one: a signal
-    /// whose default action dumps core, and a core size limit above zero or a `core_pattern` that
-    /// pipes to a handler (which the limit does not stop). It says `killed` for a dump that failed
-    /// to be written.
-    /// `coreLimit`: the run's own soft `RLIMIT_CORE` where it has one (`LimitCORE=`), else jobd's,
-    /// which the run inherited.
-    static func signaled(_ signal: Int32, coreLimit: UInt64? = nil) -> RunTermination {
-        let dumpsCore: Set<Int32> = [SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS, SIGXCPU, SIGXFSZ]
-        guard dumpsCore.contains(signal) else { return .killed(signal: signal) }
-        var limit = rlimit()
-        let limited = coreLimit.map { $0 == 0 } ?? (getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit) == 0 && limit.rlim_cur == 0)
-        guard limited else { return .dumped(signal: signal) }
-        let pattern = (try? String(contentsOfProcFile: "/proc/sys/kernel/core_pattern")) ?? ""
-        return pattern.hasPrefix("|") ? .dumped(signal: signal) : .killed(signal: signal)
-    }
-}
-
-extension String {
-    /// A small file from /proc, read with one read(2).
-    init(contentsOfProcFile path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Errno(rawValue: errno) }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count >= 0 else { throw Errno(rawValue: errno) }
-        self = String(decoding: buffer.prefix(count), as: UTF8.self)
     }
 }
