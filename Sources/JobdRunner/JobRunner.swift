@@ -458,8 +458,10 @@ package struct JobRunner: Sendable {
                 await withTaskGroup(of: Void.self) { group in
                     // Output carries the job's name (or its SyslogIdentifier=) and the command's pid,
                     // so that `journalctl -t JOB` finds it and it reads `backup[4242]: …`.
-                    var outputFields = fields.merging([JobdField.pid: String(pid)]) { $1 }
-                    if let identifier = definition.syslogIdentifier { outputFields[JobdField.syslogIdentifier] = identifier }
+                    var merged = fields.merging([JobdField.pid: String(pid)]) { $1 }
+                    if let identifier = definition.syslogIdentifier { merged[JobdField.syslogIdentifier] = identifier }
+                    // A constant for the two tasks (a captured var is shared between them).
+                    let outputFields = merged
                     group.addTask { await runner.forward(standardOutput, runID: runID, level: .info, fields: outputFields, mailed: mailed) }
                     group.addTask { await runner.forward(standardError, runID: runID, level: .error, fields: outputFields, mailed: mailed) }
                 }
