@@ -2,13 +2,16 @@ package import JobdConfig
 package import JobdControl
 package import JobdFleet
 package import JobdScheduler
+package import JobdTimers
 package import UnixSignals
 
 /// Everything the main loop reacts to, in the order it arrived: fires from the timing thread, runs
 /// that ended, signals, and the deadlines of its own.
 package enum DaemonEvent: Sendable {
     case due(DueJob)
-    case runFinished(RunOutcome)
+    /// A run ended, and when: the runner's instant, not the loop's later one, so that
+    /// `OnUnitInactiveSec=` and a retry's delay count from the end itself, as systemd's do.
+    case runFinished(RunOutcome, finished: MonotonicInstant)
     /// A failed run's retry is due (`Restart=`).
     case retriesDue
     /// The loader thread has read the configuration for a reload.

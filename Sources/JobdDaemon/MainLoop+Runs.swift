@@ -43,20 +43,20 @@ extension MainLoop {
         }
         if !claimed, request.claims(definition) { return context.claim(request) }
         scheduler.runStarted(job: request.job, cause: request.cause.rawValue, now: now)
-        let post = context.post
+        let (post, clock) = (context.post, context.clocks.monotonic)
         context.launcher.launch(
             definition, as: request, context: request.triggeredBy?.environment ?? [:],
             fields: request.launchFields(claimedBy: claimed ? fleet?.settings.node : nil), sendmail: settings.sendmail,
             fence: claimed ? fleet?.fence(ofRun: request.invocationID) : nil
-        ) { post(.runFinished($0)) }
+        ) { post(.runFinished($0, finished: clock())) }
     }
 
     /// A run ended: answer who waited for it, record it for the schedule, and let the admission
     /// decide what follows (a retry, `OnFailure=`/`OnSuccess=` jobs, what waited for it).
-    func runEnded(_ outcome: RunOutcome) {
-        let ended = admission.runEnded(outcome, now: now)
+    func runEnded(_ outcome: RunOutcome, finished: MonotonicInstant) {
+        let ended = admission.runEnded(outcome, now: finished)
         runWaiters.ended(outcome, as: ended)
-        scheduler.runFinished(outcome, active: admission.isActive(outcome.job), now: now)
+        scheduler.runFinished(outcome, active: admission.isActive(outcome.job), now: finished)
         context.store.saveHistory(of: outcome.job, scheduler.histories[outcome.job])
         metricsChanged()
         context.fleetRunEnded(outcome)

@@ -111,8 +111,8 @@ package final class MainLoop {
         switch event {
         case .due(let due):
             handleDue(due)
-        case .runFinished(let outcome):
-            runEnded(outcome)
+        case .runFinished(let outcome, let finished):
+            runEnded(outcome, finished: finished)
             settle()
             if !stopping || admission.running > 0 { notifier.send(.status(status)) }
         case .retriesDue:
