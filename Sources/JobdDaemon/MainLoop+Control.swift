@@ -42,13 +42,16 @@ extension MainLoop {
                 // Registered before the run starts (perform below), so that no line is missed.
                 runWaiters.add(runID: run.request.runID, reply: reply, follows: request.followRetries == true, streams: request.streamsOutput)
             }
-            perform(run.actions)
             if case .skipped(let reason) = run.fate {
+                perform(run.actions)
                 reply.finish(with: ControlResponse(type: .runSkipped, run: RunReport(job: name, skipReason: reason)))
                 return
             }
+            // Answered before the run starts: its output is sent from the runner's threads, and
+            // jobctl reads the first reply as the run's start.
             reply.send(ControlResponse(type: run.fate == .started ? .runStarted : .runQueued, run: RunReport(job: name, runID: run.request.runID)))
             if request.wait != true { reply.finish() }
+            perform(run.actions)
         case .stop:
             let inFlight = admission.runsInFlight(of: name).count
             perform(admission.stop(job: name))

@@ -19,7 +19,7 @@ package final class RunOutputTaps: Sendable {
         _ = taps.withLock { $0.removeValue(forKey: runID) }
     }
 
-    func deliver(runID: UInt64, line: String, standardOutput: Bool) {
+    package func deliver(runID: UInt64, line: String, standardOutput: Bool) {
         taps.withLock { $0[runID] }?(line, standardOutput)
     }
 }

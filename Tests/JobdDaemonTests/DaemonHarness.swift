@@ -152,10 +152,11 @@ final class DaemonHarness {
     /// Sends a control request as a client would; returns the reply to read.
     @discardableResult
     func control(
-        _ command: ControlRequest.Command, _ job: String? = nil, wait: Bool? = nil, followRetries: Bool? = nil, brief: Bool? = nil
+        _ command: ControlRequest.Command, _ job: String? = nil, wait: Bool? = nil, followRetries: Bool? = nil, brief: Bool? = nil,
+        output: Bool = false
     ) -> ClientReply {
         let reply = ControlReply()
-        send(.control(ControlRequest(command: command, job: job, wait: wait, output: false, brief: brief, followRetries: followRetries), reply))
+        send(.control(ControlRequest(command: command, job: job, wait: wait, output: output, brief: brief, followRetries: followRetries), reply))
         return ClientReply(reply: reply)
     }
 
@@ -243,6 +244,9 @@ final class FakeLauncher: RunLauncher {
     let stops = Guarded<[(job: String?, reason: StopReason)]>([])
     let tracking = RunTracking.processGroups(reason: "the tests start no process")
     let outputTaps = RunOutputTaps()
+    /// A line every run writes the moment it is launched, on the launching thread, as a real run's
+    /// first line can reach its follower before the main loop goes on.
+    let lineAtLaunch = Guarded<String?>(nil)
 
     func launch(
         _ definition: JobDefinition, as request: RunRequest, context: [String: String], fields: [String: String],
@@ -252,6 +256,9 @@ final class FakeLauncher: RunLauncher {
         launches.withLock {
             $0.append(Launch(definition: definition, request: request, context: context, fields: fields, startedAt: startedAt,
                              fence: fence, ended: ended))
+        }
+        if let line = lineAtLaunch.withLock({ $0 }) {
+            outputTaps.deliver(runID: request.runID, line: line, standardOutput: true)
         }
     }
 

@@ -33,6 +33,17 @@ import UnixSignals
         #expect(reply.isFinished)
     }
 
+    /// jobctl reads the first reply as the run's start: a line the run writes at once, from the
+    /// runner's thread, must not overtake it (CI saw `--follow-retries` read "attempt" as the start).
+    @Test func theStartIsAnsweredBeforeTheRunsFirstLine() {
+        let daemon = H([H.job("a")])
+        daemon.launcher.lineAtLaunch.withLock { $0 = "attempt" }
+        let reply = daemon.control(.run, "a", wait: true, output: true)
+        daemon.end("a")
+        #expect(reply.kinds == [.runStarted, .runOutput, .runFinished])
+        #expect(reply.responses.dropFirst().first?.line == "attempt")
+    }
+
     @Test func runOfAJobThatDoesNotExistIsAnError() {
         let daemon = H([H.job("a")])
         let reply = daemon.control(.run, "nothing")
