@@ -1,4 +1,4 @@
-import Glibc
+package import Glibc
 
 /// Users' own jobs (`jobctl --user edit`), kept by jobd under its state directory:
 /// `users/USER/JOB.job`. jobd alone writes there, as root, on the user's request over the control
@@ -41,9 +41,25 @@ package struct UserJobStore: Sendable {
             .filter(Self.isValidOwnName).sorted()
     }
 
-    /// The text of `user`'s job `job`, if there is one.
-    package func text(of user: String, job: String) -> String? {
-        try? FileSystem.readTextFile(file(of: user, job: job)).get()
+    /// The text of `user`'s job `job`, whose account is `uid`: `nil` without a file, why it is not
+    /// read when the file is not `uid`'s. Such a file was written for an earlier account of the
+    /// same name (removed, and the name given to someone else since): as cron refuses a crontab
+    /// whose owner is not its user ("WRONG FILE OWNER"), jobd neither runs it nor shows it.
+    package func text(of user: String, uid: uid_t, job: String) -> Result<String, ConfigError>? {
+        let path = file(of: user, job: job)
+        switch FileSystem.readFile(path) {
+        case .failure(let error) where error.errno == ENOENT:
+            return nil
+        case .failure(let error):
+            return .failure(ConfigError(file: path, line: nil, message: error.message))
+        case .success(let (_, status)) where status.st_uid != uid:
+            return .failure(ConfigError(
+                file: path, line: nil,
+                message: "not read: the file is uid \(status.st_uid)'s, not \(user)'s (uid \(uid)): it was written for an earlier account named \(user)",
+                hint: "if it is \(user)'s, chown \(user) \(path); else remove it"))
+        case .success(let (text, _)):
+            return .success(text)
+        }
     }
 
     /// The definition of `owner`'s job `job` from `text` (shown as `path` in errors): the keys a user
@@ -104,7 +120,9 @@ package struct UserJobStore: Sendable {
                         hint: "remove some of \(user)'s jobs")]))
                     continue
                 }
-                let result = FileSystem.readTextFile(file).mapError { ConfigErrors([ConfigError(file: file, line: nil, message: $0.message)]) }
+                let text = text(of: user, uid: owner.uid, job: job)
+                    ?? .failure(ConfigError(file: file, line: nil, message: "the file was removed while jobd read it"))
+                let result = text.mapError { ConfigErrors([$0]) }
                     .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names)) }
                 switch result {
                 case .success(let definition): jobs.append(definition)

@@ -32,7 +32,13 @@ struct UserRequests: Sendable {
         case .userFile:
             guard let job = ownJob(request, of: user, reply: reply) else { return true }
             var response = ControlResponse(type: .userFile)
-            response.text = store.text(of: user, job: job)
+            switch store.text(of: user, uid: peer.uid, job: job) {
+            case .failure(let error):
+                reply.finish(with: .error(error.description, code: .permissionDenied))
+                return true
+            case .success(let text): response.text = text
+            case nil: break
+            }
             reply.finish(with: response)
         case .userSave:
             guard let job = ownJob(request, of: user, reply: reply) else { return true }

@@ -1,4 +1,6 @@
+import Foundation
 import JobdConfig
+import JobdTestKit
 import Testing
 
 /// What a user's own job file may say (issue 29), checked as `nobody`, a real account of the
@@ -93,6 +95,34 @@ import Testing
         #expect(!UserJobStore.isValidOwnName("a:b") && !UserJobStore.isValidOwnName(".hidden") && UserJobStore.isValidOwnName("a.b-c_d@e"))
     }
 
+    /// A file in a user's directory that is not the account's own was written for an earlier
+    /// account of that name: as cron with a crontab of the wrong owner, jobd neither runs it nor
+    /// shows it to the account that has the name now; the user's other jobs run.
+    @Test func aJobFileOfAnotherUidIsNeitherRunNorShown() throws {
+        try Requirement.root("to give files to nobody and to an unused uid")
+        let nobody = try Self.nobody()
+        let state = try TemporaryConfiguration()
+        let store = UserJobStore(stateDirectory: state.path)
+        #expect(mkdir(store.path, 0o700) == 0 && mkdir(store.directory(of: "nobody"), 0o700) == 0)
+        let earlierUid: uid_t = 64_999
+        for (job, uid) in [("mine", nobody.uid), ("inherited", earlierUid)] {
+            let path = store.file(of: "nobody", job: job)
+            try "[Job]\nExecStart=/bin/true\n".write(toFile: path, atomically: false, encoding: .utf8)
+            #expect(chown(path, uid, nobody.gid) == 0)
+        }
+        let (jobs, broken) = store.read(access: UserAccessList(allowed: nil, denied: nil), maximumJobs: 32)
+        #expect(jobs.map(\.name) == ["nobody:mine"])
+        #expect(broken.map(\.name) == ["nobody:inherited"])
+        #expect(broken.first?.errors.first?.message
+                == "not read: the file is uid 64999's, not nobody's (uid \(nobody.uid)): it was written for an earlier account named nobody")
+        #expect(try store.text(of: "nobody", uid: nobody.uid, job: "mine")?.get() == "[Job]\nExecStart=/bin/true\n")
+        guard case .failure = store.text(of: "nobody", uid: nobody.uid, job: "inherited") else {
+            Issue.record("the earlier account's file is shown to the account named nobody now")
+            return
+        }
+        #expect(store.text(of: "nobody", uid: nobody.uid, job: "none") == nil)
+    }
+
     @Test(arguments: [
         // Debian's cron.allow and cron.deny: neither file, everyone; allow exists, only those listed; else deny's.
         (nil, nil, "alice", true), (nil, ["bob"], "alice", true), (nil, ["alice"], "alice", false),
@@ -103,3 +133,4 @@ import Testing
         #expect((UserAccessList(allowed: allowed, denied: denied).refusal(of: user) == nil) == may)
     }
 }
+
