@@ -127,9 +127,7 @@ extension StatusView {
         guard var status = status(of: name, owner: owner.map { OwnerFacts($0, wallClock: wallClock) }, triggerTexts: TriggerTexts(), for: peer)
         else { return nil }
         if let definition = owner?.definition, peer.map({ $0.mayRead(definition.path) }) ?? true {
-            status.security = SecurityExposure(definition).checks.map {
-                SecurityCheck(id: $0.id, description: $0.description, weight: $0.weight, range: $0.range, badness: $0.badness, exposureTenths: $0.exposureTenths)
-            }
+            status.security = SecurityExposure(definition).checks.map(SecurityCheck.init)
         }
         return status
     }
@@ -165,5 +163,13 @@ extension DaemonStatus {
             if !reload.errors.isEmpty { reload.errors = ["\(reload.errors.count) error(s): see the broken files above"] }
             lastReload = reload
         }
+    }
+}
+
+extension SecurityCheck {
+    /// A check of a job's exposure as the wire carries it to jobctl (which reads no job file).
+    init(_ check: SecurityExposure.Check) {
+        self.init(id: check.id, description: check.description, weight: check.weight, range: check.range, badness: check.badness,
+                  exposureTenths: check.exposureTenths)
     }
 }
