@@ -194,7 +194,11 @@ import Testing
         let silenceStarted = setup.daemon.lines.count
         usleep(10_000_000)
         let ticks = setup.daemon.lines[silenceStarted...].filter { LogLine($0).matches(event: "run.exit", fields: ["JOB": "tick"]) }
-        #expect(ticks.count >= 25, "tick ran every 200 ms while the follower was silent: \(ticks.count) runs in 10 s")
+        // A follower that blocked jobd would stop tick altogether. tick is due 200 ms after each run
+        // ends: 49 runs in 10 s here while a sanitizer build ran beside; 10 leaves room for a loaded CI machine,
+        // where the 1 GiB writer and several builds share two cores (speed is the benchmarks').
+        print("tick ran \(ticks.count) times in the 10 s the follower was silent")
+        #expect(ticks.count >= 10, "tick kept running while the follower was silent: \(ticks.count) runs in 10 s")
         let status = try String(contentsOfFile: "/proc/\(setup.daemon.pid)/status", encoding: .utf8)
         let peak = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
         let kilobytes = try #require(Int(peak.split(separator: " ", omittingEmptySubsequences: true)[1]))
