@@ -121,8 +121,8 @@ extension SecurityExposure {
             if mask & 0o040 == 0 { return (1, "Files created by service are group-readable by default") }
             return (0, "Files created by service are accessible only by service's own user by default")
         },
-        // A run keeps jobd's session keyring, which every other job shares.
-        flag("KeyringMode=", "Service doesn't share key material with other services", "Service shares key material with other service", 1000) { _ in false },
+        // Every run joins a session keyring of its own (jobd-cgexec), as KeyringMode=private.
+        flag("KeyringMode=", "Service doesn't share key material with other services", "Service shares key material with other service", 1000) { _ in true },
         // jobd has no ProtectProc= or ProcSubset=.
         Assessor(
             id: "ProtectProc=", good: "Service has restricted access to process tree (/proc hidepid=)",

@@ -5,8 +5,8 @@
 /// `jobctl list --json` and `jobctl security` alike, and tests drive it with no process.
 ///
 /// A check on a setting jobd has no key for is scored by what a run really gets (see
-/// jobd.job(5), "Exposure"): no `KeyringMode=` (a run keeps jobd's session keyring, shared with
-/// every other job: exposed), no `ProtectProc=`, `RestrictAddressFamilies=`, `IPAddressDeny=`…
+/// jobd.job(5), "Exposure"): no `KeyringMode=` (a run gets a session keyring of its own, as
+/// systemd's default `KeyringMode=private`: safe), no `ProtectProc=`, `RestrictAddressFamilies=`, `IPAddressDeny=`…
 /// (exposed, as a service without them), no `Delegate=` or `NotifyAccess=` (a run gets neither:
 /// safe); `PrivateMounts=` holds where a key gives the run its own mount namespace.
 package struct SecurityExposure: Sendable, Hashable {

@@ -338,6 +338,10 @@ package struct JobRunner: Sendable {
 
     /// How a run is started: its command directly (a job that keeps jobd's credentials and has no
     /// cgroup), or through the trampoline with an empty environment, the job's on `handshake`.
+    /// A run started directly keeps jobd's session keyring and glibc's signals 32 and 33 ignored,
+    /// which the trampoline would reset; it is spawned directly all the same, because the
+    /// trampoline's start and handshake cut the runs benchmark from 958 to 382 runs a second
+    /// (2026-11-26): it is a root job outside jobd's unit, sharing nothing across an account.
     private struct Launch {
         var executable: Executable
         var arguments: [String]

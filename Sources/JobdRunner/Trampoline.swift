@@ -3,7 +3,8 @@ import JobdConfig
 
 /// `jobd-cgexec` (Sources/jobd-cgexec/main.c), the one program that runs as root between jobd and a
 /// run's command wherever the run needs a cgroup or other credentials: started with an empty
-/// environment, it enters the cgroup, switches groups, gid and uid, changes to the working directory
+/// environment, it enters the cgroup, joins a session keyring of the run's own (as systemd's
+/// `KeyringMode=private`), switches groups, gid and uid, changes to the working directory
 /// as the job's user, and only then `execve`s the command with the job's environment, which it
 /// reads from stdin. So nothing a job controls (`Environment=`, `EnvironmentFile=`, an imported
 /// crontab's variables) reaches a process that runs as root (issue 26). Its other mode reads a

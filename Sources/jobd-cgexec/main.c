@@ -12,8 +12,9 @@
 //     limits (RESOURCE an RLIMIT_ number, each limit a number or "infinity"), the nice value, the
 //     I/O priority (the kernel's IOPRIO_PRIO_VALUE), the CPU scheduling policy and priority (SCHED_
 //     numbers) and the umask, while still root as systemd
-//     does (a negative nice value or a raised hard limit needs it), sets the supplementary
-//     groups, then the gid, then the uid (real, effective and saved), changes to the working
+//     does (a negative nice value or a raised hard limit needs it), joins a session keyring of the
+//     run's own (given to the job's user and group), sets the supplementary groups, then the gid,
+//     then the uid (real, effective and saved), changes to the working
 //     directory as the job's user (a leading "-": a missing one means "/"), resets glibc's signals 32
 //     and 33, which posix_spawn left ignored, to their default, and only then execve()s
 //     COMMAND with the job's environment, searching the job's PATH for a name without a slash.
@@ -32,13 +33,14 @@
 //
 // Exit statuses, as systemd's for the same failures: 200 (EXIT_CHDIR), 201 (EXIT_NICE), 203
 // (EXIT_EXEC), 205 (EXIT_LIMITS), 211 (EXIT_IOPRIO), 214 (EXIT_SETSCHEDULER), 216 (EXIT_GROUP), 217 (EXIT_USER), 219
-// (EXIT_CGROUP); the reason goes to the status socket, or to
+// (EXIT_CGROUP), 237 (EXIT_KEYRING); the reason goes to the status socket, or to
 // stderr. posix_spawn has no cgroup or credential attributes in glibc 2.36, a fork of jobd cannot
 // call setuid safely (see JobRunner.swift), and a C program starts in well under a millisecond.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -58,7 +60,7 @@
 
 enum {
     EXIT_USAGE = 2, EXIT_CHDIR = 200, EXIT_NICE = 201, EXIT_EXEC = 203, EXIT_LIMITS = 205, EXIT_IOPRIO = 211, EXIT_SETSCHEDULER = 214,
-    EXIT_GROUP = 216, EXIT_USER = 217, EXIT_CGROUP = 219
+    EXIT_GROUP = 216, EXIT_USER = 217, EXIT_CGROUP = 219, EXIT_KEYRING = 237
 };
 
 // systemd's default PATH for services, as jobd gives a job without its own (JobRunner.defaultPath).
@@ -212,6 +214,27 @@ static void apply_attributes(const struct attributes *wanted) {
     }
 }
 
+// A session keyring of the run's own, as systemd gives every system service (KeyringMode=private):
+// jobd's own would otherwise be every run's, and a run as User=nobody (or a user's own job) would
+// possess it and every key a root job left in it. Made while still root, then given to the job's
+// user and group as systemd gives it (systemd makes it with the user's real uid instead; a user
+// whose key quota is full makes that fail, and then the service keeps the manager's keyring: here
+// the run keeps its own, root's, which it possesses all the same). Where the kernel has no keyrings
+// or a filter refuses keyctl() (a container's seccomp filter, which every run inherits too), there is
+// no keyring to share, and the run goes on, as systemd's does.
+static void join_session_keyring(const struct credentials *wanted) {
+    long keyring = syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+    if (keyring < 0) {
+        if (errno == ENOSYS || errno == EPERM || errno == EACCES) return;
+        fail(EXIT_KEYRING, "cannot make the run's session keyring: %s", strerror(errno));
+    }
+    if (wanted->uid != NULL || wanted->gid != NULL) {
+        uid_t uid = wanted->uid != NULL ? (uid_t)number(wanted->uid, "the uid") : (uid_t)-1;
+        gid_t gid = wanted->gid != NULL ? (gid_t)number(wanted->gid, "the gid") : (gid_t)-1;
+        syscall(SYS_keyctl, KEYCTL_CHOWN, keyring, uid, gid);
+    }
+}
+
 // glibc's two internal signals (32 and 33) back to their default, so that the command starts with
 // every signal at its default, as systemd starts a service (reset_all_signal_handlers). jobd spawns
 // this program with POSIX_SPAWN_SETSIGDEF for every other signal, but glibc's posix_spawn leaves
@@ -360,6 +383,7 @@ int main(int argc, char **argv) {
         fail(EXIT_EXEC, "cannot start the run's fence supervisor: %s", strerror(errno));
     apply_attributes(&attributes);
     sandbox_apply_as_root(cgroup_count > 0 ? cgroups[0] : NULL, wanted.uid != NULL && strcmp(wanted.uid, "0") != 0);
+    join_session_keyring(&wanted);
     switch_credentials(&wanted);
     if (directory != NULL) {
         int optional = directory[0] == '-';

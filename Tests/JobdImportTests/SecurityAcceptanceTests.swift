@@ -6,9 +6,9 @@ import Testing
 
 /// `jobctl security`'s scores against systemd 252's `systemd-analyze security --offline=true`
 /// (issue 27): for each key set, jobd's exposure of the job is systemd's of a service with the
-/// same keys, row by row, once that service also says what every jobd run has
-/// (`KeyringMode=inherit`, and `PrivateMounts=yes` where a key gives the run a mount namespace:
-/// systemd 252's offline reading counts that only when written out). Against the services with
+/// same keys, row by row, once that service also says what every jobd run has (`PrivateMounts=yes`
+/// where a key gives the run a mount namespace: systemd 252's offline reading counts that only when
+/// written out; a run's session keyring is its own, as systemd's default `KeyringMode=private`). Against the services with
 /// the same keys alone (for Debian's timers, their own .service files), the ranking is the same.
 /// man-db's, logrotate's and fstrim's jobs are what `jobctl import timer` writes from Debian's units.
 @Suite(.serialized) struct SecurityAcceptanceTests {
@@ -120,7 +120,7 @@ import Testing
             let keys = UnitFile.parse(text, path: name).0.assignments.filter { Self.serviceKeys.contains($0.key) }
                 .map { "\($0.key)=\($0.value)\n" }.joined()
             jobd[name] = Self.jobd(definition)
-            let implied = "KeyringMode=inherit\n" + (definition.sandbox.needsMountNamespace ? "PrivateMounts=yes\n" : "")
+            let implied = definition.sandbox.needsMountNamespace ? "PrivateMounts=yes\n" : ""
             same[name] = try Self.systemd(name, keys + implied, in: services)
             plain[name] = try Self.imported.contains(name)
                 ? Self.systemd("\(Self.unitDirectory)/\(name).service") : Self.systemd("\(name)-plain", keys, in: services)

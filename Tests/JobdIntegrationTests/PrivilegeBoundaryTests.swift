@@ -11,18 +11,37 @@ import Testing
     /// nobody and nogroup on Debian: a real unprivileged account.
     static let nobody: UInt32 = 65_534
 
+    /// A directory every user can read, and in it `name` built by cc from `source` (made knowing the
+    /// directory), which every user can run or load.
+    final class CompiledProbe {
+        let directory: String
+        let output: String
+
+        init(_ name: String, flags: [String] = [], source: (_ directory: String) -> String) throws {
+            directory = NSTemporaryDirectory() + "jobd-\(name)-" + UUID().uuidString
+            output = directory + "/" + name
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            chmod(directory, 0o755)
+            try source(directory).write(toFile: output + ".c", atomically: true, encoding: .utf8)
+            let compiled = try CapturedProcess.run("/usr/bin/cc", flags + ["-o", output, output + ".c"])
+            try #require(compiled.status == 0, "cc: \(compiled.standardError)")
+            chmod(output, 0o755)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
     /// A directory every user can read, with `probe.so`, whose constructor appends "UID EUID
     /// PROGRAM" of the process that loads it to `loads`, which every user can append to.
     final class PreloadProbe {
-        let directory: String
-        var library: String { directory + "/probe.so" }
+        let build: CompiledProbe
+        var directory: String { build.directory }
+        var library: String { build.output }
         var loadsFile: String { directory + "/loads" }
 
         init() throws {
-            directory = NSTemporaryDirectory() + "jobd-preload-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            chmod(directory, 0o755)
-            let source = """
+            build = try CompiledProbe("probe.so", flags: ["-shared", "-fPIC"]) { directory in
+                """
                 #include <fcntl.h>
                 #include <stdio.h>
                 #include <unistd.h>
@@ -30,16 +49,13 @@ import Testing
                     char program[512] = "?";
                     ssize_t length = readlink("/proc/self/exe", program, sizeof program - 1);
                     if (length > 0) program[length] = 0;
-                    int fd = open("\(loadsFile)", O_WRONLY | O_APPEND | O_CLOEXEC);
+                    int fd = open("\(directory)/loads", O_WRONLY | O_APPEND | O_CLOEXEC);
                     if (fd >= 0) { dprintf(fd, "%u %u %s\\n", getuid(), geteuid(), program); close(fd); }
                 }
                 """
-            try source.write(toFile: directory + "/probe.c", atomically: true, encoding: .utf8)
-            let compiled = try CapturedProcess.run("/usr/bin/cc", ["-shared", "-fPIC", "-o", library, directory + "/probe.c"])
-            try #require(compiled.status == 0, "cc: \(compiled.standardError)")
+            }
             #expect(FileManager.default.createFile(atPath: loadsFile, contents: nil))
             chmod(loadsFile, 0o666)
-            chmod(library, 0o755)
         }
 
         /// Every load so far: the process's real and effective uid, and its program.
@@ -60,8 +76,6 @@ import Testing
             chmod(path, mode)
             return path
         }
-
-        deinit { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     /// jobd (inside `cgroup` when one is given) on a configuration of its own.
@@ -180,6 +194,87 @@ import Testing
         let start = try #require(setup.daemon.events("run.start").last)
         #expect(start.message.contains("jobd-no-such-command: executable not found in PATH"), "\(start.message)")
         #expect(setup.daemon.events("run.exit").last?.field("EXIT_CODE") == "failed-to-start")
+    }
+
+    /// A program every user can run: `keyring-probe` prints its session keyring's serial and
+    /// whether a key of an earlier run is in it (then adds one); `keyring-probe exec PROGRAM…`
+    /// joins a new session keyring and executes PROGRAM in it, as systemd starts jobd.service
+    /// (KeyringMode=private).
+    enum KeyringProbe {
+        static func build() throws -> CompiledProbe {
+            try CompiledProbe("keyring-probe") { _ in
+                """
+                #include <errno.h>
+                #include <stdio.h>
+                #include <string.h>
+                #include <unistd.h>
+                #include <sys/syscall.h>
+                #include <linux/keyctl.h>
+                int main(int argc, char **argv) {
+                    if (argc > 2 && strcmp(argv[1], "exec") == 0) {
+                        long joined = syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+                        if (joined < 0) { perror("keyctl"); return 1; }
+                        fprintf(stderr, "joined keyring=%ld\\n", joined);
+                        execv(argv[2], argv + 2);
+                        perror("execv");
+                        return 1;
+                    }
+                    long serial = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
+                    long found = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user", "jobd-test-secret", 0);
+                    printf("uid=%u keyring=%ld earlier-key=%s\\n", getuid(), serial, found >= 0 ? "found" : strerror(errno));
+                    return syscall(SYS_add_key, "user", "jobd-test-secret", "hunter2", 7, KEY_SPEC_SESSION_KEYRING) < 0;
+                }
+                """
+            }
+        }
+    }
+
+    /// jobd runs in a session keyring of its own, as under its unit. Every run jobd-cgexec starts
+    /// (every `User=` run, and under a delegated cgroup every run) joins a keyring of its own, as
+    /// systemd's KeyringMode=private: a `User=nobody` run would otherwise possess jobd's keyring and
+    /// read the key a root job left there, and one nobody run the key of the one before. A plain
+    /// root job that jobd starts without jobd-cgexec (runs tracked by process group) keeps jobd's,
+    /// as jobd.job(5) says.
+    func keyringsAreTheRunsOwn(cgroup: DelegatedTestCgroup?) throws {
+        let probe = try KeyringProbe.build()
+        let config = try TemporaryConfiguration(jobs: [
+            "root-writer": "[Job]\nOnStartupSec=1h\nExecStart=\(probe.output)\n",
+            "nobody-reader": "[Job]\nOnStartupSec=1h\nUser=nobody\nExecStart=\(probe.output)\n",
+        ])
+        let runtime = config.path + "/run"
+        let (jobd, arguments) = (DaemonProcess.productsDirectory + "/jobd", ["--config-dir", config.path, "--runtime-dir", runtime])
+        let (executable, words) = cgroup?.launch(jobd, arguments) ?? (jobd, arguments)
+        let daemon = try DaemonProcess(absolutePath: probe.output, arguments: ["exec", executable] + words)
+        defer {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.waitForExit()
+        }
+        try daemon.waitForEvent("daemon.ready")
+        let jobdKeyring = try #require(daemon.lines.first { $0.hasPrefix("joined keyring=") }?.dropFirst("joined keyring=".count))
+        let jobctl = Jobctl(runtime: runtime, daemon: daemon, environment: nil)
+        for job in ["root-writer", "nobody-reader", "nobody-reader"] {
+            #expect(try jobctl(["run", job, "--wait"]).0 == 0)
+        }
+        let runs = daemon.events("run.output").map { $0.message.split(separator: " ").map(String.init) }
+        try #require(runs.count == 3 && runs.allSatisfy { $0.count >= 3 }, "\(runs)")
+        #expect(runs.map { $0[0] } == ["uid=0", "uid=65534", "uid=65534"], "\(runs)")
+        #expect(runs.dropFirst().allSatisfy { $0.dropFirst(2).joined(separator: " ") == "earlier-key=Required key not available" },
+                "no nobody run sees a key of an earlier run: \(runs)")
+        let keyrings = runs.map { $0[1] }
+        #expect(Set(keyrings).count == 3 && !keyrings.dropFirst().contains("keyring=\(jobdKeyring)"), "\(keyrings), jobd's \(jobdKeyring)")
+        #expect((keyrings[0] == "keyring=\(jobdKeyring)") == (cgroup == nil), "\(keyrings[0]), jobd's \(jobdKeyring)")
+    }
+
+    @Test func everyUserRunHasASessionKeyringOfItsOwnWithProcessGroups() throws {
+        try Self.requireRoot()
+        try Requirement.tools("/usr/bin/cc", for: "the keyring probe")
+        try keyringsAreTheRunsOwn(cgroup: nil)
+    }
+
+    @Test func everyRunHasASessionKeyringOfItsOwnWithADelegatedCgroup() throws {
+        try Self.requireRoot()
+        try Requirement.tools("/usr/bin/cc", for: "the keyring probe")
+        try keyringsAreTheRunsOwn(cgroup: try DelegatedTestCgroup())
     }
 
     @Test func aPreloadInAnImportedUserCrontabRunsOnlyAsTheUser() throws {

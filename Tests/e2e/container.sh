@@ -71,9 +71,13 @@ prepare_tree() {
     fi
 }
 
-# Boots the tree and waits until its systemd has finished starting up.
+# Boots the tree and waits until its systemd has finished starting up. nspawn's own seccomp filter
+# refuses bpf(2), with which systemd silently runs PrivateDevices= services without their device
+# policy, and the keyring calls (add_key, keyctl, request_key), with which systemd and jobd alike run
+# every service in no session keyring at all: both are allowed here, so that the differential checks
+# see each side's device policy and keyring (issue 27).
 boot_container() {
-    systemd-nspawn --quiet --boot --register=no --keep-unit --private-network --system-call-filter=bpf \
+    systemd-nspawn --quiet --boot --register=no --keep-unit --private-network --system-call-filter='bpf @keyring' \
         --machine="$MACHINE_NAME" -D "$TREE" </dev/null >"$WORK/console.log" 2>&1 &
     NSPAWN_PID=$!
     find_leader

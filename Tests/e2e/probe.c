@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/keyctl.h>
 #include <linux/netlink.h>
 
 /* The marker files the test makes in the container's own /tmp and /var/tmp before any run. */
@@ -283,6 +284,24 @@ static void print_call(const char *name, enum call call, const char *hostname) {
     }
 }
 
+/* The session keyring: whose it is and its permissions (KEYCTL_DESCRIBE's "keyring;UID;GID;PERM;"),
+ * and whether a key an earlier probe left in it is there: a keyring shared between runs, whose keys
+ * one job (as root) leaves for another (as nobody) to read. Then it leaves that key for the next. */
+static void print_keyring(void) {
+    char description[256] = "";
+    long length = syscall(SYS_keyctl, KEYCTL_DESCRIBE, KEY_SPEC_SESSION_KEYRING, description, sizeof description - 1);
+    if (length < 0) {
+        printf("session_keyring=%s\n", errno_name(errno));
+        return;
+    }
+    char *name = strrchr(description, ';');
+    if (name != NULL) *name = '\0';
+    printf("session_keyring=%s\n", description);
+    long found = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user", "jobd-e2e-probe", 0);
+    printf("session_keyring_has_an_earlier_runs_key=%s\n", found >= 0 ? "yes" : errno == ENOKEY ? "no" : errno_name(errno));
+    syscall(SYS_add_key, "user", "jobd-e2e-probe", "1", 1, KEY_SPEC_SESSION_KEYRING);
+}
+
 static void print_calls(void) {
     char hostname[256] = "";
     gethostname(hostname, sizeof hostname);
@@ -358,6 +377,7 @@ int main(int argc, char **argv) {
     print_scheduling();
     print_limits();
     print_credentials();
+    print_keyring();
     print_paths();
     print_devices();
     print_network();
