@@ -143,10 +143,19 @@ int fence_supervise(const char *file, const char *stop, const char *cgroup, int 
             return -1;
         }
     }
-    sigset_t children, before;
+    sigset_t children, before, ignored;
     sigemptyset(&children);
     sigaddset(&children, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &children, &before);
+    // Blocked across the fork too, until the supervisor ignores them: a command that signals its
+    // process group at once (jobd's stop, `kill -TERM 0`) must not end the supervisor before it has.
+    sigemptyset(&ignored);
+    sigaddset(&ignored, SIGTERM);
+    sigaddset(&ignored, SIGINT);
+    sigaddset(&ignored, SIGHUP);
+    sigaddset(&ignored, SIGPIPE);
+    sigset_t blocked;
+    sigorset(&blocked, &children, &ignored);
+    sigprocmask(SIG_BLOCK, &blocked, &before);
     pid_t child = fork();
     if (child <= 0) {
         int saved = errno;
@@ -163,6 +172,7 @@ int fence_supervise(const char *file, const char *stop, const char *cgroup, int 
     signal(SIGINT, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
+    sigprocmask(SIG_UNBLOCK, &ignored, NULL);
     int fired = 0, killing = 0;
     uint64_t kill_at = UINT64_MAX;
     for (;;) {
