@@ -32,7 +32,13 @@ import Testing
         let leftovers = try #require(jobd.process.events("run.leftovers").first)
         #expect(leftovers.field("JOBD_LEFTOVERS") == "500" && leftovers.level == "warning")
         let group = try #require(line.field("JOBD_PID").flatMap(Int32.init))
-        #expect(Self.members(of: group).isEmpty, "every child was stopped before the run ended")
+        // jobd counts a process with SIGKILL pending as stopped: it cannot escape, however late the
+        // kernel gets to it. Under load (CI saw 28 under the sanitizer while builds ran) some are
+        // still being torn down when run.exit is logged; each ends within moments, where it would
+        // otherwise sleep for 600 s.
+        let remaining = Self.members(of: group)
+        #expect(remaining.allSatisfy { ProcessExit.wait(for: $0, timeout: .seconds(10)) },
+                "every child was stopped before the run ended: \(remaining.filter(ProcessExit.isAlive))")
     }
 
     @Test func killModeProcessLeavesThemRunning() throws {
