@@ -306,6 +306,7 @@ package enum JobFileReader {
                 tasksMax = (limit, line)
             case .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy, .cpuSchedulingPriority, .umask, .limitCpu, .limitFsize, .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS, .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
                 if let wrong = attributes.read(key: key.rawValue, value: value) { error(line, wrong.message, hint: wrong.hint) }
+                if let resource = ResourceLimit.Resource(key: key.rawValue) { attributes.limitLines[resource] = attributes.limits[resource] == nil ? nil : line }
             case .noNewPrivileges, .privateTmp, .privateDevices, .privateNetwork, .privateUsers, .protectSystem, .protectHome, .protectKernelTunables, .protectKernelModules, .protectKernelLogs, .protectControlGroups, .protectHostname, .protectClock, .lockPersonality, .restrictRealtime, .restrictNamespaces, .memoryDenyWriteExecute, .systemCallFilter, .systemCallErrorNumber, .readWritePaths, .readOnlyPaths, .inaccessiblePaths, .capabilityBoundingSet, .ambientCapabilities:
                 if let wrong = sandbox.read(key: key.rawValue, value: value) { error(line, wrong.message, hint: wrong.hint) }
                 if (key == .privateDevices || key == .protectClock) && sandbox.needsDeviceCgroup { sandboxDeviceLine = sandboxDeviceLine ?? line }

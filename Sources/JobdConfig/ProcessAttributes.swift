@@ -17,6 +17,8 @@ package struct ProcessAttributes: Sendable, Hashable {
     package var umask: UInt32?
     /// The `Limit…=` keys, by resource.
     package var limits: [ResourceLimit.Resource: ResourceLimit] = [:]
+    /// The line of each of ``limits``' keys in the job file.
+    package var limitLines: [ResourceLimit.Resource: Int] = [:]
 
     package init() {}
 
@@ -100,6 +102,23 @@ package struct ProcessAttributes: Sendable, Hashable {
             }
         }
         return nil
+    }
+
+    /// Why a `Limit…=` cannot be given to a run of jobd's, whose hard limits (`nil`: infinity) are
+    /// `ownHard`'s, and which may raise a hard limit only with `mayRaise` (`CAP_SYS_RESOURCE`):
+    /// jobd-cgexec sets them with jobd's credentials. One error for each key that asks for a hard
+    /// limit above jobd's, at its line, in `path`. systemd sets the closest limit it can and runs the
+    /// service; jobd never runs a job with less than its file says.
+    package func limitRefusals(path: String, ownHard: (ResourceLimit.Resource) -> UInt64?, mayRaise: Bool) -> [ConfigError] {
+        guard !mayRaise else { return [] }
+        return ResourceLimit.Resource.allCases.compactMap { resource in
+            guard let limit = limits[resource], let own = ownHard(resource), limit.hard.map({ $0 > own }) ?? true else { return nil }
+            let asked = ResourceLimit.text(limit.hard), key = resource.key
+            return ConfigError(
+                file: path, line: limitLines[resource],
+                message: "\(key)=: a hard limit of \(asked) cannot be set: jobd's own is \(own), and raising it needs CAP_SYS_RESOURCE, which jobd does not have",
+                hint: "write a hard limit of at most \(own), or raise jobd's own (\(key)= of jobd.service)")
+        }
     }
 
     /// The options of `jobd-cgexec` that give a process these attributes.

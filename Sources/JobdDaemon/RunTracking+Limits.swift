@@ -7,11 +7,12 @@ import Logging
 extension RunTracking {
     /// `configuration` with each job that asks for what this jobd cannot do moved to the broken
     /// files, with the reason at its line: `TasksMax=`, `MemoryMax=`… where no cgroup or controller
-    /// takes them, a sandbox jobd cannot set up (never a limit or a sandbox silently not applied).
-    func applicable(_ configuration: JobdConfiguration) -> JobdConfiguration {
+    /// takes them, a sandbox jobd cannot set up, a `Limit…=` above jobd's own hard limit that jobd
+    /// may not raise (never a limit or a sandbox silently not applied).
+    func applicable(_ configuration: JobdConfiguration, own: OwnLimits = .current()) -> JobdConfiguration {
         var configuration = configuration
         configuration.breakJobs { definition in
-            (sandboxRefusal(definition).map { [$0] } ?? []) + unapplicable(definition)
+            (sandboxRefusal(definition).map { [$0] } ?? []) + unapplicable(definition) + own.refusals(definition)
         }
         return configuration
     }

@@ -53,10 +53,15 @@ package struct SystemConditionFacts: ConditionFacts {
     }
 
     package func hasCapability(_ number: Int) -> Bool {
-        guard let status = Self.read("/proc/self/status", limit: 16_384),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapBnd:") }),
-              let mask = UInt64(line.dropFirst("CapBnd:".count).trimmingWhitespace(), radix: 16) else { return false }
+        guard let mask = Self.capabilities("CapBnd") else { return false }
         return number < 64 && mask & (1 << UInt64(number)) != 0
+    }
+
+    /// jobd's capability set `field` (`CapBnd`, `CapEff`…) as /proc/self/status gives it.
+    static func capabilities(_ field: String) -> UInt64? {
+        guard let status = read("/proc/self/status", limit: 16_384),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+        return UInt64(line.dropFirst(field.count + 1).trimmingWhitespace(), radix: 16)
     }
 
     package var user: (uid: UInt32, name: String) {

@@ -69,4 +69,20 @@ struct ProcessAttributesTests {
         let set = try Self.attributes("LimitNOFILE=1000:2000\nLimitCORE=0\nLimitAS=infinity\n")
         #expect(set.trampolineOptions == ["--rlimit", "4:0:0", "--rlimit", "7:1000:2000", "--rlimit", "9:infinity:infinity"])
     }
+
+    /// A hard limit above jobd's own needs CAP_SYS_RESOURCE (an nspawn container's root has none):
+    /// without it the key is an error at its line, where systemd would quietly set less.
+    @Test func aHardLimitAboveJobdsOwnIsRefusedWithoutCapSysResource() throws {
+        let set = try Self.attributes("LimitNOFILE=1000:2000\nLimitNICE=30\nLimitCORE=infinity\n")
+        let own: [ResourceLimit.Resource: UInt64] = [.nofile: 4_096, .nice: 0, .core: 1 << 30]
+        let refusals = set.limitRefusals(path: "/j/a.job", ownHard: { own[$0] }, mayRaise: false).map(\.description)
+        #expect(refusals.count == 2, "\(refusals)")
+        #expect(refusals.first?.hasPrefix(
+            "/j/a.job:5: error: LimitCORE=: a hard limit of infinity cannot be set: jobd's own is 1073741824, and raising it needs CAP_SYS_RESOURCE") == true,
+            "\(refusals)")
+        #expect(refusals.last?.hasPrefix("/j/a.job:4: error: LimitNICE=: a hard limit of 30 cannot be set: jobd's own is 0") == true, "\(refusals)")
+        #expect(set.limitRefusals(path: "/j/a.job", ownHard: { own[$0] }, mayRaise: true).isEmpty, "root on a host may raise them")
+        #expect(set.limitRefusals(path: "/j/a.job", ownHard: { _ in nil }, mayRaise: false).isEmpty, "jobd's own are infinity")
+        #expect(try Self.attributes("LimitNICE=30\nLimitNICE=\n").limitRefusals(path: "/j/a.job", ownHard: { own[$0] }, mayRaise: false).isEmpty)
+    }
 }
