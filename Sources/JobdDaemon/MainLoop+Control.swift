@@ -42,13 +42,11 @@ extension MainLoop {
                 // Registered before the run starts (perform below), so that no line is missed.
                 runWaiters.add(runID: run.request.runID, reply: reply, follows: request.followRetries == true, streams: request.streamsOutput)
             }
+            // Answered before the run starts: the runner's threads send its output, and jobctl reads the first reply as its start.
             if case .skipped(let reason) = run.fate {
                 perform(run.actions)
-                reply.finish(with: ControlResponse(type: .runSkipped, run: RunReport(job: name, skipReason: reason)))
-                return
+                return reply.finish(with: ControlResponse(type: .runSkipped, run: RunReport(job: name, skipReason: reason)))
             }
-            // Answered before the run starts: its output is sent from the runner's threads, and
-            // jobctl reads the first reply as the run's start.
             reply.send(ControlResponse(type: run.fate == .started ? .runStarted : .runQueued, run: RunReport(job: name, runID: run.request.runID)))
             if request.wait != true { reply.finish() }
             perform(run.actions)
