@@ -26,12 +26,14 @@ struct JobListing: Sendable {
         // Room for all at once: growing the array copies (and retains) every entry.
         var jobs: [(name: String, owner: StatusView.OwnerFacts?)] = []
         jobs.reserveCapacity(owners.count + sources.broken.count)
-        // A user (not root, not a reader) lists their own jobs alone.
-        let prefix = peer?.level == .user ? (peer?.userName ?? "") + ":" : nil
-        for (name, owner) in owners where prefix.map(name.hasPrefix) ?? true {
+        // A user (not root, not a reader) lists their own jobs alone, as UserRequests decides whose a job is.
+        let user = peer?.level == .user ? peer : nil
+        for (name, owner) in owners where user?.owns(definition: owner.definition, brokenPath: nil) ?? true {
             jobs.append((name: name, owner: StatusView.OwnerFacts(owner, wallClock: sources.wallClock)))
         }
-        for name in sources.broken.keys where owners[name] == nil && prefix.map(name.hasPrefix) ?? true { jobs.append((name: name, owner: nil)) }
+        for (name, broken) in sources.broken where owners[name] == nil && user?.owns(definition: nil, brokenPath: broken.path) ?? true {
+            jobs.append((name: name, owner: nil))
+        }
         self.sources = sources
         self.jobs = jobs
     }

@@ -61,9 +61,7 @@ struct UserRequests: Sendable {
     static func refusal(of request: ControlRequest, from peer: ControlPeer?, definition: JobDefinition?, brokenPath: String?) -> String? {
         guard let peer, let name = request.job, peer.level == .user || (peer.level == .readOnly && !ControlAccess.isReadOnly(request.command))
         else { return nil }
-        let user = peer.userName ?? String(peer.uid)
-        let owned = definition.map { $0.owningUser == user } ?? brokenPath.map { $0.contains("/users/\(user)/") } ?? true
-        return owned ? nil : "permission denied: \(name) is not a job of yours"
+        return peer.owns(definition: definition, brokenPath: brokenPath) ?? true ? nil : "permission denied: \(name) is not a job of yours"
     }
 
     /// The job of `user` that `request` names, without `USER:`; `nil` (with the error sent) when
@@ -140,5 +138,15 @@ struct UserRequests: Sendable {
         reply.send(ControlResponse(type: .userSaved, message: message))
         post(.control(ControlRequest(command: .watchReload), reply))
         post(.signal(.sighup))
+    }
+}
+
+extension ControlPeer {
+    /// Whether the job of `definition` (or, with none, of the file with errors at `brokenPath`) is
+    /// this user's own: the name says `USER:JOB`, but a system job may have a `:` in its name too.
+    /// `nil` when there is neither.
+    func owns(definition: JobDefinition?, brokenPath: String?) -> Bool? {
+        let user = userName ?? String(uid)
+        return definition.map { $0.owningUser == user } ?? brokenPath.map { $0.contains("/users/\(user)/") }
     }
 }

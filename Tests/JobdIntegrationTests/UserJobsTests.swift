@@ -172,6 +172,8 @@ import Testing
         #expect(try setup.jobctl(["reload"]).0 == 0)
         let (foreign, refusal) = try setup.jobctl(["--user", "run", "sys"], as: alice)
         #expect(foreign == 4 && refusal.contains("is not a job of yours"), "\(refusal)")
+        let (_, listedNow) = try setup.jobctl(["--user", "list"], as: alice)
+        #expect(!listedNow.contains("\(alice.name):sys"), "her list leaves out what run refuses: \(listedNow)")
         let (shadow, shadowed) = try setup.jobctl(["--user", "edit", "sys"], as: alice, editing: alice.job)
         #expect(shadow == 1 && shadowed.contains("a system job is named \(alice.name):sys"), "\(shadowed)")
         #expect(!setup.daemon.events("run.start").contains { $0.field("JOB") == "\(alice.name):sys" })
