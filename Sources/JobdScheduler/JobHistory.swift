@@ -22,6 +22,12 @@ package struct JobHistory: Sendable, Equatable {
     package var lastSuccessRealtime: RealtimeInstant?
     /// Runs that ended since jobd started, by result.
     package var runsByResult: [RunResult: UInt64] = [:]
+    /// When the job's schedule, as it is now, entered the configuration, on both clocks: the
+    /// reload that added the job or changed its triggers. `nil` for the jobs of jobd's first load,
+    /// whose schedule counts from jobd's start. No elapse before it is ever made up: a slot of a
+    /// schedule that did not exist yet was never due.
+    package var scheduledSince: MonotonicInstant?
+    package var scheduledSinceRealtime: RealtimeInstant?
 
     package init() {}
 }

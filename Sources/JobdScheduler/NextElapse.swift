@@ -2,22 +2,29 @@ package import JobdCalendar
 package import JobdConfig
 package import JobdTimers
 
-/// When a job falls due next: the earliest of its triggers, following systemd's timer rules with one
-/// difference, chosen because a job file is all a user writes:
+/// When a job falls due next: the earliest of its triggers, following systemd's timer rules with
+/// the differences below, chosen so that a job runs only when it is due (jobd.job(5), "When a job
+/// is due", has the whole table beside Debian's cron and systemd 252):
 ///
-/// - `OnStartupSec=`: once, at jobd's start plus the span; not again once a trigger came after it.
-/// - `OnUnitActiveSec=`: the span after the later of the last start and the last trigger (so a
-///   skipped trigger does not fire again at once, as in systemd).
-/// - `OnUnitInactiveSec=`: the span after the later of the last finish and the last trigger; while
-///   a run is in flight it waits for the finish rather than fall due into a skip.
-/// - A job that has not run yet counts from jobd's start. (systemd leaves such a timer unarmed, so a
-///   job with only `OnUnitActiveSec=5min` would never run; here it runs five minutes after start.)
-///
-/// - `OnCalendar=` and `Cron=`: the next elapse after the last trigger on the wall clock (or after
-///   jobd's start when there is none), as systemd does; so a trigger missed while jobd was busy, or
-///   suspended, or down with `Persistent=`, fires once at once. After the wall clock was set back,
-///   the schedule follows the new clock: the next elapse counts from now, not from a last trigger
-///   that now lies in the future.
+/// - A job's schedule counts from when it entered the configuration: jobd's start for the jobs of
+///   its first load, else the reload that added the job or changed its triggers
+///   (``JobHistory/scheduledSince``). No elapse before that is ever made up. (systemd fires a timer
+///   started after its `OnBootSec=`/`OnCalendar=` slot passed at once.)
+/// - `OnStartupSec=`: once, at jobd's start plus the span; not again once a trigger came after it,
+///   and not at all when that instant passed before the job's schedule existed.
+/// - `OnUnitActiveSec=`: the span after the latest of the last start, the last trigger and the
+///   schedule's start (so a skipped trigger does not fire again at once, as in systemd).
+/// - `OnUnitInactiveSec=`: the span after the latest of the last finish, the last trigger and the
+///   schedule's start; while a run is in flight it waits for the finish rather than fall due into a
+///   skip. (systemd leaves a timer whose unit never ran unarmed, so a job with only
+///   `OnUnitActiveSec=5min` would never run; here it runs five minutes after its schedule's start.)
+/// - `OnCalendar=` and `Cron=`: the next elapse after the later of the last trigger and the
+///   schedule's start, on the wall clock, as systemd does; so a trigger missed while jobd was busy,
+///   or the machine suspended, or the clock set forward, fires once at once, and one missed while
+///   jobd was down fires once at its start with `Persistent=` only. After the wall clock was set
+///   back by up to ``clockCorrection`` nothing already served is served again (as cron's fixed-time
+///   jobs at the end of summer time); a step further back is a correction of the clock, and the
+///   schedule follows the new clock from now.
 /// - `Cron=@reboot`: once at jobd's first start in a boot.
 ///
 /// A time in the past means "now": a trigger missed while jobd was busy fires at once.
@@ -59,13 +66,14 @@ package enum NextElapse {
             case .startup(let span):
                 let elapse = daemonStart + span.duration
                 if let lastTrigger = history.lastTrigger, lastTrigger >= elapse { continue }
+                if let since = history.scheduledSince, elapse < since { continue }
                 consider(elapse)
             case .unitActive(let span):
-                let base = [history.lastStart, history.lastTrigger].compactMap { $0 }.max() ?? daemonStart
+                let base = [history.lastStart, history.lastTrigger, history.scheduledSince].compactMap { $0 }.max() ?? daemonStart
                 consider(base + span.duration)
             case .unitInactive(let span):
                 guard !running else { continue }
-                let base = [history.lastFinish, history.lastTrigger].compactMap { $0 }.max() ?? daemonStart
+                let base = [history.lastFinish, history.lastTrigger, history.scheduledSince].compactMap { $0 }.max() ?? daemonStart
                 consider(base + span.duration)
             case .calendar, .cron(.schedule):
                 guard let wallClock, let elapse = calendarElapse(of: trigger, history: history, wallClock: wallClock) else { continue }
@@ -85,8 +93,23 @@ package enum NextElapse {
         triggers.compactMap { calendarElapse(of: $0, history: history, wallClock: wallClock) }.min()
     }
 
+    /// How far back a step of the wall clock may go before it counts as a correction rather than a
+    /// change (the end of summer time, a small adjustment): cron's 3 hours.
+    package static let clockCorrection: Int64 = 3 * 3_600_000_000
+
+    /// What a calendar trigger's next elapse counts from: the later of the last trigger and the
+    /// schedule's start (jobd's start when neither is known). When that lies ahead of the wall
+    /// clock, the clock was set back: by up to ``clockCorrection`` the base stays, so that no slot
+    /// is served twice; further, the schedule follows the new clock.
+    package static func calendarBase(history: JobHistory, wallClock: WallClock) -> RealtimeInstant {
+        let base = [history.lastTriggerRealtime, history.scheduledSinceRealtime].compactMap { $0 }.max()
+            ?? wallClock.daemonStartRealtime
+        let ahead = base.microseconds.subtractingReportingOverflow(wallClock.realtime.microseconds)
+        return ahead.overflow || ahead.partialValue > clockCorrection ? wallClock.realtime : base
+    }
+
     private static func calendarElapse(of trigger: Trigger, history: JobHistory, wallClock: WallClock) -> RealtimeInstant? {
-        let base = min(history.lastTriggerRealtime ?? wallClock.daemonStartRealtime, wallClock.realtime)
+        let base = calendarBase(history: history, wallClock: wallClock)
         return switch trigger {
         case .calendar(let spec): spec.nextElapse(after: base, in: wallClock.zone)
         case .cron(let spec): spec.nextElapse(after: base, in: wallClock.zone)

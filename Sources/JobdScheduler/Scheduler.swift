@@ -146,13 +146,13 @@ package final class Scheduler {
     }
 
     /// The next elapse of each of `definitions` that a load makes a new owner for, worked out on
-    /// every core before the owners are made one by one: at jobd's start (no owner yet), where
+    /// every core before the owners are made one by one: at jobd's first load, where
     /// 100,000 calendar jobs spent 0.1 s in the calendar engine on one core (issue 19). `nil` for
     /// a job left to ``arm(_:history:next:)`` as before: one whose elapse depends on more than its
     /// triggers, its history and the clock (`Persistent=`'s stored trigger, `OnUnitInactiveSec=`'s
     /// run in flight, `RunOn=one-node`'s scheduled elapse), and every job of a smaller load or a reload.
     private func nextElapses(of definitions: [JobDefinition]) -> [MonotonicInstant??]? {
-        guard generation.owners.isEmpty, definitions.count >= Self.parallelArmingThreshold else { return nil }
+        guard armsInParallel, generation.number == 0, definitions.count >= Self.parallelArmingThreshold else { return nil }
         let (clocks, zone, daemonStart, daemonStartRealtime) = (clocks, zone, daemonStart, daemonStartRealtime)
         let (histories, rebootDue) = (histories, rebootDue)
         return definitions.concurrentMap(minimumChunk: 256) { definition -> MonotonicInstant?? in
@@ -169,6 +169,9 @@ package final class Scheduler {
 
     /// Loads of fewer jobs arm them one by one: not worth the threads.
     package static let parallelArmingThreshold = 1_024
+    /// Whether a large first load works its next elapses out on every core (a test turns it off
+    /// to compare with the same load armed one by one).
+    package var armsInParallel = true
 
     /// The wall clock was set or jumped: calendar triggers are computed again; monotonic ones stay.
     /// `active`: the jobs with a run in flight or waiting for a slot.
@@ -192,9 +195,11 @@ package final class Scheduler {
     /// next elapse untouched; owners of changed and removed jobs are let go (their `deinit` records
     /// it); changed and new jobs get new owners, armed from their history. The owners' bookkeeping
     /// is logged when the old ones are gone, compactly if there are many (``OwnerEventBatch``).
-    /// `active`: the jobs with a run in flight or waiting for a slot.
+    /// `active`: the jobs with a run in flight or waiting for a slot; `now` defaults to the
+    /// scheduler's own monotonic clock.
     @discardableResult
-    package func load(_ configuration: JobdScheduler.Generation, active: Set<String> = [], now: MonotonicInstant = .now()) -> ReloadSummary {
+    package func load(_ configuration: JobdScheduler.Generation, active: Set<String> = [], now: MonotonicInstant? = nil) -> ReloadSummary {
+        let now = now ?? clocks.monotonic()
         // Every owner the new generation does not keep is released when `replaceGeneration` returns.
         let summary = events.collect { replaceGeneration(with: configuration, active: active, now: now) }
         // The retired owners are gone now, unless something still holds one: watch only those.
@@ -207,7 +212,7 @@ package final class Scheduler {
 
     /// ``load(_:now:)`` of `definitions` alone.
     @discardableResult
-    package func load(_ definitions: [JobDefinition], now: MonotonicInstant = .now()) -> ReloadSummary {
+    package func load(_ definitions: [JobDefinition], now: MonotonicInstant? = nil) -> ReloadSummary {
         load(JobdScheduler.Generation(jobs: definitions), now: now)
     }
 
@@ -224,6 +229,8 @@ package final class Scheduler {
             rebootDue = Set(definitions.filter { $0.triggers.contains(.cron(.reboot)) }.map(\.name))
         }
         let nextElapses = nextElapses(of: definitions)
+        // The jobs of jobd's first load count from its start; a later load's new schedules from now.
+        let scheduleStart = generation.number == 0 ? nil : (monotonic: now, realtime: clocks.realtime())
         if generation.owners.isEmpty { generation.owners.reserveCapacity(definitions.count) }
         var summary = ReloadSummary(generation: number)
         summary.kept.reserveCapacity(definitions.count)
@@ -256,8 +263,10 @@ package final class Scheduler {
                 }
                 summary.changed.append(name)
                 retired.append(owner)
+                if owner.definition.triggers != definition.triggers { scheduleStarts(name, at: scheduleStart) }
             } else {
                 summary.added.append(name)
+                scheduleStarts(name, at: scheduleStart)
             }
             let owner = JobOwner(definition: definition, generation: number, context: ownerContext)
             generation.owners[name] = owner
@@ -293,6 +302,16 @@ package final class Scheduler {
         // The detector keeps only weak references to see that the retired owners really go.
         leakDetector?.retire(retired, now: now)
         return summary
+    }
+
+    /// Records that `job`'s schedule, as the load being applied has it, starts at `start` (none at
+    /// jobd's first load): no elapse before it is made up (``NextElapse``).
+    private func scheduleStarts(_ job: String, at start: (monotonic: MonotonicInstant, realtime: RealtimeInstant)?) {
+        guard let start else { return }
+        var history = histories[job] ?? JobHistory()
+        history.scheduledSince = start.monotonic
+        history.scheduledSinceRealtime = start.realtime
+        histories[job] = history
     }
 
     /// Most ranges one `owner.retain` names: a bound on one entry's size however scattered the ids.

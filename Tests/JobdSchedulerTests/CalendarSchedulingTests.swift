@@ -83,7 +83,7 @@ import Testing
         let (atOnce, _) = makeScheduler(fake, store: store)
         atOnce.load(definitions)
         let (oneByOne, _) = makeScheduler(fake, store: store)
-        oneByOne.load([definitions[0]])
+        oneByOne.armsInParallel = false
         oneByOne.load(definitions)
         #expect(atOnce.generation.owners.count == definitions.count)
         for definition in definitions {
