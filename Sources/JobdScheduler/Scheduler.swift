@@ -81,6 +81,8 @@ package final class Scheduler {
     /// a test that plants a leak by holding on to one).
     package var ownerCreated: ((JobOwner) -> Void)?
     package private(set) var histories: [String: JobHistory] = [:]
+    /// Whether ``shutdown()`` let every owner go: a job without an owner was not removed then.
+    private var isShutDown = false
     /// Jobs whose history changed since the last ``settle(active:)``, which arms their owners once.
     private var unsettled: Set<String> = []
     /// The calendar elapse each `RunOn=one-node` job's owner is armed for, by owner id: what a fleet
@@ -373,6 +375,8 @@ package final class Scheduler {
     /// Records that a run of the job ended; the job is re-armed at the next ``settle(active:)`` (its
     /// `OnUnitInactiveSec=` counts from now). The history of a job that a reload removed goes with
     /// its last run: `active` says whether the job still has a run in flight or waiting for a slot.
+    /// A run that ends after ``shutdown()`` (one jobd's own stop stopped) is recorded like any other:
+    /// its job was not removed, and its history outlives jobd.
     package func runFinished(_ outcome: RunOutcome, active: Bool = false, now: MonotonicInstant = .now()) {
         let job = outcome.job
         var history = histories[job] ?? JobHistory()
@@ -384,7 +388,7 @@ package final class Scheduler {
         if generation.owners[job] != nil {
             histories[job] = history
             unsettled.insert(job)
-        } else if active {
+        } else if active || isShutDown {
             histories[job] = history
         } else {
             histories[job] = nil
@@ -406,6 +410,7 @@ package final class Scheduler {
     /// Invalidates every timer with `shutdown`, then lets every owner go; their deinits record it,
     /// logged compactly if there are many (``OwnerEventBatch``).
     package func shutdown() {
+        isShutDown = true
         events.collect {
             for owner in generation.owners.values.sorted(by: { $0.id < $1.id }) {
                 owner.retire(reason: .shutdown)

@@ -12,6 +12,22 @@ import UnixSignals
 @Suite struct StopAndLifecycleTests {
     typealias H = DaemonHarness
 
+    /// Issue 36: a run that jobd's own stop ends is recorded with its result, and the job's saved
+    /// history is kept, not erased as if a reload had removed the job.
+    @Test func aRunEndedByJobdsStopIsRecordedAndTheHistoryKept() throws {
+        let daemon = H([H.job("a"), H.job("b")])
+        daemon.control(.run, "a")
+        daemon.end("a", .exited(0))
+        daemon.control(.run, "a")
+        daemon.send(.signal(.sigterm))
+        #expect(daemon.launcher.stops.withLock { $0.map(\.reason) } == [.shutdown])
+        daemon.end("a", .killed(signal: 15), stopped: .shutdown)
+        let saved = try #require(daemon.store.histories.withLock { $0["a"] } ?? nil, "a's history was erased")
+        #expect(saved.lastRun?.stopReason == .shutdown)
+        #expect(saved.lastSuccessRealtime != nil, "the earlier success is still there")
+        #expect(daemon.ended)
+    }
+
     @Test func stopAsksTheLauncherToStopTheJobsRuns() {
         let daemon = H([H.job("a")])
         daemon.control(.run, "a")
