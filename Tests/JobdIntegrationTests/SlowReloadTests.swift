@@ -16,7 +16,7 @@ import Testing
         let ready = try notify.waitForMessage("READY=1") { $0.assignments["READY"] == "1" }
 
         // A job a reload adds counts from the reload (OnStartupSec=0 would be a slot before it existed).
-        try config.write(job: "added", "[Job]\nOnUnitActiveSec=1ms\nExecStart=/bin/true\n")
+        try config.write(job: "added", "[Job]\nOnUnitActiveSec=100ms\nExecStart=/bin/true\n")
         daemon.signal(SIGHUP)
         let reloading = try notify.waitForMessage(from: ready + 1, "RELOADING=1") { $0.assignments["RELOADING"] == "1" }
         let start = try daemon.waitForEvent("reload.start")
