@@ -89,6 +89,7 @@ package final class MainLoop {
         context.launcher.tracking.limitTasks(generation.settings, logger: logger)
         let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
         perform(admission.configure(generation, now: now))
+        recordAbandonedRuns()
         logger.daemonReady(summary, configuration: configuration, settings: settings)
         notifier.send(.ready, .status(status))
         metricsChanged()

@@ -232,6 +232,19 @@ package enum JobdCatalog {
                 mail could not be handed over (no sendmail installed, or it failed): the output is
                 in the journal either way (jobctl logs @JOB@ --run @JOBD_RUN_ID@).
                 """)
+        case .runAbandoned:
+            Entry(subject: "A job run was abandoned by a jobd that stopped", body: """
+                Run @JOBD_RUN_ID@ of job @JOB@, started by an earlier jobd at @JOBD_START_USEC@
+                (microseconds since the epoch), was still in flight when that jobd stopped without
+                recording its end: it was killed (SIGKILL, an out-of-memory kill), it crashed, or
+                the watchdog ended it. This jobd found the run in its state directory
+                (/var/lib/jobd/runs) at its start and recorded it with the result abandoned, a
+                failure: jobctl status and list show it, the metrics count it, and the job's
+                OnFailure= jobs start. No Restart= retry follows, since nobody knows whether the
+                command finished its work. Under jobd.service systemd stopped what was left of the
+                run with jobd; its output up to then is in the journal:
+                journalctl JOBD_RUN_ID=@JOBD_RUN_ID@. Find why jobd stopped in journalctl -u jobd.
+                """)
         case .ownersInit:
             Entry(subject: "Job owners were created", body: """
                 @JOBD_OWNER_COUNT@ job owner(s) were created for generation @JOBD_GENERATION@, at

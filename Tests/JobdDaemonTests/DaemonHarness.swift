@@ -26,7 +26,7 @@ final class DaemonHarness {
     let queue: TimerQueue
     let launcher = FakeLauncher()
     let source = FakeSource()
-    let store = FakeStore()
+    let store: FakeStore
     let fleet: FakeFleet?
     let scheduler: Scheduler
     let loop: MainLoop
@@ -37,8 +37,9 @@ final class DaemonHarness {
 
     init(
         _ jobs: [JobDefinition], settings: DaemonSettings = DaemonSettings(), broken: [JobdConfiguration.BrokenJob] = [],
-        disabled: Set<String> = [], fleet node: String? = nil
+        disabled: Set<String> = [], fleet node: String? = nil, store: FakeStore = FakeStore()
     ) {
+        self.store = store
         queue = TimerQueue.manual(observer: timers)
         let handler = log
         var logger = Logger(label: "jobd-test") { _ in handler }
@@ -304,6 +305,13 @@ final class FakeStore: DaemonStateStore {
     func saveHistory(of job: String, _ history: JobHistory?) {
         histories.withLock { $0[job] = .some(history) }
     }
+
+    /// The runs kept as in flight, by `JOBD_RUN_ID`: what a jobd that stopped now would leave.
+    let runs = Guarded<[String: RunInFlightRecord]>([:])
+
+    func runStarted(_ run: RunInFlightRecord) { runs.withLock { $0[run.invocationID] = run } }
+    func runEnded(_ invocationID: String) { runs.withLock { $0[invocationID] = nil } }
+    func abandonedRuns() -> [RunInFlightRecord] { runs.withLock { $0.values.sorted { $0.invocationID < $1.invocationID } } }
 }
 
 /// Claims answered when the test says, as a slow database would answer them.
