@@ -1,8 +1,9 @@
 package import Glibc
 
-/// Users' own jobs (`jobctl --user edit`), kept by jobd under its state directory:
-/// `users/USER/JOB.job`. jobd alone writes there, as root, on the user's request over the control
-/// socket; `users` and each user's directory are root's, mode 0700, and each file is the user's,
+/// Users' own jobs (`jobctl --user edit`), kept by jobd in its spool directory (`--spool-dir`,
+/// `/var/spool/jobd`, which a purge of the package keeps, as Debian's cron keeps its crontabs):
+/// `USER/JOB.job`. jobd alone writes there, as root, on the user's request over the control
+/// socket; the spool and each user's directory are root's, mode 0700, and each file is the user's,
 /// mode 0600 (so that `jobctl --user status` shows the user all of it), so no user can read another's
 /// jobs, or change a file jobd reads but through jobd.
 ///
@@ -10,11 +11,11 @@ package import Glibc
 /// `JOBD_JOB=`, history files): a user's job name has no `:`, so it never clashes with another
 /// user's; a system job of the same name wins, and the user's is reported broken.
 package struct UserJobStore: Sendable {
-    /// The directory of every user's directory: `STATE/users`.
+    /// The directory of every user's directory: the spool.
     package var path: String
 
-    package init(stateDirectory: String) {
-        path = (stateDirectory.hasSuffix("/") ? stateDirectory : stateDirectory + "/") + "users"
+    package init(directory: String) {
+        path = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
     }
 
     /// The name everything else knows `job` of `user` by.

@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func theStoreRunsTheJobAsItsOwnerAndNamesItsOwnJobs() throws {
-        let store = UserJobStore(stateDirectory: "/nonexistent")
+        let store = UserJobStore(directory: "/nonexistent/users")
         let text = "[Job]\nExecStart=/bin/true\nOnFailure=notify\n"
         let definition = try store.definition(of: try Self.nobody(), job: "backup", path: "backup.job", text: text,
                                               names: ["backup", "notify"]).get()
@@ -102,7 +102,7 @@ import Testing
         try Requirement.root("to give files to nobody and to an unused uid")
         let nobody = try Self.nobody()
         let state = try TemporaryConfiguration()
-        let store = UserJobStore(stateDirectory: state.path)
+        let store = UserJobStore(directory: state.path + "/users")
         #expect(mkdir(store.path, 0o700) == 0 && mkdir(store.directory(of: "nobody"), 0o700) == 0)
         let earlierUid: uid_t = 64_999
         for (job, uid) in [("mine", nobody.uid), ("inherited", earlierUid)] {
