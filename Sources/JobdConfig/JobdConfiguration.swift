@@ -8,11 +8,16 @@ package struct JobdConfiguration: Sendable {
     /// A job file with errors; its job does not run (or keeps its previous definition on a reload).
     package struct BrokenJob: Sendable, Equatable {
         package var name: String
+        /// The user whose own job it is (``UserJobStore``), as the load found it; `nil` for a
+        /// system job file. Who may see and act on the broken job is decided by it, never by
+        /// the name or the path.
+        package var owner: String?
         package var path: String
         package var errors: [ConfigError]
 
-        package init(name: String, path: String, errors: [ConfigError]) {
+        package init(name: String, owner: String? = nil, path: String, errors: [ConfigError]) {
             self.name = name
+            self.owner = owner
             self.path = path
             self.errors = errors
         }
@@ -31,6 +36,12 @@ package struct JobdConfiguration: Sendable {
     /// Every error found, `jobd.conf`'s first.
     package var errors: [ConfigError] {
         (fatal.map { [$0] } ?? []) + settingsErrors + broken.flatMap(\.errors)
+    }
+
+    /// Whose each of ``errors`` is, in the same order: the user of a user's own job file, else `nil`.
+    package var errorOwners: [String?] {
+        Array(repeating: nil, count: (fatal == nil ? 0 : 1) + settingsErrors.count)
+            + broken.flatMap { job in job.errors.map { _ in job.owner } }
     }
 
     /// What `STATUS=` and `jobctl list` say of the broken files: "2 broken job file(s): a.job, b.job".

@@ -97,7 +97,7 @@ package struct UserJobStore: Sendable {
             let names = self.jobs(of: user)
             func breakAll(_ message: String, hint: String? = nil) {
                 broken += names.map { job in
-                    .init(name: Self.jobName(user: user, job: job), path: file(of: user, job: job),
+                    .init(name: Self.jobName(user: user, job: job), owner: user, path: file(of: user, job: job),
                           errors: [ConfigError(file: file(of: user, job: job), line: nil, message: message, hint: hint)])
                 }
             }
@@ -116,7 +116,7 @@ package struct UserJobStore: Sendable {
             for (index, job) in names.enumerated() {
                 let file = file(of: user, job: job)
                 guard index < maximumJobs else {
-                    broken.append(.init(name: Self.jobName(user: user, job: job), path: file, errors: [ConfigError(
+                    broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: [ConfigError(
                         file: file, line: nil, message: "\(user) has more than \(maximumJobs) jobs (UserJobsMax= in jobd.conf)",
                         hint: "remove some of \(user)'s jobs")]))
                     continue
@@ -127,7 +127,7 @@ package struct UserJobStore: Sendable {
                     .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names)) }
                 switch result {
                 case .success(let definition): jobs.append(definition)
-                case .failure(let errors): broken.append(.init(name: Self.jobName(user: user, job: job), path: file, errors: errors.errors))
+                case .failure(let errors): broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: errors.errors))
                 }
             }
         }
@@ -163,7 +163,7 @@ extension JobdConfiguration {
         let system = Set(jobs.lazy.map(\.name) + broken.lazy.map(\.name))
         for job in userJobs {
             if system.contains(job.name) {
-                broken.append(BrokenJob(name: job.name, path: job.path, errors: [ConfigError(
+                broken.append(BrokenJob(name: job.name, owner: job.owningUser, path: job.path, errors: [ConfigError(
                     file: job.path, line: nil, message: "a system job is named \(job.name) too, and runs instead",
                     hint: "rename this job (jobctl --user edit), or the system job")]))
             } else {

@@ -206,7 +206,7 @@ package final class MainLoop {
             perform(admission.configure(generation, now: now))
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             logger.reloadApplied(summary, configuration: configuration, settings: settings, jobFiles: reloads.jobFiles)
-            answer = reloads.applied(summary, errors: configuration.errors, finishedRealtimeUSec: wallNowUSec)
+            answer = reloads.applied(summary, errors: configuration.errors, owners: configuration.errorOwners, finishedRealtimeUSec: wallNowUSec)
         }
         metricsChanged()
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of

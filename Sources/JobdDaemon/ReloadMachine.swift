@@ -67,12 +67,13 @@ struct ReloadMachine {
     /// What the read found was applied as `summary` says, with `errors` in the files it kept out.
     /// Returns the report, numbered, and the clients to answer with it.
     mutating func applied(
-        _ summary: Scheduler.ReloadSummary, errors: [ConfigError], finishedRealtimeUSec: Int64
+        _ summary: Scheduler.ReloadSummary, errors: [ConfigError], owners: [String?] = [], finishedRealtimeUSec: Int64
     ) -> (report: ReloadReport, watchers: [ControlReply]) {
-        finished(ReloadReport(sequence: 0, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
-                              changed: summary.changed, removed: summary.removed, kept: summary.kept.count,
-                              errors: errors.map(\.description), finishedRealtimeUSec: finishedRealtimeUSec),
-                 as: errors.isEmpty ? .applied : .partial)
+        var report = ReloadReport(sequence: 0, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
+                                  changed: summary.changed, removed: summary.removed, kept: summary.kept.count,
+                                  errors: errors.map(\.description), finishedRealtimeUSec: finishedRealtimeUSec)
+        report.errorOwners = owners.count == errors.count ? owners : Array(repeating: nil, count: errors.count)
+        return finished(report, as: errors.isEmpty ? .applied : .partial)
     }
 
     /// The configuration read was applied (or rejected) as `report` says, numbered here. Returns
