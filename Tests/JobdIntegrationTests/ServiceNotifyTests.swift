@@ -127,23 +127,17 @@ import Testing
         let ready = try daemon.waitForEvent("daemon.ready")
         try daemon.waitForLine("the notify socket is full") { $0.contains("notify socket is full") }
         let started = ContinuousClock.now
-        let runsBefore = daemon.events("run.exit").count
-        var answered = 0
+        // 25 runs, each with its STATUS=, and a status answered before each: with a blocking
+        // sd_notify, runs stopped after 8. Paced by the runs themselves: the next one, then the
+        // next status.
         var from = ready
-        while ContinuousClock.now - started < .seconds(10) {
+        for _ in 0..<25 {
             let jobctl = try DaemonProcess(product: "jobctl", arguments: ["status", "--runtime-dir", runtime])
-            let status = try jobctl.waitForExit(timeout: .seconds(10))
+            let status = try jobctl.waitForExit(timeout: .seconds(60))
             #expect(status == 0, "jobctl status while nobody reads the notify socket: \(jobctl.lines)")
-            answered += 1
-            // Paced by the runs themselves: the next one, then the next status.
-            from = try daemon.waitForEvent("run.exit", fields: ["JOB": "tick"], from: from + 1, timeout: .seconds(10))
+            from = try daemon.waitForEvent("run.exit", fields: ["JOB": "tick"], from: from + 1, timeout: .seconds(60))
         }
-        let elapsed = ContinuousClock.now - started
-        let runs = daemon.events("run.exit").count - runsBefore
-        // Due every 300 ms: a third of that is a generous floor (with a blocking sd_notify, runs
-        // stopped after 8).
-        let floor = Int(elapsed / .milliseconds(300)) / 3
-        #expect(runs >= floor, "\(runs) runs in \(elapsed), floor \(floor); \(answered) status answers")
+        print("NOTIFY-FULL 25 runs of tick, due every 300 ms, in \(ContinuousClock.now - started)")
         #expect(notify.messages.isEmpty, "nothing read yet")
 
         notify.resume()
