@@ -22,7 +22,8 @@ package struct DaemonContext: Sendable {
     package var post: @Sendable (DaemonEvent) -> Void
     /// The local time zone, as it is now.
     package var zone: @Sendable () -> TimeZoneRules
-    /// Gives free memory back to the system (after a reload freed a generation).
+    /// Gives free memory back to the system (after a reload freed a generation, and once a burst
+    /// of runs has drained: ``BurstTrim``).
     package var trimMemory: @Sendable () -> Void = {}
     /// Fault injection (``Daemon/stallVariable``): blocks the loop, as a hung filesystem would.
     package var stall: (@Sendable () -> Void)?

@@ -46,6 +46,7 @@ extension MainLoop {
         context.store.runStarted(RunInFlightRecord(invocationID: request.invocationID, job: request.job, cause: request.cause.rawValue,
                                                    startUSec: wallNowUSec))
         let (post, clock) = (context.post, context.clocks.monotonic)
+        burstTrim.started()
         context.launcher.launch(
             definition, as: request, context: request.triggeredBy?.environment ?? [:],
             fields: request.launchFields(claimedBy: claimed ? fleet?.settings.node : nil), sendmail: settings.sendmail,
@@ -61,6 +62,7 @@ extension MainLoop {
         scheduler.runFinished(outcome, active: admission.isActive(outcome.job), now: finished)
         context.store.saveHistory(of: outcome.job, scheduler.histories[outcome.job])
         context.store.runEnded(outcome.invocationID)
+        if burstTrim.ended() { context.trimMemory() }
         metricsChanged()
         context.fleetRunEnded(outcome)
         perform(ended.actions)

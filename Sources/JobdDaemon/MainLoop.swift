@@ -48,6 +48,8 @@ package final class MainLoop {
     var runWaiters: RunWaiters
     /// What `STATUS=` says of the fleet, and who claimed the fleet jobs' last elapses (MainLoop+Fleet.swift).
     var fleetStatus = FleetStatus()
+    /// When a burst of runs has drained, free memory goes back to the system.
+    var burstTrim = BurstTrim()
 
     /// `invocationIDs` makes each run's `JOBD_RUN_ID` (random but in tests).
     package init(

@@ -54,3 +54,22 @@ import Testing
         #expect(saved == RunInFlightRecord(invocationID: "ab", job: "j", cause: "timer", startUSec: 7))
     }
 }
+
+/// Issue 39: a burst of runs gives its memory back as it drains, once; runs a few at a time never trim.
+@Suite struct BurstTrimTests {
+    typealias H = DaemonHarness
+
+    @Test func aDrainedBurstTrimsOnceAndAFewRunsNever() {
+        let daemon = H([H.job("a", overlap: .parallel)])
+        for _ in 0..<3 { daemon.control(.run, "a") }
+        for _ in 0..<3 { daemon.end("a") }
+        #expect(daemon.trims.withLock { $0 } == 0)
+        for _ in 0..<100 { daemon.control(.run, "a") }
+        for _ in 0..<74 { daemon.end("a") }
+        #expect(daemon.trims.withLock { $0 } == 0, "26 of 100 still in flight")
+        daemon.end("a")
+        #expect(daemon.trims.withLock { $0 } == 1, "a quarter of the peak left")
+        for _ in 0..<25 { daemon.end("a") }
+        #expect(daemon.trims.withLock { $0 } == 1, "once a burst")
+    }
+}

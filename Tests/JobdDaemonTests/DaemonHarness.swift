@@ -31,6 +31,8 @@ final class DaemonHarness {
     let scheduler: Scheduler
     let loop: MainLoop
     private let elapsed = Guarded<Int64>(0)
+    /// How often the loop gave free memory back (``DaemonContext/trimMemory``).
+    let trims = Guarded<Int>(0)
     private let posted = Guarded<[DaemonEvent]>([])
     /// Whether the loop said it is done (``MainLoop/handle(_:)`` returned `false`).
     private(set) var ended = false
@@ -53,8 +55,10 @@ final class DaemonHarness {
         scheduler = Scheduler(queue: queue, daemonStart: Self.start, logger: logger, clocks: clocks) { post(.due($0)) }
         fleet = node.map { FakeFleet(node: $0) }
         store.disabled.withLock { $0 = disabled }
-        let context = DaemonContext(
+        var context = DaemonContext(
             clocks: clocks, configuration: source, store: store, launcher: launcher, fleet: fleet, post: post)
+        let trims = self.trims
+        context.trimMemory = { trims.withLock { $0 += 1 } }
         let invocations = Guarded<Int>(0)
         loop = MainLoop(
             options: DaemonOptions(configDirectory: "/etc/jobd", runtimeDirectory: "/run/jobd", stateDirectory: "/var/lib/jobd",
