@@ -81,6 +81,8 @@ package struct UserJobStore: Sendable {
         if let found = unknown[definition.name] { return .failure(ConfigErrors(found)) }
         definition.user = user
         definition.owningUser = user
+        // Set-user-ID programs gain nothing in a user's run, whatever restricts it (UserJobPolicy).
+        definition.sandbox.noNewPrivileges = true
         definition.onFailure = definition.onFailure.map { Self.jobName(user: user, job: $0) }
         definition.onSuccess = definition.onSuccess.map { Self.jobName(user: user, job: $0) }
         return .success(definition)

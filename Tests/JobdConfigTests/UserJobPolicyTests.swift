@@ -70,12 +70,29 @@ import Testing
         Row(line: "SyslogIdentifier=sshd", error: "mine.job:3: error: SyslogIdentifier= needs root: a user's job may not set it"),
         Row(line: "RunOn=one-node", error: "mine.job:3: error: RunOn= needs root: a user's job may not set it"),
         Row(line: "ConditionPathExists=/root/secret", error: "mine.job:3: error: ConditionPathExists= needs root: a user's job may not set it"),
-        Row(line: "PrivateTmp=yes", error: "mine.job:3: error: PrivateTmp= in a user's job needs NoNewPrivileges=yes"),
+        Row(line: "NoNewPrivileges=no", error: "mine.job:3: error: NoNewPrivileges=no: a user's job always runs with NoNewPrivileges=yes"),
+        Row(line: "NoNewPrivileges=0", error: "mine.job:3: error: NoNewPrivileges=0: a user's job always runs with NoNewPrivileges=yes"),
         Row(line: "OnFailure=bob:notify", error: "mine.job:3: error: OnFailure=bob:notify: a user's job names only its owner's jobs, by their own names"),
     ])
     func aValueAboveTheUserIsRefusedWithItsLine(_ row: Row) throws {
         let errors = try Self.errors(row.line + "\n")
         #expect(errors.count == 1 && errors.first?.hasPrefix(row.error) == true, "\(errors)")
+    }
+
+    /// An empty value is a value: `CapabilityBoundingSet=` is the empty bounding set, under which a
+    /// set-user-ID root program's `setuid(getuid())` "succeeds" and keeps saved uid 0. A user's
+    /// run always has NoNewPrivileges=yes, whatever its file says or leaves out (issue 37).
+    @Test(arguments: [
+        "", "CapabilityBoundingSet=\n", "CapabilityBoundingSet=CAP_CHOWN\nCapabilityBoundingSet=\n", "SystemCallFilter=\n",
+        "PrivateTmp=yes\n", "NoNewPrivileges=\n", "NoNewPrivileges=yes\nNoNewPrivileges=\n", "User=\n",
+    ])
+    func aUsersRunAlwaysHasNoNewPrivileges(body: String) throws {
+        #expect(try Self.errors(body) == [])
+        let store = UserJobStore(directory: "/nonexistent/users")
+        let definition = try store.definition(of: try Self.nobody(), job: "mine", path: "mine.job",
+                                              text: "[Job]\nExecStart=/bin/true\n" + body, names: ["mine"]).get()
+        #expect(definition.sandbox.noNewPrivileges && definition.user == "nobody")
+        #expect(definition.sandbox.trampolineOptions().contains("--no-new-privileges"), "\(definition.sandbox.trampolineOptions())")
     }
 
     @Test func theStoreRunsTheJobAsItsOwnerAndNamesItsOwnJobs() throws {

@@ -158,12 +158,12 @@ import Testing
             #expect(status == 1, "\(output)")
             #expect(output.contains("sneaky.job:\(line): error: User=\(account): a user's job runs as its owner, \(alice.name)"), "\(output)")
         }
-        let needsRoot = "[Job]\nExecStart=/bin/true\nNice=-5\nAmbientCapabilities=CAP_NET_ADMIN\nPrivateTmp=yes\n"
+        let needsRoot = "[Job]\nExecStart=/bin/true\nNice=-5\nAmbientCapabilities=CAP_NET_ADMIN\nNoNewPrivileges=no\n"
         let (status, output) = try setup.jobctl(["--user", "edit", "greedy"], as: alice, editing: needsRoot)
         #expect(status == 1, "\(output)")
         #expect(output.contains("greedy.job:3: error: Nice=-5 needs root"), "\(output)")
         #expect(output.contains("greedy.job:4: error: AmbientCapabilities= needs root"), "\(output)")
-        #expect(output.contains("greedy.job:5: error: PrivateTmp= in a user's job needs NoNewPrivileges=yes"), "\(output)")
+        #expect(output.contains("greedy.job:5: error: NoNewPrivileges=no: a user's job always runs with NoNewPrivileges=yes"), "\(output)")
         // Nothing was kept.
         let (_, list) = try setup.jobctl(["--user", "list"], as: alice)
         #expect(!list.contains("sneaky") && !list.contains("greedy"), "\(list)")
@@ -180,6 +180,22 @@ import Testing
         // An unchanged copy changes nothing.
         let (kept, unchanged) = try setup.jobctl(["--user", "edit", "quiet"], as: alice, editing: nil)
         #expect(kept == 0 && unchanged.contains("unchanged"), "\(unchanged)")
+    }
+
+    /// Issue 37: an empty `CapabilityBoundingSet=` is the empty bounding set, not "unset"; a user's
+    /// run got it without no_new_privs, so a set-user-ID root program's `setuid(getuid())`
+    /// "succeeded" and kept saved uid 0. A user's run always has no_new_privs, as the kernel shows.
+    @Test func aUsersRunAlwaysHasNoNewPrivilegesEvenWithAnEmptyBoundingSet() throws {
+        let setup = try Setup()
+        let alice = setup.alice
+        let status = alice.directory + "/status"
+        let job = "[Job]\nOnStartupSec=1h\nCapabilityBoundingSet=\nExecStart=/bin/sh -c 'grep -e NoNewPrivs -e CapBnd /proc/self/status > \(status)'\n"
+        let (saved, output) = try setup.jobctl(["--user", "edit", "bounded"], as: alice, editing: job)
+        #expect(saved == 0, "\(output)")
+        let (ran, runOutput) = try setup.jobctl(["--user", "run", "bounded", "--wait"], as: alice)
+        #expect(ran == 0, "\(runOutput)")
+        let seen = try String(contentsOfFile: status, encoding: .utf8)
+        #expect(seen.contains("NoNewPrivs:\t1\n") && seen.contains("CapBnd:\t0000000000000000\n"), "\(seen)")
     }
 
     @Test func usersDenyAndUsersAllowRefuseWithExitFourAndTheReason() throws {
