@@ -10,13 +10,13 @@ package enum UserJobPolicy {
         "Description", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec", "OnCalendar", "Cron", "RandomizedDelaySec",
         "AccuracySec", "Persistent", "ExecStart", "WorkingDirectory", "Environment", "EnvironmentFile", "RuntimeMaxSec",
         "TimeoutStopSec", "TimeoutStartSec", "Overlap", "Restart", "RestartSec", "RestartSteps", "RestartMaxDelaySec",
-        "RestartLimit", "KillMode", "MailTo", "MailOn", "TasksMax", "SuccessExitStatus", "RestartPreventExitStatus",
+        "RestartLimit", "KillMode", "MailTo", "MailOn", "SuccessExitStatus", "RestartPreventExitStatus",
         "StandardInput", "UMask", "MemoryMax", "MemoryHigh", "MemorySwapMax", "CPUQuota",
     ]
     /// Keys whose value is checked: they may restrict the run, never raise it above the user.
     static let checkedKeys: Set<String> = [
         "User", "NoNewPrivileges", "Group", "SupplementaryGroups", "OnFailure", "OnSuccess", "Nice", "IOSchedulingClass",
-        "IOSchedulingPriority", "CPUSchedulingPolicy", "CPUWeight", "IOWeight",
+        "IOSchedulingPriority", "CPUSchedulingPolicy", "CPUWeight", "IOWeight", "TasksMax",
     ]
     /// Sandbox keys a user's file may set as it likes, because its run always has
     /// `NoNewPrivileges=yes`: a changed file system, system call filter or bounding set (an empty
@@ -29,13 +29,25 @@ package enum UserJobPolicy {
         "ReadOnlyPaths", "InaccessiblePaths", "CapabilityBoundingSet",
     ]
 
+    /// What jobd.conf bounds a user's job by: its `TasksMax=` at most `DefaultTasksMax=`, on a
+    /// system of `systemMaximum` tasks (what percentages are shares of).
+    package struct Bounds: Sendable {
+        package var defaultTasksMax: TasksMax
+        package var systemMaximum: UInt64
+
+        package init(settings: DaemonSettings, systemMaximum: UInt64) {
+            defaultTasksMax = settings.defaultTasksMax
+            self.systemMaximum = systemMaximum
+        }
+    }
+
     /// Every key a user's file may set, for jobd.job(5) and the tests.
     package static var allowedKeys: Set<String> { freeKeys.union(checkedKeys).union(sandboxKeys) }
 
     /// The errors of `text` (the file at `path`) as `owner`'s own job: keys that need root, and
-    /// values that would raise the run above `owner`. A file that passes is then read as any job
-    /// file is (``UserJobStore/definition(of:job:path:text:names:)``).
-    package static func errors(in text: String, path: String, owner: Account) -> [ConfigError] {
+    /// values that would raise the run above `owner` or above `bounds`. A file that passes is then
+    /// read as any job file is (``UserJobStore/definition(of:job:path:text:names:bounds:)``).
+    package static func errors(in text: String, path: String, owner: Account, bounds: Bounds) -> [ConfigError] {
         let (file, _) = UnitFile.parse(text, path: path)
         let userName = owner.userName ?? String(owner.uid)
         var errors: [ConfigError] = []
@@ -98,6 +110,12 @@ package enum UserJobPolicy {
                 } else if let policy = attributes.cpuPolicy, policy == 1 || policy == 2 {
                     error(line, "CPUSchedulingPolicy=\(value) needs root: real-time scheduling", "write other, batch or idle")
                 }
+            case "TasksMax":  // at most DefaultTasksMax=: a user's run must not take root's tasks
+                guard let asked = TasksMax.parse(value), !asked.isAtMost(bounds.defaultTasksMax, systemMaximum: bounds.systemMaximum)
+                else { continue }
+                let bound = bounds.defaultTasksMax.resolved(systemMaximum: bounds.systemMaximum).map(String.init) ?? "infinity"
+                error(line, "TasksMax=\(value) needs root: a user's run may have at most DefaultTasksMax=\(bounds.defaultTasksMax) "
+                      + "(\(bound) tasks here) of jobd.conf", "write at most \(bound), or leave TasksMax= out for the default")
             default:  // CPUWeight=, IOWeight=: at most the kernel's default of 100
                 var resources = ResourceControl()
                 guard let resource = ResourceControl.Key(rawValue: key), resources.read(key: resource, value: value, line: line) == nil

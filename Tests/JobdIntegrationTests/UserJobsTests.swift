@@ -158,12 +158,13 @@ import Testing
             #expect(status == 1, "\(output)")
             #expect(output.contains("sneaky.job:\(line): error: User=\(account): a user's job runs as its owner, \(alice.name)"), "\(output)")
         }
-        let needsRoot = "[Job]\nExecStart=/bin/true\nNice=-5\nAmbientCapabilities=CAP_NET_ADMIN\nNoNewPrivileges=no\n"
+        let needsRoot = "[Job]\nExecStart=/bin/true\nNice=-5\nAmbientCapabilities=CAP_NET_ADMIN\nNoNewPrivileges=no\nTasksMax=infinity\n"
         let (status, output) = try setup.jobctl(["--user", "edit", "greedy"], as: alice, editing: needsRoot)
         #expect(status == 1, "\(output)")
         #expect(output.contains("greedy.job:3: error: Nice=-5 needs root"), "\(output)")
         #expect(output.contains("greedy.job:4: error: AmbientCapabilities= needs root"), "\(output)")
         #expect(output.contains("greedy.job:5: error: NoNewPrivileges=no: a user's job always runs with NoNewPrivileges=yes"), "\(output)")
+        #expect(output.contains("greedy.job:6: error: TasksMax=infinity needs root: a user's run may have at most DefaultTasksMax=15%"), "\(output)")
         // Nothing was kept.
         let (_, list) = try setup.jobctl(["--user", "list"], as: alice)
         #expect(!list.contains("sneaky") && !list.contains("greedy"), "\(list)")
