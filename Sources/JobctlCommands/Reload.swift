@@ -80,6 +80,8 @@ extension Jobctl {
                 + "\(report.removed.count) removed\(names(report.removed)), \(report.kept) kept"
             if report.accepted {
                 print("jobd reloaded: " + summary)
+                // Errors of users' own jobs, which break those jobs alone.
+                for error in report.errors { print(error, to: &standardError) }
                 return
             }
             for error in report.errors { print(error, to: &standardError) }

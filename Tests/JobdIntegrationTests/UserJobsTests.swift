@@ -213,8 +213,10 @@ import Testing
                     "\(arguments): \(output)")
         }
         #expect(try setup.jobctl(["--user", "run", "backup", "--wait"], as: alice).0 == 0)
-        // And at the next reload bob's job stops running: root sees why.
-        #expect(try setup.jobctl(["reload"]).0 == 1)
+        // And at the next reload bob's job stops running: root sees why. Root's reload is done: a
+        // user's broken job is that user's (issue 37).
+        let (reloaded, reloadOutput) = try setup.jobctl(["reload"])
+        #expect(reloaded == 0 && reloadOutput.contains("users.deny lists \(bob.name)"), "\(reloadOutput)")
         let (_, status) = try setup.jobctl(["status", "\(bob.name):backup"])
         #expect(status.contains("users.deny lists \(bob.name)"), "\(status)")
         // users.allow wins over users.deny: only those it lists.
@@ -224,6 +226,28 @@ import Testing
         #expect(try setup.jobctl(["--user", "list"], as: bob).0 == 0)
         // Root always may.
         #expect(try setup.jobctl(["list"]).0 == 0)
+    }
+
+    /// Issue 37: a user's dangling `OnFailure=` (she removed the job it named) made every reload of
+    /// root's fail. It breaks her job alone: root's reload is done, and what root changed applies.
+    @Test func aUsersDanglingReferenceBreaksOnlyTheirJobNeverRootsReload() throws {
+        let setup = try Setup()
+        let alice = setup.alice
+        #expect(try setup.jobctl(["--user", "edit", "notify"], as: alice, editing: alice.job).0 == 0)
+        let backup = "[Job]\nOnStartupSec=1h\nOnFailure=notify\nExecStart=/bin/true\n"
+        #expect(try setup.jobctl(["--user", "edit", "backup"], as: alice, editing: backup).0 == 0)
+        let (removed, removal) = try setup.jobctl(["--user", "edit", "notify"], as: alice, editing: "")
+        #expect(removed == 0, "\(removal)")
+        try setup.config.write(job: "nightly", "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n")
+        for _ in 0 ..< 2 {
+            let (status, output) = try setup.jobctl(["reload"])
+            #expect(status == 0 && output.contains("jobd reloaded"), "\(output)")
+            #expect(output.contains("\(alice.name)/backup.job:3: error: OnFailure=: no job is named 'notify'"), "\(output)")
+        }
+        let (listed, list) = try setup.jobctl(["list"])
+        #expect(listed == 0 && list.contains("nightly"), "\(list)")
+        let (_, status) = try setup.jobctl(["--user", "status", "backup"], as: alice)
+        #expect(status.contains("OnFailure=: no job is named 'notify'"), "\(status)")
     }
 
     @Test func aUserImportsTheirCrontabAndDisablesAndEnablesTheirJobs() throws {
