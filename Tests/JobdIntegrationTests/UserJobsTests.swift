@@ -250,6 +250,21 @@ import Testing
         #expect(status.contains("OnFailure=: no job is named 'notify'"), "\(status)")
     }
 
+    /// Issue 37: a user's Description= and ExecStart= reached root's terminal raw through `jobctl
+    /// status` (a retitled window, a cleared screen). Root sees them escaped; --json keeps them.
+    @Test func rootsStatusEscapesTheControlCharactersOfAUsersJob() throws {
+        let setup = try Setup()
+        let alice = setup.alice
+        let job = "[Job]\nDescription=evil \u{1b}]0;pwned\u{07} \u{1b}[2J\nOnStartupSec=1h\nExecStart=/bin/echo \u{1b}[31mred\n"
+        #expect(try setup.jobctl(["--user", "edit", "esc"], as: alice, editing: job).0 == 0)
+        let (status, output) = try setup.jobctl(["status", "\(alice.name):esc"])
+        #expect(status == 0 && !output.unicodeScalars.contains { $0.value == 0x1b || $0.value == 0x07 }, "\(output.debugDescription)")
+        #expect(output.contains("\(alice.name):esc - evil \\x1b]0;pwned\\x07 \\x1b[2J\n"), "\(output)")
+        #expect(output.contains("Command: /bin/echo \\x1b[31mred"), "\(output)")
+        let (_, json) = try setup.jobctl(["status", "\(alice.name):esc", "--json"])
+        #expect(json.contains("\\u001b]0;pwned"), "\(json)")
+    }
+
     @Test func aUserImportsTheirCrontabAndDisablesAndEnablesTheirJobs() throws {
         let setup = try Setup()
         let alice = setup.alice
