@@ -38,6 +38,12 @@ package struct JobdConfiguration: Sendable {
         (fatal.map { [$0] } ?? []) + settingsErrors + broken.flatMap(\.errors)
     }
 
+    /// The errors of root's configuration: ``errors`` but those of users' own jobs, which break
+    /// only those jobs and are their users' to mend. They alone make a reload incomplete.
+    package var systemErrors: [ConfigError] {
+        (fatal.map { [$0] } ?? []) + settingsErrors + broken.filter { $0.owner == nil }.flatMap(\.errors)
+    }
+
     /// Whose each of ``errors`` is, in the same order: the user of a user's own job file, else `nil`.
     package var errorOwners: [String?] {
         Array(repeating: nil, count: (fatal == nil ? 0 : 1) + settingsErrors.count)
@@ -74,7 +80,7 @@ extension JobdConfiguration {
         jobs.removeAll { definition in
             let found = errors(definition)
             guard !found.isEmpty else { return false }
-            broken.append(BrokenJob(name: definition.name, path: definition.path, errors: found))
+            broken.append(BrokenJob(name: definition.name, owner: definition.owningUser, path: definition.path, errors: found))
             moved = true
             return true
         }

@@ -64,11 +64,13 @@ package struct UserJobStore: Sendable {
     }
 
     /// The definition of `owner`'s job `job` from `text` (shown as `path` in errors): the keys a user
-    /// may set (``UserJobPolicy``), then as any job file, run as `owner`, its `OnFailure=` and
-    /// `OnSuccess=` naming jobs among `names` (the owner's, without `USER:`).
-    package func definition(of owner: Account, job: String, path: String, text: String, names: Set<String>) -> Result<JobDefinition, ConfigErrors> {
+    /// may set (``UserJobPolicy``) within `bounds`, then as any job file, run as `owner`, its
+    /// `OnFailure=` and `OnSuccess=` naming jobs among `names` (the owner's, without `USER:`).
+    package func definition(
+        of owner: Account, job: String, path: String, text: String, names: Set<String>, bounds: UserJobPolicy.Bounds
+    ) -> Result<JobDefinition, ConfigErrors> {
         let user = owner.userName ?? String(owner.uid)
-        let policy = UserJobPolicy.errors(in: text, path: path, owner: owner)
+        let policy = UserJobPolicy.errors(in: text, path: path, owner: owner, bounds: bounds)
         let read = JobFileReader.read(name: Self.jobName(user: user, job: job), path: path, text: text)
         var errors = policy
         if case .failure(let failure) = read {
@@ -81,6 +83,8 @@ package struct UserJobStore: Sendable {
         if let found = unknown[definition.name] { return .failure(ConfigErrors(found)) }
         definition.user = user
         definition.owningUser = user
+        // Set-user-ID programs gain nothing in a user's run, whatever restricts it (UserJobPolicy).
+        definition.sandbox.noNewPrivileges = true
         definition.onFailure = definition.onFailure.map { Self.jobName(user: user, job: $0) }
         definition.onSuccess = definition.onSuccess.map { Self.jobName(user: user, job: $0) }
         return .success(definition)
@@ -89,8 +93,10 @@ package struct UserJobStore: Sendable {
     /// Every user's jobs, as jobd loads them at start and at each reload, each file on its own (a
     /// broken one disables its own job). A user whose account is gone, or whom `access` refuses
     /// (`users.allow`, `users.deny`), keeps the files, but none runs; jobs beyond `maximumJobs` of a
-    /// user, in name order, do not run either.
-    package func read(access: UserAccessList, maximumJobs: Int) -> (jobs: [JobDefinition], broken: [JobdConfiguration.BrokenJob]) {
+    /// user, in name order, do not run either; `bounds` bound each job (``UserJobPolicy/Bounds``).
+    package func read(
+        access: UserAccessList, maximumJobs: Int, bounds: UserJobPolicy.Bounds
+    ) -> (jobs: [JobDefinition], broken: [JobdConfiguration.BrokenJob]) {
         guard OwnedDirectory.problem(with: path) == nil, case .success(let users) = FileSystem.directoryEntries(path) else { return ([], []) }
         var jobs: [JobDefinition] = [], broken: [JobdConfiguration.BrokenJob] = []
         for user in users.sorted() where Self.isValidOwnName(user) {
@@ -124,7 +130,7 @@ package struct UserJobStore: Sendable {
                 let text = text(of: user, uid: owner.uid, job: job)
                     ?? .failure(ConfigError(file: file, line: nil, message: "the file was removed while jobd read it"))
                 let result = text.mapError { ConfigErrors([$0]) }
-                    .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names)) }
+                    .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names), bounds: bounds) }
                 switch result {
                 case .success(let definition): jobs.append(definition)
                 case .failure(let errors): broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: errors.errors))
@@ -154,12 +160,14 @@ package struct UserJobStore: Sendable {
 }
 
 extension JobdConfiguration {
-    /// Adds every user's jobs of `store` (``UserJobStore/read(access:maximumJobs:)``) to the jobs
-    /// read from the configuration directory `directory`, whose `users.allow` and `users.deny` say
-    /// who may have them. A system job wins over a user's job of the same name.
+    /// Adds every user's jobs of `store` (``UserJobStore/read(access:maximumJobs:bounds:)``) to the
+    /// jobs read from the configuration directory `directory`, whose `users.allow` and `users.deny`
+    /// say who may have them. A system job wins over a user's job of the same name.
     package mutating func addUserJobs(from store: UserJobStore, configDirectory directory: String) {
-        let (userJobs, userBroken) = store.read(access: .read(configDirectory: directory),
-                                                maximumJobs: (settings ?? DaemonSettings()).userJobsMax)
+        let settings = settings ?? DaemonSettings()
+        let (userJobs, userBroken) = store.read(
+            access: .read(configDirectory: directory), maximumJobs: settings.userJobsMax,
+            bounds: UserJobPolicy.Bounds(settings: settings, systemMaximum: TasksMax.currentSystemMaximum()))
         let system = Set(jobs.lazy.map(\.name) + broken.lazy.map(\.name))
         for job in userJobs {
             if system.contains(job.name) {

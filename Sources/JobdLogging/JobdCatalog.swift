@@ -47,8 +47,9 @@ package enum JobdCatalog {
                 """)
         case .reloadDone:
             Entry(subject: "jobd reloaded its job files", body: """
-                Every job file loaded without errors; the configuration is now in effect as
-                generation @JOBD_GENERATION@. Jobs that were removed will not be scheduled again;
+                Every job file of the system's loaded without errors (errors in users' own jobs
+                break only those jobs: their config.error entries come before this one); the
+                configuration is now in effect as generation @JOBD_GENERATION@. Jobs that were removed will not be scheduled again;
                 jobs whose file did not change keep their schedule.
                 """)
         case .reloadFailed:
