@@ -14,12 +14,18 @@ package struct JobdConfiguration: Sendable {
         package var owner: String?
         package var path: String
         package var errors: [ConfigError]
+        /// Its user may no longer have this job (``UserJobStore``: `users.deny`/`users.allow`, the
+        /// account is gone, the file is not the account's, or beyond `UserJobsMax=`): unlike a
+        /// file with an error in it, which keeps its job's previous definition, it keeps nothing,
+        /// and its runs in flight are stopped.
+        package var revoked: Bool
 
-        package init(name: String, owner: String? = nil, path: String, errors: [ConfigError]) {
+        package init(name: String, owner: String? = nil, path: String, errors: [ConfigError], revoked: Bool = false) {
             self.name = name
             self.owner = owner
             self.path = path
             self.errors = errors
+            self.revoked = revoked
         }
     }
 

@@ -133,7 +133,7 @@ package struct RunOutcome: Sendable, Hashable {
         switch stopReason {
         case .runtimeExceeded?: return .timeout
         case .oomKill?: return .oomKill
-        case .replaced?, .requested?, .shutdown?: return .stopped
+        case .replaced?, .requested?, .shutdown?, .revoked?: return .stopped
         case .leaseLost?: return .lost
         case nil: break
         }

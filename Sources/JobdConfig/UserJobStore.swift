@@ -104,7 +104,7 @@ package struct UserJobStore: Sendable {
             func breakAll(_ message: String, hint: String? = nil) {
                 broken += names.map { job in
                     .init(name: Self.jobName(user: user, job: job), owner: user, path: file(of: user, job: job),
-                          errors: [ConfigError(file: file(of: user, job: job), line: nil, message: message, hint: hint)])
+                          errors: [ConfigError(file: file(of: user, job: job), line: nil, message: message, hint: hint)], revoked: true)
                 }
             }
             if let problem = OwnedDirectory.problem(with: directory(of: user)) {
@@ -124,11 +124,16 @@ package struct UserJobStore: Sendable {
                 guard index < maximumJobs else {
                     broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: [ConfigError(
                         file: file, line: nil, message: "\(user) has more than \(maximumJobs) jobs (UserJobsMax= in jobd.conf)",
-                        hint: "remove some of \(user)'s jobs")]))
+                        hint: "remove some of \(user)'s jobs")], revoked: true))
                     continue
                 }
                 let text = text(of: user, uid: owner.uid, job: job)
                     ?? .failure(ConfigError(file: file, line: nil, message: "the file was removed while jobd read it"))
+                // A file jobd cannot read as the account's own (another uid's, unreadable) keeps nothing.
+                if case .failure(let error) = text {
+                    broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: [error], revoked: true))
+                    continue
+                }
                 let result = text.mapError { ConfigErrors([$0]) }
                     .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names), bounds: bounds) }
                 switch result {

@@ -206,6 +206,8 @@ package final class MainLoop {
             // A job whose file is gone takes its kept history with it (once its last run ended).
             for name in summary.removed { context.store.saveHistory(of: name, scheduler.histories[name]) }
             perform(admission.configure(generation, now: now))
+            // A user who may no longer have jobs has none running either.
+            for job in configuration.broken where job.revoked { perform(admission.stop(job: job.name, reason: .revoked)) }
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             logger.reloadApplied(summary, configuration: configuration, settings: settings, jobFiles: reloads.jobFiles)
             answer = reloads.applied(summary, errors: configuration.errors, owners: configuration.errorOwners, finishedRealtimeUSec: wallNowUSec)

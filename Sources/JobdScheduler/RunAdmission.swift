@@ -317,11 +317,12 @@ package struct RunAdmission: Sendable {
         return actions
     }
 
-    /// `jobctl stop`: the job's runs in flight are stopped; its waiting run and pending retry dropped.
-    package mutating func stop(job: String) -> [Action] {
+    /// `jobctl stop` (or a reload that revoked the job, with `reason` ``StopReason/revoked``): the
+    /// job's runs in flight are stopped; its waiting run and pending retry dropped.
+    package mutating func stop(job: String, reason: StopReason = .requested) -> [Action] {
         var actions: [Action] = []
         if let runs = jobs[job] {
-            if !runs.inFlight.isEmpty { actions.append(.stop(job: job, reason: .requested)) }
+            if !runs.inFlight.isEmpty { actions.append(.stop(job: job, reason: reason)) }
             actions += forget(job, runs: runs, reason: "stopped")
         }
         let waiting = slotWaiting.filter { $0.job == job }

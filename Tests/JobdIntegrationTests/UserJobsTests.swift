@@ -219,6 +219,9 @@ import Testing
         #expect(reloaded == 0 && reloadOutput.contains("users.deny lists \(bob.name)"), "\(reloadOutput)")
         let (_, status) = try setup.jobctl(["status", "\(bob.name):backup"])
         #expect(status.contains("users.deny lists \(bob.name)"), "\(status)")
+        // Revoked, not merely broken: no earlier definition of bob's job is kept to run.
+        let (ran, ranOutput) = try setup.jobctl(["run", "\(bob.name):backup", "--wait"])
+        #expect(ran != 0 && ranOutput.contains("users.deny lists \(bob.name)"), "\(ranOutput)")
         // users.allow wins over users.deny: only those it lists.
         try "\(bob.name)\n".write(toFile: setup.config.path + "/users.allow", atomically: true, encoding: .utf8)
         let (aliceStatus, aliceOutput) = try setup.jobctl(["--user", "status", "backup"], as: alice)
