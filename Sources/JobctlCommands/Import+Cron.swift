@@ -91,8 +91,8 @@ extension Jobctl.Import {
             if system, user != nil {
                 throw ValidationError("--user is for a user crontab: a system crontab names the user on each line")
             }
-            if !prefix.isEmpty, !JobFileReader.isValidJobName(prefix) {
-                throw ValidationError("--prefix '\(prefix)' can start no job name: use letters, digits and '_.@:-' only")
+            if !prefix.isEmpty, !JobFileReader.isValidJobName(prefix) || prefix.contains(":") {
+                throw ValidationError("--prefix '\(prefix)' can start no job name: use letters, digits and '_.@-' only")
             }
         }
 
