@@ -33,6 +33,13 @@ package struct DaemonSettings: Sendable, Equatable {
     /// one else's. `nil` (`infinity`) is no limit.
     package var userRunsMax: Int? = DaemonSettings.defaultUserRunsMax
     package static let defaultUserRunsMax = 4
+    /// `UserLogRateLimitBurst=` lines of one user's own jobs' output go to the journal in each
+    /// `UserLogRateLimitIntervalSec=`; more are dropped and counted, so that no user's output
+    /// spends the journald rate limit root's entries need. `nil` (`infinity`) is no limit.
+    package var userLogRateLimitBurst: Int? = DaemonSettings.defaultUserLogRateLimitBurst
+    package static let defaultUserLogRateLimitBurst = 1_000
+    package var userLogRateLimitInterval = DaemonSettings.defaultUserLogRateLimitInterval
+    package static let defaultUserLogRateLimitInterval = TimeSpan.seconds(30)
 
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
@@ -44,7 +51,8 @@ package struct DaemonSettings: Sendable, Equatable {
     }
 
     static let section = "Daemon"
-    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax"]
+    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax",
+                       "UserLogRateLimitBurst", "UserLogRateLimitIntervalSec"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
@@ -124,6 +132,26 @@ package struct DaemonSettings: Sendable, Equatable {
                 } else {
                     errors.append(ConfigError(file: path, line: assignment.line, message: "UserRunsMax=: '\(value)' is not a positive number",
                                               hint: "write a number of runs such as \(defaultUserRunsMax) (the default), or infinity"))
+                }
+            case "UserLogRateLimitBurst":
+                if value.isEmpty {
+                    settings.userLogRateLimitBurst = defaultUserLogRateLimitBurst
+                } else if value == "infinity" {
+                    settings.userLogRateLimitBurst = nil
+                } else if let limit = Int(value), limit >= 0 {
+                    settings.userLogRateLimitBurst = limit
+                } else {
+                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserLogRateLimitBurst=: '\(value)' is not a number of lines",
+                                              hint: "write a number such as \(defaultUserLogRateLimitBurst) (the default), or infinity"))
+                }
+            case "UserLogRateLimitIntervalSec":
+                if value.isEmpty {
+                    settings.userLogRateLimitInterval = defaultUserLogRateLimitInterval
+                } else if let span = try? TimeSpan.parse(value), span > .zero {
+                    settings.userLogRateLimitInterval = span
+                } else {
+                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserLogRateLimitIntervalSec=: '\(value)' is not a time span above 0",
+                                              hint: "write a time span such as 30s (the default)"))
                 }
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }

@@ -71,6 +71,8 @@ package protocol RunLauncher: Sendable {
     var tracking: RunTracking { get }
     /// Who follows which run's output (`jobctl run --wait`).
     var outputTaps: RunOutputTaps { get }
+    /// Each user's budget of journal lines for their own jobs' output (jobd.conf).
+    var outputBudget: OutputBudget { get }
     /// Starts a run of `definition` as `request`; `ended` is called (on any thread) with its outcome.
     func launch(
         _ definition: JobDefinition, as request: RunRequest, context: [String: String], fields: [String: String],
