@@ -48,7 +48,7 @@ extension MainLoop {
         let (post, clock) = (context.post, context.clocks.monotonic)
         burstTrim.started()
         context.launcher.launch(
-            definition, as: request, context: request.triggeredBy?.environment ?? [:],
+            definition, as: request, context: request.environment,
             fields: request.launchFields(claimedBy: claimed ? fleet?.settings.node : nil), sendmail: settings.sendmail,
             fence: claimed ? fleet?.fence(ofRun: request.invocationID) : nil
         ) { post(.runFinished($0, finished: clock())) }

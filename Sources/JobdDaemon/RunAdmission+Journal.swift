@@ -52,6 +52,15 @@ extension RunRequest {
         return fields
     }
 
+    /// What the run gets in its environment besides its job's: the outcome that started it (for
+    /// an `OnFailure=`/`OnSuccess=` run), and `JOBD_ELAPSE_USEC`, the scheduled instant a run its
+    /// timer started serves (kept by its retries): a job makes its side effects idempotent by it.
+    var environment: [String: String] {
+        var environment = triggeredBy?.environment ?? [:]
+        if let scheduledElapse { environment["JOBD_ELAPSE_USEC"] = String(scheduledElapse.microseconds) }
+        return environment
+    }
+
     /// The journal fields of every entry of the run once it starts: its cause where it is not a
     /// timer, and for a fleet run this node claimed (as `node`), the node and the elapse.
     func launchFields(claimedBy node: String?) -> [String: String] {

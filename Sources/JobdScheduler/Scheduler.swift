@@ -340,7 +340,9 @@ package final class Scheduler {
 
     /// What a fire of a job's owner was.
     package enum Fire: Sendable, Equatable {
-        /// The job fell due; `elapse` is the calendar elapse a `RunOn=one-node` job's owner was armed for.
+        /// The job fell due; `elapse` is the scheduled instant the fire serves (``servedElapse``): the
+        /// calendar elapse a `RunOn=one-node` job's owner was armed for, and what a run gets as
+        /// `JOBD_ELAPSE_USEC`.
         case due(elapse: RealtimeInstant?)
         /// The owner is no longer current (the fire was delivered as a reload let it go): nothing is to run.
         case ownerRetired
@@ -350,6 +352,7 @@ package final class Scheduler {
     package func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> Fire {
         guard let owner = generation.owners[due.job], owner.id == due.ownerID else { return .ownerRetired }
         var history = histories[due.job] ?? JobHistory()
+        let elapse = scheduledElapses[owner.id] ?? servedElapse(owner.definition, due: due, history: history, now: now)
         history.lastTrigger = now
         history.lastTriggerRealtime = clocks.realtime()
         rebootDue.remove(due.job)
@@ -358,7 +361,23 @@ package final class Scheduler {
         }
         histories[due.job] = history
         unsettled.insert(due.job)
-        return .due(elapse: scheduledElapses[owner.id])
+        return .due(elapse: elapse)
+    }
+
+    /// The scheduled instant a fire of `definition`'s owner serves, on the wall clock, from the
+    /// history as it was before the fire: the calendar elapse that fell due (the same on every
+    /// node, and for every retry of the run), else, for a monotonic trigger or `@reboot`, the
+    /// instant the timer fired for.
+    private func servedElapse(_ definition: JobDefinition, due: DueJob, history: JobHistory, now: MonotonicInstant) -> RealtimeInstant {
+        let realtime = clocks.realtime()
+        if definition.triggers.contains(where: \.isCalendar) {
+            let wallClock = NextElapse.WallClock(monotonic: now, realtime: realtime, zone: zone, daemonStartRealtime: daemonStartRealtime)
+            // Not one ahead of the clock: then a monotonic trigger of the job came first.
+            if let elapse = NextElapse.calendarElapse(triggers: definition.triggers, history: history, wallClock: wallClock),
+               elapse <= realtime { return elapse }
+        }
+        let late = now.nanoseconds >= due.at.nanoseconds ? Int64(clamping: (now.nanoseconds - due.at.nanoseconds) / 1_000) : 0
+        return RealtimeInstant(microseconds: realtime.microseconds - late)
     }
 
     /// Records that a run of the job started (by a trigger, by hand, as a retry or on another job's

@@ -49,3 +49,28 @@ import Testing
         #expect(daemon.started("a").count == 1)
     }
 }
+
+/// Issue 40 item 4: a run its timer started gets JOBD_ELAPSE_USEC, the scheduled instant it
+/// serves, and its retries get the same; a run by hand gets none.
+@Suite struct ElapseIdentityTests {
+    typealias H = DaemonHarness
+
+    @Test func aTimersRunAndItsRetriesServeOneElapse() throws {
+        var job = DueTimeRulesDaemonTests.cron("a", "0 * * * *")
+        job.restart.condition = .onFailure
+        job.restart.delay = .seconds(1)
+        let daemon = H([job])
+        daemon.advance(.seconds(3600))  // 01:00
+        let first = try #require(daemon.started("a").first)
+        let hour = String(DaemonHarness.wallStart + 3_600_000_000)
+        #expect(first.context["JOBD_ELAPSE_USEC"] == hour)
+        daemon.advance(.seconds(2))
+        daemon.end("a", .exited(1))
+        daemon.advance(.seconds(1))
+        let retry = try #require(daemon.started("a").last)
+        #expect(retry.request.cause == .retry && retry.context["JOBD_ELAPSE_USEC"] == hour, "the retry serves the same elapse")
+        daemon.end("a", .exited(0))
+        daemon.control(.run, "a")
+        #expect(daemon.started("a").last?.context["JOBD_ELAPSE_USEC"] == nil, "a run by hand serves no elapse")
+    }
+}

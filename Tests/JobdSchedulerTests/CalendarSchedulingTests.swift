@@ -122,7 +122,8 @@ import Testing
         fake.advance(10 * 60)
         queue.fireDue(now: fake.monotonic)
         let fell = try #require(fired.withLock { $0.first })
-        #expect(scheduler.jobDue(fell, now: fake.monotonic) == .due(elapse: nil))
+        let slot = try BaseTime.parse("2026-11-22 10:30:00 UTC", now: RealtimeInstant(seconds: 0), zone: .utc)
+        #expect(scheduler.jobDue(fell, now: fake.monotonic) == .due(elapse: slot), "the slot it serves (JOBD_ELAPSE_USEC)")
         scheduler.settle(active: [])
         #expect(owner.timer.deadline == fake.monotonic + .seconds(15 * 60))
     }

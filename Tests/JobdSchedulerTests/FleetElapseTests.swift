@@ -58,10 +58,18 @@ extension CalendarSchedulingTests {
         #expect(elapses[0] == elapses[1] && elapses[1] == elapses[2], "\(elapses)")
     }
 
-    @Test func hostJobsRecordNoElapse() throws {
+    /// Issue 40: every fire names the scheduled instant it serves (a run's JOBD_ELAPSE_USEC), a
+    /// host job's too: its calendar slot, even when it fires late; for a monotonic trigger, the
+    /// instant it fell due.
+    @Test func everyFireNamesTheElapseItServes() throws {
         let fake = FakeClocks(realtime: "2026-11-22 10:20:00 UTC")
         let (scheduler, queue) = makeScheduler(fake)
         scheduler.load([try job("host", "OnCalendar=*:0/15")])
-        #expect(try fire(scheduler, queue, fake, after: 600) == nil)
+        let slot = try BaseTime.parse("2026-11-22 10:30:00 UTC", now: RealtimeInstant(seconds: 0), zone: .utc)
+        #expect(try fire(scheduler, queue, fake, after: 600 + 7) == slot, "late by 7 s, still the 10:30 slot")
+        scheduler.load([try job("every", "OnUnitActiveSec=1h")])
+        let due = try #require(scheduler.generation.owners["every"]?.timer.deadline)
+        let dueWall = fake.clocks.realtime().microseconds + Int64(due.duration(since: fake.monotonic).components.seconds) * 1_000_000
+        #expect(try fire(scheduler, queue, fake, after: 3600)?.microseconds == dueWall)
     }
 }
