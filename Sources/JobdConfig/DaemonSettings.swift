@@ -33,6 +33,16 @@ package struct DaemonSettings: Sendable, Equatable {
     /// one else's. `nil` (`infinity`) is no limit.
     package var userRunsMax: Int? = DaemonSettings.defaultUserRunsMax
     package static let defaultUserRunsMax = 4
+    /// `JobWaitingRunsMax=`: how many runs of one job may wait for a slot (under
+    /// `MaxConcurrentRuns=` or `UserRunsMax=`); more are skipped (`run.skip`,
+    /// `JOBD_REASON=job-waiting-runs-max`). `nil` (`infinity`) is no limit.
+    package var jobWaitingRunsMax: Int? = DaemonSettings.defaultJobWaitingRunsMax
+    package static let defaultJobWaitingRunsMax = 32
+    /// `UserWaitingRunsMax=`: how many runs of one user's own jobs together may wait for a slot;
+    /// more are skipped (`JOBD_REASON=user-waiting-runs-max`), so that no user's requests grow
+    /// jobd's queue without bound. `nil` (`infinity`) is no limit.
+    package var userWaitingRunsMax: Int? = DaemonSettings.defaultUserWaitingRunsMax
+    package static let defaultUserWaitingRunsMax = 100
 
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
@@ -44,7 +54,8 @@ package struct DaemonSettings: Sendable, Equatable {
     }
 
     static let section = "Daemon"
-    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax"]
+    static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax",
+                       "JobWaitingRunsMax", "UserWaitingRunsMax"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
@@ -75,6 +86,15 @@ package struct DaemonSettings: Sendable, Equatable {
                 return nil
             }
             return limit
+        }
+        /// `value` as a positive number of runs, `nil` for `infinity`, `fallback` when empty (the default).
+        func runsLimit(_ key: String, _ value: String, _ line: Int, fallback: Int?) -> Int? {
+            if value.isEmpty { return fallback }
+            if value == "infinity" { return nil }
+            if let limit = Int(value), limit > 0 { return limit }
+            errors.append(ConfigError(file: path, line: line, message: "\(key)=: '\(value)' is not a positive number",
+                                      hint: "write a number of runs such as \(fallback.map(String.init) ?? "4") (the default), or infinity"))
+            return fallback
         }
         for assignment in file.assignments where assignment.section == Self.section && !assignment.key.hasPrefix("X-") {
             let value = assignment.value
@@ -115,16 +135,11 @@ package struct DaemonSettings: Sendable, Equatable {
                                               hint: "write a number such as \(defaultUserJobsMax) (the default), or 0 to allow users no jobs"))
                 }
             case "UserRunsMax":
-                if value.isEmpty {
-                    settings.userRunsMax = defaultUserRunsMax
-                } else if value == "infinity" {
-                    settings.userRunsMax = nil
-                } else if let limit = Int(value), limit > 0 {
-                    settings.userRunsMax = limit
-                } else {
-                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserRunsMax=: '\(value)' is not a positive number",
-                                              hint: "write a number of runs such as \(defaultUserRunsMax) (the default), or infinity"))
-                }
+                settings.userRunsMax = runsLimit("UserRunsMax", value, assignment.line, fallback: defaultUserRunsMax)
+            case "JobWaitingRunsMax":
+                settings.jobWaitingRunsMax = runsLimit("JobWaitingRunsMax", value, assignment.line, fallback: defaultJobWaitingRunsMax)
+            case "UserWaitingRunsMax":
+                settings.userWaitingRunsMax = runsLimit("UserWaitingRunsMax", value, assignment.line, fallback: defaultUserWaitingRunsMax)
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
                     ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")
