@@ -43,6 +43,11 @@ package struct DaemonSettings: Sendable, Equatable {
     /// jobd's queue without bound. `nil` (`infinity`) is no limit.
     package var userWaitingRunsMax: Int? = DaemonSettings.defaultUserWaitingRunsMax
     package static let defaultUserWaitingRunsMax = 100
+    /// `UserConnectionsMax=`: how many control connections one user other than root and jobd's own
+    /// (one uid) may hold at once, of the 8 all such users share, so that no user alone can keep
+    /// another out; root's slots are never theirs.
+    package var userConnectionsMax = DaemonSettings.defaultUserConnectionsMax
+    package static let defaultUserConnectionsMax = 4
 
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
@@ -55,7 +60,7 @@ package struct DaemonSettings: Sendable, Equatable {
 
     static let section = "Daemon"
     static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax",
-                       "JobWaitingRunsMax", "UserWaitingRunsMax"]
+                       "JobWaitingRunsMax", "UserWaitingRunsMax", "UserConnectionsMax"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
@@ -140,6 +145,15 @@ package struct DaemonSettings: Sendable, Equatable {
                 settings.jobWaitingRunsMax = runsLimit("JobWaitingRunsMax", value, assignment.line, fallback: defaultJobWaitingRunsMax)
             case "UserWaitingRunsMax":
                 settings.userWaitingRunsMax = runsLimit("UserWaitingRunsMax", value, assignment.line, fallback: defaultUserWaitingRunsMax)
+            case "UserConnectionsMax":
+                if value.isEmpty {
+                    settings.userConnectionsMax = defaultUserConnectionsMax
+                } else if let limit = Int(value), limit > 0 {
+                    settings.userConnectionsMax = limit
+                } else {
+                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserConnectionsMax=: '\(value)' is not a positive number",
+                                              hint: "write a number of connections such as \(defaultUserConnectionsMax) (the default)"))
+                }
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
                     ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")

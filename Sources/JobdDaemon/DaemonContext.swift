@@ -3,6 +3,7 @@ package import JobdConfig
 package import JobdFleet
 package import JobdRunner
 package import JobdScheduler
+import Logging
 
 /// What the main loop reads time, files and processes through, and where its events go: the
 /// system's in jobd (``Daemon``), doubles in tests, which then drive ``MainLoop/handle(_:)`` on a
@@ -24,6 +25,8 @@ package struct DaemonContext: Sendable {
     package var zone: @Sendable () -> TimeZoneRules
     /// Gives free memory back to the system (after a reload freed a generation).
     package var trimMemory: @Sendable () -> Void = {}
+    /// Applies `UserConnectionsMax=` to the control socket, at start and at each reload.
+    package var limitUserConnections: @Sendable (Int) -> Void = { _ in }
     /// Fault injection (``Daemon/stallVariable``): blocks the loop, as a hung filesystem would.
     package var stall: (@Sendable () -> Void)?
 
@@ -39,6 +42,13 @@ package struct DaemonContext: Sendable {
         self.fleet = fleet
         self.post = post
         self.zone = zone
+    }
+
+    /// Applies `jobd.conf`'s settings beyond the loop's own: the runs' task limit and the control
+    /// socket's `UserConnectionsMax=`, at start and at each reload that changed them.
+    func apply(_ settings: DaemonSettings, logger: Logger) {
+        launcher.tracking.limitTasks(settings, logger: logger)
+        limitUserConnections(settings.userConnectionsMax)
     }
 }
 

@@ -57,6 +57,18 @@ import Testing
         #expect(errors[1].hint == "write a number of runs such as 32 (the default), or infinity")
     }
 
+    /// `UserConnectionsMax=` (issue 37): a positive number, 4 by default.
+    @Test func userConnectionsMaxIsReadWithItsDefault() throws {
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\n").get().userConnectionsMax == 4)
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\nUserConnectionsMax=2\n").get().userConnectionsMax == 2)
+        guard case .failure(let failure) = DaemonSettings.read(path: path, text: "[Daemon]\nUserConnectionsMax=infinity\n") else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(failure.errors.map(\.description).first?.hasPrefix("\(path):2: error: UserConnectionsMax=: 'infinity' is not a positive number") == true)
+        #expect(failure.errors.first?.hint == "write a number of connections such as 4 (the default)")
+    }
+
     @Test func aBrokenJobdConfFailsTheWholeLoadAndAMissingOneIsFine() throws {
         let config = try TemporaryConfiguration(jobs: ["a": "[Job]\nExecStart=/bin/true\nOnStartupSec=1h\n"])
         let directory = JobDirectory(path: config.path)
