@@ -48,6 +48,11 @@ package struct DaemonSettings: Sendable, Equatable {
     /// another out; root's slots are never theirs.
     package var userConnectionsMax = DaemonSettings.defaultUserConnectionsMax
     package static let defaultUserConnectionsMax = 4
+    /// `StopTimeoutMaxSec=`: at jobd's own stop, how long any run gets between SIGTERM and SIGKILL
+    /// at most, whatever its `TimeoutStopSec=`, so that jobd's stop (and its exit audit) ends well
+    /// within jobd.service's `TimeoutStopSec=30s`.
+    package var stopTimeoutMax = DaemonSettings.defaultStopTimeoutMax
+    package static let defaultStopTimeoutMax = TimeSpan.seconds(20)
 
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
@@ -60,7 +65,7 @@ package struct DaemonSettings: Sendable, Equatable {
 
     static let section = "Daemon"
     static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax",
-                       "JobWaitingRunsMax", "UserWaitingRunsMax", "UserConnectionsMax"]
+                       "JobWaitingRunsMax", "UserWaitingRunsMax", "UserConnectionsMax", "StopTimeoutMaxSec"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
@@ -145,15 +150,11 @@ package struct DaemonSettings: Sendable, Equatable {
                 settings.jobWaitingRunsMax = runsLimit("JobWaitingRunsMax", value, assignment.line, fallback: defaultJobWaitingRunsMax)
             case "UserWaitingRunsMax":
                 settings.userWaitingRunsMax = runsLimit("UserWaitingRunsMax", value, assignment.line, fallback: defaultUserWaitingRunsMax)
+            case "StopTimeoutMaxSec":
+                settings.stopTimeoutMax = Self.stopTimeoutMax(value, path: path, line: assignment.line, errors: &errors) ?? settings.stopTimeoutMax
             case "UserConnectionsMax":
-                if value.isEmpty {
-                    settings.userConnectionsMax = defaultUserConnectionsMax
-                } else if let limit = Int(value), limit > 0 {
-                    settings.userConnectionsMax = limit
-                } else {
-                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserConnectionsMax=: '\(value)' is not a positive number",
-                                              hint: "write a number of connections such as \(defaultUserConnectionsMax) (the default)"))
-                }
+                settings.userConnectionsMax = Self.userConnectionsMax(value, path: path, line: assignment.line, errors: &errors)
+                    ?? settings.userConnectionsMax
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
                     ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")

@@ -79,8 +79,9 @@ package protocol RunLauncher: Sendable {
         sendmail: String, fence: RunFence?, ended: @escaping @Sendable (RunOutcome) -> Void)
     /// Stops every run in flight of `job`.
     func stop(job: String, reason: StopReason)
-    /// Stops every run in flight, and any that starts from now on.
-    func stopAll(reason: StopReason)
+    /// Stops every run in flight, and any that starts from now on; with `within`, each gets SIGKILL
+    /// once `within` has passed at the latest, whatever its `TimeoutStopSec=`.
+    func stopAll(reason: StopReason, within: TimeSpan?)
     /// The process of run `runID`, while it runs.
     func pid(of runID: UInt64) -> Int32?
     /// The first of `definition`'s `Condition…=` that does not hold now, if one does not.

@@ -57,6 +57,20 @@ import Testing
         #expect(errors[1].hint == "write a number of runs such as 32 (the default), or infinity")
     }
 
+    /// `StopTimeoutMaxSec=` (issue 37): a finite time span, 20 s by default.
+    @Test func stopTimeoutMaxSecIsReadWithItsDefault() throws {
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\n").get().stopTimeoutMax == .seconds(20))
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\nStopTimeoutMaxSec=5s\n").get().stopTimeoutMax == .seconds(5))
+        for value in ["infinity", "soon"] {
+            guard case .failure(let failure) = DaemonSettings.read(path: path, text: "[Daemon]\nStopTimeoutMaxSec=\(value)\n") else {
+                Issue.record("expected an error for \(value)")
+                continue
+            }
+            #expect(failure.errors.first?.description.hasPrefix("\(path):2: error: StopTimeoutMaxSec=: ") == true)
+            #expect(failure.errors.first?.hint == "write a time span below jobd.service's TimeoutStopSec=, such as 20s (the default)")
+        }
+    }
+
     /// `UserConnectionsMax=` (issue 37): a positive number, 4 by default.
     @Test func userConnectionsMaxIsReadWithItsDefault() throws {
         #expect(try DaemonSettings.read(path: path, text: "[Daemon]\n").get().userConnectionsMax == 4)
