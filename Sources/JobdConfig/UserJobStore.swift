@@ -64,8 +64,12 @@ package struct UserJobStore: Sendable {
 
     /// The definition of `owner`'s job `job` from `text` (shown as `path` in errors): the keys a user
     /// may set (``UserJobPolicy``), then as any job file, run as `owner`, its `OnFailure=` and
-    /// `OnSuccess=` naming jobs among `names` (the owner's, without `USER:`).
-    package func definition(of owner: Account, job: String, path: String, text: String, names: Set<String>) -> Result<JobDefinition, ConfigErrors> {
+    /// `OnSuccess=` naming jobs among `names` (the owner's, without `USER:`), and its
+    /// `TimeoutStopSec=` at most `stopTimeoutMax` (`StopTimeoutMaxSec=`), as the file's read has it.
+    package func definition(
+        of owner: Account, job: String, path: String, text: String, names: Set<String>,
+        stopTimeoutMax: TimeSpan = DaemonSettings.defaultStopTimeoutMax
+    ) -> Result<JobDefinition, ConfigErrors> {
         let user = owner.userName ?? String(owner.uid)
         let policy = UserJobPolicy.errors(in: text, path: path, owner: owner)
         let read = JobFileReader.read(name: Self.jobName(user: user, job: job), path: path, text: text)
@@ -75,6 +79,13 @@ package struct UserJobStore: Sendable {
         }
         guard case .success(var definition) = read, errors.isEmpty else {
             return .failure(ConfigErrors(errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }))
+        }
+        if definition.stopTimeout > stopTimeoutMax {
+            let line = UnitFile.parse(text, path: path).0.assignments.last { $0.key == JobKey.timeoutStopSec.rawValue }?.line
+            return .failure(ConfigErrors([ConfigError(
+                file: path, line: line, message: "TimeoutStopSec=\(definition.stopTimeout): a user's job may take at most "
+                    + "\(stopTimeoutMax) to stop (StopTimeoutMaxSec= in jobd.conf)",
+                hint: "write a time span up to \(stopTimeoutMax)")]))
         }
         let unknown = JobReference.unknownReferences(in: [definition], names: names)
         if let found = unknown[definition.name] { return .failure(ConfigErrors(found)) }
@@ -89,7 +100,9 @@ package struct UserJobStore: Sendable {
     /// broken one disables its own job). A user whose account is gone, or whom `access` refuses
     /// (`users.allow`, `users.deny`), keeps the files, but none runs; jobs beyond `maximumJobs` of a
     /// user, in name order, do not run either.
-    package func read(access: UserAccessList, maximumJobs: Int) -> (jobs: [JobDefinition], broken: [JobdConfiguration.BrokenJob]) {
+    package func read(
+        access: UserAccessList, maximumJobs: Int, stopTimeoutMax: TimeSpan = DaemonSettings.defaultStopTimeoutMax
+    ) -> (jobs: [JobDefinition], broken: [JobdConfiguration.BrokenJob]) {
         guard OwnedDirectory.problem(with: path) == nil, case .success(let users) = FileSystem.directoryEntries(path) else { return ([], []) }
         var jobs: [JobDefinition] = [], broken: [JobdConfiguration.BrokenJob] = []
         for user in users.sorted() where Self.isValidOwnName(user) {
@@ -123,7 +136,7 @@ package struct UserJobStore: Sendable {
                 let text = text(of: user, uid: owner.uid, job: job)
                     ?? .failure(ConfigError(file: file, line: nil, message: "the file was removed while jobd read it"))
                 let result = text.mapError { ConfigErrors([$0]) }
-                    .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names)) }
+                    .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names), stopTimeoutMax: stopTimeoutMax) }
                 switch result {
                 case .success(let definition): jobs.append(definition)
                 case .failure(let errors): broken.append(.init(name: Self.jobName(user: user, job: job), path: file, errors: errors.errors))
@@ -157,8 +170,9 @@ extension JobdConfiguration {
     /// read from the configuration directory `directory`, whose `users.allow` and `users.deny` say
     /// who may have them. A system job wins over a user's job of the same name.
     package mutating func addUserJobs(from store: UserJobStore, configDirectory directory: String) {
-        let (userJobs, userBroken) = store.read(access: .read(configDirectory: directory),
-                                                maximumJobs: (settings ?? DaemonSettings()).userJobsMax)
+        let settings = settings ?? DaemonSettings()
+        let (userJobs, userBroken) = store.read(access: .read(configDirectory: directory), maximumJobs: settings.userJobsMax,
+                                                stopTimeoutMax: settings.stopTimeoutMax)
         let system = Set(jobs.lazy.map(\.name) + broken.lazy.map(\.name))
         for job in userJobs {
             if system.contains(job.name) {

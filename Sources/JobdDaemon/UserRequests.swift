@@ -97,7 +97,7 @@ struct UserRequests: Sendable {
         if FileSystem.status(directory.jobsPath + "/" + name + ".job") != nil {
             return reply.finish(with: .error("\(path): error: a system job is named \(name); choose another name", code: .invalidJob))
         }
-        switch store.definition(of: owner, job: job, path: path, text: text, names: Set(existing + [job])) {
+        switch store.definition(of: owner, job: job, path: path, text: text, names: Set(existing + [job]), stopTimeoutMax: settings.stopTimeoutMax) {
         case .failure(let errors):
             reply.finish(with: .error(errors.errors.map(\.description).joined(separator: "\n"), code: .invalidJob))
         case .success:
