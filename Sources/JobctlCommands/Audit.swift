@@ -23,7 +23,9 @@ extension Jobctl {
                 A journal whose head was rotated away, or that ends before jobd's exit, is reported as \
                 incomplete, not as leaking. So is an instance whose entries journald's rate limit may \
                 have dropped ("Suppressed N messages from jobd.service"): its owners not seen released \
-                are unaccounted for, not leaked.
+                are unaccounted for, not leaked. Only journald's own note counts (_TRANSPORT=driver, \
+                _UID=0): anyone may send its MESSAGE_ID, and such a note excuses nothing: it is \
+                foreign (suspect).
 
                 TIME is read as journalctl reads it: 'YYYY-MM-DD HH:MM:SS' (local time; also \
                 'YYYY-MM-DD HH:MM', 'YYYY-MM-DD', 'HH:MM', a trailing ' UTC'), 'today', 'yesterday', \

@@ -1,4 +1,5 @@
 package import ArgumentParser
+import Foundation
 import JobdConfig
 import JobdFleet
 
@@ -48,6 +49,10 @@ extension Jobctl {
                     let triggers = definition.triggers.map(\.description).joined(separator: " ")
                     print("  \(definition.name): \(triggers)")
                 }
+                var standardError = StandardError()
+                for definition in configuration.jobs {
+                    for warning in Self.warnings(about: definition) { print(warning, to: &standardError) }
+                }
             case .failure(let errors):
                 var standardError = StandardError()
                 print(errors.description, to: &standardError)
@@ -55,6 +60,31 @@ extension Jobctl {
                 print("\(errors.errors.count) error(s) in \(files) file(s)", to: &standardError)
                 throw ExitCode(1)
             }
+        }
+
+        /// What is valid but almost surely not meant, as `FILE:LINE: warning: …`: shell operators in
+        /// a command that runs no shell.
+        static func warnings(about definition: JobDefinition) -> [String] {
+            let words = definition.command.shellOperatorWords
+            guard !words.isEmpty else { return [] }
+            let shown = words.map { "'\($0)'" }.joined(separator: ", ")
+            let line = Self.line(of: "ExecStart", in: definition.path).map { ":\($0)" } ?? ""
+            return ["\(definition.path)\(line): warning: ExecStart= runs no shell, so \(shown) reach\(words.count == 1 ? "es" : "") "
+                + "the program as \(words.count == 1 ? "an argument" : "arguments"); for a pipeline, a redirection or a list, "
+                + "ask for a shell: ExecStart=/bin/sh -c '…'"]
+        }
+
+        /// The last line of `file` that sets `key` (the one that counts), 1-based.
+        static func line(of key: String, in file: String) -> Int? {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
+            var found: Int?
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let trimmed = line.drop { $0 == " " || $0 == "\t" }
+                if trimmed.hasPrefix(key), trimmed.dropFirst(key.count).drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("=") {
+                    found = index + 1
+                }
+            }
+            return found
         }
 
         /// `DIR` for a file `DIR/jobs.d/NAME.job`, else the file's own directory.

@@ -11,12 +11,12 @@ extension Jobctl.Import {
             abstract: "Convert a crontab into job files, one per command line.",
             discussion: """
                 Reads a user crontab (crontab -l output), /etc/crontab or an /etc/cron.d file. \
-                FILE is read in the system format (a user field after the schedule) when it is \
-                /etc/crontab or in /etc/cron.d/, or with --system, or, wherever it is, when root \
-                owns it and every entry has an existing account and a command after its schedule \
-                (a note says so). Such a crontab of another user's or on standard input, and one \
-                where some entries have an account there and some do not, are refused unless \
-                --system or --user says which it is.
+                As cron, the import decides the format by location, never by content: FILE is read \
+                in the system format (a user field after the schedule) only when it is \
+                /etc/crontab or directly in /etc/cron.d/, or with --system; any other file, and \
+                standard input, is a user crontab. One whose entries, all or some, have an \
+                existing account and a command after the schedule is refused unless --system or \
+                --user says which it is.
 
                 A user crontab's jobs run as --user, or else as the crontab's own account: NAME for \
                 /var/spool/cron/crontabs/NAME (owned by NAME or root, as cron requires), the \
@@ -91,8 +91,8 @@ extension Jobctl.Import {
             if system, user != nil {
                 throw ValidationError("--user is for a user crontab: a system crontab names the user on each line")
             }
-            if !prefix.isEmpty, !JobFileReader.isValidJobName(prefix) {
-                throw ValidationError("--prefix '\(prefix)' can start no job name: use letters, digits and '_.@:-' only")
+            if !prefix.isEmpty, !JobFileReader.isValidJobName(prefix) || prefix.contains(":") {
+                throw ValidationError("--prefix '\(prefix)' can start no job name: use letters, digits and '_.@-' only")
             }
         }
 
@@ -101,7 +101,7 @@ extension Jobctl.Import {
             let path = file == "-" ? "<stdin>" : file
             let bytes = try ImportFiles.readBytes(file)
             let detection = CrontabFormat.detect(bytes) { ImportFiles.account(named: $0) != nil }
-            let systemByName = system || file == "/etc/crontab" || file.hasPrefix("/etc/cron.d/")
+            let systemByName = system || CrontabFormat.isSystemPath(file)
             func note(_ text: String?) {
                 if let text { print("\(path): note: \(text)", to: &standardError) }
             }

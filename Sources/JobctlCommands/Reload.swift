@@ -80,9 +80,11 @@ extension Jobctl {
                 + "\(report.removed.count) removed\(names(report.removed)), \(report.kept) kept"
             if report.accepted {
                 print("jobd reloaded: " + summary)
+                // Errors of users' own jobs, which break those jobs alone.
+                for error in report.errors { print(TerminalText.escapedLines(error), to: &standardError) }
                 return
             }
-            for error in report.errors { print(error, to: &standardError) }
+            for error in report.errors { print(TerminalText.escapedLines(error), to: &standardError) }
             if report.added.isEmpty && report.changed.isEmpty && report.removed.isEmpty && report.kept == 0 {
                 print("jobctl: reload rejected: \(report.errors.count) error(s); generation \(report.generation) keeps running",
                       to: &standardError)

@@ -56,7 +56,7 @@ extension Jobctl {
                 }
                 if let broken = daemon.brokenFiles {
                     print("    Broken: \(broken.count) file(s) with errors")
-                    for error in broken { print("  \(error)") }
+                    for error in broken { print("  \(TerminalText.escapedLines(error))") }
                 }
                 // The owners' bookkeeping only when something is wrong with it (jobctl audit has the rest).
                 if daemon.leakedOwners > 0 || daemon.retiredOwnersAlive > 0 {
@@ -67,7 +67,7 @@ extension Jobctl {
                     print("Last reload: \(outcome) at \(TimeFormat.wallClock(reload.finishedRealtimeUSec))")
                     // The broken files' errors are listed above already: only the others.
                     let listed = Set(daemon.brokenFiles ?? [])
-                    for error in reload.errors where !listed.contains(error) { print("  \(error)") }
+                    for error in reload.errors where !listed.contains(error) { print("  \(TerminalText.escapedLines(error))") }
                 } else {
                     print("Last reload: none")
                 }
@@ -79,16 +79,19 @@ extension Jobctl {
             }
         }
 
+        /// What a job file says (description, command, triggers, errors quoting its values) is
+        /// escaped (``TerminalText``): a user's own job is shown to root too.
         private func show(_ job: JobStatus, now: Int64) {
-            print("\(job.name)\(job.description.map { " - \($0)" } ?? "")")
-            print("      File: \(job.file)")
+            let escaped = TerminalText.escaped
+            print("\(job.name)\(job.description.map { " - \(escaped($0))" } ?? "")")
+            print("      File: \(escaped(job.file))")
             if let errors = job.errors {
                 print("    Errors: \(job.owner == 0 ? "the job is not loaded" : "the job runs its previous definition")")
-                for error in errors { print("  \(error)") }
+                for error in errors { print("  \(TerminalText.escapedLines(error))") }
                 if job.owner == 0 { return }
             }
-            print("   Command: \(job.command)")
-            print("  Triggers: \(job.triggers.isEmpty ? "none (started by jobctl run, OnFailure= or OnSuccess=)" : job.triggers.joined(separator: " "))")
+            print("   Command: \(escaped(job.command))")
+            print("  Triggers: \(job.triggers.isEmpty ? "none (started by jobctl run, OnFailure= or OnSuccess=)" : escaped(job.triggers.joined(separator: " ")))")
             if job.disabled == true {
             print("      Next: disabled: its triggers start no runs (jobctl enable \(job.name))")
         } else {

@@ -1,6 +1,6 @@
 import SystemdKit
 
-/// What of the journal jobctl shows on a terminal, and how.
+/// What of the journal and of job files jobctl shows on a terminal, and how.
 enum TerminalText {
     /// `text` with every control character but tab written as `\xNN`, as journalctl escapes what it
     /// shows: a job's output cannot retitle the terminal, erase lines or paint fake text. (`-o json`
@@ -18,6 +18,11 @@ enum TerminalText {
             }
         }
         return result
+    }
+
+    /// As ``escaped(_:)``, but the newlines of a text of several lines (an error and its hint) stay.
+    static func escapedLines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\n")
     }
 
     /// C0 controls but tab, DEL, and the C1 controls (which some terminals obey as escapes too).

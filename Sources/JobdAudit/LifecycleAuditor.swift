@@ -38,7 +38,8 @@ package struct LifecycleAuditor: Sendable {
     /// `MESSAGE_ID` of journald's "Suppressed N messages from UNIT" (`SD_MESSAGE_JOURNAL_DROPPED`):
     /// its rate limit dropped entries of that unit, possibly jobd's (a chatty job's `run.output`
     /// counts against jobd's limit). Read such entries too: an instance they may concern is
-    /// reported incomplete.
+    /// reported incomplete. Only journald's own notes count (``forgedNote(_:)``); others are
+    /// foreign, and make the audit suspect.
     ///
     /// journald writes the note only when the unit logs again after its rate-limit interval, so
     /// it can come long after the entries it stands for (after the stop of the instance that lost
@@ -110,6 +111,10 @@ package struct LifecycleAuditor: Sendable {
         last = entry.time
         guard let instance = entry[JobdField.instance] else {
             if entry["MESSAGE_ID"] == Self.journalDroppedMessageID {
+                if let why = Self.forgedNote(entry) {
+                    noteForeign(entry, "a note of journald's rate limit (\(entry["MESSAGE"] ?? "no message")): \(why)")
+                    return
+                }
                 let unit = Suppression.unit(of: entry)
                 let previous = suppressions.last { $0.unit == unit && $0.time.bootID == entry.time.bootID }
                 suppressions.append(Suppression(
@@ -124,11 +129,7 @@ package struct LifecycleAuditor: Sendable {
         // (`_UID`, `_PID`) say who did. Entries without them (built by hand, in tests) are taken
         // as they are.
         if let why = Self.foreignness(of: entry, instance: instance, pid: instancePIDs[instance], unit: instanceUnits[instance]) {
-            foreign += 1
-            if foreignExamples.count < Self.foreignExamplesShown {
-                foreignExamples.append("_UID=\(entry["_UID"] ?? "?") _PID=\(entry["_PID"] ?? "?") "
-                    + "\(entry[JobdField.event] ?? "(no event)") of instance \(instance): \(why)")
-            }
+            noteForeign(entry, "\(entry[JobdField.event] ?? "(no event)") of instance \(instance): \(why)")
             return
         }
         if entry[JobdField.event] == JobdEvent.daemonStart.rawValue, instancePIDs[instance] == nil, let pid = entry["_PID"] {
@@ -141,6 +142,26 @@ package struct LifecycleAuditor: Sendable {
         }
         if units[instance] == nil, let unit = entry["_SYSTEMD_UNIT"] { units[instance] = unit }
         ledgers[instance]!.apply(entry)
+    }
+
+    /// Counts `entry` as foreign, and describes it (`what`) if it is among the first few.
+    private mutating func noteForeign(_ entry: AuditEntry, _ what: String) {
+        foreign += 1
+        if foreignExamples.count < Self.foreignExamplesShown {
+            foreignExamples.append("_UID=\(entry["_UID"] ?? "?") _PID=\(entry["_PID"] ?? "?") \(what)")
+        }
+    }
+
+    /// Why a note with journald's "Suppressed" `MESSAGE_ID` was not written by journald, if it was
+    /// not. Anyone may send that `MESSAGE_ID`: only journald's own note counts, which journald
+    /// logs as root through its own driver (`_TRANSPORT=driver`, `_UID=0`, fields no client can
+    /// set). A forged note would excuse a leak as entries that may have been dropped.
+    static func forgedNote(_ entry: AuditEntry) -> String? {
+        guard entry["_TRANSPORT"] == "driver", entry["_UID"] == "0" else {
+            return "sent with _TRANSPORT=\(entry["_TRANSPORT"] ?? "(none)"), not by journald itself (_TRANSPORT=driver, _UID=0); "
+                + "it excuses nothing"
+        }
+        return nil
     }
 
     /// Why `entry`, which names `instance`, was not written by jobd, if it was not: a `_UID` other

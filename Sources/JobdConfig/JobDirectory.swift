@@ -85,10 +85,17 @@ package struct JobDirectory: Sendable {
         jobFile(FileSystem.readTextFile(path), path: path, name: name, interner: interner)
     }
 
-    /// The definition of the job `name` in the file at `path`, from what reading it gave.
+    /// The definition of the job `name` in the file at `path`, from what reading it gave. A system
+    /// job's name has no `:`: `USER:JOB` names user USER's own jobs alone, so that a job of root's
+    /// can never pass for one of a user's (shown to the user, started by the user's `OnFailure=`).
     static func jobFile(
         _ read: Result<String, FileAccessError>, path: String, name: String, interner: TriggerInterner?
     ) -> Result<JobDefinition, ConfigErrors> {
+        if name.contains(":") {
+            return .failure(ConfigErrors([ConfigError(
+                file: path, line: nil, message: "'\(name)': a ':' in a job's name is kept for users' own jobs (USER:JOB)",
+                hint: "rename the file without ':', such as \(name.replacingColons()).job")]))
+        }
         switch read {
         case .failure(let error):
             return .failure(ConfigErrors([ConfigError(
@@ -137,4 +144,8 @@ package struct JobDirectory: Sendable {
             return .failure(ConfigError(file: jobsPath, line: nil, message: "cannot read the jobs directory: \(error.message)"))
         }
     }
+}
+
+private extension String {
+    func replacingColons() -> String { String(map { $0 == ":" ? "-" : $0 }) }
 }

@@ -32,7 +32,7 @@ package enum JobFileReader {
 
         if !isValidJobName(name) {
             error(nil, "'\(name)' is not a valid job name",
-                  hint: "name job files with letters, digits and '_.@:-' only, ending in .job")
+                  hint: "name job files with letters, digits and '_.@-' only, ending in .job")
         }
         for section in file.sections where section.name != JobKey.section && !section.name.hasPrefix("X-") {
             let hint = section.name.lowercased() == JobKey.section.lowercased() || KeySpelling.editDistance(section.name, JobKey.section) <= 1

@@ -8,13 +8,24 @@ package struct JobdConfiguration: Sendable {
     /// A job file with errors; its job does not run (or keeps its previous definition on a reload).
     package struct BrokenJob: Sendable, Equatable {
         package var name: String
+        /// The user whose own job it is (``UserJobStore``), as the load found it; `nil` for a
+        /// system job file. Who may see and act on the broken job is decided by it, never by
+        /// the name or the path.
+        package var owner: String?
         package var path: String
         package var errors: [ConfigError]
+        /// Its user may no longer have this job (``UserJobStore``: `users.deny`/`users.allow`, the
+        /// account is gone, the file is not the account's, or beyond `UserJobsMax=`): unlike a
+        /// file with an error in it, which keeps its job's previous definition, it keeps nothing,
+        /// and its runs in flight are stopped.
+        package var revoked: Bool
 
-        package init(name: String, path: String, errors: [ConfigError]) {
+        package init(name: String, owner: String? = nil, path: String, errors: [ConfigError], revoked: Bool = false) {
             self.name = name
+            self.owner = owner
             self.path = path
             self.errors = errors
+            self.revoked = revoked
         }
     }
 
@@ -31,6 +42,18 @@ package struct JobdConfiguration: Sendable {
     /// Every error found, `jobd.conf`'s first.
     package var errors: [ConfigError] {
         (fatal.map { [$0] } ?? []) + settingsErrors + broken.flatMap(\.errors)
+    }
+
+    /// The errors of root's configuration: ``errors`` but those of users' own jobs, which break
+    /// only those jobs and are their users' to mend. They alone make a reload incomplete.
+    package var systemErrors: [ConfigError] {
+        (fatal.map { [$0] } ?? []) + settingsErrors + broken.filter { $0.owner == nil }.flatMap(\.errors)
+    }
+
+    /// Whose each of ``errors`` is, in the same order: the user of a user's own job file, else `nil`.
+    package var errorOwners: [String?] {
+        Array(repeating: nil, count: (fatal == nil ? 0 : 1) + settingsErrors.count)
+            + broken.flatMap { job in job.errors.map { _ in job.owner } }
     }
 
     /// What `STATUS=` and `jobctl list` say of the broken files: "2 broken job file(s): a.job, b.job".
@@ -63,7 +86,7 @@ extension JobdConfiguration {
         jobs.removeAll { definition in
             let found = errors(definition)
             guard !found.isEmpty else { return false }
-            broken.append(BrokenJob(name: definition.name, path: definition.path, errors: found))
+            broken.append(BrokenJob(name: definition.name, owner: definition.owningUser, path: definition.path, errors: found))
             moved = true
             return true
         }

@@ -19,7 +19,7 @@ package struct RestartPolicy: Sendable, Hashable {
         package func retries(_ result: RunResult) -> Bool {
             switch self {
             case .no: false
-            case .onFailure: result.isFailure && result != .assert
+            case .onFailure: result.isFailure && result != .assert && result != .abandoned
             case .onAbnormal: [.signal, .coreDump, .timeout, .oomKill, .lost].contains(result)
             case .onAbort: [.signal, .coreDump].contains(result)
             }

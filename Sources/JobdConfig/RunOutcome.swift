@@ -8,6 +8,8 @@ package enum RunTermination: Sendable, Hashable, CustomStringConvertible {
     case dumped(signal: Int32)
     /// The process could not be started; the reason says why.
     case failedToStart(String)
+    /// Nobody saw it end: the jobd that started it stopped without recording its end (``RunResult/abandoned``).
+    case unknown
 
     /// `EXIT_CODE=` as systemd writes it.
     package var exitCode: String {
@@ -16,6 +18,7 @@ package enum RunTermination: Sendable, Hashable, CustomStringConvertible {
         case .killed: "killed"
         case .dumped: "dumped"
         case .failedToStart: "failed-to-start"
+        case .unknown: "unknown"
         }
     }
 
@@ -25,6 +28,7 @@ package enum RunTermination: Sendable, Hashable, CustomStringConvertible {
         case .exited(let status): String(status)
         case .killed(let signal), .dumped(let signal): SignalName.name(of: signal)
         case .failedToStart: "203"
+        case .unknown: "-"
         }
     }
 
@@ -36,6 +40,7 @@ package enum RunTermination: Sendable, Hashable, CustomStringConvertible {
         case .exited(let status): status
         case .killed(let signal), .dumped(let signal): 128 + signal
         case .failedToStart: 203
+        case .unknown: 255
         }
     }
 
@@ -50,6 +55,7 @@ package enum RunTermination: Sendable, Hashable, CustomStringConvertible {
         case .killed(let signal): "killed by SIG\(SignalName.name(of: signal))"
         case .dumped(let signal): "killed by SIG\(SignalName.name(of: signal)) (core dumped)"
         case .failedToStart(let reason): Self.failedToStartPrefix + reason
+        case .unknown: "end unknown: the jobd that ran it stopped without recording it"
         }
     }
 
@@ -67,6 +73,8 @@ package enum RunTermination: Sendable, Hashable, CustomStringConvertible {
             self = .dumped(signal: signal)
         case ("failed-to-start", _, _) where description.hasPrefix(Self.failedToStartPrefix):
             self = .failedToStart(String(description.dropFirst(Self.failedToStartPrefix.count)))
+        case ("unknown", _, _):
+            self = .unknown
         default:
             return nil
         }
@@ -121,10 +129,11 @@ package struct RunOutcome: Sendable, Hashable {
         oomKilled: Bool = false
     ) -> RunResult {
         if case .failedToStart = termination { return .startFailed }
+        if case .unknown = termination { return .abandoned }
         switch stopReason {
         case .runtimeExceeded?: return .timeout
         case .oomKill?: return .oomKill
-        case .replaced?, .requested?, .shutdown?: return .stopped
+        case .replaced?, .requested?, .shutdown?, .revoked?: return .stopped
         case .leaseLost?: return .lost
         case nil: break
         }
@@ -134,6 +143,7 @@ package struct RunOutcome: Sendable, Hashable {
         case .killed(let signal): return success.signals.contains(signal) ? .success : .signal
         case .dumped(let signal): return success.signals.contains(signal) ? .success : .coreDump
         case .failedToStart: return .startFailed
+        case .unknown: return .abandoned
         }
     }
 }

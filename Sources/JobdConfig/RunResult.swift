@@ -24,12 +24,17 @@ package enum RunResult: String, Sendable, Hashable, CaseIterable {
     /// The node running it stopped renewing its fleet lease (it died, or lost the database): another
     /// node recorded the run lost when the lease lapsed. A failure.
     case lost
+    /// The jobd that ran it stopped without recording its end (it was killed, crashed, or the
+    /// watchdog ended it): the next jobd found the run in its state directory and recorded it so.
+    /// A failure, which starts `OnFailure=` jobs but no `Restart=` retry: nobody knows whether the
+    /// command finished its work.
+    case abandoned
 
     /// Whether the run counts as failed: for `jobctl status`'s exit status, `Restart=on-failure` and `OnFailure=`.
     package var isFailure: Bool {
         switch self {
         case .success, .stopped: false
-        case .exitCode, .signal, .coreDump, .timeout, .oomKill, .startFailed, .lost, .assert: true
+        case .exitCode, .signal, .coreDump, .timeout, .oomKill, .startFailed, .lost, .assert, .abandoned: true
         }
     }
 }

@@ -16,4 +16,7 @@ package enum StopReason: String, Sendable, Hashable {
     /// it lost, or the lease's deadline passed before jobd renewed it. Its supervisor in
     /// `jobd-cgexec` stopped it; it ends with result `lost`.
     case leaseLost = "lease-lost"
+    /// A reload found that its job's user may no longer have jobs (`users.deny`, `users.allow`,
+    /// the account is gone, or the file is another uid's): the job is gone, and so are its runs.
+    case revoked
 }

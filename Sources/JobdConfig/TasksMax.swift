@@ -1,3 +1,5 @@
+import Glibc
+
 /// A limit on how many tasks (processes and threads) may live in a cgroup, read as systemd 252
 /// reads `TasksMax=` (systemd.resource-control(5)): a number, a percentage of the system's maximum
 /// (`15%`, `12.5%`, `125‰`, `1250‱`), or `infinity`. jobd writes it to the cgroup's `pids.max`.
@@ -50,6 +52,29 @@ package enum TasksMax: Sendable, Hashable, CustomStringConvertible {
         if let threadsMax, threadsMax > 0 { maximum = min(maximum, threadsMax) }
         if let pidMax, pidMax > 1 { maximum = min(maximum, pidMax - 1) }
         return maximum
+    }
+
+    /// ``systemMaximum(threadsMax:pidMax:)`` of this machine, from `/proc/sys/kernel`.
+    package static func currentSystemMaximum() -> UInt64 {
+        func read(_ name: String) -> UInt64? {
+            let fd = open("/proc/sys/kernel/" + name, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            // A sysctl file gives its value to the first read alone: a read at an offset gets
+            // nothing, so one read into a buffer large enough for any number.
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { return nil }
+            return String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").first.flatMap { UInt64($0) }
+        }
+        return systemMaximum(threadsMax: read("threads-max"), pidMax: read("pid_max"))
+    }
+
+    /// Whether this limit holds at most as many tasks as `bound` on a system of `systemMaximum`.
+    package func isAtMost(_ bound: TasksMax, systemMaximum: UInt64) -> Bool {
+        guard let bound = bound.resolved(systemMaximum: systemMaximum) else { return true }
+        guard let limit = resolved(systemMaximum: systemMaximum) else { return false }
+        return limit <= bound
     }
 
     /// What to write to `pids.max`: a number, or `max`.

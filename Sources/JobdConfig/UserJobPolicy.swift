@@ -1,25 +1,27 @@
 /// What an unprivileged user's own job file (`jobctl --user edit`) may say. jobd (root) starts its
 /// runs, so the file is a boundary: an allow-list of keys, each of which either only describes the
-/// run or only restricts it; anything else needs root. The run always switches to the user
-/// (``UserJobStore`` sets `User=`), so `EnvironmentFile=` and `WorkingDirectory=` are read as the
-/// user, by the trampoline.
+/// run or only restricts it; anything else needs root. The run always switches to the user and
+/// always runs with `NoNewPrivileges=yes` (``UserJobStore`` sets both), so `EnvironmentFile=` and
+/// `WorkingDirectory=` are read as the user, by the trampoline, and no restriction of the run
+/// (a bounding set, a filter, a changed file system) ever meets a set-user-ID program.
 package enum UserJobPolicy {
     /// The keys a user's file may set as it likes.
     static let freeKeys: Set<String> = [
         "Description", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec", "OnCalendar", "Cron", "RandomizedDelaySec",
         "AccuracySec", "Persistent", "ExecStart", "WorkingDirectory", "Environment", "EnvironmentFile", "RuntimeMaxSec",
         "TimeoutStopSec", "TimeoutStartSec", "Overlap", "Restart", "RestartSec", "RestartSteps", "RestartMaxDelaySec",
-        "RestartLimit", "KillMode", "MailTo", "MailOn", "TasksMax", "SuccessExitStatus", "RestartPreventExitStatus",
+        "RestartLimit", "KillMode", "MailTo", "MailOn", "SuccessExitStatus", "RestartPreventExitStatus",
         "StandardInput", "UMask", "MemoryMax", "MemoryHigh", "MemorySwapMax", "CPUQuota",
     ]
     /// Keys whose value is checked: they may restrict the run, never raise it above the user.
     static let checkedKeys: Set<String> = [
-        "User", "Group", "SupplementaryGroups", "OnFailure", "OnSuccess", "Nice", "IOSchedulingClass", "IOSchedulingPriority",
-        "CPUSchedulingPolicy", "CPUWeight", "IOWeight",
+        "User", "NoNewPrivileges", "Group", "SupplementaryGroups", "OnFailure", "OnSuccess", "Nice", "IOSchedulingClass",
+        "IOSchedulingPriority", "CPUSchedulingPolicy", "CPUWeight", "IOWeight", "TasksMax",
     ]
-    /// Sandbox keys a user's file may set with `NoNewPrivileges=yes`: a changed file system, system
-    /// call filter or bounding set must never meet a set-user-ID program the user runs (the classic
-    /// way to turn a restriction into root).
+    /// Sandbox keys a user's file may set as it likes, because its run always has
+    /// `NoNewPrivileges=yes`: a changed file system, system call filter or bounding set (an empty
+    /// `CapabilityBoundingSet=` is the empty set) must never meet a set-user-ID program the user
+    /// runs, the classic way to turn a restriction into root.
     static let sandboxKeys: Set<String> = [
         "PrivateTmp", "PrivateDevices", "PrivateUsers", "ProtectSystem", "ProtectHome", "ProtectKernelTunables",
         "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups", "ProtectHostname", "ProtectClock", "LockPersonality",
@@ -27,13 +29,29 @@ package enum UserJobPolicy {
         "ReadOnlyPaths", "InaccessiblePaths", "CapabilityBoundingSet",
     ]
 
+    /// What jobd.conf bounds a user's job by: its `TasksMax=` at most `DefaultTasksMax=` (on a
+    /// system of `systemMaximum` tasks, what percentages are shares of), its `TimeoutStopSec=` at
+    /// most `StopTimeoutMaxSec=`.
+    package struct Bounds: Sendable {
+        package var defaultTasksMax: TasksMax
+        package var systemMaximum: UInt64
+        /// A user's job's `TimeoutStopSec=` at most `StopTimeoutMaxSec=` (checked on the file's read value).
+        package var stopTimeoutMax: TimeSpan
+
+        package init(settings: DaemonSettings, systemMaximum: UInt64) {
+            defaultTasksMax = settings.defaultTasksMax
+            self.systemMaximum = systemMaximum
+            stopTimeoutMax = settings.stopTimeoutMax
+        }
+    }
+
     /// Every key a user's file may set, for jobd.job(5) and the tests.
-    package static var allowedKeys: Set<String> { freeKeys.union(checkedKeys).union(sandboxKeys).union(["NoNewPrivileges"]) }
+    package static var allowedKeys: Set<String> { freeKeys.union(checkedKeys).union(sandboxKeys) }
 
     /// The errors of `text` (the file at `path`) as `owner`'s own job: keys that need root, and
-    /// values that would raise the run above `owner`. A file that passes is then read as any job
-    /// file is (``UserJobStore/definition(of:job:path:text:names:)``).
-    package static func errors(in text: String, path: String, owner: Account) -> [ConfigError] {
+    /// values that would raise the run above `owner` or above `bounds`. A file that passes is then
+    /// read as any job file is (``UserJobStore/definition(of:job:path:text:names:bounds:)``).
+    package static func errors(in text: String, path: String, owner: Account, bounds: Bounds) -> [ConfigError] {
         let (file, _) = UnitFile.parse(text, path: path)
         let userName = owner.userName ?? String(owner.uid)
         var errors: [ConfigError] = []
@@ -41,27 +59,26 @@ package enum UserJobPolicy {
             errors.append(ConfigError(file: path, line: line, message: message, hint: hint))
         }
         let assignments = file.assignments.filter { $0.section == JobKey.section && !$0.key.hasPrefix("X-") }
-        let noNewPrivileges = assignments.last { $0.key == "NoNewPrivileges" }.map { JobFileReader.boolean($0.value) == true } ?? false
         let groups = Set([owner.gid] + (owner.supplementaryGroups ?? []))
+        // An empty value is a value too (for CapabilityBoundingSet=, no capabilities): each key's
+        // rule below decides it.
         for assignment in assignments {
             let (key, value, line) = (assignment.key, assignment.value, assignment.line)
-            if freeKeys.contains(key) || key == "NoNewPrivileges" || value.isEmpty { continue }
-            if sandboxKeys.contains(key) {
-                if !noNewPrivileges {
-                    error(line, "\(key)= in a user's job needs NoNewPrivileges=yes",
-                          "add NoNewPrivileges=yes: a restricted run must not start set-user-ID programs")
-                }
-                continue
-            }
+            if freeKeys.contains(key) || sandboxKeys.contains(key) { continue }
             guard checkedKeys.contains(key) else {
                 error(line, "\(key)= needs root: a user's job may not set it",
                       "a user's job may set only the keys jobd.job(5) lists under \"A user's own jobs\"; ask the administrator for a system job")
                 continue
             }
             switch key {
-            case "User":
-                if value != userName && value != String(owner.uid) {
+            case "User":  // empty: the default, which is the owner too
+                if !value.isEmpty && value != userName && value != String(owner.uid) {
                     error(line, "User=\(value): a user's job runs as its owner, \(userName)", "remove User=, or write User=\(userName)")
+                }
+            case "NoNewPrivileges":  // empty: the default, which is yes for a user's job
+                if JobFileReader.boolean(value) == false {
+                    error(line, "NoNewPrivileges=\(value): a user's job always runs with NoNewPrivileges=yes",
+                          "remove the line: set-user-ID programs (sudo) gain no privileges in a user's job")
                 }
             case "Group", "SupplementaryGroups":
                 // Fails closed: a word that names no group (or one holding a tab the reader would
@@ -97,6 +114,12 @@ package enum UserJobPolicy {
                 } else if let policy = attributes.cpuPolicy, policy == 1 || policy == 2 {
                     error(line, "CPUSchedulingPolicy=\(value) needs root: real-time scheduling", "write other, batch or idle")
                 }
+            case "TasksMax":  // at most DefaultTasksMax=: a user's run must not take root's tasks
+                guard let asked = TasksMax.parse(value), !asked.isAtMost(bounds.defaultTasksMax, systemMaximum: bounds.systemMaximum)
+                else { continue }
+                let bound = bounds.defaultTasksMax.resolved(systemMaximum: bounds.systemMaximum).map(String.init) ?? "infinity"
+                error(line, "TasksMax=\(value) needs root: a user's run may have at most DefaultTasksMax=\(bounds.defaultTasksMax) "
+                      + "(\(bound) tasks here) of jobd.conf", "write at most \(bound), or leave TasksMax= out for the default")
             default:  // CPUWeight=, IOWeight=: at most the kernel's default of 100
                 var resources = ResourceControl()
                 guard let resource = ResourceControl.Key(rawValue: key), resources.read(key: resource, value: value, line: line) == nil

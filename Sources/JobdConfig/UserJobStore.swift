@@ -1,8 +1,9 @@
 package import Glibc
 
-/// Users' own jobs (`jobctl --user edit`), kept by jobd under its state directory:
-/// `users/USER/JOB.job`. jobd alone writes there, as root, on the user's request over the control
-/// socket; `users` and each user's directory are root's, mode 0700, and each file is the user's,
+/// Users' own jobs (`jobctl --user edit`), kept by jobd in its spool directory (`--spool-dir`,
+/// `/var/spool/jobd`, which a purge of the package keeps, as Debian's cron keeps its crontabs):
+/// `USER/JOB.job`. jobd alone writes there, as root, on the user's request over the control
+/// socket; the spool and each user's directory are root's, mode 0700, and each file is the user's,
 /// mode 0600 (so that `jobctl --user status` shows the user all of it), so no user can read another's
 /// jobs, or change a file jobd reads but through jobd.
 ///
@@ -10,11 +11,11 @@ package import Glibc
 /// `JOBD_JOB=`, history files): a user's job name has no `:`, so it never clashes with another
 /// user's; a system job of the same name wins, and the user's is reported broken.
 package struct UserJobStore: Sendable {
-    /// The directory of every user's directory: `STATE/users`.
+    /// The directory of every user's directory: the spool.
     package var path: String
 
-    package init(stateDirectory: String) {
-        path = (stateDirectory.hasSuffix("/") ? stateDirectory : stateDirectory + "/") + "users"
+    package init(directory: String) {
+        path = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
     }
 
     /// The name everything else knows `job` of `user` by.
@@ -63,15 +64,13 @@ package struct UserJobStore: Sendable {
     }
 
     /// The definition of `owner`'s job `job` from `text` (shown as `path` in errors): the keys a user
-    /// may set (``UserJobPolicy``), then as any job file, run as `owner`, its `OnFailure=` and
-    /// `OnSuccess=` naming jobs among `names` (the owner's, without `USER:`), and its
-    /// `TimeoutStopSec=` at most `stopTimeoutMax` (`StopTimeoutMaxSec=`), as the file's read has it.
+    /// may set (``UserJobPolicy``) within `bounds`, then as any job file, run as `owner`, its
+    /// `OnFailure=` and `OnSuccess=` naming jobs among `names` (the owner's, without `USER:`).
     package func definition(
-        of owner: Account, job: String, path: String, text: String, names: Set<String>,
-        stopTimeoutMax: TimeSpan = DaemonSettings.defaultStopTimeoutMax
+        of owner: Account, job: String, path: String, text: String, names: Set<String>, bounds: UserJobPolicy.Bounds
     ) -> Result<JobDefinition, ConfigErrors> {
         let user = owner.userName ?? String(owner.uid)
-        let policy = UserJobPolicy.errors(in: text, path: path, owner: owner)
+        let policy = UserJobPolicy.errors(in: text, path: path, owner: owner, bounds: bounds)
         let read = JobFileReader.read(name: Self.jobName(user: user, job: job), path: path, text: text)
         var errors = policy
         if case .failure(let failure) = read {
@@ -80,17 +79,19 @@ package struct UserJobStore: Sendable {
         guard case .success(var definition) = read, errors.isEmpty else {
             return .failure(ConfigErrors(errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }))
         }
-        if definition.stopTimeout > stopTimeoutMax {
+        if definition.stopTimeout > bounds.stopTimeoutMax {
             let line = UnitFile.parse(text, path: path).0.assignments.last { $0.key == JobKey.timeoutStopSec.rawValue }?.line
             return .failure(ConfigErrors([ConfigError(
                 file: path, line: line, message: "TimeoutStopSec=\(definition.stopTimeout): a user's job may take at most "
-                    + "\(stopTimeoutMax) to stop (StopTimeoutMaxSec= in jobd.conf)",
-                hint: "write a time span up to \(stopTimeoutMax)")]))
+                    + "\(bounds.stopTimeoutMax) to stop (StopTimeoutMaxSec= in jobd.conf)",
+                hint: "write a time span up to \(bounds.stopTimeoutMax)")]))
         }
         let unknown = JobReference.unknownReferences(in: [definition], names: names)
         if let found = unknown[definition.name] { return .failure(ConfigErrors(found)) }
         definition.user = user
         definition.owningUser = user
+        // Set-user-ID programs gain nothing in a user's run, whatever restricts it (UserJobPolicy).
+        definition.sandbox.noNewPrivileges = true
         definition.onFailure = definition.onFailure.map { Self.jobName(user: user, job: $0) }
         definition.onSuccess = definition.onSuccess.map { Self.jobName(user: user, job: $0) }
         return .success(definition)
@@ -99,9 +100,9 @@ package struct UserJobStore: Sendable {
     /// Every user's jobs, as jobd loads them at start and at each reload, each file on its own (a
     /// broken one disables its own job). A user whose account is gone, or whom `access` refuses
     /// (`users.allow`, `users.deny`), keeps the files, but none runs; jobs beyond `maximumJobs` of a
-    /// user, in name order, do not run either.
+    /// user, in name order, do not run either; `bounds` bound each job (``UserJobPolicy/Bounds``).
     package func read(
-        access: UserAccessList, maximumJobs: Int, stopTimeoutMax: TimeSpan = DaemonSettings.defaultStopTimeoutMax
+        access: UserAccessList, maximumJobs: Int, bounds: UserJobPolicy.Bounds
     ) -> (jobs: [JobDefinition], broken: [JobdConfiguration.BrokenJob]) {
         guard OwnedDirectory.problem(with: path) == nil, case .success(let users) = FileSystem.directoryEntries(path) else { return ([], []) }
         var jobs: [JobDefinition] = [], broken: [JobdConfiguration.BrokenJob] = []
@@ -109,8 +110,8 @@ package struct UserJobStore: Sendable {
             let names = self.jobs(of: user)
             func breakAll(_ message: String, hint: String? = nil) {
                 broken += names.map { job in
-                    .init(name: Self.jobName(user: user, job: job), path: file(of: user, job: job),
-                          errors: [ConfigError(file: file(of: user, job: job), line: nil, message: message, hint: hint)])
+                    .init(name: Self.jobName(user: user, job: job), owner: user, path: file(of: user, job: job),
+                          errors: [ConfigError(file: file(of: user, job: job), line: nil, message: message, hint: hint)], revoked: true)
                 }
             }
             if let problem = OwnedDirectory.problem(with: directory(of: user)) {
@@ -128,18 +129,23 @@ package struct UserJobStore: Sendable {
             for (index, job) in names.enumerated() {
                 let file = file(of: user, job: job)
                 guard index < maximumJobs else {
-                    broken.append(.init(name: Self.jobName(user: user, job: job), path: file, errors: [ConfigError(
+                    broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: [ConfigError(
                         file: file, line: nil, message: "\(user) has more than \(maximumJobs) jobs (UserJobsMax= in jobd.conf)",
-                        hint: "remove some of \(user)'s jobs")]))
+                        hint: "remove some of \(user)'s jobs")], revoked: true))
                     continue
                 }
                 let text = text(of: user, uid: owner.uid, job: job)
                     ?? .failure(ConfigError(file: file, line: nil, message: "the file was removed while jobd read it"))
+                // A file jobd cannot read as the account's own (another uid's, unreadable) keeps nothing.
+                if case .failure(let error) = text {
+                    broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: [error], revoked: true))
+                    continue
+                }
                 let result = text.mapError { ConfigErrors([$0]) }
-                    .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names), stopTimeoutMax: stopTimeoutMax) }
+                    .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names), bounds: bounds) }
                 switch result {
                 case .success(let definition): jobs.append(definition)
-                case .failure(let errors): broken.append(.init(name: Self.jobName(user: user, job: job), path: file, errors: errors.errors))
+                case .failure(let errors): broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: errors.errors))
                 }
             }
         }
@@ -166,17 +172,18 @@ package struct UserJobStore: Sendable {
 }
 
 extension JobdConfiguration {
-    /// Adds every user's jobs of `store` (``UserJobStore/read(access:maximumJobs:)``) to the jobs
-    /// read from the configuration directory `directory`, whose `users.allow` and `users.deny` say
-    /// who may have them. A system job wins over a user's job of the same name.
+    /// Adds every user's jobs of `store` (``UserJobStore/read(access:maximumJobs:bounds:)``) to the
+    /// jobs read from the configuration directory `directory`, whose `users.allow` and `users.deny`
+    /// say who may have them. A system job wins over a user's job of the same name.
     package mutating func addUserJobs(from store: UserJobStore, configDirectory directory: String) {
         let settings = settings ?? DaemonSettings()
-        let (userJobs, userBroken) = store.read(access: .read(configDirectory: directory), maximumJobs: settings.userJobsMax,
-                                                stopTimeoutMax: settings.stopTimeoutMax)
+        let (userJobs, userBroken) = store.read(
+            access: .read(configDirectory: directory), maximumJobs: settings.userJobsMax,
+            bounds: UserJobPolicy.Bounds(settings: settings, systemMaximum: TasksMax.currentSystemMaximum()))
         let system = Set(jobs.lazy.map(\.name) + broken.lazy.map(\.name))
         for job in userJobs {
             if system.contains(job.name) {
-                broken.append(BrokenJob(name: job.name, path: job.path, errors: [ConfigError(
+                broken.append(BrokenJob(name: job.name, owner: job.owningUser, path: job.path, errors: [ConfigError(
                     file: job.path, line: nil, message: "a system job is named \(job.name) too, and runs instead",
                     hint: "rename this job (jobctl --user edit), or the system job")]))
             } else {

@@ -14,6 +14,9 @@ package struct ReloadReport: Codable, Sendable, Equatable {
     /// Every configuration error, as `FILE:LINE: error: MESSAGE`.
     package var errors: [String]
     package var finishedRealtimeUSec: Int64?
+    /// Whose each of ``errors`` is: the user of a user's own job file, else `nil`. Not on the wire:
+    /// it decides which errors a user is shown (``shown(to:)``).
+    package var errorOwners: [String?] = []
 
     package init(
         sequence: UInt64, accepted: Bool, generation: UInt64, added: [String] = [], changed: [String] = [],

@@ -17,6 +17,11 @@ extension Daemon {
     package static func defaultStateDirectory(environment: [String: String]) -> String {
         StateDirectory.defaultPath(environment: environment)
     }
+
+    /// `$JOBD_SPOOL_DIRECTORY` or `/var/spool/jobd`: where users' own jobs are kept.
+    package static func defaultSpoolDirectory(environment: [String: String]) -> String {
+        environment["JOBD_SPOOL_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 } ?? "/var/spool/jobd"
+    }
 }
 
 /// The daemon: loads the configuration, arms one owner per job, tells systemd it is ready, and runs
@@ -46,7 +51,8 @@ package struct Daemon {
         // means the default settings. Only a configuration that cannot be read at all stops jobd.
         var jobFiles = JobFileCache()
         let directory = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check)
-        let userJobs = UserJobStore(stateDirectory: options.stateDirectory)
+        UserJobStore.move(from: options.stateDirectory + "/users", to: options.spoolDirectory, logger: logger)
+        let userJobs = UserJobStore(directory: options.spoolDirectory)
         var configuration = directory.read(using: &jobFiles)
         configuration.addUserJobs(from: userJobs, configDirectory: options.configDirectory)
         if let fatal = configuration.fatal {

@@ -23,7 +23,8 @@ package struct DaemonContext: Sendable {
     package var post: @Sendable (DaemonEvent) -> Void
     /// The local time zone, as it is now.
     package var zone: @Sendable () -> TimeZoneRules
-    /// Gives free memory back to the system (after a reload freed a generation).
+    /// Gives free memory back to the system (after a reload freed a generation, and once a burst
+    /// of runs has drained: ``BurstTrim``).
     package var trimMemory: @Sendable () -> Void = {}
     /// Applies `UserConnectionsMax=` to the control socket, at start and at each reload.
     package var limitUserConnections: @Sendable (Int) -> Void = { _ in }
@@ -65,6 +66,13 @@ package protocol DaemonStateStore: Sendable {
     func disabledJobs() -> Set<String>
     func setDisabled(_ job: String, _ disabled: Bool)
     func saveHistory(of job: String, _ history: JobHistory?)
+    /// Keeps `run` as in flight until ``runEnded(_:)`` says it ended: what the next jobd records
+    /// as abandoned if this one stops first without a word (``abandonedRuns()``).
+    func runStarted(_ run: RunInFlightRecord)
+    func runEnded(_ invocationID: String)
+    /// The runs an earlier jobd kept as in flight and never recorded the end of, oldest first;
+    /// each is forgotten once it is recorded (``runEnded(_:)``).
+    func abandonedRuns() -> [RunInFlightRecord]
 }
 
 /// Starts runs and stops them.

@@ -8,16 +8,20 @@ package struct DaemonOptions: Sendable {
     package var runtimeDirectory: String
     /// Where `Persistent=` stamps and the last boot id are kept.
     package var stateDirectory: String
+    /// Where users' own jobs are kept (`--spool-dir`): outside the state directory, so that
+    /// `apt purge jobd` keeps them, as Debian's cron keeps `/var/spool/cron/crontabs`.
+    package var spoolDirectory: String
     /// This run of jobd's `JOBD_INSTANCE`.
     package var instance: String
 
     package init(
-        configDirectory: String, runtimeDirectory: String, stateDirectory: String, instance: String,
-        environment: [String: String]
+        configDirectory: String, runtimeDirectory: String, stateDirectory: String, spoolDirectory: String = "/var/spool/jobd",
+        instance: String, environment: [String: String]
     ) {
         self.configDirectory = configDirectory
         self.runtimeDirectory = runtimeDirectory
         self.stateDirectory = stateDirectory
+        self.spoolDirectory = spoolDirectory
         self.instance = instance
         self.environment = environment
     }

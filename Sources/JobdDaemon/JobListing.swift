@@ -28,10 +28,10 @@ struct JobListing: Sendable {
         jobs.reserveCapacity(owners.count + sources.broken.count)
         // A user (not root, not a reader) lists their own jobs alone, as UserRequests decides whose a job is.
         let user = peer?.level == .user ? peer : nil
-        for (name, owner) in owners where user?.owns(definition: owner.definition, brokenPath: nil) ?? true {
+        for (name, owner) in owners where user?.owns(definition: owner.definition, broken: nil) ?? true {
             jobs.append((name: name, owner: StatusView.OwnerFacts(owner, wallClock: sources.wallClock)))
         }
-        for (name, broken) in sources.broken where owners[name] == nil && user?.owns(definition: nil, brokenPath: broken.path) ?? true {
+        for (name, broken) in sources.broken where owners[name] == nil && user?.owns(definition: nil, broken: broken) ?? true {
             jobs.append((name: name, owner: nil))
         }
         self.sources = sources

@@ -26,14 +26,17 @@ extension Logger {
     func reloadApplied(
         _ summary: Scheduler.ReloadSummary, configuration: JobdConfiguration, settings: DaemonSettings, jobFiles: JobFileCache
     ) {
-        let errors = configuration.errors
-        log(configErrors: errors)
+        let errors = configuration.systemErrors
+        log(configErrors: configuration.errors)
         let fields = [
             JobdField.generation: String(summary.generation),
             JobdField.leakGraceUSec: String(settings.leakGrace.microseconds),
         ]
         if errors.isEmpty {
-            event(.reloadDone, "reload done: \(summary); \(jobFiles.parsed) job file(s) new or changed and read, \(jobFiles.reused) unchanged", fields)
+            // Errors in users' own jobs break those jobs alone (their config.error entries above).
+            let users = configuration.errors.count
+            event(.reloadDone, "reload done: \(summary); \(jobFiles.parsed) job file(s) new or changed and read, \(jobFiles.reused) unchanged"
+                  + (users == 0 ? "" : "; \(users) error(s) in users' own jobs, which break those jobs only"), fields)
         } else {
             // Applied, but not all of it: a failed `systemctl reload`, as a rejected one is.
             let reason = "\(errors.count) configuration error(s) in \(configuration.brokenSummary ?? "the configuration")"

@@ -15,7 +15,7 @@ extension MainLoop {
     func handleControl(_ request: ControlRequest, reply: ControlReply) {
         guard !stopping else { return reply.finish(with: .error("jobd is stopping")) }
         if let refusal = UserRequests.refusal(of: request, from: reply.peer, definition: request.job.flatMap(admission.definition(of:)),
-                                              brokenPath: request.job.flatMap { generation.broken[$0]?.path }) {
+                                              broken: request.job.flatMap { generation.broken[$0] }) {
             return reply.finish(with: .error(refusal, code: .permissionDenied))
         }
         if let refusal = request.refusal(in: generation, inFlight: { !admission.runsInFlight(of: $0).isEmpty }) {

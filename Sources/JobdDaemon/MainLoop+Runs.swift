@@ -43,7 +43,10 @@ extension MainLoop {
         }
         if !claimed, request.claims(definition) { return context.claim(request) }
         scheduler.runStarted(job: request.job, cause: request.cause.rawValue, now: now)
+        context.store.runStarted(RunInFlightRecord(invocationID: request.invocationID, job: request.job, cause: request.cause.rawValue,
+                                                   startUSec: wallNowUSec))
         let (post, clock) = (context.post, context.clocks.monotonic)
+        burstTrim.started()
         context.launcher.launch(
             definition, as: request, context: request.triggeredBy?.environment ?? [:],
             fields: request.launchFields(claimedBy: claimed ? fleet?.settings.node : nil), sendmail: settings.sendmail,
@@ -58,9 +61,27 @@ extension MainLoop {
         runWaiters.ended(outcome, as: ended)
         scheduler.runFinished(outcome, active: admission.isActive(outcome.job), now: finished)
         context.store.saveHistory(of: outcome.job, scheduler.histories[outcome.job])
+        context.store.runEnded(outcome.invocationID)
+        if burstTrim.ended() { context.trimMemory() }
         metricsChanged()
         context.fleetRunEnded(outcome)
         perform(ended.actions)
         if admission.runsInFlight(of: outcome.job).isEmpty { runWaiters.stopped(outcome.job) }
+    }
+
+    /// At start: every run an earlier jobd kept as in flight and never recorded the end of is
+    /// recorded as abandoned (`run.abandoned`, the job's history and metrics), and starts its
+    /// job's `OnFailure=` jobs (issue 36).
+    func recordAbandonedRuns() {
+        for run in context.store.abandonedRuns() {
+            let outcome = run.outcome(nowUSec: wallNowUSec)
+            logger.runAbandoned(run, outcome)
+            if admission.definition(of: run.job) != nil {
+                scheduler.runFinished(outcome, now: now)
+                context.store.saveHistory(of: run.job, scheduler.histories[run.job])
+            }
+            context.store.runEnded(run.invocationID)
+            perform(admission.abandoned(outcome, now: now))
+        }
     }
 }

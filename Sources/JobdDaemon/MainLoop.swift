@@ -48,6 +48,8 @@ package final class MainLoop {
     var runWaiters: RunWaiters
     /// What `STATUS=` says of the fleet, and who claimed the fleet jobs' last elapses (MainLoop+Fleet.swift).
     var fleetStatus = FleetStatus()
+    /// When a burst of runs has drained, free memory goes back to the system.
+    var burstTrim = BurstTrim()
 
     /// `invocationIDs` makes each run's `JOBD_RUN_ID` (random but in tests).
     package init(
@@ -89,6 +91,7 @@ package final class MainLoop {
         context.apply(generation.settings, logger: logger)
         let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
         perform(admission.configure(generation, now: now))
+        recordAbandonedRuns()
         logger.daemonReady(summary, configuration: configuration, settings: settings)
         notifier.send(.ready, .status(status))
         metricsChanged()
@@ -203,9 +206,11 @@ package final class MainLoop {
             // A job whose file is gone takes its kept history with it (once its last run ended).
             for name in summary.removed { context.store.saveHistory(of: name, scheduler.histories[name]) }
             perform(admission.configure(generation, now: now))
+            // A user who may no longer have jobs has none running either.
+            for job in configuration.broken where job.revoked { perform(admission.stop(job: job.name, reason: .revoked)) }
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             logger.reloadApplied(summary, configuration: configuration, settings: settings, jobFiles: reloads.jobFiles)
-            answer = reloads.applied(summary, errors: configuration.errors, finishedRealtimeUSec: wallNowUSec)
+            answer = reloads.applied(summary, errors: configuration.errors, owners: configuration.errorOwners, finishedRealtimeUSec: wallNowUSec)
         }
         metricsChanged()
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of

@@ -64,15 +64,21 @@ struct ReloadMachine {
                               finishedRealtimeUSec: finishedRealtimeUSec), as: .rejected)
     }
 
-    /// What the read found was applied as `summary` says, with `errors` in the files it kept out.
-    /// Returns the report, numbered, and the clients to answer with it.
+    /// What the read found was applied as `summary` says, with `errors` in the files it kept out,
+    /// each the user's of `owners` (in the same order; `nil`: root's). Only root's make it partial:
+    /// an error in a user's own job breaks that job alone, never root's reload (a dangling
+    /// `OnFailure=` of a user's made every reload fail). Returns the report, numbered, and the
+    /// clients to answer with it.
     mutating func applied(
-        _ summary: Scheduler.ReloadSummary, errors: [ConfigError], finishedRealtimeUSec: Int64
+        _ summary: Scheduler.ReloadSummary, errors: [ConfigError], owners: [String?] = [], finishedRealtimeUSec: Int64
     ) -> (report: ReloadReport, watchers: [ControlReply]) {
-        finished(ReloadReport(sequence: 0, accepted: errors.isEmpty, generation: summary.generation, added: summary.added,
-                              changed: summary.changed, removed: summary.removed, kept: summary.kept.count,
-                              errors: errors.map(\.description), finishedRealtimeUSec: finishedRealtimeUSec),
-                 as: errors.isEmpty ? .applied : .partial)
+        let owners = owners.count == errors.count ? owners : Array(repeating: nil, count: errors.count)
+        let accepted = !owners.contains(nil)
+        var report = ReloadReport(sequence: 0, accepted: accepted, generation: summary.generation, added: summary.added,
+                                  changed: summary.changed, removed: summary.removed, kept: summary.kept.count,
+                                  errors: errors.map(\.description), finishedRealtimeUSec: finishedRealtimeUSec)
+        report.errorOwners = owners
+        return finished(report, as: accepted ? .applied : .partial)
     }
 
     /// The configuration read was applied (or rejected) as `report` says, numbered here. Returns

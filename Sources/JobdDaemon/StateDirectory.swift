@@ -8,7 +8,9 @@ import JobdLocks
 
 /// jobd's state directory (`--state-dir`, default `$STATE_DIRECTORY` or `/var/lib/jobd`):
 /// `timestamps/JOB` holds a `Persistent=` job's last trigger (wall-clock microseconds), and
-/// `boot-id` the boot in which jobd last started, for `Cron=@reboot`. Every write is atomic
+/// `boot-id` the boot in which jobd last started, for `Cron=@reboot`; `runs/JOBD_RUN_ID` each run
+/// in flight (``RunInFlightRecord``), so that the next jobd accounts for the runs of one that
+/// stopped without a word. Every write is atomic
 /// (a temporary file renamed over the old one), so a crash never leaves half a stamp.
 ///
 /// jobd runs as root: the directories must be its own and writable by no one else (checked once;
@@ -23,6 +25,8 @@ final class StateDirectory: TriggerStore {
     private let historyWriter: CoalescingWriter
     /// `Persistent=` stamps, written as the histories are: off the main loop.
     private let stampWriter: CoalescingWriter
+    /// Runs in flight: a run that ends before its start was written costs no write at all.
+    private let runWriter: CoalescingWriter
 
     init(path: String, logger: Logger) {
         self.path = path
@@ -30,17 +34,22 @@ final class StateDirectory: TriggerStore {
         _ = mkdir(path, 0o755)
         _ = mkdir(path + "/timestamps", 0o755)
         _ = mkdir(path + "/history", 0o755)
+        _ = mkdir(path + "/runs", 0o755)
         unusable = OwnedDirectory.problem(with: path) ?? OwnedDirectory.problem(with: path + "/timestamps")
-            ?? OwnedDirectory.problem(with: path + "/history")
+            ?? OwnedDirectory.problem(with: path + "/history") ?? OwnedDirectory.problem(with: path + "/runs")
         if let unusable {
             logger.warning("not using the state directory: \(unusable); Persistent=, @reboot and the jobs' last runs will not survive a restart")
         }
         historyWriter = Self.writer(into: path + "/history/", reported: reportedFailure, logger: logger)
         stampWriter = Self.writer(into: path + "/timestamps/", reported: reportedFailure, logger: logger)
+        // Not durable: a run does not outlive the machine, only jobd; the page cache outlives jobd.
+        runWriter = Self.writer(into: path + "/runs/", durable: false, reported: reportedFailure, logger: logger)
     }
 
     /// A background writer of one file a job in `directory` (a `nil` text removes the job's file).
-    private static func writer(into directory: String, reported: LockedBox<Bool>, logger: Logger) -> CoalescingWriter {
+    private static func writer(
+        into directory: String, durable: Bool = true, reported: LockedBox<Bool>, logger: Logger
+    ) -> CoalescingWriter {
         CoalescingWriter { job, text in
             let file = directory + job
             guard let text else {
@@ -48,7 +57,7 @@ final class StateDirectory: TriggerStore {
                 return
             }
             do {
-                try AtomicFile.replace(file, with: text, durable: true)
+                try AtomicFile.replace(file, with: text, durable: durable)
             } catch {
                 Self.reportFirst(String(describing: error), reported: reported, logger: logger)
             }
@@ -132,6 +141,36 @@ final class StateDirectory: TriggerStore {
     func flushHistories() {
         stampWriter.flush()
         historyWriter.flush()
+        runWriter.flush()
+    }
+
+    func runStarted(_ run: RunInFlightRecord) {
+        guard unusable == nil else { return }
+        runWriter.submit(run.invocationID, run.savedText)
+    }
+
+    func runEnded(_ invocationID: String) {
+        guard unusable == nil else { return }
+        runWriter.submit(invocationID, nil)
+    }
+
+    /// The runs an earlier jobd kept in `runs/`, oldest first. A file whose name is not a run id
+    /// jobd makes, or that names no job, is removed with an error naming it.
+    func abandonedRuns() -> [RunInFlightRecord] {
+        guard unusable == nil, case .success(let names) = FileSystem.directoryEntries(path + "/runs") else { return [] }
+        var runs: [RunInFlightRecord] = []
+        // Hidden names are AtomicFile's temporary files, left by a crash.
+        for name in names where !name.hasPrefix(".") {
+            let file = path + "/runs/" + name
+            let isRunID = !name.isEmpty && name.count <= 64 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+            if isRunID, let text = read(file, limit: 4_096), let run = RunInFlightRecord(savedText: Substring(text), invocationID: name) {
+                runs.append(run)
+            } else {
+                logger.error("\(file): not a run jobd kept; removed")
+                _ = unlink(file)
+            }
+        }
+        return runs.sorted { ($0.startUSec, $0.invocationID) < ($1.startUSec, $1.invocationID) }
     }
 
 

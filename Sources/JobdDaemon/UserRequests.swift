@@ -56,12 +56,12 @@ struct UserRequests: Sendable {
     }
 
     /// Why `peer`, who is not root, may not act on the job `request` names, as the loop knows it
-    /// (`definition`, or the file with errors at `brokenPath`): the name says `USER:JOB`, but a
+    /// (`definition`, or the file with errors `broken`): the name says `USER:JOB`, but a
     /// system job may have a `:` in its name too, and only a job the user owns is theirs.
-    static func refusal(of request: ControlRequest, from peer: ControlPeer?, definition: JobDefinition?, brokenPath: String?) -> String? {
+    static func refusal(of request: ControlRequest, from peer: ControlPeer?, definition: JobDefinition?, broken: JobdConfiguration.BrokenJob?) -> String? {
         guard let peer, let name = request.job, peer.level == .user || (peer.level == .readOnly && !ControlAccess.isReadOnly(request.command))
         else { return nil }
-        return peer.owns(definition: definition, brokenPath: brokenPath) ?? true ? nil : "permission denied: \(name) is not a job of yours"
+        return peer.owns(definition: definition, broken: broken) ?? true ? nil : "permission denied: \(name) is not a job of yours"
     }
 
     /// The job of `user` that `request` names, without `USER:`; `nil` (with the error sent) when
@@ -97,7 +97,8 @@ struct UserRequests: Sendable {
         if FileSystem.status(directory.jobsPath + "/" + name + ".job") != nil {
             return reply.finish(with: .error("\(path): error: a system job is named \(name); choose another name", code: .invalidJob))
         }
-        switch store.definition(of: owner, job: job, path: path, text: text, names: Set(existing + [job]), stopTimeoutMax: settings.stopTimeoutMax) {
+        let bounds = UserJobPolicy.Bounds(settings: settings, systemMaximum: TasksMax.currentSystemMaximum())
+        switch store.definition(of: owner, job: job, path: path, text: text, names: Set(existing + [job]), bounds: bounds) {
         case .failure(let errors):
             reply.finish(with: .error(errors.errors.map(\.description).joined(separator: "\n"), code: .invalidJob))
         case .success:
@@ -142,11 +143,11 @@ struct UserRequests: Sendable {
 }
 
 extension ControlPeer {
-    /// Whether the job of `definition` (or, with none, of the file with errors at `brokenPath`) is
-    /// this user's own: the name says `USER:JOB`, but a system job may have a `:` in its name too.
-    /// `nil` when there is neither.
-    func owns(definition: JobDefinition?, brokenPath: String?) -> Bool? {
+    /// Whether the job of `definition` (or, with none, of the file with errors `broken`) is this
+    /// user's own, as the load recorded it: the name says `USER:JOB`, but a system job may have a
+    /// `:` in its name too. `nil` when there is neither.
+    func owns(definition: JobDefinition?, broken: JobdConfiguration.BrokenJob?) -> Bool? {
         let user = userName ?? String(uid)
-        return definition.map { $0.owningUser == user } ?? brokenPath.map { $0.contains("/users/\(user)/") }
+        return definition.map { $0.owningUser == user } ?? broken.map { $0.owner == user }
     }
 }

@@ -1,6 +1,7 @@
-/// Whether a crontab names the user after each schedule (the system format of `/etc/crontab` and
-/// `/etc/cron.d`), told from its entries when neither its path nor `--system` says: read as a user
-/// crontab, a system crontab's account column would become the first word of every command.
+/// Whether a crontab is read in the system format (a user after each schedule), decided as cron
+/// decides it, by location or `--system`. Its entries are looked at only to refuse a crontab
+/// that looks like a system crontab elsewhere: read as a user crontab, the account column would
+/// become the first word of every command, so `--system` or `--user` must say which it is.
 package enum CrontabFormat {
     package enum Detection: Sendable, Hashable {
         /// No entry has an account after its schedule (or there are no entries).
@@ -33,15 +34,24 @@ package enum CrontabFormat {
         return without.isEmpty ? .system(accounts: accounts) : .mixed(withAccount: withAccount, without: without)
     }
 
-    /// The format to read a crontab in: `--system` or a system path decides, and so does
-    /// `--user` (with a note when the entries look otherwise); else the entries do. A crontab
-    /// where some entries name an account and some do not is refused, and so is one whose entries
-    /// all do but that root does not own (`ownerUID`: the file's owner, `nil` for standard input):
-    /// cron reads a system crontab only from a file of root's, and a user's crontab that names
-    /// `root` after each schedule must not make its jobs root's. A system crontab by name that
-    /// root does not own is read, with a note that cron would not read it.
+    /// Whether `path` is where cron reads system crontabs: `/etc/crontab`, or a file directly in
+    /// `/etc/cron.d/` (cron reads no subdirectory), as written: cron decides the format by
+    /// location, never by content, and so does the import.
+    package static func isSystemPath(_ path: String) -> Bool {
+        if path == "/etc/crontab" { return true }
+        guard path.hasPrefix("/etc/cron.d/") else { return false }
+        let name = path.dropFirst("/etc/cron.d/".count)
+        return !name.isEmpty && name != "." && name != ".." && !name.contains("/")
+    }
+
+    /// The format to read a crontab in, as cron decides it: the system format only for a system
+    /// path (``isSystemPath(_:)``) or `--system` (`systemByName`); any other crontab is a user's.
+    /// One whose entries have an account after the schedule, all or some, is refused unless
+    /// `--user` says it is a user crontab (with a note): a root-owned copy of alice's crontab
+    /// whose every line says `root` after the schedule must not make its jobs root's, whoever
+    /// owns the file. A system crontab by name that root does not own (`ownerUID`: the file's
+    /// owner, `nil` for standard input) is read, with a note that cron would not read it.
     package static func decide(_ detection: Detection, path: String, systemByName: Bool, explicitUser: Bool, ownerUID: UInt32?) -> Decision {
-        let rootOwned = ownerUID == 0
         if systemByName {
             guard let ownerUID, ownerUID != 0 else { return .read(systemFormat: true, note: nil) }
             return .read(systemFormat: true, note: "\(path) is owned by uid \(ownerUID), not root: cron does not read such a system crontab "
@@ -55,13 +65,9 @@ package enum CrontabFormat {
                 return .read(systemFormat: false, note: "every entry of \(path) has an account (\(accounts.joined(separator: ", "))) after its schedule, "
                              + "as a system crontab has: read as a user crontab, as --user says, that word is the first of each command")
             }
-            guard rootOwned else {
-                return .refused("every entry of \(path) has an account (\(accounts.joined(separator: ", "))) after its schedule, as a system crontab has, "
-                                + "but root does not own it, and cron reads a system crontab only from a file of root's: "
-                                + "if it is one, import it with --system; if it is a user crontab, say whose it is with --user")
-            }
-            return .read(systemFormat: true, note: "read as a system crontab: every entry has an account (\(accounts.joined(separator: ", "))) "
-                         + "after its schedule; if it is a user crontab whose commands start with such a word, say whose it is with --user")
+            return .refused("every entry of \(path) has an account (\(accounts.joined(separator: ", "))) after its schedule, as a system crontab has, "
+                            + "but cron reads the system format only in /etc/crontab and /etc/cron.d/, and reads any other crontab as a user's: "
+                            + "if it is a system crontab, import it with --system; if it is a user crontab, say whose it is with --user NAME")
         case .mixed(let withAccount, let without):
             let with = "line" + (withAccount.count == 1 ? " " : "s ") + list(withAccount)
             let other = "line" + (without.count == 1 ? " " : "s ") + list(without)

@@ -47,8 +47,9 @@ package enum JobdCatalog {
                 """)
         case .reloadDone:
             Entry(subject: "jobd reloaded its job files", body: """
-                Every job file loaded without errors; the configuration is now in effect as
-                generation @JOBD_GENERATION@. Jobs that were removed will not be scheduled again;
+                Every job file of the system's loaded without errors (errors in users' own jobs
+                break only those jobs: their config.error entries come before this one); the
+                configuration is now in effect as generation @JOBD_GENERATION@. Jobs that were removed will not be scheduled again;
                 jobs whose file did not change keep their schedule.
                 """)
         case .reloadFailed:
@@ -233,6 +234,19 @@ package enum JobdCatalog {
                 wrote anything; MailOn=failure: when it failed). Logged at warning priority when the
                 mail could not be handed over (no sendmail installed, or it failed): the output is
                 in the journal either way (jobctl logs @JOB@ --run @JOBD_RUN_ID@).
+                """)
+        case .runAbandoned:
+            Entry(subject: "A job run was abandoned by a jobd that stopped", body: """
+                Run @JOBD_RUN_ID@ of job @JOB@, started by an earlier jobd at @JOBD_START_USEC@
+                (microseconds since the epoch), was still in flight when that jobd stopped without
+                recording its end: it was killed (SIGKILL, an out-of-memory kill), it crashed, or
+                the watchdog ended it. This jobd found the run in its state directory
+                (/var/lib/jobd/runs) at its start and recorded it with the result abandoned, a
+                failure: jobctl status and list show it, the metrics count it, and the job's
+                OnFailure= jobs start. No Restart= retry follows, since nobody knows whether the
+                command finished its work. Under jobd.service systemd stopped what was left of the
+                run with jobd; its output up to then is in the journal:
+                journalctl JOBD_RUN_ID=@JOBD_RUN_ID@. Find why jobd stopped in journalctl -u jobd.
                 """)
         case .ownersInit:
             Entry(subject: "Job owners were created", body: """

@@ -47,6 +47,9 @@ package enum JobdEvent: String, Sendable, CaseIterable {
     case logDropped = "log.dropped"
     /// A run's output was mailed (`MailTo=`), or could not be.
     case runMail = "run.mail"
+    /// A run an earlier jobd had in flight and never recorded the end of (it was killed or
+    /// crashed): recorded by the next jobd at its start, with `JOBD_RESULT=abandoned`.
+    case runAbandoned = "run.abandoned"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -89,6 +92,7 @@ package enum JobdEvent: String, Sendable, CaseIterable {
         case .timersInvalidate: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1072"
         case .logDropped: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101f"
         case .runMail: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1020"
+        case .runAbandoned: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1021"
         }
     }
 }
@@ -134,6 +138,8 @@ package enum JobdField {
     package static let exitStatus = "EXIT_STATUS"
     package static let pid = "JOBD_PID"
     package static let durationUSec = "JOBD_DURATION_USEC"
+    /// On `run.abandoned`: when the abandoned run started, in microseconds since the epoch.
+    package static let startUSec = "JOBD_START_USEC"
     /// On `daemon.ready` and `reload.done`: `LeakGraceSec=` in microseconds, so that an audit of the
     /// journal judges retired owners by the grace jobd itself gave them.
     package static let leakGraceUSec = "JOBD_LEAK_GRACE_USEC"

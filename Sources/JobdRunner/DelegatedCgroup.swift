@@ -116,9 +116,7 @@ package final class DelegatedCgroup: Sendable {
     @discardableResult
     package func limitTasks(_ settings: DaemonSettings) -> Result<TaskBudget, TaskBudget.Failure> {
         guard let pidsDirectory else { return .failure(TaskBudget.Failure(description: tasksLimitRefusal ?? "no pids controller")) }
-        let systemMaximum = TasksMax.systemMaximum(
-            threadsMax: CgroupFile.read("/proc/sys/kernel/threads-max").flatMap(CgroupText.number),
-            pidMax: CgroupFile.read("/proc/sys/kernel/pid_max").flatMap(CgroupText.number))
+        let systemMaximum = TasksMax.currentSystemMaximum()
         let own = CgroupFile.read(pidsDirectory + "/pids.max").flatMap(CgroupText.pidsMax)
         let limits = TaskBudget(settings: settings, own: own, systemMaximum: systemMaximum)
         budget.withLock { $0 = limits }

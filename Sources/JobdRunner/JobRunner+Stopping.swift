@@ -51,6 +51,7 @@ extension JobRunner {
         case .shutdown: "run \(runID) of \(definition.name) is stopped: jobd is stopping"
         case .oomKill: "the OOM killer killed a process of run \(runID) of \(definition.name) in its cgroup: the run is stopped (as systemd's OOMPolicy=stop)"
         case .leaseLost: "run \(runID) of \(definition.name) is stopped: this node no longer holds its fleet lease"
+        case .revoked: "run \(runID) of \(definition.name) is stopped: its user may no longer have jobs"
         }
         logger.event(reason == .runtimeExceeded ? .runTimeout : .runStop, level: reason == .shutdown ? .notice : .warning,
                      "\(message): SIGTERM to its \(tracking.name == "cgroup" ? "cgroup" : "process group"), SIGKILL after \(after)", fields)

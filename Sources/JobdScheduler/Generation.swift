@@ -34,7 +34,7 @@ package struct Generation: Sendable {
     /// job's previous definition (a new broken file adds nothing; a deleted file removes its job),
     /// and a broken `jobd.conf` keeps the settings jobd has.
     package init(_ configuration: JobdConfiguration, after previous: Generation) {
-        let kept = configuration.broken.compactMap { previous.definition(of: $0.name) }
+        let kept = configuration.broken.compactMap { $0.revoked ? nil : previous.definition(of: $0.name) }
         self.init(jobs: kept.isEmpty ? configuration.jobs : configuration.jobs + kept, settings: configuration.settings ?? previous.settings,
                   broken: configuration.broken, settingsErrors: configuration.settingsErrors, brokenSummary: configuration.brokenSummary)
     }

@@ -241,27 +241,43 @@ package struct RunAdmission: Sendable {
             retryGiven = Ended.Retry(request: retry, delay: delay, limit: definition.restart.limit)
         } else if let definition, !retries {
             // A failure is final once no retry is left (a queued run that starts now takes a retry's place).
-            let targets = end.result.isFailure ? definition.onFailure : end.result == .success ? definition.onSuccess : []
-            let cause: RunRequest.Cause = end.result.isFailure ? .onFailure : .onSuccess
-            let chain = (request.triggeredBy?.chain ?? []) + [end.job]
-            for target in targets {
-                let started = makeRequest(job: target, cause: cause, now: now, triggeredBy: TriggeringRun(
-                    job: end.job, invocationID: request.invocationID, result: end.result, exitCode: end.termination.exitCode,
-                    exitStatus: end.termination.exitStatus, chain: chain))
-                if chain.contains(target) {
-                    actions.append(.skip(started, reason: "trigger-cycle"))
-                } else if chain.count >= Self.maxChain {
-                    actions.append(.skip(started, reason: "trigger-chain-too-long"))
-                } else {
-                    actions += ask(started, now: now)
-                }
-            }
+            actions += followUps(of: end, definition: definition, chain: (request.triggeredBy?.chain ?? []) + [end.job], now: now)
         }
         if queuedStarts, let queued = jobs[end.job]?.queued {
             jobs[end.job]?.queued = nil
             actions += admit(queued, now: now)
         }
         return Ended(actions: actions + startWaitingRuns(now: now), retry: retryGiven)
+    }
+
+    /// The `OnFailure=`/`OnSuccess=` runs that `end`, final, starts; `chain` is the jobs that
+    /// started one another up to it, itself last.
+    private mutating func followUps(of end: RunOutcome, definition: JobDefinition, chain: [String], now: MonotonicInstant) -> [Action] {
+        let targets = end.result.isFailure ? definition.onFailure : end.result == .success ? definition.onSuccess : []
+        let cause: RunRequest.Cause = end.result.isFailure ? .onFailure : .onSuccess
+        var actions: [Action] = []
+        for target in targets {
+            let started = makeRequest(job: target, cause: cause, now: now, triggeredBy: TriggeringRun(
+                job: end.job, invocationID: end.invocationID, result: end.result, exitCode: end.termination.exitCode,
+                exitStatus: end.termination.exitStatus, chain: chain))
+            if chain.contains(target) {
+                actions.append(.skip(started, reason: "trigger-cycle"))
+            } else if chain.count >= Self.maxChain {
+                actions.append(.skip(started, reason: "trigger-chain-too-long"))
+            } else {
+                actions += ask(started, now: now)
+            }
+        }
+        return actions
+    }
+
+    /// A run an earlier jobd had in flight and never recorded the end of, found at this jobd's
+    /// start (`end` is ``RunResult/abandoned``): final at once, with no `Restart=` retry, since
+    /// nobody knows whether it did its work; its job's `OnFailure=` jobs start. Nothing of a job
+    /// that is gone.
+    package mutating func abandoned(_ end: RunOutcome, now: MonotonicInstant) -> [Action] {
+        guard !isStopping, let definition = generation.definition(of: end.job) else { return [] }
+        return followUps(of: end, definition: definition, chain: [end.job], now: now)
     }
 
     /// A run that was started did not start after all: its fleet elapse was claimed by another node,
@@ -309,11 +325,12 @@ package struct RunAdmission: Sendable {
         return actions
     }
 
-    /// `jobctl stop`: the job's runs in flight are stopped; its waiting run and pending retry dropped.
-    package mutating func stop(job: String) -> [Action] {
+    /// `jobctl stop` (or a reload that revoked the job, with `reason` ``StopReason/revoked``): the
+    /// job's runs in flight are stopped; its waiting run and pending retry dropped.
+    package mutating func stop(job: String, reason: StopReason = .requested) -> [Action] {
         var actions: [Action] = []
         if let runs = jobs[job] {
-            if !runs.inFlight.isEmpty { actions.append(.stop(job: job, reason: .requested)) }
+            if !runs.inFlight.isEmpty { actions.append(.stop(job: job, reason: reason)) }
             actions += forget(job, runs: runs, reason: "stopped")
         }
         return actions + removeWaiting { $0.job == job }.map { .drop($0, reason: "stopped") }

@@ -60,6 +60,11 @@ package final class DaemonProcess: @unchecked Sendable {
             env[variable] = directory
             scratch.append(directory)
         }
+        // Users' jobs beside the state directory jobd is given, so that a restart on it keeps them.
+        if env["JOBD_SPOOL_DIRECTORY"] == nil {
+            let named = arguments.firstIndex(of: "--state-dir").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+            env["JOBD_SPOOL_DIRECTORY"] = (named ?? env["STATE_DIRECTORY"] ?? NSTemporaryDirectory()) + "/spool"
+        }
         process.environment = env
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -51,6 +51,10 @@ struct JobdCommand: AsyncParsableCommand {
             help: "Where Persistent= stamps and the last boot id are kept (default: $STATE_DIRECTORY, else /var/lib/jobd).")
     var stateDirectory: String?
 
+    @Option(name: .customLong("spool-dir"),
+            help: "Where users' own jobs are kept (default: $JOBD_SPOOL_DIRECTORY, else /var/spool/jobd).")
+    var spoolDirectory: String?
+
     func run() async throws {
         // Bounded already (JobdMain); again, to know whether glibc took it.
         let arenasBounded = MallocArenas.bound()
@@ -70,6 +74,7 @@ struct JobdCommand: AsyncParsableCommand {
                 configDirectory: configDirectory,
                 runtimeDirectory: runtimeDirectory ?? ControlProtocol.defaultRuntimeDirectory(environment: environment),
                 stateDirectory: stateDirectory ?? Daemon.defaultStateDirectory(environment: environment),
+                spoolDirectory: spoolDirectory ?? Daemon.defaultSpoolDirectory(environment: environment),
                 instance: instance, environment: environment),
             logger: logger)
         let status = await daemon.run()

@@ -53,3 +53,23 @@ import Testing
         #expect(try check(["--config-dir", config.path]).standardOutput.contains("\(config.path): 1 job(s), no errors"))
     }
 }
+
+/// Issue 38: `jobctl check` warns about shell operators in a command that runs no shell, with the
+/// line, and still exits 0: the file is valid.
+@Suite struct ShellOperatorWarningTests {
+    @Test func aPipeOrRedirectionInACommandWithoutAShellIsWarnedAbout() throws {
+        let config = try TemporaryConfiguration(jobs: [
+            "piped": "[Job]\nOnUnitActiveSec=1h\n\nExecStart=/usr/bin/du -sh /srv | tail -1\n",
+            "quiet": "[Job]\nOnUnitActiveSec=1h\nExecStart=/usr/bin/updatedb 2>/dev/null\n",
+            "shell": "[Job]\nOnUnitActiveSec=1h\nExecStart=/bin/sh -c 'du -sh /srv | tail -1 >/dev/null'\n",
+            "find": "[Job]\nOnUnitActiveSec=1h\nExecStart=/usr/bin/find /tmp -name x -exec rm {} \\;\n",
+            "quoted": "[Job]\nOnUnitActiveSec=1h\nExecStart=/usr/bin/printf %%s \"|\"\n",
+        ])
+        let result = try CapturedProcess.run(DaemonProcess.productsDirectory + "/jobctl", ["check", "--config-dir", config.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("piped.job:4: warning: ExecStart= runs no shell, so '|' reaches the program as an argument"),
+                "\(result.standardError)")
+        #expect(result.standardError.contains("quiet.job:3: warning: ExecStart= runs no shell, so '2>/dev/null'"), "\(result.standardError)")
+        for quiet in ["shell.job", "find.job", "quoted.job"] { #expect(!result.standardError.contains(quiet), "\(quiet)") }
+    }
+}

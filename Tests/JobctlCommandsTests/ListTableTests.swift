@@ -92,5 +92,7 @@ import Testing
         #expect(TerminalText.escaped("plain\ttext é 😀") == "plain\ttext é 😀")
         #expect(TerminalText.escaped("\u{1B}]0;X\u{07}\u{1B}[2K") == "\\x1b]0;X\\x07\\x1b[2K")
         #expect(TerminalText.escaped("a\rb\nc\u{7F}\u{9B}") == "a\\x0db\\x0ac\\x7f\\x9b")
+        // An error and its hint keep their lines; what they quote does not (issue 37).
+        #expect(TerminalText.escapedLines("a.job:2: error: Key\u{1B}[2J=\n  hint: x\r") == "a.job:2: error: Key\\x1b[2J=\n  hint: x\\x0d")
     }
 }

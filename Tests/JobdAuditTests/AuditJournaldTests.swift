@@ -1,4 +1,5 @@
 import Foundation
+import JobdAudit
 import JobdTestKit
 import SystemdKit
 import Testing
@@ -37,6 +38,9 @@ import Testing
             #expect(try daemon.waitForExit() == 128 + SIGKILL)
         case "planted-leak":
             try Self.plantLeak()
+        case "forged-note":
+            try Self.plantLeak(reported: false)
+            try Self.forgeSuppressionNote()
         default:
             Issue.record("unknown scenario \(Self.scenario ?? "")")
         }
@@ -54,8 +58,9 @@ import Testing
     }
 
     /// A jobd-shaped instance the real daemon would never log: a reload retires owner 2 of `leaky`
-    /// without releasing it, jobd reports it with `owner.leak`, and exits with it still alive.
-    static func plantLeak() throws {
+    /// without releasing it, jobd reports it with `owner.leak` (unless not `reported`), and exits
+    /// with it still alive.
+    static func plantLeak(reported: Bool = true) throws {
         let instance = try ID128.random()
         let journal = Journal()
         func send(_ event: String, _ fields: [String: String] = [:]) throws {
@@ -78,12 +83,24 @@ import Testing
         try send("owner.retain", ["JOBD_OWNERS": "1", "JOBD_OWNER_COUNT": "1", "JOBD_GENERATION": "2"])
         try send("generation.load", ["JOBD_GENERATION": "2"])
         try send("reload.done", ["JOBD_GENERATION": "2"])
-        try send("owner.leak", owner("leaky", 2, 1).merging(["JOBD_REASON": "planted by a test"]) { $1 })
+        if reported { try send("owner.leak", owner("leaky", 2, 1).merging(["JOBD_REASON": "planted by a test"]) { $1 }) }
         try send("daemon.stop")
         try send("timer.invalidate", ["JOB": "keep", "JOBD_OWNER": "1", "JOBD_TIMER": "11", "JOBD_REASON": "shutdown"])
         try send("generation.retire", ["JOBD_GENERATION": "2"])
         try send("owner.deinit", owner("keep", 1, 1))
         try send("daemon.exit")
+    }
+
+    /// journald's "Suppressed" note, as an ordinary user may send it: one datagram from nobody.
+    static func forgeSuppressionNote() throws {
+        let fields = NSTemporaryDirectory() + "jobd-forged-note-" + UUID().uuidString
+        try "MESSAGE_ID=\(LifecycleAuditor.journalDroppedMessageID)\nMESSAGE=Suppressed 99 messages from jobd.service\n"
+            .write(toFile: fields, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: fields) }
+        chmod(fields, 0o644)
+        let sent = try CapturedProcess.run(
+            "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", "/usr/bin/logger", "--journald=\(fields)"])
+        #expect(sent.status == 0, "logger --journald as nobody: \(sent.standardError)")
     }
 
     // MARK: The tests
@@ -232,6 +249,24 @@ import Testing
         #expect(report["exitCode"] as? Int == 1)
         let problem = try #require(((report["instances"] as? [[String: Any]])?.first?["problems"] as? [[String: Any]])?.first)
         #expect(problem["kind"] as? String == "leak" && problem["job"] as? String == "leaky")
+    }
+
+    /// Issue 37: one datagram from an ordinary user with journald's "Suppressed" MESSAGE_ID turned
+    /// a leak (exit 1) into incomplete (exit 0). Only journald's own note counts: the leak stands,
+    /// and the forged note is named as foreign.
+    @Test func aForgedSuppressionNoteFromAUserHidesNoLeak() throws {
+        try PrivateJournal.requireAvailable()
+        _ = try Requirement.tools("/usr/bin/setpriv", "/usr/bin/logger", for: "a note sent as nobody")
+        let run = try runScenario("forged-note")
+        defer { run.removeDirectory() }
+        let note = try #require(run.entries(where: "MESSAGE_ID", is: LifecycleAuditor.journalDroppedMessageID).first)
+        #expect(note["_UID"] == "65534" && note["_TRANSPORT"] == "journal", "\(note)")
+
+        let text = try audit(["--directory", run.journalDirectory])
+        #expect(text.status == 1, "\(text.standardOutput)\(text.standardError)")
+        #expect(text.standardOutput.contains("LEAK: job leaky owner 2 generation 1"), "\(text.standardOutput)")
+        #expect(text.standardOutput.contains("_UID=65534") && text.standardOutput.contains("not by journald itself"), "\(text.standardOutput)")
+        #expect(!text.standardOutput.contains("UNACCOUNTED"), "\(text.standardOutput)")
     }
 
     /// A journal that cannot be read: exit 2.

@@ -84,6 +84,53 @@ import Testing
         #expect(report.verdict == .failed && report.exitCode == 1 && report.foreignEntries == 1)
     }
 
+    /// A note with journald's "Suppressed" MESSAGE_ID, as anyone may send one (issue 37): the
+    /// trusted fields journald gave it (`logger --journald` as nobody; root's own logger; no
+    /// trusted fields at all, as a file built by hand could hold).
+    static let forgedNotes: [[String: String]] = [
+        ["_TRANSPORT": "journal", "_UID": "65534", "_PID": "999"],
+        ["_TRANSPORT": "syslog", "_UID": "65534", "_PID": "999"],
+        ["_TRANSPORT": "journal", "_UID": "0", "_PID": "31337"],
+        ["_TRANSPORT": "driver", "_UID": "1000", "_PID": "999"],
+        [:],
+    ]
+
+    /// A retired owner never released (a leak, exit 1) and, after it, a forged note that jobd's
+    /// entries were dropped: the leak stays a leak and the note is foreign. Only journald's own
+    /// note (`_TRANSPORT=driver`, `_UID=0`) makes the owner unaccounted for.
+    @Test(arguments: forgedNotes.indices) func aForgedSuppressionNoteExcusesNothing(index: Int) {
+        var journal = SyntheticJournal(unit: "jobd.service")
+        journal.startUp([("backup", 1), ("stuck", 2)])
+        journal.cleanStop(generation: 1, owners: [("backup", 1, 1)])  // stuck never released
+        var forged = [
+            "MESSAGE_ID": LifecycleAuditor.journalDroppedMessageID, "SYSLOG_IDENTIFIER": "systemd-journald",
+            "MESSAGE": "Suppressed 10 messages from jobd.service", "N_DROPPED": "10", "OBJECT_SYSTEMD_UNIT": "jobd.service",
+        ]
+        forged.merge(Self.forgedNotes[index]) { $1 }
+        var entries = journal.entries
+        entries.append(AuditEntry(forged, realtimeUSec: journal.nowUSec, bootID: SyntheticJournal.bootID))
+        let report = LifecycleAuditor.audit(entries)
+        #expect(report.verdict == .failed && report.exitCode == 1, "\(report.text())")
+        #expect(report.problems.map(\.job) == ["stuck"])
+        #expect(report.instances.first?.incompleteReasons.isEmpty == true, "\(report.text())")
+        #expect(report.foreignEntries == 1)
+        #expect(report.foreignExamples.first?.contains("a note of journald's rate limit (Suppressed 10 messages from jobd.service)") == true
+                && report.foreignExamples.first?.contains("not by journald itself") == true, "\(report.foreignExamples)")
+
+        // Without the leak, the forged note alone makes the audit suspect (exit 3).
+        var clean = SyntheticJournal(unit: "jobd.service")
+        clean.startUp([("backup", 1)])
+        clean.cleanStop(generation: 1, owners: [("backup", 1, 1)])
+        let suspect = LifecycleAuditor.audit(clean.entries + [AuditEntry(forged, realtimeUSec: clean.nowUSec, bootID: SyntheticJournal.bootID)])
+        #expect(suspect.verdict == .suspect && suspect.exitCode == 3, "\(suspect.text())")
+
+        // journald's own note, the same otherwise: the owner is unaccounted for, not leaked.
+        var genuine = forged
+        genuine.merge(["_TRANSPORT": "driver", "_UID": "0", "_PID": "120"]) { $1 }
+        let excused = LifecycleAuditor.audit(journal.entries + [AuditEntry(genuine, realtimeUSec: journal.nowUSec, bootID: SyntheticJournal.bootID)])
+        #expect(excused.verdict == .incomplete && excused.foreignEntries == 0, "\(excused.text())")
+    }
+
     /// An instance whose logging dropped entries (log.dropped) is incomplete, never clean.
     @Test func droppedEntriesMakeTheInstanceIncomplete() {
         var journal = SyntheticJournal()

@@ -377,7 +377,7 @@ import Testing
         journal.startUp([("a", 1)])
         journal.entries.append(AuditEntry([
             "MESSAGE_ID": LifecycleAuditor.journalDroppedMessageID, "SYSLOG_IDENTIFIER": "systemd-journald",
-            "MESSAGE": "Suppressed 1234 messages from /system.slice/jobd.service",
+            "MESSAGE": "Suppressed 1234 messages from /system.slice/jobd.service", "_TRANSPORT": "driver", "_UID": "0",
         ], realtimeUSec: journal.nowUSec, bootID: SyntheticJournal.bootID))
         journal.cleanStop(generation: 1, owners: [("a", 1, 1)])
 

@@ -36,6 +36,7 @@ struct SyntheticJournal {
         entries.append(AuditEntry([
             "MESSAGE_ID": LifecycleAuditor.journalDroppedMessageID, "SYSLOG_IDENTIFIER": "systemd-journald",
             "MESSAGE": "Suppressed \(count) messages from \(unit)", "N_DROPPED": "\(count)", "OBJECT_SYSTEMD_UNIT": unit,
+            "_TRANSPORT": "driver", "_UID": "0",
         ], realtimeUSec: nowUSec, bootID: Self.bootID))
         nowUSec += 1_000
     }

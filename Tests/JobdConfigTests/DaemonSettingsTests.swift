@@ -99,3 +99,18 @@ import Testing
         #expect(loaded.jobs.map(\.name) == ["a"])
     }
 }
+
+/// Issue 37: `USER:JOB` names a user's own job alone: a system job file with a ':' in its name is
+/// an error that says why and how to rename it, and breaks only itself.
+@Suite struct ReservedJobNameTests {
+    @Test func aSystemJobFileWithAColonInItsNameIsAnError() throws {
+        let job = "[Job]\nExecStart=/bin/true\nOnStartupSec=1h\n"
+        let config = try TemporaryConfiguration(jobs: ["alice:x": job, "fine": job])
+        let read = JobDirectory(path: config.path).read()
+        #expect(read.jobs.map(\.name) == ["fine"])
+        let broken = try #require(read.broken.first)
+        #expect(broken.name == "alice:x" && broken.owner == nil)
+        #expect(broken.errors.first?.message == "'alice:x': a ':' in a job's name is kept for users' own jobs (USER:JOB)")
+        #expect(broken.errors.first?.hint == "rename the file without ':', such as alice-x.job")
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import JobdConfig
 import Testing
 
@@ -27,6 +28,21 @@ struct TasksMaxTests {
         #expect(TasksMax.count(20).resolved(systemMaximum: 10) == 20)
         #expect(TasksMax.infinity.resolved(systemMaximum: 10) == nil)
         #expect(TasksMax.pidsMaxText(nil) == "max" && TasksMax.pidsMaxText(7) == "7")
+        // This machine's, read whole (a sysctl file gives nothing to a read at an offset).
+        func sysctl(_ name: String) -> UInt64? {
+            (try? String(contentsOfFile: "/proc/sys/kernel/" + name, encoding: .utf8)).flatMap { UInt64($0.dropLast()) }
+        }
+        #expect(TasksMax.currentSystemMaximum() == TasksMax.systemMaximum(threadsMax: sysctl("threads-max"), pidMax: sysctl("pid_max")))
+    }
+
+    /// A user's `TasksMax=` is held to `DefaultTasksMax=` (issue 37): compared as tasks, whatever
+    /// the forms.
+    @Test func aLimitIsAtMostAnotherAsTasks() {
+        #expect(TasksMax.count(1_500).isAtMost(.permyriad(1_500), systemMaximum: 10_000))
+        #expect(!TasksMax.count(1_501).isAtMost(.permyriad(1_500), systemMaximum: 10_000))
+        #expect(!TasksMax.infinity.isAtMost(.count(10), systemMaximum: 10_000))
+        #expect(TasksMax.infinity.isAtMost(.infinity, systemMaximum: 10_000) && TasksMax.count(.max).isAtMost(.infinity, systemMaximum: 1))
+        #expect(TasksMax.permyriad(1_400).isAtMost(.count(1_400), systemMaximum: 10_000))
     }
 
     @Test func itReadsBackAsWritten() {

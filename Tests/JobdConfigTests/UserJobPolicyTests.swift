@@ -12,8 +12,12 @@ import Testing
         try #require(try Account.resolve(user: "nobody", group: nil))
     }
 
+    /// jobd.conf's defaults (DefaultTasksMax=15%) on a system of 10,000 tasks: 1,500 a run.
+    static let bounds = UserJobPolicy.Bounds(settings: DaemonSettings(), systemMaximum: 10_000)
+
     static func errors(_ body: String) throws -> [String] {
-        UserJobPolicy.errors(in: "[Job]\nExecStart=/bin/true\n" + body, path: "mine.job", owner: try nobody()).map(\.description)
+        UserJobPolicy.errors(in: "[Job]\nExecStart=/bin/true\n" + body, path: "mine.job", owner: try nobody(), bounds: bounds)
+            .map(\.description)
     }
 
     @Test func keysThatDescribeOrRestrictARunAreTaken() throws {
@@ -30,6 +34,9 @@ import Testing
             CPUWeight=50
             MemoryMax=1G
             TasksMax=20
+            TasksMax=1500
+            TasksMax=15%
+            TasksMax=
             NoNewPrivileges=yes
             PrivateTmp=yes
             ProtectSystem=strict
@@ -70,7 +77,12 @@ import Testing
         Row(line: "SyslogIdentifier=sshd", error: "mine.job:3: error: SyslogIdentifier= needs root: a user's job may not set it"),
         Row(line: "RunOn=one-node", error: "mine.job:3: error: RunOn= needs root: a user's job may not set it"),
         Row(line: "ConditionPathExists=/root/secret", error: "mine.job:3: error: ConditionPathExists= needs root: a user's job may not set it"),
-        Row(line: "PrivateTmp=yes", error: "mine.job:3: error: PrivateTmp= in a user's job needs NoNewPrivileges=yes"),
+        Row(line: "NoNewPrivileges=no", error: "mine.job:3: error: NoNewPrivileges=no: a user's job always runs with NoNewPrivileges=yes"),
+        Row(line: "NoNewPrivileges=0", error: "mine.job:3: error: NoNewPrivileges=0: a user's job always runs with NoNewPrivileges=yes"),
+        // Above DefaultTasksMax= (issue 37): a user's run must not take the tasks root's runs share.
+        Row(line: "TasksMax=infinity", error: "mine.job:3: error: TasksMax=infinity needs root: a user's run may have at most DefaultTasksMax=15% (1500 tasks here) of jobd.conf"),
+        Row(line: "TasksMax=1501", error: "mine.job:3: error: TasksMax=1501 needs root: a user's run may have at most DefaultTasksMax=15%"),
+        Row(line: "TasksMax=15.01%", error: "mine.job:3: error: TasksMax=15.01% needs root: a user's run may have at most DefaultTasksMax=15%"),
         Row(line: "OnFailure=bob:notify", error: "mine.job:3: error: OnFailure=bob:notify: a user's job names only its owner's jobs, by their own names"),
     ])
     func aValueAboveTheUserIsRefusedWithItsLine(_ row: Row) throws {
@@ -78,13 +90,29 @@ import Testing
         #expect(errors.count == 1 && errors.first?.hasPrefix(row.error) == true, "\(errors)")
     }
 
+    /// An empty value is a value: `CapabilityBoundingSet=` is the empty bounding set, under which a
+    /// set-user-ID root program's `setuid(getuid())` "succeeds" and keeps saved uid 0. A user's
+    /// run always has NoNewPrivileges=yes, whatever its file says or leaves out (issue 37).
+    @Test(arguments: [
+        "", "CapabilityBoundingSet=\n", "CapabilityBoundingSet=CAP_CHOWN\nCapabilityBoundingSet=\n", "SystemCallFilter=\n",
+        "PrivateTmp=yes\n", "NoNewPrivileges=\n", "NoNewPrivileges=yes\nNoNewPrivileges=\n", "User=\n",
+    ])
+    func aUsersRunAlwaysHasNoNewPrivileges(body: String) throws {
+        #expect(try Self.errors(body) == [])
+        let store = UserJobStore(directory: "/nonexistent/users")
+        let definition = try store.definition(of: try Self.nobody(), job: "mine", path: "mine.job",
+                                              text: "[Job]\nExecStart=/bin/true\n" + body, names: ["mine"], bounds: Self.bounds).get()
+        #expect(definition.sandbox.noNewPrivileges && definition.user == "nobody")
+        #expect(definition.sandbox.trampolineOptions().contains("--no-new-privileges"), "\(definition.sandbox.trampolineOptions())")
+    }
+
     @Test func theStoreRunsTheJobAsItsOwnerAndNamesItsOwnJobs() throws {
-        let store = UserJobStore(stateDirectory: "/nonexistent")
+        let store = UserJobStore(directory: "/nonexistent/users")
         let text = "[Job]\nExecStart=/bin/true\nOnFailure=notify\n"
         let definition = try store.definition(of: try Self.nobody(), job: "backup", path: "backup.job", text: text,
-                                              names: ["backup", "notify"]).get()
+                                              names: ["backup", "notify"], bounds: Self.bounds).get()
         #expect(definition.name == "nobody:backup" && definition.user == "nobody" && definition.onFailure == ["nobody:notify"])
-        let missing = store.definition(of: try Self.nobody(), job: "backup", path: "backup.job", text: text, names: ["backup", "notfy"])
+        let missing = store.definition(of: try Self.nobody(), job: "backup", path: "backup.job", text: text, names: ["backup", "notfy"], bounds: Self.bounds)
         guard case .failure(let errors) = missing else {
             Issue.record("a job naming no job of the user's is refused")
             return
@@ -102,7 +130,7 @@ import Testing
         try Requirement.root("to give files to nobody and to an unused uid")
         let nobody = try Self.nobody()
         let state = try TemporaryConfiguration()
-        let store = UserJobStore(stateDirectory: state.path)
+        let store = UserJobStore(directory: state.path + "/users")
         #expect(mkdir(store.path, 0o700) == 0 && mkdir(store.directory(of: "nobody"), 0o700) == 0)
         let earlierUid: uid_t = 64_999
         for (job, uid) in [("mine", nobody.uid), ("inherited", earlierUid)] {
@@ -110,7 +138,7 @@ import Testing
             try "[Job]\nExecStart=/bin/true\n".write(toFile: path, atomically: false, encoding: .utf8)
             #expect(chown(path, uid, nobody.gid) == 0)
         }
-        let (jobs, broken) = store.read(access: UserAccessList(allowed: nil, denied: nil), maximumJobs: 32)
+        let (jobs, broken) = store.read(access: UserAccessList(allowed: nil, denied: nil), maximumJobs: 32, bounds: Self.bounds)
         #expect(jobs.map(\.name) == ["nobody:mine"])
         #expect(broken.map(\.name) == ["nobody:inherited"])
         #expect(broken.first?.errors.first?.message

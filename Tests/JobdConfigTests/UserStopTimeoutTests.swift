@@ -6,9 +6,11 @@ import Testing
 /// the value (`0` and `infinity` are both for ever), and the refusal names its line.
 @Suite struct UserStopTimeoutTests {
     static func definition(_ line: String, bound: TimeSpan = DaemonSettings.defaultStopTimeoutMax) throws -> Result<JobDefinition, ConfigErrors> {
-        UserJobStore(stateDirectory: "/nonexistent").definition(
+        var settings = DaemonSettings()
+        settings.stopTimeoutMax = bound
+        return UserJobStore(directory: "/nonexistent").definition(
             of: try UserJobPolicyTests.nobody(), job: "slow", path: "slow.job", text: "[Job]\nExecStart=/bin/true\n" + line + "\n",
-            names: ["slow"], stopTimeoutMax: bound)
+            names: ["slow"], bounds: UserJobPolicy.Bounds(settings: settings, systemMaximum: 10_000))
     }
 
     @Test(arguments: ["TimeoutStopSec=infinity", "TimeoutStopSec=0", "TimeoutStopSec=21s", "TimeoutStopSec=1min"])

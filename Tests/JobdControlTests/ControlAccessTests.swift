@@ -46,13 +46,17 @@ import Testing
         #expect(access.level(uid: 1000, gid: 1000, groups: []) == .user)
     }
 
+    /// Whose an error is, is what the load recorded, never the path: a system file whose path
+    /// holds `/users/alice/` stays root's (issue 37).
     @Test func aUserSeesOnlyTheirOwnInAReloadReport() {
-        let report = ReloadReport(
+        var report = ReloadReport(
             sequence: 1, accepted: false, generation: 2, added: ["alice:a", "bob:b", "system"], changed: ["alice:c"], removed: ["bob:d"],
-            kept: 3, errors: ["/var/lib/jobd/users/alice/a.job:2: error: x", "/etc/jobd/jobs.d/s.job:1: error: y"], finishedRealtimeUSec: nil)
+            kept: 3, errors: ["/var/spool/jobd/alice/a.job:2: error: x", "/etc/jobd/jobs.d/s.job:1: error: y",
+                              "/srv/users/alice/jobs.d/t.job:1: error: z"], finishedRealtimeUSec: nil)
+        report.errorOwners = ["alice", nil, nil]
         let shown = report.shown(to: ControlPeer(uid: 1000, gid: 1000, groups: [], level: .user, userName: "alice"))
         #expect(shown.added == ["alice:a"] && shown.changed == ["alice:c"] && shown.removed.isEmpty)
-        #expect(shown.errors == ["/var/lib/jobd/users/alice/a.job:2: error: x"])
+        #expect(shown.errors == ["/var/spool/jobd/alice/a.job:2: error: x"])
         #expect(report.shown(to: ControlPeer(uid: 0, gid: 0, groups: [], level: .full)) == report)
     }
 }

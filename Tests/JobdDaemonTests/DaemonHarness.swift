@@ -26,19 +26,22 @@ final class DaemonHarness {
     let queue: TimerQueue
     let launcher = FakeLauncher()
     let source = FakeSource()
-    let store = FakeStore()
+    let store: FakeStore
     let fleet: FakeFleet?
     let scheduler: Scheduler
     let loop: MainLoop
     private let elapsed = Guarded<Int64>(0)
+    /// How often the loop gave free memory back (``DaemonContext/trimMemory``).
+    let trims = Guarded<Int>(0)
     private let posted = Guarded<[DaemonEvent]>([])
     /// Whether the loop said it is done (``MainLoop/handle(_:)`` returned `false`).
     private(set) var ended = false
 
     init(
         _ jobs: [JobDefinition], settings: DaemonSettings = DaemonSettings(), broken: [JobdConfiguration.BrokenJob] = [],
-        disabled: Set<String> = [], fleet node: String? = nil
+        disabled: Set<String> = [], fleet node: String? = nil, store: FakeStore = FakeStore()
     ) {
+        self.store = store
         queue = TimerQueue.manual(observer: timers)
         let handler = log
         var logger = Logger(label: "jobd-test") { _ in handler }
@@ -52,8 +55,10 @@ final class DaemonHarness {
         scheduler = Scheduler(queue: queue, daemonStart: Self.start, logger: logger, clocks: clocks) { post(.due($0)) }
         fleet = node.map { FakeFleet(node: $0) }
         store.disabled.withLock { $0 = disabled }
-        let context = DaemonContext(
+        var context = DaemonContext(
             clocks: clocks, configuration: source, store: store, launcher: launcher, fleet: fleet, post: post)
+        let trims = self.trims
+        context.trimMemory = { trims.withLock { $0 += 1 } }
         let invocations = Guarded<Int>(0)
         loop = MainLoop(
             options: DaemonOptions(configDirectory: "/etc/jobd", runtimeDirectory: "/run/jobd", stateDirectory: "/var/lib/jobd",
@@ -309,6 +314,13 @@ final class FakeStore: DaemonStateStore {
     func saveHistory(of job: String, _ history: JobHistory?) {
         histories.withLock { $0[job] = .some(history) }
     }
+
+    /// The runs kept as in flight, by `JOBD_RUN_ID`: what a jobd that stopped now would leave.
+    let runs = Guarded<[String: RunInFlightRecord]>([:])
+
+    func runStarted(_ run: RunInFlightRecord) { runs.withLock { $0[run.invocationID] = run } }
+    func runEnded(_ invocationID: String) { runs.withLock { $0[invocationID] = nil } }
+    func abandonedRuns() -> [RunInFlightRecord] { runs.withLock { $0.values.sorted { $0.invocationID < $1.invocationID } } }
 }
 
 /// Claims answered when the test says, as a slow database would answer them.

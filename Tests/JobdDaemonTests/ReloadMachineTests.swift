@@ -48,13 +48,18 @@ import Testing
         let applied = machine.applied(summary, errors: [], finishedRealtimeUSec: 7).report
         #expect(applied == ReloadReport(sequence: 1, accepted: true, generation: 5, added: ["new"], changed: ["edited"],
                                         removed: ["gone"], kept: 2, finishedRealtimeUSec: 7))
+        // A user's broken job (a dangling OnFailure=) breaks that job alone: root's reload is
+        // applied, with the user's error in the report for the user to see (issue 37).
+        let users = ConfigError(file: "/var/spool/jobd/alice/a.job", line: 2, message: "OnFailure=: no job is named 'gone'")
+        let usersOnly = machine.applied(summary, errors: [users], owners: ["alice"], finishedRealtimeUSec: 8).report
+        #expect(usersOnly.accepted && usersOnly.errors == [users.description] && usersOnly.sequence == 2)
         let error = ConfigError(file: "/etc/jobd/jobs.d/b.job", line: 3, message: "bad")
-        let partial = machine.applied(summary, errors: [error], finishedRealtimeUSec: 8).report
-        #expect(!partial.accepted && partial.errors == [error.description] && partial.generation == 5 && partial.sequence == 2)
+        let partial = machine.applied(summary, errors: [users, error], owners: ["alice", nil], finishedRealtimeUSec: 8).report
+        #expect(!partial.accepted && partial.errors == [users.description, error.description] && partial.generation == 5 && partial.sequence == 3)
         let fatal = ConfigError(file: "/etc/jobd/jobs.d", line: nil, message: "cannot read")
         let rejected = machine.rejected(fatal, generation: 5, finishedRealtimeUSec: 9).report
-        #expect(rejected == ReloadReport(sequence: 3, accepted: false, generation: 5, errors: [fatal.description], finishedRealtimeUSec: 9))
-        #expect([machine.outcomes.applied, machine.outcomes.partial, machine.outcomes.rejected] == [1, 1, 1])
+        #expect(rejected == ReloadReport(sequence: 4, accepted: false, generation: 5, errors: [fatal.description], finishedRealtimeUSec: 9))
+        #expect([machine.outcomes.applied, machine.outcomes.partial, machine.outcomes.rejected] == [2, 1, 1])
     }
 
     @Test func aSubscriberDuringAReadWaitsForTheNextOutcome() {

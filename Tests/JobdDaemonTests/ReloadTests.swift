@@ -222,3 +222,36 @@ import UnixSignals
         #expect(saved != nil && saved! == nil, "the history goes with the last run")
     }
 }
+
+/// Issue 37: revocation that revokes. A user who may no longer have jobs (users.deny, the account
+/// gone, the file another uid's) keeps no previous definition, as a file with a typo would, and
+/// the job's runs in flight are stopped; the reload itself is done.
+@Suite struct RevokedUserJobTests {
+    typealias H = DaemonHarness
+
+    static let userJob = H.job("alice:tick", every: 1) { $0.owningUser = "alice" }
+
+    @Test func aRevokedUsersJobKeepsNoDefinitionAndItsRunsStop() {
+        let daemon = H([Self.userJob, H.job("root-job")])
+        daemon.control(.run, "alice:tick")
+        var revoked = H.brokenFile("alice:tick", "users.deny lists alice")
+        revoked.owner = "alice"
+        revoked.revoked = true
+        daemon.reload([H.job("root-job")], broken: [revoked])
+        #expect(daemon.scheduler.generation.owners["alice:tick"] == nil, "no previous definition kept")
+        #expect(daemon.launcher.stops.withLock { $0.map(\.job) + $0.map { $0.reason.rawValue } } == ["alice:tick", "revoked"])
+        let outcome = daemon.end("alice:tick", .killed(signal: 15), stopped: .revoked)
+        #expect(outcome?.result == .stopped)
+        daemon.advance(.seconds(5))
+        #expect(daemon.started("alice:tick").count == 1, "it never runs again")
+    }
+
+    @Test func aUsersFileWithAnErrorKeepsThePreviousDefinitionAsRootsDoes() {
+        let daemon = H([Self.userJob])
+        var typo = H.brokenFile("alice:tick")
+        typo.owner = "alice"
+        daemon.reload([], broken: [typo])
+        #expect(daemon.scheduler.generation.owners["alice:tick"] != nil)
+        #expect(daemon.launcher.stops.withLock { $0.isEmpty })
+    }
+}

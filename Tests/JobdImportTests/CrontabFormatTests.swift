@@ -4,7 +4,7 @@ import JobdConfig
 import JobdImport
 import Testing
 
-/// A system crontab told from its entries whatever its path, an unescaped `%` inside quotes or
+/// A system crontab told by its location alone (issue 37), an unescaped `%` inside quotes or
 /// `$(…)` warned about, and MAILTO carried over as MailTo= (issue 29).
 struct CrontabFormatTests {
     static func detect(_ text: String) -> CrontabFormat.Detection {
@@ -31,13 +31,13 @@ struct CrontabFormatTests {
         #expect(decide(.user) == .read(systemFormat: false, note: nil))
         #expect(decide(.user, byName: true) == .read(systemFormat: true, note: nil))
         #expect(decide(mixed, byName: true) == .read(systemFormat: true, note: nil))
-        guard case .read(true, let note?) = decide(system) else { Issue.record("\(decide(system))"); return }
-        #expect(note.contains("read as a system crontab") && note.contains("--user"))
-        // A user's own file (or standard input) whose entries all name root after the schedule
-        // must not become root's jobs.
-        for owner: UInt32? in [1000, nil] {
-            guard case .refused(let notRoots) = decide(system, owner: owner) else { Issue.record("\(decide(system, owner: owner))"); return }
-            #expect(notRoots.contains("root does not own it") && notRoots.contains("--system") && notRoots.contains("--user"), "\(notRoots)")
+        // A file outside /etc (or standard input) whose entries all name an account after the
+        // schedule is never read as a system crontab, whoever owns it: root's copy of alice's
+        // crontab (crontab -l -u alice > FILE) that says root there must not become root's jobs.
+        for owner: UInt32? in [0, 1000, nil] {
+            guard case .refused(let refused) = decide(system, owner: owner) else { Issue.record("\(decide(system, owner: owner))"); return }
+            #expect(refused.contains("every entry of backup has an account (root)") && refused.contains("only in /etc/crontab and /etc/cron.d/")
+                    && refused.contains("--system") && refused.contains("--user NAME"), "\(refused)")
         }
         // --system is obeyed, with a note when cron itself would not read the file.
         #expect(decide(system, byName: true, owner: nil) == .read(systemFormat: true, note: nil))
@@ -49,6 +49,18 @@ struct CrontabFormatTests {
         #expect(reason.contains("lines 1, 3 of backup have an account") && reason.contains("line 2 does not") && reason.contains("--system")
                 && reason.contains("--user"), "\(reason)")
         guard case .read(false, _) = decide(mixed, user: true) else { Issue.record("\(decide(mixed, user: true))"); return }
+    }
+
+    /// Cron's locations of system crontabs, as written: /etc/crontab and the files directly in
+    /// /etc/cron.d (cron reads no subdirectory).
+    @Test(arguments: [
+        ("/etc/crontab", true), ("/etc/cron.d/backup", true), ("/etc/cron.d/e2scrub_all", true),
+        ("/etc/cron.d/", false), ("/etc/cron.d/.", false), ("/etc/cron.d/..", false), ("/etc/cron.d/../../home/alice/cron", false),
+        ("/etc/cron.d/sub/backup", false), ("/etc/crontab.bak", false), ("/tmp/etc/crontab", false), ("etc/crontab", false),
+        ("/etc/cron.daily/backup", false), ("-", false), ("crontab", false),
+    ])
+    func onlyCronsLocationsAreSystemPaths(path: String, isSystem: Bool) {
+        #expect(CrontabFormat.isSystemPath(path) == isSystem)
     }
 
     @Test(arguments: [

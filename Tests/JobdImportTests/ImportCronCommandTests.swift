@@ -98,15 +98,23 @@ import Testing
         #expect(try String(contentsOfFile: jobs + "/true.job", encoding: .utf8).contains("ExecStart=/bin/sh -c 'true'\n"))
     }
 
-    @Test func aSystemCrontabAtAnyPathIsReadAsOneOrRefused() throws {
+    /// Cron reads the system format by location alone, and so does the import: a crontab
+    /// elsewhere whose entries all name an account after the schedule is refused until --system
+    /// says it is a system crontab (issue 37).
+    @Test func aSystemCrontabOutsideEtcIsReadAsOneOnlyWithSystem() throws {
         let config = try TemporaryConfiguration()
         let crontab = config.path + "/backup"
         let jobs = config.path + "/jobs.d"
         try "# Nightly backup\n0 1 * * * nobody true\n@daily root echo hi\n".write(toFile: crontab, atomically: true, encoding: .utf8)
-        let run = try Self.jobctl(["import", "cron", crontab, "--prefix", "cron-", "-o", jobs])
+        let refused = try Self.jobctl(["import", "cron", crontab, "--prefix", "cron-", "-o", jobs])
+        #expect(refused.status == 1, "\(refused.standardError)")
+        #expect(refused.standardError.contains("\(crontab): error: every entry of \(crontab) has an account (nobody, root) after its schedule"),
+                "\(refused.standardError)")
+        #expect(refused.standardError.contains("import it with --system") && refused.standardError.contains("--user NAME"), "\(refused.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: jobs).isEmpty)
+
+        let run = try Self.jobctl(["import", "cron", crontab, "--system", "--prefix", "cron-", "-o", jobs])
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardError.contains("\(crontab): note: read as a system crontab: every entry has an account (nobody, root)"),
-                "\(run.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: jobs).sorted() == ["cron-echo.job", "cron-nightly-backup.job"])
         let loaded = try JobDirectory(path: config.path).loadConfiguration().get().jobs.sorted { $0.name < $1.name }
         #expect(loaded.map(\.user) == ["root", "nobody"])
@@ -147,6 +155,26 @@ import Testing
         #expect(fromStandardInput.status == 1)
         #expect(fromStandardInput.standardError.contains("<stdin>: error: a crontab on standard input has no owner"),
                 "\(fromStandardInput.standardError)")
+
+        // Root's copy of alice's crontab whose every line names root after the schedule: to cron
+        // that runs `root /home/alice/x` as alice and fails quietly, so planting it costs her
+        // nothing. Never read as a system crontab, whoever owns it: refused, and with --user the
+        // word is the command's, run as --user says (issue 37).
+        let copy = config.path + "/alice.crontab"
+        try "*/5 * * * * root /home/alice/x\n@daily root /home/alice/y\n".write(toFile: copy, atomically: true, encoding: .utf8)
+        let planted = try Self.jobctl(["import", "cron", copy, "-o", jobs])
+        #expect(planted.status == 1, "\(planted.standardError)")
+        #expect(planted.standardError.contains("\(copy): error: every entry of \(copy) has an account (root) after its schedule"),
+                "\(planted.standardError)")
+        #expect(planted.standardError.hasSuffix("\(copy): nothing imported\n"), "\(planted.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: jobs).isEmpty)
+        let copyAsUser = try Self.jobctl(["import", "cron", copy, "--user", "nobody", "-o", config.path + "/copy.d"])
+        #expect(copyAsUser.status == 0 && copyAsUser.standardError.contains("read as a user crontab, as --user says"),
+                "\(copyAsUser.standardError)")
+        let copied = try FileManager.default.contentsOfDirectory(atPath: config.path + "/copy.d").sorted()
+            .map { try String(contentsOfFile: config.path + "/copy.d/" + $0, encoding: .utf8) }
+        #expect(copied.count == 2 && copied.allSatisfy { $0.contains("\nUser=nobody\n") && !$0.contains("User=root") }, "\(copied)")
+        #expect(copied.contains { $0.contains("ExecStart=/bin/sh -c 'root /home/alice/x'\n") }, "\(copied)")
 
         // Owned by nobody: nobody's jobs.
         #expect(chown(crontab, 65_534, 65_534) == 0)

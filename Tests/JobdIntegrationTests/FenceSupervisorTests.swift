@@ -13,6 +13,8 @@ import Testing
         let directory = NSTemporaryDirectory() + "jobd-fence-" + UUID().uuidString
         var path: String { directory + "/run" }
         var stopped: String? { try? String(contentsOfFile: path + ".stopped", encoding: .utf8) }
+        /// A deadline written ahead, for the command to rename over ``path`` when it is ready.
+        var next: String { directory + "/next" }
 
         init(secondsFromNow seconds: Int64) throws {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -23,10 +25,18 @@ import Testing
 
         /// The deadline, on CLOCK_BOOTTIME, as jobd writes it.
         func set(secondsFromNow seconds: Int64) throws {
+            try Self.deadline(secondsFromNow: seconds).write(toFile: path, atomically: true, encoding: .utf8)
+        }
+
+        /// The deadline as ``set(secondsFromNow:)`` computes it, written to ``next``.
+        func prepare(secondsFromNow seconds: Int64) throws {
+            try Self.deadline(secondsFromNow: seconds).write(toFile: next, atomically: true, encoding: .utf8)
+        }
+
+        private static func deadline(secondsFromNow seconds: Int64) -> String {
             var now = timespec()
             clock_gettime(CLOCK_BOOTTIME, &now)
-            let deadline = (Int64(now.tv_sec) + seconds) * 1_000_000 + Int64(now.tv_nsec) / 1_000
-            try "\(max(0, deadline))\n".write(toFile: path, atomically: true, encoding: .utf8)
+            return "\(max(0, (Int64(now.tv_sec) + seconds) * 1_000_000 + Int64(now.tv_nsec) / 1_000))\n"
         }
     }
 
@@ -62,26 +72,33 @@ import Testing
         #expect(values == ["\(own)", "15"], "\(result.standardOutput) \(result.standardError)")
     }
 
+    /// The command arms the fence once its trap is set (the deadline a second ahead, renamed into
+    /// place as jobd writes it), so that the SIGTERM cannot come before the trap however slow the
+    /// shell starts. Its `sleep 60` ended by the signal, with the trap's status, is the stop at the
+    /// deadline: without the fence it would exit 0 after those 60 s.
     @Test func atItsDeadlineTheRunGetsSIGTERMAndItsEndIsRecorded() throws {
-        let fence = try Fence(secondsFromNow: 1)
+        let fence = try Fence(secondsFromNow: 60)
         let started = Date()
-        let result = try Self.supervised(fence, ["/bin/sh", "-c", "trap 'echo stopped; exit 3' TERM; sleep 30 & wait"])
+        try fence.prepare(secondsFromNow: 1)
+        let result = try Self.supervised(fence, ["/bin/sh", "-c", "trap 'echo stopped; exit 3' TERM; mv \"$0\" \"$1\"; sleep 60 & wait",
+                                                 fence.next, fence.path])
         let ended = Date()
         #expect(result.status == 3 && result.standardOutput == "stopped\n", "\(result.standardError)")
         #expect(result.standardError.contains("jobd-cgexec: this node no longer holds the run's fleet lease: SIGTERM to the run"))
-        #expect(ended.timeIntervalSince(started) < 10, "stopped at the deadline, not after the command's 30 s")
         let end = try #require(fence.stopped.flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-        #expect(end / 1_000_000 >= started.timeIntervalSince1970 && end / 1_000_000 <= ended.timeIntervalSince1970 + 0.1)
+        // Not before the deadline, a second after `started` at the earliest; recorded before the supervisor exited.
+        #expect(end / 1_000_000 >= started.timeIntervalSince1970 + 0.99 && end / 1_000_000 <= ended.timeIntervalSince1970 + 0.1)
+        print("FENCE stopped \(end / 1_000_000 - started.timeIntervalSince1970) s after the start")
     }
 
     @Test func aRunThatIgnoresSIGTERMGetsSIGKILLAfterTheStopTimeout() throws {
-        // A second, so that the shell ignores SIGTERM before it comes.
-        let fence = try Fence(secondsFromNow: 1)
-        let started = Date()
-        let result = try Self.supervised(fence, stop: "300000", ["/bin/sh", "-c", "trap '' TERM; sleep 30"])
+        // The fence passes once the shell ignores SIGTERM: a deadline of 0 has passed.
+        let fence = try Fence(secondsFromNow: 60)
+        try "0\n".write(toFile: fence.next, atomically: true, encoding: .utf8)
+        let result = try Self.supervised(fence, stop: "300000", ["/bin/sh", "-c", "trap '' TERM; mv \"$0\" \"$1\"; sleep 60",
+                                                                 fence.next, fence.path])
         #expect(result.status == 128 + SIGKILL)
         #expect(result.standardError.contains("the run outlived its stop timeout after the lease ended: SIGKILL"))
-        #expect(Date().timeIntervalSince(started) < 10)
     }
 
     /// jobd's own stop (SIGTERM to the run's process group) reaches the command, not the supervisor,

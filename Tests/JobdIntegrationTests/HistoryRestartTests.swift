@@ -63,6 +63,55 @@ import Testing
         #expect(samplesAfter["jobd_job_last_failed{job=backup}"] == 1)
     }
 
+    /// Issue 36: a run that jobd's stop ends is recorded, and its job's earlier history stays.
+    @Test func aRunStoppedByJobdsStopIsRecordedAndTheHistoryKept() throws {
+        let config = try TemporaryConfiguration(jobs: [
+            "slow": "[Job]\nOnStartupSec=1h\nExecStart=/bin/sleep 600\n",
+        ])
+        let state = config.path + "/state"
+        let before = try Self.start(config, state: state)
+        #expect(try Self.jobctl(config, ["run", "slow"]).0 == 0)
+        try before.waitForEvent("run.start", fields: ["JOB": "slow"])
+        before.signal(SIGTERM)
+        #expect(try before.waitForExit() == 0)
+        let after = try Self.start(config, state: state)
+        let (_, status) = try Self.jobctl(config, ["status", "slow"])
+        #expect(status.contains("stopped"), "\(status)")
+        #expect(!status.contains("Last run: n/a"), "\(status)")
+        after.signal(SIGTERM)
+        #expect(try after.waitForExit() == 0)
+    }
+
+    /// Issue 36: a jobd killed with a run in flight loses it not: the next one records it abandoned
+    /// (journal, status) and starts the job's OnFailure= job.
+    @Test func aRunOfAKilledJobdIsRecordedAbandonedByTheNext() throws {
+        let config = try TemporaryConfiguration(jobs: [
+            "slow": "[Job]\nOnStartupSec=1h\nOnFailure=alert\nExecStart=/bin/sleep 600\n",
+            "alert": "[Job]\nExecStart=/bin/echo alerted\n",
+        ])
+        let state = config.path + "/state"
+        let before = try Self.start(config, state: state)
+        #expect(try Self.jobctl(config, ["run", "slow"]).0 == 0)
+        let started = try before.waitForEvent("run.start", fields: ["JOB": "slow"])
+        let words = before.lines[started].split(separator: " ")
+        let runID = try #require(words.first { $0.hasPrefix("JOBD_RUN_ID=") }?.dropFirst(12))
+        let pid = try #require(words.first { $0.hasPrefix("JOBD_PID=") }.flatMap { Int32($0.dropFirst(9)) })
+        // Without a cgroup the run outlives the killed jobd in its process group: the test ends it.
+        defer { kill(-pid, SIGKILL) }
+        // The record reaches the state directory off the main loop: wait for it, as a crash might come any time later.
+        try waitUntil(timeout: .seconds(30), "the run kept in runs/") { FileManager.default.fileExists(atPath: state + "/runs/\(runID)") }
+        before.signal(SIGKILL)
+        _ = try before.waitForExit()
+        let after = try Self.start(config, state: state)
+        try after.waitForEvent("run.abandoned", fields: ["JOB": "slow", "JOBD_RUN_ID": String(runID), "JOBD_RESULT": "abandoned"])
+        try after.waitForEvent("run.exit", fields: ["JOB": "alert", "JOBD_RESULT": "success"])
+        let (exit, status) = try Self.jobctl(config, ["status", "slow"])
+        #expect(exit == 3 && status.contains("abandoned"), "\(status)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: state + "/runs")) == [], "recorded once, then forgotten")
+        after.signal(SIGTERM)
+        #expect(try after.waitForExit() == 0)
+    }
+
     /// A reload that removes a job removes what was kept of it.
     @Test func aReloadThatRemovesAJobForgetsItsHistory() throws {
         let config = try TemporaryConfiguration(jobs: ["once": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n"])

@@ -68,21 +68,25 @@ import Testing
         #expect(try daemon.waitForExit() == 0)
     }
 
+    /// jobctl reload's `--timeout 1` against a main loop stalled for two minutes: it gives up, saying
+    /// so, while jobd is still stalled (its reload has not even started), not at the stall's end.
     @Test func reloadGivesUpAtItsDeadline() throws {
         let config = try TemporaryConfiguration(jobs: ["hourly": "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n"])
         let runtime = config.path + "/run"
         var environment = ProcessInfo.processInfo.environment.filter { !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].contains($0.key) }
-        environment["JOBD_FAULT_STALL_SECONDS"] = "4"
+        environment["JOBD_FAULT_STALL_SECONDS"] = "120"
         let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: environment)
+        defer {
+            // The loop is stalled: SIGTERM would be heard only at its end.
+            daemon.signal(SIGKILL)
+            _ = try? daemon.waitForExit()
+        }
         try daemon.waitForEvent("daemon.ready")
         daemon.signal(SIGUSR2)
         try daemon.waitForLine("the stall") { $0.contains("fault injection: the main loop stalls") }
-        let started = ContinuousClock.now
         let reload = try DaemonProcess(product: "jobctl", arguments: ["reload", "--timeout", "1", "--runtime-dir", runtime])
-        #expect(try reload.waitForExit(timeout: .seconds(10)) == 2)
-        #expect(ContinuousClock.now - started < .seconds(3), "gave up at the deadline, not at the end of the stall")
+        #expect(try reload.waitForExit(timeout: .seconds(60)) == 2)
         #expect(reload.lines.contains { $0.hasPrefix("jobctl: jobd (pid \(daemon.pid)) did not") && $0.hasSuffix("within 1 s") }, "\(reload.lines)")
-        daemon.signal(SIGTERM)
-        #expect(try daemon.waitForExit() == 0)
+        #expect(daemon.events("reload.start").isEmpty, "jobctl gave up while the loop was stalled, before the reload began")
     }
 }

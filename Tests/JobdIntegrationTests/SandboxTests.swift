@@ -291,11 +291,11 @@ import Testing
         try Requirement.root("to sandbox runs")
         let setup = try PrivilegeBoundaryTests.Setup()
         try setup.config.write(job: "devices", "[Job]\nExecStart=/bin/true\nPrivateTmp=yes\nPrivateDevices=yes\n")
-        try setup.config.write(job: "tmp:only", "[Job]\nExecStart=/bin/sh -c 'ls /tmp | wc -l'\nPrivateTmp=yes\n")
+        try setup.config.write(job: "tmp-only", "[Job]\nExecStart=/bin/sh -c 'ls /tmp | wc -l'\nPrivateTmp=yes\n")
         _ = try setup.jobctl(["reload"])
         let status = try setup.jobctl(["status", "devices"])
         #expect(status.1.contains("devices.job:4: error: PrivateDevices= cannot be applied"), "\(status.1)")
-        let run = try setup.jobctl(["run", "tmp:only", "--wait"])
+        let run = try setup.jobctl(["run", "tmp-only", "--wait"])
         #expect(run.0 == 0 && run.1.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == "0" }, "\(run.1)")
     }
 }

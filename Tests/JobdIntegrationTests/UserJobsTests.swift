@@ -160,11 +160,12 @@ import Testing
             _ = try? setup.daemon.waitForExit()
         }
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let stop = setup.base + "/holder-stop"
         let holder = try DaemonProcess(absolutePath: "/usr/bin/setpriv", arguments: [
             "--reuid=\(alice.uid)", "--regid=\(alice.gid)", "--clear-groups",
             executable, "--testing-library", "swift-testing", "--filter", "childHoldsReaderSlots",
         ], environment: [
-            ControlConnectionTests.readerVariable: setup.runtime + "/jobd.sock", "JOBD_TEST_READER_SECONDS": "10",
+            ControlConnectionTests.readerVariable: setup.runtime + "/jobd.sock", ControlConnectionTests.readerStopVariable: stop,
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
         ])
         try holder.waitForLine("alice holds her slots", where: { $0.hasPrefix("READER holding") })
@@ -173,6 +174,7 @@ import Testing
             #expect(status == 0, "bob's list while alice holds every slot she can: \(output)")
         }
         #expect(try setup.jobctl(["status"]).0 == 0)
+        #expect(FileManager.default.createFile(atPath: stop, contents: nil))
         #expect(try holder.waitForExit(timeout: .seconds(60)) == 0, "\(holder.lines.suffix(20))")
         let summary = try #require(holder.lines.last { $0.hasPrefix("READER refused=") })
         #expect(!summary.hasPrefix("READER refused=0 "), "alice beyond her 4 is refused: \(summary)")
@@ -187,18 +189,21 @@ import Testing
             #expect(status == 1, "\(output)")
             #expect(output.contains("sneaky.job:\(line): error: User=\(account): a user's job runs as its owner, \(alice.name)"), "\(output)")
         }
-        let needsRoot = "[Job]\nExecStart=/bin/true\nNice=-5\nAmbientCapabilities=CAP_NET_ADMIN\nPrivateTmp=yes\n"
+        let needsRoot = "[Job]\nExecStart=/bin/true\nNice=-5\nAmbientCapabilities=CAP_NET_ADMIN\nNoNewPrivileges=no\nTasksMax=infinity\n"
         let (status, output) = try setup.jobctl(["--user", "edit", "greedy"], as: alice, editing: needsRoot)
         #expect(status == 1, "\(output)")
         #expect(output.contains("greedy.job:3: error: Nice=-5 needs root"), "\(output)")
         #expect(output.contains("greedy.job:4: error: AmbientCapabilities= needs root"), "\(output)")
-        #expect(output.contains("greedy.job:5: error: PrivateTmp= in a user's job needs NoNewPrivileges=yes"), "\(output)")
+        #expect(output.contains("greedy.job:5: error: NoNewPrivileges=no: a user's job always runs with NoNewPrivileges=yes"), "\(output)")
+        #expect(output.contains("greedy.job:6: error: TasksMax=infinity needs root: a user's run may have at most DefaultTasksMax=15%"), "\(output)")
         // Nothing was kept.
         let (_, list) = try setup.jobctl(["--user", "list"], as: alice)
         #expect(!list.contains("sneaky") && !list.contains("greedy"), "\(list)")
-        // A system job whose name looks like one of hers is not hers.
+        // A system job whose name looks like one of hers is not hers: a ':' is kept for users'
+        // jobs, so root's file is an error, and it is never hers (issue 37).
         try setup.config.write(job: "\(alice.name):sys", "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n")
-        #expect(try setup.jobctl(["reload"]).0 == 0)
+        let (reloaded, reloadOutput) = try setup.jobctl(["reload"])
+        #expect(reloaded == 1 && reloadOutput.contains("a ':' in a job's name is kept for users' own jobs"), "\(reloadOutput)")
         let (foreign, refusal) = try setup.jobctl(["--user", "run", "sys"], as: alice)
         #expect(foreign == 4 && refusal.contains("is not a job of yours"), "\(refusal)")
         let (_, listedNow) = try setup.jobctl(["--user", "list"], as: alice)
@@ -209,6 +214,22 @@ import Testing
         // An unchanged copy changes nothing.
         let (kept, unchanged) = try setup.jobctl(["--user", "edit", "quiet"], as: alice, editing: nil)
         #expect(kept == 0 && unchanged.contains("unchanged"), "\(unchanged)")
+    }
+
+    /// Issue 37: an empty `CapabilityBoundingSet=` is the empty bounding set, not "unset"; a user's
+    /// run got it without no_new_privs, so a set-user-ID root program's `setuid(getuid())`
+    /// "succeeded" and kept saved uid 0. A user's run always has no_new_privs, as the kernel shows.
+    @Test func aUsersRunAlwaysHasNoNewPrivilegesEvenWithAnEmptyBoundingSet() throws {
+        let setup = try Setup()
+        let alice = setup.alice
+        let status = alice.directory + "/status"
+        let job = "[Job]\nOnStartupSec=1h\nCapabilityBoundingSet=\nExecStart=/bin/sh -c 'grep -e NoNewPrivs -e CapBnd /proc/self/status > \(status)'\n"
+        let (saved, output) = try setup.jobctl(["--user", "edit", "bounded"], as: alice, editing: job)
+        #expect(saved == 0, "\(output)")
+        let (ran, runOutput) = try setup.jobctl(["--user", "run", "bounded", "--wait"], as: alice)
+        #expect(ran == 0, "\(runOutput)")
+        let seen = try String(contentsOfFile: status, encoding: .utf8)
+        #expect(seen.contains("NoNewPrivs:\t1\n") && seen.contains("CapBnd:\t0000000000000000\n"), "\(seen)")
     }
 
     @Test func usersDenyAndUsersAllowRefuseWithExitFourAndTheReason() throws {
@@ -225,10 +246,15 @@ import Testing
                     "\(arguments): \(output)")
         }
         #expect(try setup.jobctl(["--user", "run", "backup", "--wait"], as: alice).0 == 0)
-        // And at the next reload bob's job stops running: root sees why.
-        #expect(try setup.jobctl(["reload"]).0 == 1)
+        // And at the next reload bob's job stops running: root sees why. Root's reload is done: a
+        // user's broken job is that user's (issue 37).
+        let (reloaded, reloadOutput) = try setup.jobctl(["reload"])
+        #expect(reloaded == 0 && reloadOutput.contains("users.deny lists \(bob.name)"), "\(reloadOutput)")
         let (_, status) = try setup.jobctl(["status", "\(bob.name):backup"])
         #expect(status.contains("users.deny lists \(bob.name)"), "\(status)")
+        // Revoked, not merely broken: no earlier definition of bob's job is kept to run.
+        let (ran, ranOutput) = try setup.jobctl(["run", "\(bob.name):backup", "--wait"])
+        #expect(ran != 0 && ranOutput.contains("users.deny lists \(bob.name)"), "\(ranOutput)")
         // users.allow wins over users.deny: only those it lists.
         try "\(bob.name)\n".write(toFile: setup.config.path + "/users.allow", atomically: true, encoding: .utf8)
         let (aliceStatus, aliceOutput) = try setup.jobctl(["--user", "status", "backup"], as: alice)
@@ -236,6 +262,43 @@ import Testing
         #expect(try setup.jobctl(["--user", "list"], as: bob).0 == 0)
         // Root always may.
         #expect(try setup.jobctl(["list"]).0 == 0)
+    }
+
+    /// Issue 37: a user's dangling `OnFailure=` (she removed the job it named) made every reload of
+    /// root's fail. It breaks her job alone: root's reload is done, and what root changed applies.
+    @Test func aUsersDanglingReferenceBreaksOnlyTheirJobNeverRootsReload() throws {
+        let setup = try Setup()
+        let alice = setup.alice
+        #expect(try setup.jobctl(["--user", "edit", "notify"], as: alice, editing: alice.job).0 == 0)
+        let backup = "[Job]\nOnStartupSec=1h\nOnFailure=notify\nExecStart=/bin/true\n"
+        #expect(try setup.jobctl(["--user", "edit", "backup"], as: alice, editing: backup).0 == 0)
+        let (removed, removal) = try setup.jobctl(["--user", "edit", "notify"], as: alice, editing: "")
+        #expect(removed == 0, "\(removal)")
+        try setup.config.write(job: "nightly", "[Job]\nOnStartupSec=1h\nExecStart=/bin/true\n")
+        for _ in 0 ..< 2 {
+            let (status, output) = try setup.jobctl(["reload"])
+            #expect(status == 0 && output.contains("jobd reloaded"), "\(output)")
+            #expect(output.contains("\(alice.name)/backup.job:3: error: OnFailure=: no job is named 'notify'"), "\(output)")
+        }
+        let (listed, list) = try setup.jobctl(["list"])
+        #expect(listed == 0 && list.contains("nightly"), "\(list)")
+        let (_, status) = try setup.jobctl(["--user", "status", "backup"], as: alice)
+        #expect(status.contains("OnFailure=: no job is named 'notify'"), "\(status)")
+    }
+
+    /// Issue 37: a user's Description= and ExecStart= reached root's terminal raw through `jobctl
+    /// status` (a retitled window, a cleared screen). Root sees them escaped; --json keeps them.
+    @Test func rootsStatusEscapesTheControlCharactersOfAUsersJob() throws {
+        let setup = try Setup()
+        let alice = setup.alice
+        let job = "[Job]\nDescription=evil \u{1b}]0;pwned\u{07} \u{1b}[2J\nOnStartupSec=1h\nExecStart=/bin/echo \u{1b}[31mred\n"
+        #expect(try setup.jobctl(["--user", "edit", "esc"], as: alice, editing: job).0 == 0)
+        let (status, output) = try setup.jobctl(["status", "\(alice.name):esc"])
+        #expect(status == 0 && !output.unicodeScalars.contains { $0.value == 0x1b || $0.value == 0x07 }, "\(output.debugDescription)")
+        #expect(output.contains("\(alice.name):esc - evil \\x1b]0;pwned\\x07 \\x1b[2J\n"), "\(output)")
+        #expect(output.contains("Command: /bin/echo \\x1b[31mred"), "\(output)")
+        let (_, json) = try setup.jobctl(["status", "\(alice.name):esc", "--json"])
+        #expect(json.contains("\\u001b]0;pwned"), "\(json)")
     }
 
     @Test func aUserImportsTheirCrontabAndDisablesAndEnablesTheirJobs() throws {

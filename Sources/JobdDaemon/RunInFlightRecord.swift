@@ -1,0 +1,44 @@
+package import JobdConfig
+
+/// A run in flight, as the state directory keeps it (`runs/JOBD_RUN_ID`) from its start to its
+/// end: if jobd stops without recording the end (SIGKILL, a crash, the watchdog), the next jobd
+/// finds it and records the run as ``RunResult/abandoned`` (issue 36). One `KEY=VALUE` line a
+/// field; a reader skips keys it does not know.
+package struct RunInFlightRecord: Sendable, Hashable {
+    package var invocationID: String
+    package var job: String
+    package var cause: String
+    /// When it started, in microseconds since the epoch.
+    package var startUSec: Int64
+
+    package init(invocationID: String, job: String, cause: String, startUSec: Int64) {
+        self.invocationID = invocationID
+        self.job = job
+        self.cause = cause
+        self.startUSec = startUSec
+    }
+
+    package var savedText: String {
+        // Values come from jobd itself, never with a line break; one would end the line anyway.
+        let clean = { (value: String) in value.filter { $0 != "\n" && $0 != "\r" } }
+        return "job=\(clean(job))\ncause=\(clean(cause))\nstart=\(startUSec)\n"
+    }
+
+    /// The record kept as `text` under `invocationID`; `nil` when it names no job.
+    package init?(savedText text: Substring, invocationID: String) {
+        var values: [Substring: Substring] = [:]
+        for line in text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            values[line[..<equals]] = line[line.index(after: equals)...]
+        }
+        guard let job = values["job"], !job.isEmpty else { return nil }
+        self.init(invocationID: invocationID, job: String(job), cause: values["cause"].map(String.init) ?? "",
+                  startUSec: values["start"].flatMap { Int64($0) } ?? 0)
+    }
+
+    /// How the run ended, as far as anyone knows: ``RunResult/abandoned``, at `nowUSec`.
+    package func outcome(nowUSec: Int64) -> RunOutcome {
+        RunOutcome(runID: 0, invocationID: invocationID, job: job, termination: .unknown, result: .abandoned,
+                   duration: TimeSpan(microseconds: UInt64(max(0, nowUSec - startUSec))))
+    }
+}

@@ -1,0 +1,75 @@
+import InMemoryLogging
+import JobdConfig
+import JobdControl
+import JobdDaemon
+import JobdScheduler
+import JobdTestKit
+import Logging
+import Testing
+
+/// Issue 36: a jobd that is killed or crashes with runs in flight loses none of them: each run is
+/// kept as in flight in the state directory from its start to its end, and the next jobd records
+/// every run left there as abandoned.
+@Suite struct AbandonedRunTests {
+    typealias H = DaemonHarness
+
+    @Test func aRunIsKeptAsInFlightFromItsStartToItsEnd() throws {
+        let daemon = H([H.job("a")])
+        daemon.control(.run, "a")
+        let kept = try #require(daemon.store.runs.withLock { Array($0.values) }.first)
+        #expect(kept.job == "a" && kept.cause == "manual")
+        #expect(kept.invocationID == daemon.running("a").first?.request.invocationID)
+        daemon.end("a")
+        #expect(daemon.store.runs.withLock { $0.isEmpty })
+    }
+
+    @Test func theNextJobdRecordsARunLeftInFlightAsAbandonedAndStartsOnFailure() throws {
+        let store = FakeStore()
+        store.runStarted(RunInFlightRecord(invocationID: "0123abcd", job: "backup", cause: "timer",
+                                           startUSec: DaemonHarness.wallStart - 60_000_000))
+        store.runStarted(RunInFlightRecord(invocationID: "4567abcd", job: "gone", cause: "timer", startUSec: DaemonHarness.wallStart))
+        let daemon = H([H.job("backup") { $0.onFailure = ["alert"] }, H.job("alert")], store: store)
+        let entry = try #require(daemon.events("run.abandoned", job: "backup").first)
+        #expect(entry.metadata["JOBD_RUN_ID"] == .string("0123abcd"))
+        #expect(entry.metadata["JOBD_RESULT"] == .string("abandoned"))
+        #expect(daemon.events("run.abandoned", job: "gone").count == 1, "a run of a job that is gone is recorded too")
+        let history = try #require(daemon.scheduler.histories["backup"]?.lastRun)
+        #expect(history.result == .abandoned && history.invocationID == "0123abcd" && history.duration == .seconds(60))
+        #expect((daemon.store.histories.withLock { $0["backup"] } ?? nil)?.lastRun?.result == .abandoned, "saved")
+        let alert = try #require(daemon.started("alert").first)
+        #expect(alert.request.cause == .onFailure)
+        #expect(alert.request.triggeredBy?.result == .abandoned)
+        #expect(daemon.store.runs.withLock { Array($0.keys) } == [alert.request.invocationID], "each abandoned run is forgotten once recorded")
+        #expect(daemon.scheduler.generation.owners["backup"] != nil)
+        #expect(daemon.started("backup").isEmpty, "no Restart= retry and no run at start")
+    }
+
+    @Test func anAbandonedRunIsAFailureThatNoRestartRetries() {
+        #expect(RunResult.abandoned.isFailure)
+        for condition in RestartPolicy.Condition.allCases { #expect(!condition.retries(.abandoned), "\(condition)") }
+        let outcome = RunInFlightRecord(invocationID: "ab", job: "j", cause: "timer", startUSec: 1_000_000).outcome(nowUSec: 3_000_000)
+        #expect(outcome.termination == .unknown && outcome.duration == .seconds(2))
+        let saved = RunInFlightRecord(savedText: Substring(RunInFlightRecord(invocationID: "ab", job: "j", cause: "timer",
+                                                                               startUSec: 7).savedText), invocationID: "ab")
+        #expect(saved == RunInFlightRecord(invocationID: "ab", job: "j", cause: "timer", startUSec: 7))
+    }
+}
+
+/// Issue 39: a burst of runs gives its memory back as it drains, once; runs a few at a time never trim.
+@Suite struct BurstTrimTests {
+    typealias H = DaemonHarness
+
+    @Test func aDrainedBurstTrimsOnceAndAFewRunsNever() {
+        let daemon = H([H.job("a", overlap: .parallel)])
+        for _ in 0..<3 { daemon.control(.run, "a") }
+        for _ in 0..<3 { daemon.end("a") }
+        #expect(daemon.trims.withLock { $0 } == 0)
+        for _ in 0..<100 { daemon.control(.run, "a") }
+        for _ in 0..<74 { daemon.end("a") }
+        #expect(daemon.trims.withLock { $0 } == 0, "26 of 100 still in flight")
+        daemon.end("a")
+        #expect(daemon.trims.withLock { $0 } == 1, "a quarter of the peak left")
+        for _ in 0..<25 { daemon.end("a") }
+        #expect(daemon.trims.withLock { $0 } == 1, "once a burst")
+    }
+}

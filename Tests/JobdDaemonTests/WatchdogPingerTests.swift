@@ -1,0 +1,28 @@
+@testable import JobdDaemon
+import JobdTestKit
+import JobdTimers
+import Testing
+
+/// The watchdog's heartbeat on a manual timer queue: a tick every half of `WATCHDOG_USEC`, as
+/// sd_watchdog_enabled(3) advises, so that a ping late by less than half the interval still reaches
+/// systemd in time. (ServiceNotifyTests sees the real jobd's pings arrive, at whatever pace a
+/// loaded machine allows.)
+@Suite struct WatchdogPingerTests {
+    @Test func itTicksEveryHalfTheInterval() throws {
+        let queue = TimerQueue.manual()
+        let ticks = Guarded(0)
+        let before = MonotonicInstant.now()
+        let pinger = WatchdogPinger(queue: queue, interval: .seconds(10)) { ticks.withLock { $0 += 1 } }
+        let after = MonotonicInstant.now()
+        let first = try #require(pinger.timer.deadline)
+        #expect(first.nanoseconds >= (before + .seconds(5)).nanoseconds && first.nanoseconds <= (after + .seconds(5)).nanoseconds)
+        var due = first
+        for tick in 1...3 {
+            #expect(queue.fireDue(now: MonotonicInstant(nanoseconds: due.nanoseconds - 1)) == 0, "not before half the interval")
+            #expect(queue.fireDue(now: due) == 1)
+            #expect(ticks.withLock { $0 } == tick)
+            due = due + .seconds(5)
+            #expect(pinger.timer.deadline == due)
+        }
+    }
+}
