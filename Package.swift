@@ -193,7 +193,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "JobdRunnerTests", dependencies: ["JobdRunner", "JobdConfig"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "JobdRunnerTests",
+            dependencies: ["JobdRunner", "JobdConfig", "JobdLogging", .product(name: "InMemoryLogging", package: "swift-log")],
+            swiftSettings: swiftSettings),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "JobdControlTests", dependencies: ["JobdControl", "JobdTestKit"], swiftSettings: swiftSettings),
         .testTarget(

@@ -53,6 +53,13 @@ package struct DaemonSettings: Sendable, Equatable {
     /// within jobd.service's `TimeoutStopSec=30s`.
     package var stopTimeoutMax = DaemonSettings.defaultStopTimeoutMax
     package static let defaultStopTimeoutMax = TimeSpan.seconds(20)
+    /// `UserLogRateLimitBurst=` lines of one user's own jobs' output go to the journal in each
+    /// `UserLogRateLimitIntervalSec=`; more are dropped and counted, so that no user's output
+    /// spends the journald rate limit root's entries need. `nil` (`infinity`) is no limit.
+    package var userLogRateLimitBurst: Int? = DaemonSettings.defaultUserLogRateLimitBurst
+    package static let defaultUserLogRateLimitBurst = 1_000
+    package var userLogRateLimitInterval = DaemonSettings.defaultUserLogRateLimitInterval
+    package static let defaultUserLogRateLimitInterval = TimeSpan.seconds(30)
 
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
@@ -65,7 +72,8 @@ package struct DaemonSettings: Sendable, Equatable {
 
     static let section = "Daemon"
     static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax",
-                       "JobWaitingRunsMax", "UserWaitingRunsMax", "UserConnectionsMax", "StopTimeoutMaxSec"]
+                       "JobWaitingRunsMax", "UserWaitingRunsMax", "UserConnectionsMax", "StopTimeoutMaxSec",
+                       "UserLogRateLimitBurst", "UserLogRateLimitIntervalSec"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
@@ -153,8 +161,13 @@ package struct DaemonSettings: Sendable, Equatable {
             case "StopTimeoutMaxSec":
                 settings.stopTimeoutMax = Self.stopTimeoutMax(value, path: path, line: assignment.line, errors: &errors) ?? settings.stopTimeoutMax
             case "UserConnectionsMax":
-                settings.userConnectionsMax = Self.userConnectionsMax(value, path: path, line: assignment.line, errors: &errors)
-                    ?? settings.userConnectionsMax
+                settings.userConnectionsMax = Self.userConnectionsMax(value, path: path, line: assignment.line, errors: &errors) ?? settings.userConnectionsMax
+            case "UserLogRateLimitBurst":
+                settings.userLogRateLimitBurst = Self.userLogRateLimitBurst(value, path: path, line: assignment.line, errors: &errors)
+                    ?? settings.userLogRateLimitBurst
+            case "UserLogRateLimitIntervalSec":
+                settings.userLogRateLimitInterval = Self.userLogRateLimitInterval(value, path: path, line: assignment.line, errors: &errors)
+                    ?? settings.userLogRateLimitInterval
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
                     ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")

@@ -45,10 +45,11 @@ package struct DaemonContext: Sendable {
         self.zone = zone
     }
 
-    /// Applies `jobd.conf`'s settings beyond the loop's own: the runs' task limit and the control
-    /// socket's `UserConnectionsMax=`, at start and at each reload that changed them.
+    /// Applies `jobd.conf`'s settings beyond the loop's own: the runs' task limit, the users' output
+    /// budget and the control socket's `UserConnectionsMax=`, at start and at each reload that changed them.
     func apply(_ settings: DaemonSettings, logger: Logger) {
         launcher.tracking.limitTasks(settings, logger: logger)
+        launcher.outputBudget.configure(settings.userLogRateLimit)
         limitUserConnections(settings.userConnectionsMax)
     }
 }
@@ -81,6 +82,8 @@ package protocol RunLauncher: Sendable {
     var tracking: RunTracking { get }
     /// Who follows which run's output (`jobctl run --wait`).
     var outputTaps: RunOutputTaps { get }
+    /// Each user's budget of journal lines for their own jobs' output (jobd.conf).
+    var outputBudget: OutputBudget { get }
     /// Starts a run of `definition` as `request`; `ended` is called (on any thread) with its outcome.
     func launch(
         _ definition: JobDefinition, as request: RunRequest, context: [String: String], fields: [String: String],

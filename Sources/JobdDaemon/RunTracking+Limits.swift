@@ -30,3 +30,10 @@ extension RunTracking {
         }
     }
 }
+
+extension DaemonSettings {
+    /// `UserLogRateLimitBurst=` in each `UserLogRateLimitIntervalSec=`, as the runner's budget takes it.
+    var userLogRateLimit: OutputBudget.Limits? {
+        userLogRateLimitBurst.map { OutputBudget.Limits(burst: $0, interval: userLogRateLimitInterval) }
+    }
+}

@@ -36,6 +36,7 @@ struct TaskLauncher: RunLauncher {
 
     var tracking: RunTracking { runner.tracking }
     var outputTaps: RunOutputTaps { runner.outputTaps }
+    var outputBudget: OutputBudget { runner.outputBudget }
 
     func launch(
         _ definition: JobDefinition, as request: RunRequest, context: [String: String], fields: [String: String],

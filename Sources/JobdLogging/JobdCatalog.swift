@@ -235,6 +235,17 @@ package enum JobdCatalog {
                 mail could not be handed over (no sendmail installed, or it failed): the output is
                 in the journal either way (jobctl logs @JOB@ --run @JOBD_RUN_ID@).
                 """)
+        case .runOutputDropped:
+            Entry(subject: "Lines of a user's job run's output were not logged", body: """
+                Run @JOBD_RUN_ID@ of job @JOB@, a user's own job, wrote more than that user's budget
+                of journal lines (UserLogRateLimitBurst= lines in each UserLogRateLimitIntervalSec=
+                of jobd.conf, 1000 in 30s by default), and @JOBD_DROPPED_COUNT@ of its lines were
+                counted instead of logged. jobd writes every run's output into the journal itself,
+                so all of it spends jobd.service's one journald rate limit: the budget keeps one
+                user's output from making journald suppress root's entries. The lines still reached
+                jobctl run --wait and the run's mail. Raise the budget in jobd.conf, or have the job
+                write less.
+                """)
         case .runAbandoned:
             Entry(subject: "A job run was abandoned by a jobd that stopped", body: """
                 Run @JOBD_RUN_ID@ of job @JOB@, started by an earlier jobd at @JOBD_START_USEC@

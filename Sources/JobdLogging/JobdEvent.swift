@@ -50,6 +50,9 @@ package enum JobdEvent: String, Sendable, CaseIterable {
     /// A run an earlier jobd had in flight and never recorded the end of (it was killed or
     /// crashed): recorded by the next jobd at its start, with `JOBD_RESULT=abandoned`.
     case runAbandoned = "run.abandoned"
+    /// Lines of a user's run's output that went over the user's journal budget and were not
+    /// logged: `JOBD_DROPPED_COUNT`.
+    case runOutputDropped = "run.output-dropped"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -93,6 +96,7 @@ package enum JobdEvent: String, Sendable, CaseIterable {
         case .logDropped: "6a0bd7e51c2f4d1e9b3a7c5d8e2f101f"
         case .runMail: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1020"
         case .runAbandoned: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1021"
+        case .runOutputDropped: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1022"
         }
     }
 }

@@ -32,6 +32,8 @@ package struct JobRunner: Sendable {
     package let registry: RunRegistry
     /// Who follows which run's output (`jobctl run --wait`).
     package let outputTaps = RunOutputTaps()
+    /// Each user's budget of journal lines for their own jobs' output.
+    package let outputBudget = OutputBudget()
     /// For the tests (`JOBD_FAULT_SLOW_ACCOUNT_SECONDS`): each `User=`/`Group=` look-up of a run
     /// waits this long first, as a hung LDAP server or sssd would make it.
     package static let slowAccountVariable = "JOBD_FAULT_SLOW_ACCOUNT_SECONDS"
@@ -466,8 +468,22 @@ package struct JobRunner: Sendable {
                     if let identifier = definition.syslogIdentifier { merged[JobdField.syslogIdentifier] = identifier }
                     // A constant for the two tasks (a captured var is shared between them).
                     let outputFields = merged
-                    group.addTask { await runner.forward(standardOutput, runID: runID, level: .info, fields: outputFields, mailed: mailed) }
-                    group.addTask { await runner.forward(standardError, runID: runID, level: .error, fields: outputFields, mailed: mailed) }
+                    let user = definition.owningUser
+                    let dropped = LockedBox(0)
+                    group.addTask {
+                        await runner.forward(standardOutput, runID: runID, level: .info, fields: outputFields, mailed: mailed, user: user, dropped: dropped)
+                    }
+                    group.addTask {
+                        await runner.forward(standardError, runID: runID, level: .error, fields: outputFields, mailed: mailed, user: user, dropped: dropped)
+                    }
+                    await group.waitForAll()
+                    let count = dropped.withLock { $0 }
+                    if count > 0, let user {
+                        logger.event(.runOutputDropped, level: .warning,
+                                     "\(count) line(s) of run \(runID) of \(definition.name)'s output were not logged: \(user)'s runs wrote more "
+                                     + "than UserLogRateLimitBurst= lines in UserLogRateLimitIntervalSec= (jobd.conf)",
+                                     fields.merging([JobdField.droppedCount: String(count)]) { $1 })
+                    }
                 }
             }
             if let failure = startFailure.withLock({ $0 }) { return (.failedToStart(failure), nil) }
@@ -489,12 +505,19 @@ package struct JobRunner: Sendable {
     /// for stderr (error), with the job and run. The pipe is read only as fast as lines are
     /// logged, so a job that writes without end cannot grow jobd's memory.
     private func forward(
-        _ output: SubprocessOutputSequence, runID: UInt64, level: Logger.Level, fields: [String: String], mailed: MailedOutput?
+        _ output: SubprocessOutputSequence, runID: UInt64, level: Logger.Level, fields: [String: String], mailed: MailedOutput?,
+        user: String?, dropped: LockedBox<Int>
     ) async {
         var splitter = OutputLineSplitter()
         let taps = outputTaps
+        let budget = outputBudget
         let emit = { (line: String) in
-            logger.event(.runOutput, level: level, line, fields)
+            // A user's line beyond their budget is counted, not logged (``OutputBudget``).
+            if let user, !budget.take(user: user) {
+                dropped.withLock { $0 += 1 }
+            } else {
+                logger.event(.runOutput, level: level, line, fields)
+            }
             taps.deliver(runID: runID, line: line, standardOutput: level == .info)
             mailed?.append(line)
         }

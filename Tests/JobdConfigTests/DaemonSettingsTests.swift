@@ -114,3 +114,21 @@ import Testing
         #expect(broken.errors.first?.hint == "rename the file without ':', such as alice-x.job")
     }
 }
+
+/// Issue 37: each user's budget of journal lines, read as systemd reads LogRateLimit…=.
+@Suite struct UserLogRateLimitSettingsTests {
+    @Test func theBudgetIsReadWithItsDefaultsAndClearErrors() throws {
+        let defaults = try DaemonSettings.read(path: "/j.conf", text: "[Daemon]\n").get()
+        #expect(defaults.userLogRateLimitBurst == 1_000 && defaults.userLogRateLimitInterval == .seconds(30))
+        let set = try DaemonSettings.read(path: "/j.conf", text: "[Daemon]\nUserLogRateLimitBurst=infinity\nUserLogRateLimitIntervalSec=1min\n").get()
+        #expect(set.userLogRateLimitBurst == nil && set.userLogRateLimitInterval == .seconds(60))
+        guard case .failure(let failure) = DaemonSettings.read(path: "/j.conf", text: "[Daemon]\nUserLogRateLimitBurst=lots\nUserLogRateLimitIntervalSec=0\n") else {
+            Issue.record("expected errors")
+            return
+        }
+        let described = failure.errors.map(\.description)
+        #expect(described.count == 2)
+        #expect(described.first?.hasPrefix("/j.conf:2: error: UserLogRateLimitBurst=: 'lots' is not a number of lines") == true, "\(described)")
+        #expect(described.last?.hasPrefix("/j.conf:3: error: UserLogRateLimitIntervalSec=: '0' is not a time span above 0") == true, "\(described)")
+    }
+}

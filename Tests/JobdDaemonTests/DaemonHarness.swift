@@ -251,6 +251,7 @@ final class FakeLauncher: RunLauncher {
     let stopAllWithin = Guarded<TimeSpan?>(nil)
     let tracking = RunTracking.processGroups(reason: "the tests start no process")
     let outputTaps = RunOutputTaps()
+    let outputBudget = OutputBudget()
     /// A line every run writes the moment it is launched, on the launching thread, as a real run's
     /// first line can reach its follower before the main loop goes on.
     let lineAtLaunch = Guarded<String?>(nil)

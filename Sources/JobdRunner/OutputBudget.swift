@@ -1,0 +1,61 @@
+package import JobdConfig
+import JobdLocks
+package import JobdTimers
+
+/// Each user's budget of journal entries for the output of their own jobs (issue 37): jobd
+/// writes every run's output, so all of it spends jobd.service's one journald rate limit, and one
+/// user's flood could have journald suppress root's entries. At most `burst` lines of a user's
+/// runs go to the journal in each `interval` (`UserLogRateLimitBurst=` and
+/// `UserLogRateLimitIntervalSec=` of jobd.conf, named after systemd's `LogRateLimit…=`); the rest
+/// are counted, said once a run (`run.output-dropped`), and still reach `jobctl run --wait` and
+/// the run's mail. Root's jobs are not counted.
+package final class OutputBudget: Sendable {
+    package struct Limits: Sendable, Equatable {
+        package var burst: Int
+        package var interval: TimeSpan
+
+        package init(burst: Int, interval: TimeSpan) {
+            self.burst = burst
+            self.interval = interval
+        }
+    }
+
+    private struct State: Sendable {
+        var limits: Limits?
+        var windows: [String: (start: MonotonicInstant, used: Int)] = [:]
+    }
+
+    private let state = LockedBox(State())
+
+    package init(_ limits: Limits? = nil) {
+        state.withLock { $0.limits = limits }
+    }
+
+    /// The limits from now on (`nil`: none); at start and at each reload.
+    package func configure(_ limits: Limits?) {
+        state.withLock { state in
+            if state.limits != limits { state.windows.removeAll() }
+            state.limits = limits
+        }
+    }
+
+    /// Whether a line of `user`'s run may go to the journal now; counts it if it may.
+    package func take(user: String, now: MonotonicInstant = .now()) -> Bool {
+        state.withLock { state in
+            guard let limits = state.limits else { return true }
+            var window = state.windows[user] ?? (now, 0)
+            if !limits.interval.isInfinite, now >= window.start + limits.interval.duration { window = (now, 0) }
+            guard window.used < limits.burst else {
+                state.windows[user] = window
+                return false
+            }
+            window.used += 1
+            state.windows[user] = window
+            // Users whose window has long passed take no memory.
+            if state.windows.count > 1_024, !limits.interval.isInfinite {
+                state.windows = state.windows.filter { now < $0.value.start + limits.interval.duration }
+            }
+            return true
+        }
+    }
+}
