@@ -40,6 +40,18 @@ extension Jobctl {
 
         package init() {}
 
+        /// A skip reason, with what it means where the word alone does not say it: a budget of
+        /// jobd.conf that the run would have gone beyond.
+        package static func explaining(_ reason: String) -> String {
+            switch reason {
+            case "job-waiting-runs-max":
+                "\(reason) (as many runs of the job already wait for a slot as JobWaitingRunsMax= of jobd.conf allows; try again later)"
+            case "user-waiting-runs-max":
+                "\(reason) (as many runs of your jobs already wait for a slot as UserWaitingRunsMax= of jobd.conf allows; try again later)"
+            default: reason
+            }
+        }
+
         package func run() throws {
             let wait = self.wait || followRetries
             let streaming = wait && !quiet
@@ -48,7 +60,7 @@ extension Jobctl {
             let (client, started) = try Jobctl.ask(runtime, request)
             var standardError = StandardError()
             if started.type == .runSkipped {
-                print("jobctl: \(job) was not started: \(started.run?.skipReason ?? "skipped")", to: &standardError)
+                print("jobctl: \(job) was not started: \(Self.explaining(started.run?.skipReason ?? "skipped"))", to: &standardError)
                 throw ExitCode(75)  // EX_TEMPFAIL: try again later
             }
             let runID = started.run?.runID.map(String.init) ?? "?"

@@ -33,6 +33,26 @@ package struct DaemonSettings: Sendable, Equatable {
     /// one else's. `nil` (`infinity`) is no limit.
     package var userRunsMax: Int? = DaemonSettings.defaultUserRunsMax
     package static let defaultUserRunsMax = 4
+    /// `JobWaitingRunsMax=`: how many runs of one job may wait for a slot (under
+    /// `MaxConcurrentRuns=` or `UserRunsMax=`); more are skipped (`run.skip`,
+    /// `JOBD_REASON=job-waiting-runs-max`). `nil` (`infinity`) is no limit.
+    package var jobWaitingRunsMax: Int? = DaemonSettings.defaultJobWaitingRunsMax
+    package static let defaultJobWaitingRunsMax = 32
+    /// `UserWaitingRunsMax=`: how many runs of one user's own jobs together may wait for a slot;
+    /// more are skipped (`JOBD_REASON=user-waiting-runs-max`), so that no user's requests grow
+    /// jobd's queue without bound. `nil` (`infinity`) is no limit.
+    package var userWaitingRunsMax: Int? = DaemonSettings.defaultUserWaitingRunsMax
+    package static let defaultUserWaitingRunsMax = 100
+    /// `UserConnectionsMax=`: how many control connections one user other than root and jobd's own
+    /// (one uid) may hold at once, of the 8 all such users share, so that no user alone can keep
+    /// another out; root's slots are never theirs.
+    package var userConnectionsMax = DaemonSettings.defaultUserConnectionsMax
+    package static let defaultUserConnectionsMax = 4
+    /// `StopTimeoutMaxSec=`: at jobd's own stop, how long any run gets between SIGTERM and SIGKILL
+    /// at most, whatever its `TimeoutStopSec=`, so that jobd's stop (and its exit audit) ends well
+    /// within jobd.service's `TimeoutStopSec=30s`.
+    package var stopTimeoutMax = DaemonSettings.defaultStopTimeoutMax
+    package static let defaultStopTimeoutMax = TimeSpan.seconds(20)
     /// `UserLogRateLimitBurst=` lines of one user's own jobs' output go to the journal in each
     /// `UserLogRateLimitIntervalSec=`; more are dropped and counted, so that no user's output
     /// spends the journald rate limit root's entries need. `nil` (`infinity`) is no limit.
@@ -52,6 +72,7 @@ package struct DaemonSettings: Sendable, Equatable {
 
     static let section = "Daemon"
     static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax",
+                       "JobWaitingRunsMax", "UserWaitingRunsMax", "UserConnectionsMax", "StopTimeoutMaxSec",
                        "UserLogRateLimitBurst", "UserLogRateLimitIntervalSec"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
@@ -83,6 +104,15 @@ package struct DaemonSettings: Sendable, Equatable {
                 return nil
             }
             return limit
+        }
+        /// `value` as a positive number of runs, `nil` for `infinity`, `fallback` when empty (the default).
+        func runsLimit(_ key: String, _ value: String, _ line: Int, fallback: Int?) -> Int? {
+            if value.isEmpty { return fallback }
+            if value == "infinity" { return nil }
+            if let limit = Int(value), limit > 0 { return limit }
+            errors.append(ConfigError(file: path, line: line, message: "\(key)=: '\(value)' is not a positive number",
+                                      hint: "write a number of runs such as \(fallback.map(String.init) ?? "4") (the default), or infinity"))
+            return fallback
         }
         for assignment in file.assignments where assignment.section == Self.section && !assignment.key.hasPrefix("X-") {
             let value = assignment.value
@@ -123,36 +153,21 @@ package struct DaemonSettings: Sendable, Equatable {
                                               hint: "write a number such as \(defaultUserJobsMax) (the default), or 0 to allow users no jobs"))
                 }
             case "UserRunsMax":
-                if value.isEmpty {
-                    settings.userRunsMax = defaultUserRunsMax
-                } else if value == "infinity" {
-                    settings.userRunsMax = nil
-                } else if let limit = Int(value), limit > 0 {
-                    settings.userRunsMax = limit
-                } else {
-                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserRunsMax=: '\(value)' is not a positive number",
-                                              hint: "write a number of runs such as \(defaultUserRunsMax) (the default), or infinity"))
-                }
+                settings.userRunsMax = runsLimit("UserRunsMax", value, assignment.line, fallback: defaultUserRunsMax)
+            case "JobWaitingRunsMax":
+                settings.jobWaitingRunsMax = runsLimit("JobWaitingRunsMax", value, assignment.line, fallback: defaultJobWaitingRunsMax)
+            case "UserWaitingRunsMax":
+                settings.userWaitingRunsMax = runsLimit("UserWaitingRunsMax", value, assignment.line, fallback: defaultUserWaitingRunsMax)
+            case "StopTimeoutMaxSec":
+                settings.stopTimeoutMax = Self.stopTimeoutMax(value, path: path, line: assignment.line, errors: &errors) ?? settings.stopTimeoutMax
+            case "UserConnectionsMax":
+                settings.userConnectionsMax = Self.userConnectionsMax(value, path: path, line: assignment.line, errors: &errors) ?? settings.userConnectionsMax
             case "UserLogRateLimitBurst":
-                if value.isEmpty {
-                    settings.userLogRateLimitBurst = defaultUserLogRateLimitBurst
-                } else if value == "infinity" {
-                    settings.userLogRateLimitBurst = nil
-                } else if let limit = Int(value), limit >= 0 {
-                    settings.userLogRateLimitBurst = limit
-                } else {
-                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserLogRateLimitBurst=: '\(value)' is not a number of lines",
-                                              hint: "write a number such as \(defaultUserLogRateLimitBurst) (the default), or infinity"))
-                }
+                settings.userLogRateLimitBurst = Self.userLogRateLimitBurst(value, path: path, line: assignment.line, errors: &errors)
+                    ?? settings.userLogRateLimitBurst
             case "UserLogRateLimitIntervalSec":
-                if value.isEmpty {
-                    settings.userLogRateLimitInterval = defaultUserLogRateLimitInterval
-                } else if let span = try? TimeSpan.parse(value), span > .zero {
-                    settings.userLogRateLimitInterval = span
-                } else {
-                    errors.append(ConfigError(file: path, line: assignment.line, message: "UserLogRateLimitIntervalSec=: '\(value)' is not a time span above 0",
-                                              hint: "write a time span such as 30s (the default)"))
-                }
+                settings.userLogRateLimitInterval = Self.userLogRateLimitInterval(value, path: path, line: assignment.line, errors: &errors)
+                    ?? settings.userLogRateLimitInterval
             default:
                 let hint = KeySpelling.nearest(to: assignment.key, among: keys).map { "did you mean '\($0)='?" }
                     ?? "known keys: " + keys.map { $0 + "=" }.joined(separator: ", ")

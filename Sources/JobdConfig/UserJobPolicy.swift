@@ -29,15 +29,19 @@ package enum UserJobPolicy {
         "ReadOnlyPaths", "InaccessiblePaths", "CapabilityBoundingSet",
     ]
 
-    /// What jobd.conf bounds a user's job by: its `TasksMax=` at most `DefaultTasksMax=`, on a
-    /// system of `systemMaximum` tasks (what percentages are shares of).
+    /// What jobd.conf bounds a user's job by: its `TasksMax=` at most `DefaultTasksMax=` (on a
+    /// system of `systemMaximum` tasks, what percentages are shares of), its `TimeoutStopSec=` at
+    /// most `StopTimeoutMaxSec=`.
     package struct Bounds: Sendable {
         package var defaultTasksMax: TasksMax
         package var systemMaximum: UInt64
+        /// A user's job's `TimeoutStopSec=` at most `StopTimeoutMaxSec=` (checked on the file's read value).
+        package var stopTimeoutMax: TimeSpan
 
         package init(settings: DaemonSettings, systemMaximum: UInt64) {
             defaultTasksMax = settings.defaultTasksMax
             self.systemMaximum = systemMaximum
+            stopTimeoutMax = settings.stopTimeoutMax
         }
     }
 

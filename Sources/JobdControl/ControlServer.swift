@@ -10,7 +10,7 @@ import JobdLocks
 /// jobs (`USER:JOB`) only; anything else gets a typed refusal (`permission-denied`).
 ///
 /// Slots go by role (``ControlSlots``): at most 32 connections at once, of which readers may hold 4
-/// between them and other users 8, so 20 stay for root and jobd's user whatever others do. Each admitted connection
+/// between them and other users 8 (each uid at most `UserConnectionsMax=`, 4 by default), so 20 stay for root and jobd's user whatever others do. Each admitted connection
 /// has a thread of its own that reads one request (at most 64 KiB, all of it within 5 s of the
 /// accept), hands it to the daemon, and writes the replies, so a slow, silent or vanished client
 /// never blocks the daemon's main loop. A client that hangs up while it waits frees its slot at
@@ -88,6 +88,12 @@ package final class ControlServer: Sendable {
         }
     }
 
+    /// How many connections one user other than root and jobd's own (one uid) may hold at once
+    /// (`UserConnectionsMax=`): at start and at each reload. Connections already served stay.
+    package func limitUserConnections(_ limit: Int) {
+        slots.withLock { $0.limits.perUser = limit }
+    }
+
     /// Stops accepting and removes the socket file. Connections in progress finish on their own.
     package func stop() {
         var byte: UInt8 = 1
@@ -132,7 +138,7 @@ package final class ControlServer: Sendable {
                 return ControlPeer(uid: credentials.uid, gid: credentials.gid, groups: groups,
                                    level: access.level(uid: credentials.uid, gid: credentials.gid, groups: groups))
             }
-            guard let peer, let role = peer.level.slotRole else {
+            guard let peer, let role = peer.slotRole else {
                 refuse(client, .error(access.refusal, code: .permissionDenied), deadline: deadline, into: &refusals)
                 continue
             }

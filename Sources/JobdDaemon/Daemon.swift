@@ -115,13 +115,14 @@ package struct Daemon {
             post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
         context.trimMemory = { malloc_trim(0) }
         if let stall { context.stall = { usleep(UInt32(stall * 1_000_000)) } }
-        let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)
-        for notice in joined.notices { continuation.yield(.fleet(notice)) }
-        // The control socket before READY=1: once systemd says jobd started, jobctl must work.
+        // The control socket before READY=1 (its requests wait for the loop): once systemd says jobd started, jobctl must work.
         let userRequests = UserRequests(store: userJobs, directory: directory, post: { continuation.yield($0) })
         let control = RuntimeFiles(lock: runtimeLock, directory: options.runtimeDirectory, logger: logger) { request, reply in
             if !userRequests.handle(request, reply: reply) { continuation.yield(.control(request, reply)) }
         }
+        context.limitUserConnections = control.limitUserConnections
+        let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)
+        for notice in joined.notices { continuation.yield(.fleet(notice)) }
         let watchdog = watchdogInterval.map { interval in
             WatchdogPinger(queue: queue, interval: interval) { continuation.yield(.watchdogTick) }
         }

@@ -3,6 +3,7 @@ package import JobdConfig
 package import JobdFleet
 package import JobdRunner
 package import JobdScheduler
+import Logging
 
 /// What the main loop reads time, files and processes through, and where its events go: the
 /// system's in jobd (``Daemon``), doubles in tests, which then drive ``MainLoop/handle(_:)`` on a
@@ -25,6 +26,8 @@ package struct DaemonContext: Sendable {
     /// Gives free memory back to the system (after a reload freed a generation, and once a burst
     /// of runs has drained: ``BurstTrim``).
     package var trimMemory: @Sendable () -> Void = {}
+    /// Applies `UserConnectionsMax=` to the control socket, at start and at each reload.
+    package var limitUserConnections: @Sendable (Int) -> Void = { _ in }
     /// Fault injection (``Daemon/stallVariable``): blocks the loop, as a hung filesystem would.
     package var stall: (@Sendable () -> Void)?
 
@@ -40,6 +43,14 @@ package struct DaemonContext: Sendable {
         self.fleet = fleet
         self.post = post
         self.zone = zone
+    }
+
+    /// Applies `jobd.conf`'s settings beyond the loop's own: the runs' task limit, the users' output
+    /// budget and the control socket's `UserConnectionsMax=`, at start and at each reload that changed them.
+    func apply(_ settings: DaemonSettings, logger: Logger) {
+        launcher.tracking.limitTasks(settings, logger: logger)
+        launcher.outputBudget.configure(settings.userLogRateLimit)
+        limitUserConnections(settings.userConnectionsMax)
     }
 }
 
@@ -79,8 +90,9 @@ package protocol RunLauncher: Sendable {
         sendmail: String, fence: RunFence?, ended: @escaping @Sendable (RunOutcome) -> Void)
     /// Stops every run in flight of `job`.
     func stop(job: String, reason: StopReason)
-    /// Stops every run in flight, and any that starts from now on.
-    func stopAll(reason: StopReason)
+    /// Stops every run in flight, and any that starts from now on; with `within`, each gets SIGKILL
+    /// once `within` has passed at the latest, whatever its `TimeoutStopSec=`.
+    func stopAll(reason: StopReason, within: TimeSpan?)
     /// The process of run `runID`, while it runs.
     func pid(of runID: UInt64) -> Int32?
     /// The first of `definition`'s `Condition…=` that does not hold now, if one does not.

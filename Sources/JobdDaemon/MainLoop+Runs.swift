@@ -24,7 +24,7 @@ extension MainLoop {
             case .stop(let job, let reason):
                 context.launcher.stop(job: job, reason: reason)
             case .stopAll(let reason):
-                context.launcher.stopAll(reason: reason)
+                context.launcher.stopAll(reason: reason, within: settings.stopTimeoutMax)
             case .wait(_, .overlap), .retry, .cancelRetry:
                 break
             }

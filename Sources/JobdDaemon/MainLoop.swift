@@ -88,8 +88,7 @@ package final class MainLoop {
         reloads = ReloadMachine(jobFiles: jobFiles)
         for job in context.store.disabledJobs() { _ = admission.setDisabled(job, true) }
         let generation = Generation(configuration, after: generation)
-        context.launcher.tracking.limitTasks(generation.settings, logger: logger)
-        context.launcher.outputBudget.configure(generation.settings.userLogRateLimit)
+        context.apply(generation.settings, logger: logger)
         let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
         perform(admission.configure(generation, now: now))
         recordAbandonedRuns()
@@ -198,10 +197,7 @@ package final class MainLoop {
             answer = reloads.rejected(fatal, generation: scheduler.generation.number, finishedRealtimeUSec: wallNowUSec)
         } else {
             let generation = Generation(configuration, after: generation)
-            if generation.settings != settings {
-                context.launcher.tracking.limitTasks(generation.settings, logger: logger)
-                context.launcher.outputBudget.configure(generation.settings.userLogRateLimit)
-            }
+            if generation.settings != settings { context.apply(generation.settings, logger: logger) }
             // The reader looked again at zone files that changed (a tzdata upgrade): so does the
             // local zone, which calendar triggers without a zone of their own follow.
             let zone = context.zone()

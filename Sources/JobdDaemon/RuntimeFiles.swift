@@ -54,6 +54,12 @@ final class RuntimeFiles {
         }
     }
 
+    /// What applies `UserConnectionsMax=` to the control socket (nothing without one).
+    var limitUserConnections: @Sendable (Int) -> Void {
+        let server = server
+        return { server?.limitUserConnections($0) }
+    }
+
     func remove() {
         server?.stop()
         lock?.release()

@@ -53,7 +53,7 @@ struct TaskLauncher: RunLauncher {
     }
 
     func stop(job: String, reason: StopReason) { _ = runner.registry.stop(job: job, reason: reason) }
-    func stopAll(reason: StopReason) { _ = runner.registry.stopAll(reason: reason) }
+    func stopAll(reason: StopReason, within: TimeSpan?) { _ = runner.registry.stopAll(reason: reason, within: within) }
     func pid(of runID: UInt64) -> Int32? { runner.registry.pid(of: runID) }
 }
 

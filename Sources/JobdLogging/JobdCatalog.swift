@@ -157,8 +157,10 @@ package enum JobdCatalog {
                 @JOBD_REASON@
                 "overlap": the previous run is still going (see Overlap=); "trigger-cycle": an
                 OnFailure=/OnSuccess= chain came back to a job already on it; "job-removed": a reload
-                removed the job. If runs are skipped often, make the job faster or its schedule less
-                frequent.
+                removed the job; "job-waiting-runs-max" or "user-waiting-runs-max": as many runs of the
+                job, or of its user's own jobs, already wait for a slot as JobWaitingRunsMax= or
+                UserWaitingRunsMax= in jobd.conf allow. If runs are skipped often, make the job faster
+                or its schedule less frequent.
                 """)
         case .runTimeout:
             Entry(subject: "A job run timed out", body: """

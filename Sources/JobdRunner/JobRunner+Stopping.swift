@@ -42,7 +42,8 @@ extension JobRunner {
         stopping(reason)
         // The run's own fields (JOB, JOBD_RUN, JOBD_RUN_ID…) on every entry of the run, and why.
         let fields = runFields.merging([JobdField.reason: reason.rawValue]) { $1 }
-        let grace = definition.stopTimeout
+        let grace = registry.bounded(definition.stopTimeout)
+        let after = grace == definition.stopTimeout ? "TimeoutStopSec=\(grace)" : "\(grace) (jobd's stop: StopTimeoutMaxSec=)"
         let message = switch reason {
         case .runtimeExceeded: "run \(runID) of \(definition.name) ran longer than RuntimeMaxSec=\(runtimeMax)"
         case .replaced: "run \(runID) of \(definition.name) is replaced by a new run (Overlap=replace)"
@@ -53,7 +54,7 @@ extension JobRunner {
         case .revoked: "run \(runID) of \(definition.name) is stopped: its user may no longer have jobs"
         }
         logger.event(reason == .runtimeExceeded ? .runTimeout : .runStop, level: reason == .shutdown ? .notice : .warning,
-                     "\(message): SIGTERM to its \(tracking.name == "cgroup" ? "cgroup" : "process group"), SIGKILL after TimeoutStopSec=\(grace)", fields)
+                     "\(message): SIGTERM to its \(tracking.name == "cgroup" ? "cgroup" : "process group"), SIGKILL after \(after)", fields)
         registry.terminate(runID: runID)
         guard !grace.isInfinite else { return }
         do { try await Task.sleep(for: grace.duration) } catch { return }
@@ -79,7 +80,7 @@ extension JobRunner {
             logger.event(.runLeftovers, level: .notice, "\(definition.name) left \(count) process(es) running (KillMode=process)", fields)
             return count
         }
-        let grace = definition.stopTimeout
+        let grace = registry.bounded(definition.stopTimeout)
         let target = cgroup == nil ? "its process group" : "its cgroup"
         logger.event(.runLeftovers, level: .warning,
                      "\(definition.name) left \(count) process(es) behind: SIGTERM to \(target), SIGKILL after TimeoutStopSec=\(grace)",

@@ -58,11 +58,19 @@ package struct RunAdmission: Sendable {
     package private(set) var generation = Generation(jobs: [])
     package private(set) var maxConcurrentRuns: Int?
     private var jobs: [String: JobRuns] = [:]
-    /// Runs waiting for a slot, in the order they were asked for.
-    private var slotWaiting: [RunRequest] = []
+    /// Runs waiting for a slot, in the order they fell due: one queue per user (`nil`: the system's
+    /// jobs), so that admitting a run looks at the head of each queue, never along one.
+    private var slotWaiting: [String?: WaitingQueue] = [:]
+    /// How many runs of each job wait for a slot: ``isActive(_:)`` and `JobWaitingRunsMax=` ask this.
+    private var waitingByJob: [String: Int] = [:]
+    /// Runs in flight, in all and of each user's own jobs (the user recorded at their start).
+    private var runningCount = 0
+    private var runningByUser: [String: Int] = [:]
+    private var userOfRun: [UInt64: String] = [:]
     /// Jobs whose triggers start no runs (`jobctl disable`).
     package private(set) var disabled: Set<String> = []
     private var nextRunID: UInt64 = 1
+    private var waitingSequence: UInt64 = 0
     private let makeInvocationID: @Sendable () -> String
     package private(set) var isStopping = false
 
@@ -75,9 +83,11 @@ package struct RunAdmission: Sendable {
     // MARK: Queries
 
     /// Runs in flight.
-    package var running: Int { jobs.values.reduce(0) { $0 + $1.inFlight.count } }
+    package var running: Int { runningCount }
     /// Runs waiting for a free slot.
-    package var waitingForSlot: Int { slotWaiting.count }
+    package var waitingForSlot: Int { slotWaiting.values.reduce(0) { $0 + $1.count } }
+    /// Runs of `user`'s own jobs waiting for a slot.
+    package func waiting(ofUser user: String) -> Int { slotWaiting[user]?.count ?? 0 }
     /// The job's definition, as the last reload gave it.
     package func definition(of job: String) -> JobDefinition? { generation.definition(of: job) }
     /// A run in flight, and when it started.
@@ -92,11 +102,11 @@ package struct RunAdmission: Sendable {
     }
     /// Whether a run of the job is in flight or waits for a slot: `Overlap=` and `OnUnitInactiveSec=` ask this.
     package func isActive(_ job: String) -> Bool {
-        !(jobs[job]?.inFlight.isEmpty ?? true) || slotWaiting.contains { $0.job == job }
+        !(jobs[job]?.inFlight.isEmpty ?? true) || waitingByJob[job] != nil
     }
     /// The jobs ``isActive(_:)`` says so of: what the scheduler arms `OnUnitInactiveSec=` by.
     package var activeJobs: Set<String> {
-        Set(jobs.compactMap { $0.value.inFlight.isEmpty ? nil : $0.key }).union(slotWaiting.map(\.job))
+        Set(jobs.compactMap { $0.value.inFlight.isEmpty ? nil : $0.key }).union(waitingByJob.keys)
     }
     package func queuedRun(of job: String) -> RunRequest? { jobs[job]?.queued }
     package func pendingRetry(of job: String) -> (request: RunRequest, at: MonotonicInstant)? { jobs[job]?.retry }
@@ -114,9 +124,7 @@ package struct RunAdmission: Sendable {
         for (job, runs) in jobs where generation.definition(of: job) == nil {
             actions += forget(job, runs: runs, reason: "job-removed")
         }
-        let removed = slotWaiting.filter { generation.definition(of: $0.job) == nil }
-        slotWaiting.removeAll { generation.definition(of: $0.job) == nil }
-        actions += removed.map { .drop($0, reason: "job-removed") }
+        actions += removeWaiting { generation.definition(of: $0.job) == nil }.map { .drop($0, reason: "job-removed") }
         return actions + startWaitingRuns(now: now)
     }
 
@@ -207,7 +215,7 @@ package struct RunAdmission: Sendable {
 
     /// A run ended: retry it, or start the jobs its outcome names, then whatever waited for it.
     package mutating func runEnded(_ end: RunOutcome, now: MonotonicInstant) -> Ended {
-        guard let request = jobs[end.job]?.inFlight.removeValue(forKey: end.runID)?.request else { return Ended() }
+        guard let request = leave(job: end.job, runID: end.runID) else { return Ended() }
         defer { if jobs[end.job]?.isIdle == true { jobs[end.job] = nil } }
         guard !isStopping else { return Ended() }
         var retryGiven: Ended.Retry?
@@ -276,7 +284,7 @@ package struct RunAdmission: Sendable {
     /// or could not be claimed. It leaves the runs in flight without a result (no retry, no
     /// `OnFailure=`), and what waited for it goes on.
     package mutating func startDeclined(job: String, runID: UInt64, reason: String, now: MonotonicInstant) -> [Action] {
-        guard let request = jobs[job]?.inFlight.removeValue(forKey: runID)?.request else { return [] }
+        guard let request = leave(job: job, runID: runID) else { return [] }
         defer { if jobs[job]?.isIdle == true { jobs[job] = nil } }
         var actions: [Action] = [.skip(request, reason: reason)]
         guard !isStopping else { return actions }
@@ -325,9 +333,7 @@ package struct RunAdmission: Sendable {
             if !runs.inFlight.isEmpty { actions.append(.stop(job: job, reason: reason)) }
             actions += forget(job, runs: runs, reason: "stopped")
         }
-        let waiting = slotWaiting.filter { $0.job == job }
-        slotWaiting.removeAll { $0.job == job }
-        return actions + waiting.map { .drop($0, reason: "stopped") }
+        return actions + removeWaiting { $0.job == job }.map { .drop($0, reason: "stopped") }
     }
 
     /// jobd is stopping: nothing starts any more, and every run in flight is stopped.
@@ -338,8 +344,7 @@ package struct RunAdmission: Sendable {
         for (job, runs) in jobs.sorted(by: { $0.key < $1.key }) {
             actions += forget(job, runs: runs, reason: "stopping")
         }
-        actions += slotWaiting.map { .drop($0, reason: "stopping") }
-        slotWaiting.removeAll()
+        actions += removeWaiting { _ in true }.map { .drop($0, reason: "stopping") }
         if running > 0 { actions.append(.stopAll(.shutdown)) }
         return actions
     }
@@ -391,42 +396,107 @@ package struct RunAdmission: Sendable {
     private func owningUser(of job: String) -> String? { generation.definition(of: job)?.owningUser }
 
     /// Runs in flight of `user`'s own jobs.
-    package func running(ofUser user: String) -> Int {
-        jobs.reduce(0) { $0 + (owningUser(of: $1.key) == user ? $1.value.inFlight.count : 0) }
-    }
+    package func running(ofUser user: String) -> Int { runningByUser[user] ?? 0 }
 
     /// Why `request` cannot start now: no slot under `MaxConcurrentRuns=`, or none of its user's
     /// under `UserRunsMax=`; `nil` when it can.
     private func blocked(_ request: RunRequest) -> WaitReason? {
         if let maxConcurrentRuns, running >= maxConcurrentRuns { return .slot }
-        if let user = owningUser(of: request.job), let limit = generation.settings.userRunsMax, running(ofUser: user) >= limit {
-            return .userSlot(user: user)
+        if let user = owningUser(of: request.job), isAtLimit(user) { return .userSlot(user: user) }
+        return nil
+    }
+
+    private func isAtLimit(_ user: String) -> Bool {
+        generation.settings.userRunsMax.map { running(ofUser: user) >= $0 } ?? false
+    }
+
+    /// Why `request` may not wait for a slot: its job's or its user's waiting runs are at
+    /// `JobWaitingRunsMax=` or `UserWaitingRunsMax=` (the reason it is skipped with); `nil` when it may.
+    private func waitRefused(_ request: RunRequest) -> String? {
+        let settings = generation.settings
+        if let limit = settings.jobWaitingRunsMax, waitingByJob[request.job, default: 0] >= limit { return "job-waiting-runs-max" }
+        if let user = owningUser(of: request.job), let limit = settings.userWaitingRunsMax, waiting(ofUser: user) >= limit {
+            return "user-waiting-runs-max"
         }
         return nil
     }
 
+    /// The queue whose first run starts next: of the queues whose user is not at `UserRunsMax=`,
+    /// the one whose first run fell due first; `nil` when no waiting run may start. Its work grows
+    /// with the number of users waiting, not with the number of runs.
+    private func nextStartable() -> (owner: String?, order: WaitingQueue.Order)? {
+        if let maxConcurrentRuns, running >= maxConcurrentRuns { return nil }
+        var next: (owner: String?, order: WaitingQueue.Order)?
+        for (owner, queue) in slotWaiting {
+            guard let first = queue.firstOrder, owner.map({ !isAtLimit($0) }) ?? true else { continue }
+            if next.map({ first < $0.order }) ?? true { next = (owner, first) }
+        }
+        return next
+    }
+
     /// Starts the run if a slot is free; otherwise it waits for one, in the order runs were asked
-    /// for. A run that waits only for its user's own runs holds up no one else's.
+    /// for, unless its job or user has as many waiting as they may. A run that waits only for its
+    /// user's own runs holds up no one else's.
     private mutating func admit(_ request: RunRequest, now: MonotonicInstant) -> [Action] {
         let reason = blocked(request)
-        if reason == nil, !slotWaiting.contains(where: { blocked($0) == nil }) {
-            jobs[request.job, default: JobRuns()].inFlight[request.runID] = RunInFlight(request: request, startedAt: now)
+        if reason == nil, nextStartable() == nil {
+            enter(request, now: now)
             return [.start(request)]
         }
-        let position = slotWaiting.firstIndex { $0.dueAt > request.dueAt } ?? slotWaiting.endIndex
-        slotWaiting.insert(request, at: position)
+        if let refused = waitRefused(request) { return [.skip(request, reason: refused)] }
+        waitingSequence += 1
+        slotWaiting[owningUser(of: request.job), default: WaitingQueue()].insert(request, sequence: waitingSequence)
+        waitingByJob[request.job, default: 0] += 1
         return [.wait(request, reason: reason ?? .slot)] + startWaitingRuns(now: now)
     }
 
     private mutating func startWaitingRuns(now: MonotonicInstant) -> [Action] {
         var actions: [Action] = []
-        while let index = slotWaiting.firstIndex(where: { blocked($0) == nil }) {
-            // Only runs of a user at their limit may be passed over; a full MaxConcurrentRuns= stops all.
-            let request = slotWaiting.remove(at: index)
-            jobs[request.job, default: JobRuns()].inFlight[request.runID] = RunInFlight(request: request, startedAt: now)
+        // Only runs of a user at their limit may be passed over; a full MaxConcurrentRuns= stops all.
+        while let next = nextStartable(), let request = slotWaiting[next.owner]?.removeFirst() {
+            if slotWaiting[next.owner]?.count == 0 { slotWaiting[next.owner] = nil }
+            unwait(request.job)
+            enter(request, now: now)
             actions.append(.start(request))
         }
         return actions
+    }
+
+    /// Removes the waiting runs that `matching` picks, in the order they fell due.
+    private mutating func removeWaiting(_ matching: (RunRequest) -> Bool) -> [RunRequest] {
+        var removed: [(order: WaitingQueue.Order, request: RunRequest)] = []
+        for owner in Array(slotWaiting.keys) {
+            removed += slotWaiting[owner]?.removeAll(where: matching) ?? []
+            if slotWaiting[owner]?.count == 0 { slotWaiting[owner] = nil }
+        }
+        for entry in removed { unwait(entry.request.job) }
+        return removed.sorted { $0.order < $1.order }.map(\.request)
+    }
+
+    private mutating func unwait(_ job: String) {
+        waitingByJob[job, default: 1] -= 1
+        if waitingByJob[job] == 0 { waitingByJob[job] = nil }
+    }
+
+    /// The run is in flight from `now`, counted for its user's `UserRunsMax=`.
+    private mutating func enter(_ request: RunRequest, now: MonotonicInstant) {
+        jobs[request.job, default: JobRuns()].inFlight[request.runID] = RunInFlight(request: request, startedAt: now)
+        runningCount += 1
+        if let user = owningUser(of: request.job) {
+            runningByUser[user, default: 0] += 1
+            userOfRun[request.runID] = user
+        }
+    }
+
+    /// The run is no longer in flight; `nil` when it was not.
+    private mutating func leave(job: String, runID: UInt64) -> RunRequest? {
+        guard let request = jobs[job]?.inFlight.removeValue(forKey: runID)?.request else { return nil }
+        runningCount -= 1
+        if let user = userOfRun.removeValue(forKey: runID) {
+            runningByUser[user, default: 1] -= 1
+            if runningByUser[user] == 0 { runningByUser[user] = nil }
+        }
+        return request
     }
 
     /// Drops the job's waiting run and pending retry; its runs in flight stay until they end.

@@ -39,6 +39,50 @@ import Testing
         #expect(errors[3].message == "unknown section [Job]")
     }
 
+    /// `JobWaitingRunsMax=` and `UserWaitingRunsMax=` (issue 37): a number, `infinity`, empty for
+    /// the default; anything else an error naming the file, the line and what is expected.
+    @Test func waitingRunsBudgetsAreReadWithTheirDefaults() throws {
+        let defaults = try DaemonSettings.read(path: path, text: "[Daemon]\n").get()
+        #expect(defaults.jobWaitingRunsMax == 32 && defaults.userWaitingRunsMax == 100)
+        let set = try DaemonSettings.read(path: path, text: "[Daemon]\nJobWaitingRunsMax=infinity\nUserWaitingRunsMax=7\n").get()
+        #expect(set.jobWaitingRunsMax == nil && set.userWaitingRunsMax == 7)
+        guard case .failure(let failure) = DaemonSettings.read(path: path, text: "[Daemon]\nUserWaitingRunsMax=0\nJobWaitingRunsMax=many\n") else {
+            Issue.record("expected errors")
+            return
+        }
+        let errors = failure.errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }
+        #expect(errors.map(\.line) == [2, 3])
+        #expect(errors[0].description.hasPrefix("\(path):2: error: UserWaitingRunsMax=: '0' is not a positive number"))
+        #expect(errors[1].description.hasPrefix("\(path):3: error: JobWaitingRunsMax=: 'many' is not a positive number"))
+        #expect(errors[1].hint == "write a number of runs such as 32 (the default), or infinity")
+    }
+
+    /// `StopTimeoutMaxSec=` (issue 37): a finite time span, 20 s by default.
+    @Test func stopTimeoutMaxSecIsReadWithItsDefault() throws {
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\n").get().stopTimeoutMax == .seconds(20))
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\nStopTimeoutMaxSec=5s\n").get().stopTimeoutMax == .seconds(5))
+        for value in ["infinity", "soon"] {
+            guard case .failure(let failure) = DaemonSettings.read(path: path, text: "[Daemon]\nStopTimeoutMaxSec=\(value)\n") else {
+                Issue.record("expected an error for \(value)")
+                continue
+            }
+            #expect(failure.errors.first?.description.hasPrefix("\(path):2: error: StopTimeoutMaxSec=: ") == true)
+            #expect(failure.errors.first?.hint == "write a time span below jobd.service's TimeoutStopSec=, such as 20s (the default)")
+        }
+    }
+
+    /// `UserConnectionsMax=` (issue 37): a positive number, 4 by default.
+    @Test func userConnectionsMaxIsReadWithItsDefault() throws {
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\n").get().userConnectionsMax == 4)
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\nUserConnectionsMax=2\n").get().userConnectionsMax == 2)
+        guard case .failure(let failure) = DaemonSettings.read(path: path, text: "[Daemon]\nUserConnectionsMax=infinity\n") else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(failure.errors.map(\.description).first?.hasPrefix("\(path):2: error: UserConnectionsMax=: 'infinity' is not a positive number") == true)
+        #expect(failure.errors.first?.hint == "write a number of connections such as 4 (the default)")
+    }
+
     @Test func aBrokenJobdConfFailsTheWholeLoadAndAMissingOneIsFine() throws {
         let config = try TemporaryConfiguration(jobs: ["a": "[Job]\nExecStart=/bin/true\nOnStartupSec=1h\n"])
         let directory = JobDirectory(path: config.path)

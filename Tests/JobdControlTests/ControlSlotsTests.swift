@@ -37,9 +37,17 @@ import Testing
         Row(steps: [.admit(.reader, times: 4), .release(.reader, times: 1), .admit(.reader, times: 2)], refused: 1, administrators: 0, readers: 4),
         Row(steps: [.admit(.administrator, times: 32), .release(.administrator, times: 3), .admit(.reader, times: 5)],
             refused: 2, administrators: 29, readers: 3),
-        // Users share 8, whatever readers hold, and root keeps the other 20.
-        Row(steps: [.admit(.user, times: 40)], refused: 32, administrators: 0, readers: 0, users: 8),
-        Row(steps: [.admit(.user, times: 40), .admit(.reader, times: 40), .admit(.administrator, times: 30)],
+        // Users share 8, whatever readers hold, and root keeps the other 20; one user (one uid) holds
+        // at most 4 of them (UserConnectionsMax=), so that no user alone keeps another out (issue 37).
+        Row(steps: [.admit(.user(uid: 1000), times: 40)], refused: 36, administrators: 0, readers: 0, users: 4),
+        Row(steps: [.admit(.user(uid: 1000), times: 40), .admit(.user(uid: 1001), times: 40)], refused: 36, administrators: 0, readers: 0,
+            users: 8),
+        Row(steps: [.admit(.user(uid: 1000), times: 40), .admit(.user(uid: 1001), times: 1)], refused: 0, administrators: 0, readers: 0,
+            users: 5),
+        Row(steps: [.admit(.user(uid: 1000), times: 4), .release(.user(uid: 1000), times: 1), .admit(.user(uid: 1000), times: 2)],
+            refused: 1, administrators: 0, readers: 0, users: 4),
+        Row(steps: [.admit(.user(uid: 1000), times: 40), .admit(.user(uid: 1001), times: 40), .admit(.user(uid: 1002), times: 40),
+                    .admit(.reader, times: 40), .admit(.administrator, times: 30)],
             refused: 10, administrators: 20, readers: 4, users: 8),
     ])
     func slotsByRole(_ row: Row) {
@@ -64,7 +72,12 @@ import Testing
         #expect(slots.admit(.reader) == .refused("too many connections from readers (1 at once, for all of them); try again"))
         #expect(slots.admit(.administrator) == .admitted)
         #expect(slots.admit(.administrator) == .refused("too many connections (2); try again"))
-        #expect(ControlAccess.Level.full.slotRole == .administrator && ControlAccess.Level.readOnly.slotRole == .reader)
-        #expect(ControlAccess.Level.none.slotRole == nil && ControlAccess.Level.user.slotRole == .user)
+        var users = ControlSlots(limits: .init(total: 8, readers: 1, users: 4, perUser: 1))
+        #expect(users.admit(.user(uid: 1000)) == .admitted)
+        #expect(users.admit(.user(uid: 1000)) == .refused("too many connections from uid 1000 (UserConnectionsMax=1 at once); try again"))
+        #expect(users.admit(.user(uid: 1001)) == .admitted)
+        func role(_ level: ControlAccess.Level) -> ControlSlots.Role? { ControlPeer(uid: 1000, gid: 1000, groups: [], level: level).slotRole }
+        #expect(role(.full) == .administrator && role(.readOnly) == .reader)
+        #expect(role(.none) == nil && role(.user) == .user(uid: 1000))
     }
 }

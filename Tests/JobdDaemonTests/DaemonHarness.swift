@@ -247,6 +247,8 @@ final class FakeLauncher: RunLauncher {
     let launches = Guarded<[Launch]>([])
     /// Every stop asked for: of one job, or of all (`nil`).
     let stops = Guarded<[(job: String?, reason: StopReason)]>([])
+    /// The bound of the last stop of every run (jobd's stop: `StopTimeoutMaxSec=`).
+    let stopAllWithin = Guarded<TimeSpan?>(nil)
     let tracking = RunTracking.processGroups(reason: "the tests start no process")
     let outputTaps = RunOutputTaps()
     let outputBudget = OutputBudget()
@@ -275,7 +277,10 @@ final class FakeLauncher: RunLauncher {
     }
 
     func stop(job: String, reason: StopReason) { stops.withLock { $0.append((job, reason)) } }
-    func stopAll(reason: StopReason) { stops.withLock { $0.append((nil, reason)) } }
+    func stopAll(reason: StopReason, within: TimeSpan?) {
+        stops.withLock { $0.append((nil, reason)) }
+        stopAllWithin.withLock { $0 = within }
+    }
     func pid(of runID: UInt64) -> Int32? { 4_000 + Int32(runID) }
 }
 

@@ -69,6 +69,24 @@ import UnixSignals
         #expect(daemon.started("a").count == 1)
     }
 
+    /// A flood of 3,000 `jobctl --user run --wait` of a user's `Overlap=parallel` job leaves at
+    /// most `UserWaitingRunsMax=` (100) waiting: each one beyond is answered as skipped with the
+    /// reason, which `run.skip` logs as `JOBD_REASON` (issue 37).
+    @Test func aFloodOfAUsersRunRequestsIsAnsweredSkippedBeyondUserWaitingRunsMax() {
+        var settings = DaemonSettings()
+        settings.jobWaitingRunsMax = nil
+        let daemon = H([H.job("alice:a", overlap: .parallel) { $0.owningUser = "alice" }], settings: settings)
+        let replies = (0..<3000).map { _ in daemon.control(.run, "alice:a", wait: true) }
+        let kinds = replies.map { $0.kinds.first }
+        #expect(kinds.filter { $0 == .runStarted }.count == DaemonSettings.defaultUserRunsMax)
+        #expect(kinds.filter { $0 == .runQueued }.count == 100)
+        let skipped = replies.filter { $0.kinds.first == .runSkipped }
+        #expect(skipped.count == 3000 - 104 && skipped.allSatisfy { $0.isFinished })
+        #expect(Set(skipped.map { $0.responses.first?.run?.skipReason }) == ["user-waiting-runs-max"])
+        #expect(daemon.events("run.wait", job: "alice:a").count == 100)
+        #expect(daemon.skipReasons("alice:a").count == 2896 && Set(daemon.skipReasons("alice:a")) == ["user-waiting-runs-max"])
+    }
+
     @Test func aQueuedRunStartsWhenTheRunInFlightEndsAndItsWaiterHearsItsEnd() {
         let daemon = H([H.job("a", overlap: .queue)])
         daemon.control(.run, "a")

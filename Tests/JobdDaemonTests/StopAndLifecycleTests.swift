@@ -12,6 +12,20 @@ import UnixSignals
 @Suite struct StopAndLifecycleTests {
     typealias H = DaemonHarness
 
+    /// Issue 37: jobd's own stop gives every run at most `StopTimeoutMaxSec=` (20 s by default, below
+    /// jobd.service's 30 s) before SIGKILL, whatever its `TimeoutStopSec=`.
+    @Test func jobdsStopBoundsEveryRunsStopByStopTimeoutMaxSec() {
+        for (configured, expected) in [(nil, TimeSpan.seconds(20)), (TimeSpan.seconds(3), TimeSpan.seconds(3))] {
+            var settings = DaemonSettings()
+            if let configured { settings.stopTimeoutMax = configured }
+            let daemon = H([H.job("a") { $0.stopTimeout = .infinity }], settings: settings)
+            daemon.control(.run, "a")
+            daemon.send(.signal(.sigterm))
+            #expect(daemon.launcher.stops.withLock { $0.map(\.reason) } == [.shutdown])
+            #expect(daemon.launcher.stopAllWithin.withLock { $0 } == expected)
+        }
+    }
+
     /// Issue 36: a run that jobd's own stop ends is recorded with its result, and the job's saved
     /// history is kept, not erased as if a reload had removed the job.
     @Test func aRunEndedByJobdsStopIsRecordedAndTheHistoryKept() throws {

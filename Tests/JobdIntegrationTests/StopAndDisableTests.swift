@@ -27,6 +27,30 @@ import Testing
         #expect(try jobd.jobctl(["stop", "nope"]).0 == 1)
     }
 
+    /// Issue 37: a run with `TimeoutStopSec=infinity` that ignores SIGTERM gets SIGKILL at jobd's own
+    /// stop once `StopTimeoutMaxSec=` (here 1 s) has passed, and jobd exits well within its unit's
+    /// `TimeoutStopSec=` (it waited for ever).
+    @Test func jobdsStopKillsARunIgnoringSIGTERMAfterStopTimeoutMaxSec() throws {
+        let config = try TemporaryConfiguration(jobs: [
+            "stubborn": """
+                [Job]
+                OnStartupSec=0
+                TimeoutStopSec=infinity
+                ExecStart=/bin/sh -c 'trap "" TERM; echo started; while :; do sleep 0.05; done'
+                """,
+        ])
+        try "[Daemon]\nStopTimeoutMaxSec=1s\n".write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", config.path + "/run"])
+        try daemon.waitForLine("the run started") { $0.contains("run.output") && $0.hasSuffix("— started") }
+        let stopped = ContinuousClock.now
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit(timeout: .seconds(20)) == 0)
+        #expect(ContinuousClock.now - stopped < .seconds(10), "jobd's stop took \(ContinuousClock.now - stopped)")
+        #expect(daemon.events("run.kill").contains { $0.field("JOB") == "stubborn" }, "SIGKILL after StopTimeoutMaxSec=")
+        let exit = try #require(daemon.events("run.exit").first { $0.field("JOB") == "stubborn" })
+        #expect(exit.field("JOBD_RESULT") == "stopped" && exit.field("EXIT_STATUS") == "KILL")
+    }
+
     @Test func disableStopsTriggersAcrossARestartAndEnableResumesThem() throws {
         let tick = "[Job]\nOnStartupSec=0\nOnUnitActiveSec=100ms\nExecStart=/bin/true\n"
         let state = NSTemporaryDirectory() + "jobd-state-" + UUID().uuidString

@@ -149,6 +149,37 @@ import Testing
         }
     }
 
+    /// One user opening every control connection it can (the reader child of ControlConnectionTests,
+    /// as alice) holds `UserConnectionsMax=` (4) of the users' 8: bob's requests are served
+    /// throughout, and root's (issue 37: alice held all 8 and refused bob 20 times in 20).
+    @Test func aUserHoldingEveryConnectionItCanGetCannotKeepAnotherUserOut() throws {
+        let setup = try Setup()
+        let (alice, bob) = (setup.alice, setup.bob)
+        defer {
+            setup.daemon.signal(SIGTERM)
+            _ = try? setup.daemon.waitForExit()
+        }
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let stop = setup.base + "/holder-stop"
+        let holder = try DaemonProcess(absolutePath: "/usr/bin/setpriv", arguments: [
+            "--reuid=\(alice.uid)", "--regid=\(alice.gid)", "--clear-groups",
+            executable, "--testing-library", "swift-testing", "--filter", "childHoldsReaderSlots",
+        ], environment: [
+            ControlConnectionTests.readerVariable: setup.runtime + "/jobd.sock", ControlConnectionTests.readerStopVariable: stop,
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        ])
+        try holder.waitForLine("alice holds her slots", where: { $0.hasPrefix("READER holding") })
+        for _ in 0..<6 {
+            let (status, output) = try setup.jobctl(["--user", "list"], as: bob)
+            #expect(status == 0, "bob's list while alice holds every slot she can: \(output)")
+        }
+        #expect(try setup.jobctl(["status"]).0 == 0)
+        #expect(FileManager.default.createFile(atPath: stop, contents: nil))
+        #expect(try holder.waitForExit(timeout: .seconds(60)) == 0, "\(holder.lines.suffix(20))")
+        let summary = try #require(holder.lines.last { $0.hasPrefix("READER refused=") })
+        #expect(!summary.hasPrefix("READER refused=0 "), "alice beyond her 4 is refused: \(summary)")
+    }
+
     @Test func aUserJobNamingAnotherAccountOrNeedingRootIsRefusedWithItsLine() throws {
         let setup = try Setup()
         let (alice, bob) = (setup.alice, setup.bob)

@@ -70,6 +70,15 @@ struct RunRegistryTests {
         #expect(await Self.firstRequest(after) == .shutdown)
     }
 
+    /// Issue 37: once jobd's stop bounds it, no run's grace outlasts the bound, not even `infinity`.
+    @Test func stopAllWithinBoundsEveryGrace() {
+        let registry = RunRegistry()
+        #expect(registry.bounded(.infinity) == .infinity)
+        registry.stopAll(reason: .shutdown, within: .seconds(2))
+        #expect(registry.bounded(.infinity) <= .seconds(2) && registry.bounded(.infinity) > .seconds(1))
+        #expect(registry.bounded(TimeSpan(microseconds: 100_000)) == TimeSpan(microseconds: 100_000))
+    }
+
     @Test func onlyTheNewestRequestWaits() async {
         let registry = RunRegistry()
         let run = registry.add(runID: 1, job: "a")

@@ -146,6 +146,74 @@ import Testing
         #expect(Self.started(admission.runEnded(Self.end(first), now: Self.at(5)).actions).map(\.job) == ["alice:b"])
     }
 
+    /// `UserWaitingRunsMax=` and `JobWaitingRunsMax=` (issue 37): a flood of 3,000 `jobctl run`
+    /// of a user's `Overlap=parallel` job leaves at most 100 waiting; the rest are skipped with the
+    /// reason the client is answered, and another user's and the system's runs still start.
+    @Test func aFloodOfRunRequestsFromOneUserLeavesAtMost100Waiting() throws {
+        func owned(_ name: String, by user: String?) -> JobDefinition { Self.job(name, .parallel) { $0.owningUser = user } }
+        let jobs = (0..<8).map { owned("alice:j\($0)", by: "alice") } + [owned("bob:a", by: "bob"), owned("system", by: nil)]
+        var admission = RunAdmission { "id" }
+        #expect(admission.configure(Generation(jobs: jobs, settings: DaemonSettings()), now: Self.t0).isEmpty)
+        var fates: [RunAdmission.ManualRun.Fate: Int] = [:]
+        var queued: [RunRequest] = []
+        for index in 0..<3000 {
+            let run = admission.manualRun(job: "alice:j\(index % 8)", now: Self.at(1))
+            fates[run.fate, default: 0] += 1
+            if run.fate == .queued { queued.append(run.request) }
+        }
+        #expect(fates == [.started: 4, .queued: 100, .skipped(reason: "user-waiting-runs-max"): 2896])
+        #expect(admission.waiting(ofUser: "alice") == 100 && admission.waitingForSlot == 100)
+        #expect(Self.started(admission.manualRun(job: "bob:a", now: Self.at(2)).actions).map(\.job) == ["bob:a"])
+        #expect(admission.manualRun(job: "system", now: Self.at(2)).fate == .started)
+        // One job alone is held to JobWaitingRunsMax= (32 by default) of the user's 100.
+        var one = RunAdmission { "id" }
+        _ = one.configure(Generation(jobs: jobs, settings: DaemonSettings()), now: Self.t0)
+        let skipped = (0..<200).map { _ in one.manualRun(job: "alice:j0", now: Self.at(1)).fate }
+        #expect(skipped.filter { $0 == .queued }.count == 32)
+        #expect(skipped.last == .skipped(reason: "job-waiting-runs-max"))
+        // The waiting runs start in the order they were asked for, as alice's runs end.
+        var inFlight = Set((0..<8).flatMap { admission.runsInFlight(of: "alice:j\($0)").map(\.request) })
+        var order: [RunRequest] = []
+        var now = Self.at(3)
+        while let next = inFlight.min(by: { $0.runID < $1.runID }) {
+            inFlight.remove(next)
+            let started = Self.started(admission.runEnded(Self.end(next), now: now).actions)
+            order += started
+            inFlight.formUnion(started)
+            now = now + .seconds(1)
+        }
+        #expect(order == queued)
+        #expect(admission.waitingForSlot == 0 && admission.running(ofUser: "alice") == 0)
+    }
+
+    /// The runs waiting for a slot start in the order they fell due whoever's they are, and a
+    /// stopped job's waiting runs leave the queue without disturbing that order.
+    @Test func runsWaitingForASlotStartInTheOrderTheyFellDueAcrossUsers() throws {
+        func owned(_ name: String, by user: String?) -> JobDefinition { Self.job(name, .parallel) { $0.owningUser = user } }
+        let jobs = [owned("alice:a", by: "alice"), owned("bob:a", by: "bob"), owned("system", by: nil), owned("other", by: nil)]
+        var admission = RunAdmission { "id" }
+        _ = admission.configure(Generation(jobs: jobs, settings: DaemonSettings(maxConcurrentRuns: 1)), now: Self.t0)
+        let first = try #require(Self.started(admission.due(job: "other", now: Self.at(1))).first)
+        let asked = ["bob:a", "system", "alice:a", "bob:a", "other", "system", "alice:a"].enumerated().map {
+            admission.manualRun(job: $0.element, now: Self.at(2 + Int64($0.offset))).request
+        }
+        let stopped = admission.stop(job: "other")
+        #expect(stopped.contains(.drop(asked[4], reason: "stopped")))
+        #expect(admission.isActive("alice:a") && !admission.activeJobs.contains("nothing"))
+        var order: [RunRequest] = []
+        var running = first
+        var now = Self.at(20)
+        while true {
+            let started = Self.started(admission.runEnded(Self.end(running), now: now).actions)
+            guard let next = started.first else { break }
+            #expect(started.count == 1)
+            order.append(next)
+            running = next
+            now = now + .seconds(1)
+        }
+        #expect(order == asked.enumerated().filter { $0.offset != 4 }.map(\.element))
+    }
+
     @Test func aRemovedJobsWaitingRunsAreDropped() throws {
         var admission = Self.admission([Self.job("a"), Self.job("b")], max: 1)
         _ = admission.due(job: "a", now: Self.at(1))
