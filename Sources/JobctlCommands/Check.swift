@@ -1,5 +1,5 @@
 package import ArgumentParser
-import Foundation
+import FoundationEssentials
 import JobdConfig
 import JobdFleet
 
