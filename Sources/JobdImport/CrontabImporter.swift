@@ -112,6 +112,12 @@ package enum CrontabImporter {
                                       "a % \(context) is not escaped: cron ends the command at it and gives the rest as standard input, "
                                       + "and so does the job; write \\% where a percent sign is meant")
                 }
+                if let test = CronCommand.failingTestIdiom(CronCommand(cronText: commandText).command) {
+                    result.report.add(.warning, line: number,
+                                      "the command ends in '\(test) && …': where the test fails, cron ran nothing and said nothing, "
+                                      + "but the status is 1, which jobd counts as a failure (OnFailure=, MailOn=failure, jobctl list --failed); "
+                                      + "write 'if \(test); then …; fi', or add '|| true'")
+                }
                 result.jobs.append(convertJob(
                     line: line.text, number: number, schedule: schedule, user: user ?? options.user,
                     commandText: commandText, comment: comment, environment: environment, options: options,

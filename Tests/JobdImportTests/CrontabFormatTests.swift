@@ -126,3 +126,36 @@ struct CrontabFormatTests {
         #expect(job.assignments.filter { $0.key == "MailTo" }.map(\.value) == (mailTo.map { [$0] } ?? []), "\(job.text)")
     }
 }
+
+/// Issue 38: cron never judged an exit status; jobd does. The import warns about a command that
+/// ends in `TEST && …`, whose status is 1 whenever the test fails, as in normal operation.
+struct FailingTestIdiomTests {
+    static func warnings(_ command: String) -> [String] {
+        CrontabImporter.convert("*/10 * * * * \(command)\n", options: CrontabImporter.Options(
+            path: "crontab", systemFormat: false, user: "root", homeDirectory: { _ in "/root" }))
+            .report.entries.filter { $0.kind == .warning }.map(\.message)
+    }
+
+    @Test(arguments: [
+        ("command -v debian-sa1 > /dev/null && debian-sa1 1 1", "command -v debian-sa1 > /dev/null"),
+        ("[ -x /usr/lib/php/sessionclean ] && /usr/lib/php/sessionclean", "[ -x /usr/lib/php/sessionclean ]"),
+        ("test -e /run/x && rm /run/x", "test -e /run/x"),
+        ("  which certbot >/dev/null && certbot -q renew", "which certbot >/dev/null"),
+    ])
+    func aCommandThatEndsInATestAndIsWarnedAbout(command: String, test: String) throws {
+        let warning = try #require(Self.warnings(command).first)
+        #expect(warning.hasPrefix("the command ends in '\(test) && …': where the test fails"), "\(warning)")
+        #expect(warning.contains("write 'if \(test); then …; fi', or add '|| true'"))
+    }
+
+    @Test(arguments: [
+        "test -x /usr/sbin/anacron || ( cd / && run-parts --report /etc/cron.daily )",
+        "/usr/bin/backup && /usr/bin/notify",
+        "[ -x /usr/bin/x ] && /usr/bin/x || true",
+        "cd /srv && make",
+        "echo hi",
+    ])
+    func otherCommandsAreNot(command: String) {
+        #expect(Self.warnings(command).isEmpty, "\(command)")
+    }
+}
