@@ -134,7 +134,7 @@ extension Jobctl.Import {
                 throw ExitCode(1)
             }
             let (written, failed) = own ? try ImportFiles.send(result.jobs, runtime: runtime, force: force)
-                : ImportFiles.emit(result.jobs, into: output, force: force)
+                : ImportFiles.emit(result.jobs, into: output, force: force, source: path)
             let count = written == result.jobs.count ? "\(written)" : "\(written) of \(result.jobs.count)"
             print("\(path): \(count) job file(s) \(own ? "taken by jobd as your jobs" : output.map { "written in \($0)" } ?? "printed")"
                   + (result.report.hasLosses || failed ? "; see above for what was not carried over" : ""),

@@ -68,7 +68,7 @@ extension Jobctl.Import {
             for line in result.timerReport.lines(path: timer) + result.serviceReport.lines(path: servicePath) {
                 print(line, to: &standardError)
             }
-            let (written, failed) = ImportFiles.emit(result.job.map { [$0] } ?? [], into: output, force: force)
+            let (written, failed) = ImportFiles.emit(result.job.map { [$0] } ?? [], into: output, force: force, source: timerPath)
             if let job = result.job, written == 1 {
                 print("\(timer): imported as \(job.name).job\(output.map { " in \($0)" } ?? "")", to: &standardError)
             } else {

@@ -87,14 +87,47 @@ package enum ImportFiles {
                      spoolName: spoolName, spoolAccount: spoolName.flatMap(account(named:)))
     }
 
+    /// The source a job file says it was imported from (its first comment, as
+    /// ``CrontabImporter`` and ``TimerImporter`` write it), if it says so.
+    static func importedSource(of text: String) -> String? {
+        func after(_ marker: String, in text: Substring) -> (before: Substring, after: Substring)? {
+            var index = text.startIndex
+            while index < text.endIndex {
+                if text[index...].hasPrefix(marker) { return (text[..<index], text[text.index(index, offsetBy: marker.count)...]) }
+                index = text.index(after: index)
+            }
+            return nil
+        }
+        guard let first = text.split(separator: "\n", maxSplits: 1).first, first.hasPrefix("# Imported by jobctl import "),
+              let rest = after(" from ", in: first)?.after else { return nil }
+        return String(after(", line ", in: rest)?.before ?? after(" and ", in: rest)?.before ?? rest)
+    }
+
     /// Writes each job to `DIRECTORY/NAME.job`, or prints them all. Each is read back with jobd's
     /// reader first (``JobFile/problems(path:)``): one that does not read back as meant is neither
     /// written nor printed, and neither is one whose file exists, unless `force`. Returns how many
     /// were written (or printed) and whether any was not.
-    static func emit(_ jobs: [JobFile], into directory: String?, force: Bool) -> (written: Int, failed: Bool) {
+    /// A job whose file exists and was imported from another source than `source` (another
+    /// crontab or timer: a clash of names across imports) is never overwritten, `force` or not;
+    /// any such clash is reported before anything is written, and nothing is.
+    static func emit(_ jobs: [JobFile], into directory: String?, force: Bool, source: String? = nil) -> (written: Int, failed: Bool) {
         var standardError = StandardError()
         var failed = false
         var written = 0
+        if let directory, let source {
+            let clashes = jobs.compactMap { job -> String? in
+                let path = directory + "/" + job.name + ".job"
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                      let from = importedSource(of: text), from != source else { return nil }
+                return "\(path): error: job name clash: the file was imported from \(from), not from \(source)"
+            }
+            if !clashes.isEmpty {
+                for clash in clashes { print(clash, to: &standardError) }
+                print("\(source): nothing written: name the jobs apart (jobctl import cron --prefix), or remove the other import's files",
+                      to: &standardError)
+                return (0, true)
+            }
+        }
         for job in jobs {
             let path = (directory.map { $0 + "/" } ?? "") + job.name + ".job"
             let problems = job.problems(path: path)

@@ -98,6 +98,29 @@ import Testing
         #expect(try String(contentsOfFile: jobs + "/true.job", encoding: .utf8).contains("ExecStart=/bin/sh -c 'true'\n"))
     }
 
+    /// Issue 38: two crontabs whose jobs get the same name clash: the second import reports the
+    /// clash before it writes anything, --force or not, and the first's file stays as it was.
+    @Test func aJobNameClashAcrossImportedFilesWritesNothing() throws {
+        let config = try TemporaryConfiguration()
+        let jobs = config.path + "/jobs.d"
+        let (one, two) = (config.path + "/one.cron", config.path + "/two.cron")
+        try "0 1 * * * root backup\n".write(toFile: one, atomically: true, encoding: .utf8)
+        try "0 5 * * * root report\n30 2 * * * root backup\n".write(toFile: two, atomically: true, encoding: .utf8)
+        #expect(try Self.jobctl(["import", "cron", "--system", one, "-o", jobs]).status == 0)
+        let before = try String(contentsOfFile: jobs + "/backup.job", encoding: .utf8)
+        for force in [[], ["--force"]] {
+            let clash = try Self.jobctl(["import", "cron", "--system", two, "-o", jobs] + force)
+            #expect(clash.status == 1)
+            #expect(clash.standardError.contains("\(jobs)/backup.job: error: job name clash: the file was imported from \(one), not from \(two)"),
+                    "\(clash.standardError)")
+            #expect(clash.standardError.contains("\(two): nothing written"), "\(clash.standardError)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: jobs) == ["backup.job"], "report.job is not written either")
+            #expect(try String(contentsOfFile: jobs + "/backup.job", encoding: .utf8) == before)
+        }
+        // The same crontab again is no clash: --force renews its own files.
+        #expect(try Self.jobctl(["import", "cron", "--system", one, "-o", jobs, "--force"]).status == 0)
+    }
+
     /// Cron reads the system format by location alone, and so does the import: a crontab
     /// elsewhere whose entries all name an account after the schedule is refused until --system
     /// says it is a system crontab (issue 37).
