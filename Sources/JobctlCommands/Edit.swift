@@ -13,7 +13,7 @@ extension Jobctl {
                 else $EDITOR, else editor, else vi. When the editor exits, jobd checks the copy as \
                 your job: one that has errors is not taken; they are printed with the copy's file \
                 and line and, on a terminal, you may edit again. An unchanged copy changes nothing; a \
-                copy left empty removes the job. jobd keeps the job in its state directory and runs \
+                copy left empty removes the job. jobd keeps the job in its spool (/var/spool/jobd) and runs \
                 it as you, always; jobd.job(5) lists the keys a user's job may set. Exit status: 0 \
                 taken, unchanged or removed; 1 errors; 2 no daemon; 4 jobd refuses you (users.allow, \
                 users.deny).
