@@ -90,17 +90,11 @@ package enum ImportFiles {
     /// The source a job file says it was imported from (its first comment, as
     /// ``CrontabImporter`` and ``TimerImporter`` write it), if it says so.
     static func importedSource(of text: String) -> String? {
-        func after(_ marker: String, in text: Substring) -> (before: Substring, after: Substring)? {
-            var index = text.startIndex
-            while index < text.endIndex {
-                if text[index...].hasPrefix(marker) { return (text[..<index], text[text.index(index, offsetBy: marker.count)...]) }
-                index = text.index(after: index)
-            }
-            return nil
-        }
         guard let first = text.split(separator: "\n", maxSplits: 1).first, first.hasPrefix("# Imported by jobctl import "),
-              let rest = after(" from ", in: first)?.after else { return nil }
-        return String(after(", line ", in: rest)?.before ?? after(" and ", in: rest)?.before ?? rest)
+              let from = first.firstRange(of: " from ") else { return nil }
+        let rest = first[from.upperBound...]
+        let end = rest.firstRange(of: ", line ")?.lowerBound ?? rest.firstRange(of: " and ")?.lowerBound ?? rest.endIndex
+        return String(rest[..<end])
     }
 
     /// Writes each job to `DIRECTORY/NAME.job`, or prints them all. Each is read back with jobd's

@@ -6,10 +6,9 @@ extension CronCommand {
     /// (`test -x X || …`) included.
     static func failingTestIdiom(_ command: String) -> String? {
         let trimmed = command.drop { $0 == " " || $0 == "\t" }
-        let characters = Array(trimmed)
-        guard let and = characters.indices.dropLast().first(where: { characters[$0] == "&" && characters[$0 + 1] == "&" }) else { return nil }
-        let test = Substring(String(characters[..<and])).trimmingTrailingBlanks()
-        let rest = String(characters[(and + 2)...])
+        guard let and = trimmed.firstRange(of: "&&") else { return nil }
+        let test = trimmed[..<and.lowerBound].trimmingTrailingBlanks()
+        let rest = trimmed[and.upperBound...]
         // Another list or a fallback after it: its status is not the test's.
         guard !rest.contains("||"), !rest.contains(";"), !test.contains("|"), !test.contains(";") else { return nil }
         let words = test.split(whereSeparator: { $0 == " " || $0 == "\t" })
