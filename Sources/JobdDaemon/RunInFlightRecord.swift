@@ -1,9 +1,9 @@
 package import JobdConfig
+import JobdScheduler
 
 /// A run in flight, as the state directory keeps it (`runs/JOBD_RUN_ID`) from its start to its
 /// end: if jobd stops without recording the end (SIGKILL, a crash, the watchdog), the next jobd
-/// finds it and records the run as ``RunResult/abandoned`` (issue 36). One `KEY=VALUE` line a
-/// field; a reader skips keys it does not know.
+/// finds it and records the run as ``RunResult/abandoned`` (issue 36), in ``SavedFields``' text.
 package struct RunInFlightRecord: Sendable, Hashable {
     package var invocationID: String
     package var job: String
@@ -19,18 +19,13 @@ package struct RunInFlightRecord: Sendable, Hashable {
     }
 
     package var savedText: String {
-        // Values come from jobd itself, never with a line break; one would end the line anyway.
-        let clean = { (value: String) in value.filter { $0 != "\n" && $0 != "\r" } }
-        return "job=\(clean(job))\ncause=\(clean(cause))\nstart=\(startUSec)\n"
+        [SavedFields.line("job", job), SavedFields.line("cause", cause), SavedFields.line("start", String(startUSec))]
+            .joined(separator: "\n") + "\n"
     }
 
     /// The record kept as `text` under `invocationID`; `nil` when it names no job.
     package init?(savedText text: Substring, invocationID: String) {
-        var values: [Substring: Substring] = [:]
-        for line in text.split(separator: "\n") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            values[line[..<equals]] = line[line.index(after: equals)...]
-        }
+        let values = SavedFields.values(of: text)
         guard let job = values["job"], !job.isEmpty else { return nil }
         self.init(invocationID: invocationID, job: String(job), cause: values["cause"].map(String.init) ?? "",
                   startUSec: values["start"].flatMap { Int64($0) } ?? 0)

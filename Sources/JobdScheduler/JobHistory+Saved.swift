@@ -16,8 +16,7 @@ extension JobHistory {
         guard lastStartRealtime != nil || lastRun != nil else { return nil }
         var lines: [String] = []
         func add(_ key: String, _ value: String?) {
-            // Values come from jobd itself, never with a line break; one would end the line anyway.
-            if let value { lines.append(key + "=" + value.filter { $0 != "\n" && $0 != "\r" }) }
+            if let value { lines.append(SavedFields.line(key, value)) }
         }
         add("start", lastStartRealtime.map { String($0.microseconds) })
         add("cause", lastStartCause)
@@ -41,11 +40,7 @@ extension JobHistory {
     /// guessed: a last run whose exit code, status and outcome describe no termination too. The
     /// shell status is the termination's; the run's number is 0 (it was an earlier jobd's).
     package init?(savedText text: Substring, job: String) {
-        var values: [Substring: Substring] = [:]
-        for line in text.split(separator: "\n") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            values[line[..<equals]] = line[line.index(after: equals)...]
-        }
+        let values = SavedFields.values(of: text)
         func instant(_ key: Substring) -> RealtimeInstant? {
             values[key].flatMap { Int64($0) }.flatMap { $0 >= 0 ? RealtimeInstant(microseconds: $0) : nil }
         }
@@ -62,5 +57,24 @@ extension JobHistory {
                 duration: TimeSpan(microseconds: values["duration-usec"].flatMap { UInt64($0) } ?? 0))
         }
         guard lastStartRealtime != nil || lastRun != nil else { return nil }
+    }
+}
+
+/// The text of what jobd keeps of a job or a run in its state directory: one `KEY=VALUE` line a
+/// field; a reader skips keys it does not know, so a newer jobd's file reads in an older one.
+package enum SavedFields {
+    /// `KEY=VALUE`: values come from jobd itself, never with a line break; one would end the line anyway.
+    package static func line(_ key: String, _ value: String) -> String {
+        key + "=" + value.filter { $0 != "\n" && $0 != "\r" }
+    }
+
+    /// Each key's value in `text`; a line without `=` is skipped.
+    package static func values(of text: Substring) -> [Substring: Substring] {
+        var values: [Substring: Substring] = [:]
+        for line in text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            values[line[..<equals]] = line[line.index(after: equals)...]
+        }
+        return values
     }
 }
