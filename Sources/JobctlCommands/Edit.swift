@@ -29,12 +29,8 @@ extension Jobctl {
         package func run() throws {
             var standardError = StandardError()
             let user = UserScope.userName
-            let own = job.hasPrefix(user + ":") ? String(job.dropFirst(user.count + 1)) : job
-            guard !own.contains(":") else {
-                print("jobctl: '\(job)' is not one of your jobs: name a job of yours without a user", to: &standardError)
-                throw ExitCode(64)
-            }
-            let name = user + ":" + own
+            let name = try UserScope.ownName(job, user: user)
+            let own = String(name.dropFirst(user.count + 1))
             let (_, current) = try Jobctl.ask(runtime, ControlRequest(command: .userFile, job: name))
             let original = current.text ?? Self.template(name: name, user: user)
             guard let directory = Self.temporaryDirectory() else {

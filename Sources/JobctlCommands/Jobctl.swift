@@ -15,7 +15,7 @@ package struct Jobctl: AsyncParsableCommand {
             jobd refuses the caller (root may do everything; members of group jobd may list and \
             look; every other user acts on their own jobs), 64 for invalid arguments.
 
-            jobctl --user edit|list|status|run|stop|logs|disable|enable [JOB] (and import cron \
+            jobctl --user edit|cat|list|status|run|stop|logs|disable|enable [JOB] (and import cron \
             [FILE], your crontab into jobs of yours) acts on your own \
             jobs, which jobd names USER:JOB and runs as you (jobctl --user run backup is jobctl run \
             alice:backup for alice); the administrator decides who may have them in \
@@ -23,9 +23,14 @@ package struct Jobctl: AsyncParsableCommand {
             """,
         version: BuildInfo.versionText,
         subcommands: [
-            Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self, Edit.self,
+            Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self, Edit.self, Cat.self,
             Security.self, Audit.self, Logs.self, Import.self, Fleet.self,
         ])
+
+    /// `jobctl --user COMMAND`, taken apart by ``UserScope`` before parsing; declared so that
+    /// `--help` and shell completion know it.
+    @Flag(help: "Act on your own jobs (edit, cat, list, status, run, stop, logs, disable, enable, import cron).")
+    var user = false
 
     package init() {}
 
