@@ -12,7 +12,7 @@ extension Jobctl.Import.Timer {
         do {
             try Jobctl.Reload.parse(["--runtime-dir", runtime.directory]).run()
         } catch {
-            print("jobctl: \(notRetired), as jobd's reload did not take every file (above)", to: &standardError)
+            print("jobctl: \(notRetired), as jobd did not reload (above)", to: &standardError)
             throw error
         }
         let (_, listing) = try Jobctl.ask(runtime, ControlRequest(command: .list))

@@ -27,11 +27,6 @@ package struct Jobctl: AsyncParsableCommand {
             Security.self, Audit.self, Logs.self, Import.self, Fleet.self,
         ])
 
-    /// `jobctl --user COMMAND`, taken apart by ``UserScope`` before parsing; declared so that
-    /// `--help` and shell completion know it.
-    @Flag(help: "Act on your own jobs (edit, cat, list, status, run, stop, logs, disable, enable, import cron).")
-    var user = false
-
     package init() {}
 
     /// The first argument when it is a word but no command's name, with the command it most likely
@@ -60,6 +55,9 @@ package struct Jobctl: AsyncParsableCommand {
                   + " (jobctl --help lists the commands)", to: &standardError)
             Glibc.exit(64)  // EX_USAGE, as ArgumentParser's own usage errors
         }
+        if arguments.contains(where: { $0 == "--generate-completion-script" || $0 == "---completion" }) {
+            return await Shell.main(arguments)
+        }
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -70,5 +68,18 @@ package struct Jobctl: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+}
+
+extension Jobctl {
+    /// jobctl as shell completion sees it: `jobctl --user COMMAND` is taken apart by ``UserScope``
+    /// before parsing, so only here, where the completion script is generated and asks for job
+    /// names, is `--user` a flag of jobctl's own (elsewhere it would take `import cron --user USER`).
+    struct Shell: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: Jobctl.configuration.commandName, abstract: Jobctl.configuration.abstract, subcommands: Jobctl.configuration.subcommands)
+
+        @Flag(help: "Act on your own jobs (edit, cat, list, status, run, stop, logs, disable, enable, import cron).")
+        var user = false
     }
 }
