@@ -15,7 +15,8 @@ extension Jobctl.Import {
 
                 Carried over from the timer: OnCalendar=, OnBootSec= (as OnStartupSec=, which jobd \
                 counts from its own start, not the boot), OnStartupSec=, OnUnitActiveSec=, \
-                OnUnitInactiveSec=, Persistent=, RandomizedDelaySec=, AccuracySec= (systemd's \
+                OnUnitInactiveSec=, Persistent=, RandomizedDelaySec=, FixedRandomDelay=, RandomizedOffsetSec=, \
+                DeferReactivation=, OnClockChange=, OnTimezoneChange=, AccuracySec= (systemd's \
                 default of 1min when the timer sets none). From the service: User=, Group=, \
                 WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, TasksMax=, SuccessExitStatus=, RestartPreventExitStatus=, TimeoutStartSec=, SupplementaryGroups=, SyslogIdentifier=, \
                 Nice=, IOSchedulingClass=, IOSchedulingPriority=, CPUSchedulingPolicy=, \

@@ -76,6 +76,7 @@ package struct JobDefinition: Sendable, Hashable {
         /// The user whose own job this is (``UserJobStore``); `nil` for a system job.
         var owningUser: String?
         var syslogIdentifier: String?
+        var timing = TimerOptions()
         /// The exposure the read computed, for `jobctl list` (``SecurityExposure``).
         var exposure = ExposureCache()
     }
@@ -165,6 +166,12 @@ package struct JobDefinition: Sendable, Hashable {
         get { storage.fields.environment }
         set { fields.environment = newValue }
     }
+    /// `FixedRandomDelay=`, `RandomizedOffsetSec=`, `DeferReactivation=`, `OnClockChange=`, `OnTimezoneChange=`.
+    package var timing: TimerOptions {
+        get { storage.fields.uncommon.timing }
+        set { fields.uncommon.timing = newValue }
+    }
+
     /// `RandomizedDelaySec=`: each elapse is delayed by a random span up to this, drawn anew each time.
     package var randomizedDelay: TimeSpan {
         get { storage.fields.uncommon.randomizedDelay }
