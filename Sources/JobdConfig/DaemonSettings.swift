@@ -47,6 +47,11 @@ package struct DaemonSettings: Sendable, Equatable {
     /// (one uid) may hold at once, of the 8 all such users share, so that no user alone can keep
     /// another out; root's slots are never theirs.
     package var userConnectionsMax = DaemonSettings.defaultUserConnectionsMax
+    /// `CatchUpBurst=`: how many calendar jobs that fell due together (the catch-ups of jobd's
+    /// start or of a resume) start in the same second; the others follow, this many a second.
+    /// `nil` (`infinity`) starts them all at once, as systemd 252 does.
+    package var catchUpBurst: Int? = DaemonSettings.defaultCatchUpBurst
+    package static let defaultCatchUpBurst = 8
     package static let defaultUserConnectionsMax = 4
     /// `StopTimeoutMaxSec=`: at jobd's own stop, how long any run gets between SIGTERM and SIGKILL
     /// at most, whatever its `TimeoutStopSec=`, so that jobd's stop (and its exit audit) ends well
@@ -73,7 +78,7 @@ package struct DaemonSettings: Sendable, Equatable {
     static let section = "Daemon"
     static let keys = ["MaxConcurrentRuns", "LeakGraceSec", "MetricsFile", "Sendmail", "DefaultTasksMax", "RunsTasksMax", "UserJobsMax", "UserRunsMax",
                        "JobWaitingRunsMax", "UserWaitingRunsMax", "UserConnectionsMax", "StopTimeoutMaxSec",
-                       "UserLogRateLimitBurst", "UserLogRateLimitIntervalSec"]
+                       "UserLogRateLimitBurst", "UserLogRateLimitIntervalSec", "CatchUpBurst"]
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
@@ -156,6 +161,8 @@ package struct DaemonSettings: Sendable, Equatable {
                 settings.userRunsMax = runsLimit("UserRunsMax", value, assignment.line, fallback: defaultUserRunsMax)
             case "JobWaitingRunsMax":
                 settings.jobWaitingRunsMax = runsLimit("JobWaitingRunsMax", value, assignment.line, fallback: defaultJobWaitingRunsMax)
+            case "CatchUpBurst":
+                settings.catchUpBurst = runsLimit("CatchUpBurst", value, assignment.line, fallback: defaultCatchUpBurst)
             case "UserWaitingRunsMax":
                 settings.userWaitingRunsMax = runsLimit("UserWaitingRunsMax", value, assignment.line, fallback: defaultUserWaitingRunsMax)
             case "StopTimeoutMaxSec":

@@ -89,6 +89,7 @@ package final class MainLoop {
         for job in context.store.disabledJobs() { _ = admission.setDisabled(job, true) }
         let generation = Generation(configuration, after: generation)
         context.apply(generation.settings, logger: logger)
+        scheduler.catchUpBurst = settings.catchUpBurst ?? 0
         let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
         perform(admission.configure(generation, now: now))
         recordAbandonedRuns()
@@ -198,6 +199,7 @@ package final class MainLoop {
         } else {
             let generation = Generation(configuration, after: generation)
             if generation.settings != settings { context.apply(generation.settings, logger: logger) }
+            scheduler.catchUpBurst = generation.settings.catchUpBurst ?? 0
             // The reader looked again at zone files that changed (a tzdata upgrade): so does the
             // local zone, which calendar triggers without a zone of their own follow.
             let zone = context.zone()

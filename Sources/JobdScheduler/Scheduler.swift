@@ -227,7 +227,32 @@ package final class Scheduler {
                 rearmed += 1
             }
         }
+        spreadCatchUps(now: clocks.monotonic())
         return (rearmed, fired)
+    }
+
+    /// How many calendar jobs that fell due together, the catch-ups of a start or a resume, start
+    /// in the same second: the others follow, this many a second (`CatchUpBurst=`; 0: all at once).
+    package var catchUpBurst = DaemonSettings.defaultCatchUpBurst
+
+    /// Spreads the jobs due at `now` (after a load, a set of the wall clock or a resume: every
+    /// `Persistent=` catch-up and every slot missed in a suspend at once) over the seconds after
+    /// it, ``catchUpBurst`` a second, in an order stable for this machine (``StableSpread``), so
+    /// that a resume does not start every missed job in the same instant (as systemd 252 does).
+    private func spreadCatchUps(now: MonotonicInstant) {
+        // Calendar jobs (and those a clock or zone change made due): a job due at jobd's start by
+        // its OnStartupSec= is no catch-up, and starts when it says.
+        let due = generation.owners.values.filter { owner in
+            let timing = owner.definition.timing
+            return (owner.timer.deadline.map { $0 <= now } ?? false)
+                && (owner.definition.triggers.contains(where: \.isCalendar) || timing.onClockChange || timing.onTimezoneChange)
+        }
+        guard due.count > catchUpBurst, catchUpBurst > 0 else { return }
+        let ordered = due.map { (StableSpread.hash(hostSeed + "\u{0}" + $0.name), $0) }.sorted { ($0.0, $0.1.name) < ($1.0, $1.1.name) }
+        for (index, (_, owner)) in ordered.enumerated() where index >= catchUpBurst {
+            owner.arm(at: now + .seconds(index / catchUpBurst))
+        }
+        logger.notice("\(due.count) jobs due at once: spread over \((due.count - 1) / catchUpBurst + 1) s, \(catchUpBurst) a second")
     }
 
     /// Makes `definitions` the running generation. Owners of unchanged jobs carry over with their
@@ -241,6 +266,7 @@ package final class Scheduler {
         let now = now ?? clocks.monotonic()
         // Every owner the new generation does not keep is released when `replaceGeneration` returns.
         let summary = events.collect { replaceGeneration(with: configuration, active: active, now: now) }
+        spreadCatchUps(now: now)
         // The retired owners are gone now, unless something still holds one: watch only those.
         leakDetector?.forgetReleased()
         logger.event(.generationLoad, level: .debug, "generation \(summary.generation) loaded: \(summary)", [

@@ -12,7 +12,7 @@ package enum StableSpread {
 
     /// FNV-1a over the bytes, then SplitMix64's finalizer, so that names that differ in one byte
     /// land far apart.
-    static func hash(_ text: String) -> UInt64 {
+    package static func hash(_ text: String) -> UInt64 {
         var value: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             value ^= UInt64(byte)

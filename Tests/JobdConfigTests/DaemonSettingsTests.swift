@@ -57,6 +57,18 @@ import Testing
         #expect(errors[1].hint == "write a number of runs such as 32 (the default), or infinity")
     }
 
+    /// `CatchUpBurst=` (issue 40): 8 catch-ups a second by default, `infinity` for all at once.
+    @Test func catchUpBurstIsReadWithItsDefault() throws {
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\n").get().catchUpBurst == 8)
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\nCatchUpBurst=infinity\n").get().catchUpBurst == nil)
+        #expect(try DaemonSettings.read(path: path, text: "[Daemon]\nCatchUpBurst=3\n").get().catchUpBurst == 3)
+        guard case .failure(let failure) = DaemonSettings.read(path: path, text: "[Daemon]\nCatchUpBurst=0\n") else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(failure.errors.first?.description.hasPrefix("\(path):2: error: CatchUpBurst=: '0' is not a positive number") == true)
+    }
+
     /// `StopTimeoutMaxSec=` (issue 37): a finite time span, 20 s by default.
     @Test func stopTimeoutMaxSecIsReadWithItsDefault() throws {
         #expect(try DaemonSettings.read(path: path, text: "[Daemon]\n").get().stopTimeoutMax == .seconds(20))

@@ -118,4 +118,39 @@ import Testing
         scheduler.timeZoneChanged(to: .utc)
         #expect(Set(rules.fire(scheduler, queue, fake)) == ["zone", "both"])
     }
+
+    /// Invariant (issue 40): after a resume with 50 jobs' slots missed in the suspend, and at a
+    /// start with 50 `Persistent=` catch-ups, no more than `catchUpBurst` start in any second, in an
+    /// order that is the same on one machine every time and differs between machines.
+    @Test func catchUpsAfterAResumeOrAStartAreSpread() throws {
+        let jobs = try (0 ..< 50).map { try rules.job("job\($0)", "OnCalendar=hourly\nPersistent=yes\nAccuracySec=1us") }
+        func resume(seed: String) -> [[String]] {
+            let fake = Fake(realtime: "2026-11-22 10:30:00 UTC")
+            let (scheduler, queue) = self.scheduler(fake, seed: seed)
+            scheduler.load(jobs, now: fake.monotonic)
+            fake.setWallClock(by: 3 * 3600)  // suspended until 13:30
+            scheduler.wallClockWasSet()
+            var seconds: [[String]] = []
+            for _ in 0 ..< 8 {
+                seconds.append(rules.fire(scheduler, queue, fake))
+                fake.advance(1)
+            }
+            return seconds
+        }
+        let seconds = resume(seed: "machine-a")
+        #expect(seconds.map(\.count) == [8, 8, 8, 8, 8, 8, 2, 0], "\(seconds)")
+        #expect(Set(seconds.joined()).count == 50, "each job once")
+        #expect(resume(seed: "machine-a") == seconds, "the same order on the same machine")
+        #expect(resume(seed: "machine-b").first != seconds.first, "another order on another machine")
+
+        // A start with a Persistent= catch-up for each: the same bound.
+        let fake = Fake(realtime: "2026-11-22 13:30:00 UTC")
+        let store = CalendarSchedulingTests.MemoryStore()
+        for job in jobs { store.recordTrigger(of: job.name, at: RealtimeInstant(seconds: 1_795_000_000)) }
+        let (scheduler, queue) = rules.calendar.makeScheduler(fake, store: store)
+        scheduler.load(jobs, now: fake.monotonic)
+        let first = rules.fire(scheduler, queue, fake)
+        fake.advance(1)
+        #expect(first.count == 8 && rules.fire(scheduler, queue, fake).count == 8)
+    }
 }
