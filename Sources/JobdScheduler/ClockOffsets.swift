@@ -26,9 +26,13 @@ package struct ClockOffsets: Sendable, Equatable {
         package var jumpUSec: Int64
     }
 
+    /// Less than this between the boot time and the monotonic clock is the time between reading
+    /// the two (a thread preempted between them), not a suspend: no machine sleeps and wakes that fast.
+    package static let shortestSuspendUSec: Int64 = 1_000_000
+
     package func change(to later: ClockOffsets) -> Change {
         var suspended: Int64 = 0
-        if let before = boottimeUSec, let after = later.boottimeUSec { suspended = max(0, after &- before) }
+        if let before = boottimeUSec, let after = later.boottimeUSec, after &- before >= Self.shortestSuspendUSec { suspended = after &- before }
         return Change(suspendedUSec: suspended, jumpUSec: later.realtimeUSec &- realtimeUSec &- suspended)
     }
 }

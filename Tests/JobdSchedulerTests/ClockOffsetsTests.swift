@@ -25,6 +25,9 @@ import Testing
         // Set back by 10 s during a suspend of 60 s.
         #expect(Self.figures(before.change(to: Self.reading(monotonic: 1_500, realtime: 55_000_500, boottime: 60_001_500)))
                 == [60_000_000, -10_000_000])
+        // The boot time read a little after the monotonic clock is no suspend.
+        #expect(Self.figures(before.change(to: Self.reading(monotonic: 1_500, realtime: 5_000_500, boottime: 2_000)))
+                == [0, 0])
         // Without the boot time (fake clocks), any move of the wall clock counts as set.
         let unknown = Self.reading(monotonic: 1_000, realtime: 5_000_000, boottime: nil)
         #expect(Self.figures(unknown.change(to: Self.reading(monotonic: 1_500, realtime: 7_000_500, boottime: nil)))
