@@ -15,8 +15,8 @@ extension Jobctl {
                 something else asked for, oldest first: the time, the outcome (ran, running, failed, \
                 skipped, waiting, missed) and why: the run and its result; for a skipped elapse \
                 jobd's reason (Overlap=, jobctl disable, the Condition…= that did not hold, the fleet \
-                node that claimed it, the fleet's database unavailable, MaxConcurrentRuns= and the \
-                waiting-runs budgets, …); for a missed one the window it fell in (jobd not running, \
+                node that claimed it, the fleet's database unavailable, no free slot under \
+                MaxConcurrentRuns= with the waiting-runs budget spent, …); for a missed one the window it fell in (jobd not running, \
                 the machine suspended, the wall clock set forward); retries (Restart=), runs started \
                 by hand (jobctl run) or by another job's OnFailure=/OnSuccess=, and Persistent= \
                 catch-ups. Then 'Next:': the next elapse and what will decide it (Overlap=, the runs \
