@@ -11,11 +11,11 @@ package struct Jobctl: AsyncParsableCommand {
         abstract: "Inspect and control jobd.",
         discussion: """
             Each subcommand's --help gives its exit status. Shared by all: 2 when no daemon runs \
-            (for the commands that ask it) or the journal cannot be read (audit, logs), 4 when \
+            (for the commands that ask it) or the journal cannot be read (audit, logs, why), 4 when \
             jobd refuses the caller (root may do everything; members of group jobd may list and \
             look; every other user acts on their own jobs), 64 for invalid arguments.
 
-            jobctl --user edit|cat|list|status|run|stop|logs|disable|enable [JOB] (and import cron \
+            jobctl --user edit|cat|list|status|run|stop|logs|why|disable|enable [JOB] (and import cron \
             [FILE], your crontab into jobs of yours) acts on your own \
             jobs, which jobd names USER:JOB and runs as you (jobctl --user run backup is jobctl run \
             alice:backup for alice); the administrator decides who may have them in \
@@ -24,7 +24,7 @@ package struct Jobctl: AsyncParsableCommand {
         version: BuildInfo.versionText,
         subcommands: [
             Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self, Edit.self, Cat.self,
-            Security.self, Audit.self, Logs.self, Import.self, Fleet.self,
+            Security.self, Audit.self, Logs.self, Why.self, Import.self, Fleet.self,
         ])
 
     package init() {}
@@ -79,7 +79,7 @@ extension Jobctl {
         static let configuration = CommandConfiguration(
             commandName: Jobctl.configuration.commandName, abstract: Jobctl.configuration.abstract, subcommands: Jobctl.configuration.subcommands)
 
-        @Flag(help: "Act on your own jobs (edit, cat, list, status, run, stop, logs, disable, enable, import cron).")
+        @Flag(help: "Act on your own jobs (edit, cat, list, status, run, stop, logs, why, disable, enable, import cron).")
         var user = false
     }
 }

@@ -7,7 +7,7 @@ import Glibc
 /// jobs only), and `--user edit backup` is `edit backup`.
 enum UserScope {
     /// The commands `--user` takes.
-    static let commands = ["edit", "cat", "list", "status", "run", "stop", "logs", "disable", "enable", "import"]
+    static let commands = ["edit", "cat", "list", "status", "run", "stop", "logs", "why", "disable", "enable", "import"]
     /// Options of those commands that take a value: the word after one is not the job.
     static let valueOptions: Set<String> = [
         "--runtime-dir", "--run", "-n", "--lines", "--since", "--until", "-o", "--output", "-b", "--boot", "--journal-dir",
@@ -44,7 +44,7 @@ enum UserScope {
                 words[index] = user + ":" + word
             }
             // jobd reads the journal for the user, who may not read jobd's entries there.
-            return [command] + words + (command == "logs" ? ["--from-jobd"] : [])
+            return [command] + words + (command == "logs" || command == "why" ? ["--from-jobd"] : [])
         }
         // No job named: `status` lists the user's jobs; the others say what they lack.
         return command == "status" ? ["list"] + words : [command] + words

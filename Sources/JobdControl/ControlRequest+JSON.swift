@@ -8,6 +8,7 @@ extension ControlRequest {
         writer.optionalBool("brief", brief)
         writer.string("command", command.rawValue)
         writer.optionalBool("followRetries", followRetries)
+        writer.optionalBool("history", history)
         writer.optionalString("job", job)
         writer.optionalInteger("lines", lines)
         writer.optionalBool("output", output)
@@ -34,6 +35,7 @@ extension ControlRequest {
                 guard let known = Command(rawValue: name) else { throw ControlError(.protocolError, "unknown command \(name)") }
                 command = known
             case "followRetries": request.followRetries = try reader.optionalBool()
+            case "history": request.history = try reader.optionalBool()
             case "job": request.job = try reader.optionalString()
             case "lines": request.lines = try reader.optionalInteger()
             case "output": request.output = try reader.optionalBool()

@@ -26,7 +26,8 @@ package struct ControlRequest: Codable, Sendable, Equatable {
         case userSave = "user-save"
         /// The last `lines` (10 by default, at most 1,000) journal entries of the runs of the
         /// caller's own job `job`, which the caller could not read in the journal itself: a
-        /// `log-entry` each, oldest first, then the connection closes.
+        /// `log-entry` each, oldest first, then the connection closes. With `history`, what
+        /// `jobctl why` reads.
         case logs
     }
 
@@ -50,6 +51,10 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     package var path: String?
     /// With `logs`: how many entries.
     package var lines: Int?
+    /// With `logs`: instead of the last entries, those `jobctl why` explains the job's elapses by
+    /// (``JournalReader/jobHistory(of:in:runs:limit:trusted:)``, `lines` runs of them), each as a
+    /// `log-entry` with `fields`. A jobd that predates it sends the last entries.
+    package var history: Bool?
 
     package init(
         command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil, followRetries: Bool? = nil,

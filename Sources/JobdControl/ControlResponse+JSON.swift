@@ -10,6 +10,7 @@ extension ControlResponse {
             writer.string("code", code.rawValue)
         }
         writer.optionalValue("daemon", daemon)
+        writer.optionalStrings("fields", fields)
         if let jobStatus {
             writer.key("jobStatus")
             jobStatus.write(to: &writer)
@@ -60,6 +61,7 @@ extension ControlResponse {
             switch key {
             case "code": response.code = try reader.optionalString().map(ControlErrorCode.init(rawValue:))
             case "daemon": response.daemon = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try DaemonStatus(reading: &reader) }
+            case "fields": response.fields = try reader.optionalStrings()
             case "jobStatus": response.jobStatus = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try JobStatus(reading: &reader) }
             case "jobs":
                 response.jobs = try reader.optional { (reader: inout JSONReader) throws(ControlError) in

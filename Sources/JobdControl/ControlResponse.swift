@@ -52,6 +52,8 @@ package struct ControlResponse: Codable, Sendable, Equatable {
     package var text: String?
     /// `log-entry`: when the entry was logged, wall-clock microseconds.
     package var timeUSec: Int64?
+    /// `log-entry` of a `logs` request with `history`: the entry's fields `jobctl why` reads, as `NAME=value`.
+    package var fields: [String]?
 
     package init(
         type: Kind, message: String? = nil, daemon: DaemonStatus? = nil, jobStatus: JobStatus? = nil,

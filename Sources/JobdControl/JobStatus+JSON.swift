@@ -10,6 +10,7 @@ extension JobStatus {
         if !brief {
             writer.string("command", command)
         }
+        writer.optionalStrings("conditions", conditions)
         writer.optionalString("description", description)
         writer.optionalBool("disabled", disabled)
         writer.optionalStrings("errors", errors)
@@ -30,7 +31,9 @@ extension JobStatus {
         writer.optionalInteger("lastTriggerUSec", lastTriggerUSec)
         writer.string("name", name)
         writer.optionalInteger("nextElapseUSec", nextElapseUSec)
+        writer.optionalString("overlap", overlap)
         writer.integer("owner", owner)
+        writer.optionalBool("persistent", persistent)
         writer.optionalInteger("retryUSec", retryUSec)
         writer.integer("running", running)
         if let runs {
@@ -55,6 +58,7 @@ extension JobStatus {
         try reader.members { (reader: inout JSONReader, key: JSONKey) throws(ControlError) in
             switch key {
             case "command": command = try reader.string()
+            case "conditions": status.conditions = try reader.optionalStrings()
             case "description": status.description = try reader.optionalString()
             case "disabled": status.disabled = try reader.optionalBool()
             case "errors": status.errors = try reader.optionalStrings()
@@ -73,7 +77,9 @@ extension JobStatus {
             case "lastTriggerUSec": status.lastTriggerUSec = try reader.optionalInteger()
             case "name": name = try reader.string()
             case "nextElapseUSec": status.nextElapseUSec = try reader.optionalInteger()
+            case "overlap": status.overlap = try reader.optionalString()
             case "owner": owner = try reader.integer()
+            case "persistent": status.persistent = try reader.optionalBool()
             case "retryUSec": status.retryUSec = try reader.optionalInteger()
             case "running": running = try reader.integer()
             case "runs":

@@ -39,6 +39,11 @@ package struct JobStatus: Codable, Sendable, Equatable {
     package var exposureTenths: Int?
     /// With one job's status (not in a list): each check of that exposure, for `jobctl security`.
     package var security: [SecurityCheck]?
+    /// With one job's status (not in a list), what decides its next elapse (`jobctl why`):
+    /// `Persistent=`, `Overlap=`, and its `Condition…=` (left out when the caller cannot read the file).
+    package var persistent: Bool?
+    package var overlap: String?
+    package var conditions: [String]?
 
     /// A run in flight.
     package struct RunInFlight: Codable, Sendable, Equatable {

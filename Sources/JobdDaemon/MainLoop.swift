@@ -50,6 +50,8 @@ package final class MainLoop {
     var fleetStatus = FleetStatus()
     /// When a burst of runs has drained, free memory goes back to the system.
     var burstTrim = BurstTrim()
+    /// The clocks as they stood at the last change of the wall clock (or jobd's start): `clock.change`.
+    private var clockOffsets: ClockOffsets
 
     /// `invocationIDs` makes each run's `JOBD_RUN_ID` (random but in tests).
     package init(
@@ -63,6 +65,7 @@ package final class MainLoop {
         self.notifier = notifier
         self.context = context
         self.startedRealtimeUSec = context.clocks.realtime().microseconds
+        self.clockOffsets = context.clocks.offsets
         self.admission = RunAdmission(maxConcurrentRuns: settings.maxConcurrentRuns, invocationIDs: invocationIDs)
         _ = admission.configure(Generation(jobs: [], settings: settings), now: context.clocks.monotonic())
         let post = context.post
@@ -154,6 +157,9 @@ package final class MainLoop {
             scheduler.leakDetector?.check(now: now) { [admission] job in !admission.runsInFlight(of: job).isEmpty }
             notifier.send(.status(status))
         case .wallClockSet:
+            let offsets = context.clocks.offsets
+            logger.clockChanged(clockOffsets.change(to: offsets))
+            clockOffsets = offsets
             scheduler.wallClockWasSet(active: admission.activeJobs)
         case .timeZoneChanged:
             scheduler.timeZoneChanged(to: context.zone(), active: admission.activeJobs)

@@ -42,9 +42,13 @@ extension RunAdmission.Action {
 }
 
 extension RunRequest {
-    /// The journal fields of a run that was asked for.
+    /// The journal fields of every entry of a run that was asked for, whether it starts, waits or
+    /// is skipped: its cause where it is not a timer, and the elapse it serves, so that `jobctl why`
+    /// can tell each elapse's fate from the journal alone.
     var journalFields: [String: String] {
         var fields = [JobdField.job: job, JobdField.run: String(runID), JobdField.runID: invocationID]
+        if cause != .timer { fields[JobdField.cause] = cause.rawValue }
+        if let elapse = scheduledElapse { fields[JobdField.elapseUSec] = String(elapse.microseconds) }
         if let by = triggeredBy {
             fields[JobdField.triggeredBy] = by.job
             fields[JobdField.triggeredByRunID] = by.invocationID
@@ -63,15 +67,11 @@ extension RunRequest {
         return environment
     }
 
-    /// The journal fields of every entry of the run once it starts: its cause where it is not a
-    /// timer, and for a fleet run this node claimed (as `node`), the node and the elapse.
+    /// The journal fields of every entry of the run once it starts: for a fleet run this node
+    /// claimed (as `node`), the node too.
     func launchFields(claimedBy node: String?) -> [String: String] {
         var fields = journalFields
-        if cause != .timer { fields[JobdField.cause] = cause.rawValue }
-        if let node, let elapse = scheduledElapse {
-            fields[JobdField.node] = node
-            fields[JobdField.elapseUSec] = String(elapse.microseconds)
-        }
+        if let node, scheduledElapse != nil { fields[JobdField.node] = node }
         return fields
     }
 
@@ -90,7 +90,8 @@ extension Logger {
 
     /// A `Condition…=` of `request`'s job does not hold: the run is skipped (`run.skip`, logged by the admission's action).
     func conditionUnmet(_ condition: UnitCondition, of request: RunRequest) {
-        info("\(request.job): \(condition) does not hold: run \(request.runID) is skipped", metadata: request.journalFields.mapValues { .string($0) })
+        let fields = request.journalFields.merging([JobdField.condition: condition.description]) { $1 }
+        info("\(request.job): \(condition) does not hold: run \(request.runID) is skipped", metadata: fields.mapValues { .string($0) })
     }
 
     /// An owner's timer fired (`timer.fire`, at debug priority).
@@ -102,6 +103,18 @@ extension Logger {
     func ownerRetired(_ due: DueJob) {
         event(.runSkip, level: .notice, "\(due.job) fell due but was not run: owner-retired",
               due.journalFields.merging([JobdField.reason: "owner-retired"]) { $1 })
+    }
+}
+
+extension Logger {
+    /// `clock.change`: the machine was suspended, or the wall clock set.
+    func clockChanged(_ change: ClockOffsets.Change) {
+        let accuracy = TimeSpan(microseconds: 1_000)
+        let suspended = TimeSpan(microseconds: UInt64(change.suspendedUSec)).description(accuracy: accuracy)
+        let jump = TimeSpan(microseconds: change.jumpUSec.magnitude).description(accuracy: accuracy)
+        let set = change.jumpUSec == 0 ? "not set" : "set \(change.jumpUSec > 0 ? "forward" : "back") by \(jump)"
+        event(.clockChange, level: .notice, "the wall clock changed: \(change.suspendedUSec > 0 ? "suspended for \(suspended), " : "")\(set)",
+              [JobdField.suspendedUSec: String(change.suspendedUSec), JobdField.clockJumpUSec: String(change.jumpUSec)])
     }
 }
 

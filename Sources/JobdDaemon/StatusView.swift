@@ -126,8 +126,13 @@ extension StatusView {
     func status(of name: String, owner: JobOwner?, for peer: ControlPeer?) -> JobStatus? {
         guard var status = status(of: name, owner: owner.map { OwnerFacts($0, wallClock: wallClock) }, triggerTexts: TriggerTexts(), for: peer)
         else { return nil }
+        if let definition = owner?.definition {
+            status.persistent = definition.persistent
+            status.overlap = definition.overlap.rawValue
+        }
         if let definition = owner?.definition, peer.map({ $0.mayRead(definition.path) }) ?? true {
             status.security = SecurityExposure(definition).checks.map(SecurityCheck.init)
+            status.conditions = definition.conditions.isEmpty ? nil : definition.conditions.map(\.description)
         }
         return status
     }

@@ -48,7 +48,11 @@ struct UserRequests: Sendable {
                 reply.finish(with: .error("logs needs a job", code: .badRequest))
                 return true
             }
-            Self.sendLogs(of: name, lines: min(max(request.lines ?? 10, 1), 1_000), to: reply)
+            if request.history == true {
+                Self.sendHistory(of: name, runs: min(max(request.lines ?? 10, 1), 1_000), to: reply)
+            } else {
+                Self.sendLogs(of: name, lines: min(max(request.lines ?? 10, 1), 1_000), to: reply)
+            }
         default:
             return false
         }
@@ -128,6 +132,24 @@ struct UserRequests: Sendable {
         for entry in entries.reversed() {
             var response = ControlResponse(type: .logEntry, run: RunReport(job: name, runID: entry["JOBD_RUN"].flatMap { UInt64($0) }))
             response.line = entry.message ?? ""
+            response.timeUSec = Int64(clamping: entry.realtimeUSec)
+            reply.send(response)
+        }
+        reply.finish()
+    }
+
+    /// What `jobctl why` reads of `name`'s runs and jobd's starts and stops (`runs` runs of it),
+    /// oldest first, with only the fields it reads, on the connection's thread.
+    static func sendHistory(of name: String, runs: Int, to reply: ControlReply) {
+        let entries: [JournalEntry]
+        do {
+            entries = try JournalReader.jobHistory(of: name, in: .local, runs: runs) { $0["_UID"] == "0" }
+        } catch {
+            return reply.finish(with: .error("jobd cannot read the journal: \(error)"))
+        }
+        for entry in entries {
+            var response = ControlResponse(type: .logEntry)
+            response.fields = entry.fields.filter { JournalReader.jobHistoryFields.contains($0.key) }.map { "\($0.key)=\($0.value)" }.sorted()
             response.timeUSec = Int64(clamping: entry.realtimeUSec)
             reply.send(response)
         }

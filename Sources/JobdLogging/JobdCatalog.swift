@@ -246,6 +246,15 @@ package enum JobdCatalog {
                 jobctl run --wait and the run's mail. Raise the budget in jobd.conf, or have the job
                 write less.
                 """)
+        case .clockChange:
+            Entry(subject: "The wall clock changed under jobd", body: """
+                The machine was suspended for @JOBD_SUSPENDED_USEC@ microseconds, or the wall clock
+                was set: @JOBD_CLOCK_JUMP_USEC@ microseconds beyond the suspend (forward when
+                positive, back when negative). jobd re-armed its calendar jobs (OnCalendar=, Cron=)
+                on the new time: an elapse that fell in the gap runs once at once, as the first
+                elapse after the job's last trigger; the others in the gap are not run. jobctl why
+                JOB names them, with the gap. A clock set back by up to 3 hours runs no elapse twice.
+                """)
         case .runAbandoned:
             Entry(subject: "A job run was abandoned by a jobd that stopped", body: """
                 Run @JOBD_RUN_ID@ of job @JOB@, started by an earlier jobd at @JOBD_START_USEC@

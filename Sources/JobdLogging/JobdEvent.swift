@@ -53,6 +53,9 @@ package enum JobdEvent: String, Sendable, CaseIterable {
     /// Lines of a user's run's output that went over the user's journal budget and were not
     /// logged: `JOBD_DROPPED_COUNT`.
     case runOutputDropped = "run.output-dropped"
+    /// The wall clock changed under jobd: the machine was suspended (`JOBD_SUSPENDED_USEC`) or
+    /// the clock was set (`JOBD_CLOCK_JUMP_USEC`, negative when set back); calendar jobs are re-armed.
+    case clockChange = "clock.change"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -97,6 +100,7 @@ package enum JobdEvent: String, Sendable, CaseIterable {
         case .runMail: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1020"
         case .runAbandoned: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1021"
         case .runOutputDropped: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1022"
+        case .clockChange: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1023"
         }
     }
 }
@@ -135,7 +139,7 @@ package enum JobdField {
     package static let leftovers = "JOBD_LEFTOVERS"
     /// `run.mail`: who a run's output was mailed to (`MailTo=`), comma-separated.
     package static let recipients = "JOBD_RECIPIENTS"
-    /// On runs not started by a trigger: why (`manual`, `retry`, `on-failure`, `on-success`).
+    /// On every entry of a run not asked for by a trigger: why (`manual`, `retry`, `on-failure`, `on-success`).
     package static let cause = "JOBD_CAUSE"
     package static let reason = "JOBD_REASON"
     package static let exitCode = "EXIT_CODE"
@@ -149,10 +153,14 @@ package enum JobdField {
     package static let leakGraceUSec = "JOBD_LEAK_GRACE_USEC"
     package static let file = "CONFIG_FILE"
     package static let line = "CONFIG_LINE"
-    /// On runs of `RunOn=one-node` jobs: the node that claimed the elapse, and the elapse (the
-    /// scheduled time, microseconds since the epoch) as the fleet's claims table has it.
+    /// On runs of `RunOn=one-node` jobs: the node that claimed the elapse.
     package static let node = "JOBD_NODE"
+    /// On every entry of a run a trigger asked for (started, waiting, skipped, retried): the
+    /// elapse it serves (the scheduled time, microseconds since the epoch), as the fleet's claims
+    /// table has it for a `RunOn=one-node` job.
     package static let elapseUSec = "JOBD_ELAPSE_USEC"
+    /// On the entry saying that a run is skipped for a `Condition…=`: that condition (`ConditionPathExists=/srv`).
+    package static let condition = "JOBD_CONDITION"
     /// On `run.start` and `run.exit` where jobd has a delegated cgroup: the run's cgroup, as
     /// `/proc/PID/cgroup` names it (`/system.slice/jobd.service/run-…`).
     package static let cgroup = "JOBD_CGROUP"
@@ -168,6 +176,10 @@ package enum JobdField {
     /// (`run.output=12,run.exit=1`; entries of no event count as `other`).
     package static let droppedCount = "JOBD_DROPPED_COUNT"
     package static let droppedEvents = "JOBD_DROPPED_EVENTS"
+    /// On `clock.change`: how long the machine was suspended, and how far the wall clock was set
+    /// beyond that (negative: back), in microseconds.
+    package static let suspendedUSec = "JOBD_SUSPENDED_USEC"
+    package static let clockJumpUSec = "JOBD_CLOCK_JUMP_USEC"
 }
 
 extension Logger {

@@ -44,13 +44,29 @@ package final class Scheduler {
     package struct Clocks: Sendable {
         package var monotonic: @Sendable () -> MonotonicInstant
         package var realtime: @Sendable () -> RealtimeInstant
+        /// `CLOCK_BOOTTIME` in microseconds, which tells a suspend from a clock that was set
+        /// (``ClockOffsets``); `nil`, as tests' fake clocks have it, when it is not read.
+        package var boottimeUSec: (@Sendable () -> Int64)?
 
-        package init(monotonic: @escaping @Sendable () -> MonotonicInstant, realtime: @escaping @Sendable () -> RealtimeInstant) {
+        package init(
+            monotonic: @escaping @Sendable () -> MonotonicInstant, realtime: @escaping @Sendable () -> RealtimeInstant,
+            boottimeUSec: (@Sendable () -> Int64)? = nil
+        ) {
             self.monotonic = monotonic
             self.realtime = realtime
+            self.boottimeUSec = boottimeUSec
         }
 
-        package static let system = Clocks(monotonic: { .now() }, realtime: { .now() })
+        package static let system = Clocks(monotonic: { .now() }, realtime: { .now() }, boottimeUSec: {
+            var now = timespec()
+            clock_gettime(CLOCK_BOOTTIME, &now)
+            return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+        })
+
+        /// The three clocks read now.
+        package var offsets: ClockOffsets {
+            ClockOffsets(monotonic: monotonic(), realtime: realtime(), boottimeUSec: boottimeUSec?())
+        }
     }
 
     package let queue: TimerQueue

@@ -244,13 +244,7 @@ import Testing
         }
 
         func start(_ config: TemporaryConfiguration, _ journal: JournalFollower) throws -> DaemonProcess {
-            var environment = ProcessInfo.processInfo.environment
-            environment["JOBD_LOG_TARGET"] = "journal"
-            environment["RUNTIME_DIRECTORY"] = runtime
-            environment.removeValue(forKey: LogsJournaldTests.childVariable)
-            let daemon = try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
-            try journal.waitFor(event: "daemon.ready")
-            return daemon
+            try journal.startDaemon(config, runtime: runtime, childVariable: LogsJournaldTests.childVariable)
         }
 
         /// Starts a run whose lines carry `tag`, and waits for its run.exit in the journal.

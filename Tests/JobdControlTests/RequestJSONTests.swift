@@ -17,6 +17,9 @@ struct RequestJSONTests {
         var other = ControlRequest(command: .run, job: "y")
         other.version = -7
         requests.append(other)
+        var history = ControlRequest(command: .logs, job: "alice:backup", lines: 40)
+        history.history = true
+        requests.append(history)
         return requests
     }
 

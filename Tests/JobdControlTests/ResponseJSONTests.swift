@@ -54,6 +54,9 @@ struct ResponseJSONTests {
         status.disabled = true
         status.errors = ["/etc/jobd/jobs.d/full.job:3: error: unknown key 'X='", "second"]
         status.exposureTenths = 67
+        status.persistent = true
+        status.overlap = "queue"
+        status.conditions = ["ConditionPathExists=/srv", "ConditionHost=|!db1"]
         status.security = [
             SecurityCheck(id: "PrivateNetwork=", description: "Service has access to the host's network", weight: 2500, range: 1, badness: 1,
                           exposureTenths: 5),
@@ -86,6 +89,9 @@ struct ResponseJSONTests {
         status.disabled = maybe(Bool.random(using: &random))
         status.errors = maybe([text()])
         status.exposureTenths = maybe(Int.random(in: 0...100, using: &random))
+        status.persistent = maybe(Bool.random(using: &random))
+        status.overlap = maybe(text())
+        status.conditions = maybe([text()])
         status.security = maybe((0..<Int.random(in: 0...2, using: &random)).map { _ in
             SecurityCheck(id: text(), description: text(), weight: Int.random(in: 0...2500, using: &random), range: Int.random(in: 1...10, using: &random),
                           badness: maybe(Int.random(in: 0...10, using: &random)), exposureTenths: maybe(Int.random(in: 0...10, using: &random)))
@@ -204,6 +210,9 @@ struct ResponseJSONTests {
         output.stream = "stderr"
         var lost = ControlResponse(type: .runOutputLost)
         lost.lost = 1_024
+        var entry = ControlResponse(type: .logEntry)
+        entry.fields = ["JOBD_EVENT=run.skip", "JOBD_REASON=claimed-by node-b", "JOB=alice:backup"]
+        entry.timeUSec = 1_763_800_000_000_000
         var finished = RunReport(job: "backup", runID: 7, exitCode: "exited", exitStatus: "7", shellStatus: 7, succeeded: false)
         finished.result = "exit-code"
         finished.invocationID = "abc"
@@ -220,7 +229,7 @@ struct ResponseJSONTests {
             ControlResponse(type: .runFinished, run: finished),
             ControlResponse(type: .reloadResult, reload: ReloadReport(sequence: 3, accepted: false, generation: 4)),
             ControlResponse(type: .stopRequested, message: "1 run(s) of backup asked to stop"),
-            output, lost,
+            output, lost, entry,
         ]
     }
 

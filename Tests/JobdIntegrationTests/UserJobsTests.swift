@@ -351,8 +351,8 @@ import Testing
     static let logsVariable = "JOBD_TEST_USER_LOGS"
 
     /// Under a private journald (the child of ``aUserReadsTheirOwnJobsLogsThroughJobd``): a user,
-    /// who cannot read jobd's entries in the journal, reads their own job's through jobd, and
-    /// another user cannot.
+    /// who cannot read jobd's entries in the journal, reads their own job's through jobd (`logs`,
+    /// `why`), and another user cannot.
     @Test(.enabled(if: ProcessInfo.processInfo.environment[logsVariable] != nil, "runs only as the child of the test below"))
     func userLogsChildScenario() throws {
         let journal = try JournalFollower()
@@ -368,6 +368,11 @@ import Testing
         #expect(lines.contains { $0.hasSuffix("\(alice.name):chatty #1: hello from \(alice.uid)") }, "\(output)")
         let (refused, refusal) = try setup.jobctl(["logs", "\(alice.name):chatty", "--from-jobd"], as: bob)
         #expect(refused == 4 && !refusal.contains("hello"), "\(refusal)")
+        // jobctl --user why, by the same rule (issue 40): the run by hand, read by jobd for alice;
+        // no trigger fell due, so no elapse to judge (3).
+        let (why, explained) = try setup.jobctl(["--user", "why", "chatty"], as: alice)
+        #expect(why == 3 && explained.contains("started by hand (jobctl run), run "), "\(explained)")
+        #expect(try setup.jobctl(["why", "\(alice.name):chatty", "--from-jobd"], as: bob).0 == 4)
     }
 
     @Test func aUserReadsTheirOwnJobsLogsThroughJobd() throws {
