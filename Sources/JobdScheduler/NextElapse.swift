@@ -93,6 +93,21 @@ package enum NextElapse {
         triggers.compactMap { calendarElapse(of: $0, history: history, wallClock: wallClock) }.min()
     }
 
+    /// The deadline the scheduler arms for `elapse` (``Scheduler``'s `arm`): delayed by `delay`
+    /// (a draw of `RandomizedDelaySec=`; none when infinite), then rounded up to a multiple of
+    /// `accuracy`, so that timers with the same `AccuracySec=` coalesce into one wake-up.
+    package static func deadline(for elapse: MonotonicInstant, delay: TimeSpan, accuracy: TimeSpan) -> MonotonicInstant {
+        var deadline = elapse
+        if delay > .zero, !delay.isInfinite { deadline = deadline + .microseconds(Int64(clamping: delay.microseconds)) }
+        // Checked: spans are bounded when read (TimeSpan.maximum), but a definition built in code is not.
+        let (nanoseconds, tooLarge) = accuracy.isInfinite ? (0, false) : accuracy.microseconds.multipliedReportingOverflow(by: 1_000)
+        if nanoseconds > 1, !tooLarge {
+            let (rounded, overflow) = deadline.nanoseconds.addingReportingOverflow(nanoseconds - 1)
+            if !overflow { deadline = MonotonicInstant(nanoseconds: rounded / nanoseconds * nanoseconds) }
+        }
+        return deadline
+    }
+
     /// How far back a step of the wall clock may go before it counts as a correction rather than a
     /// change (the end of summer time, a small adjustment): cron's 3 hours.
     package static let clockCorrection: Int64 = 3 * 3_600_000_000

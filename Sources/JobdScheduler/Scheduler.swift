@@ -131,19 +131,13 @@ package final class Scheduler {
                 triggers: definition.triggers, daemonStart: daemonStart, history: history,
                 running: active, wallClock: wallClock)
         }
-        guard var deadline = elapse else {
+        guard let due = elapse else {
             owner.arm(at: nil)
             return
         }
-        if definition.randomizedDelay > .zero, !definition.randomizedDelay.isInfinite {
-            deadline = deadline + .microseconds(Int64(clamping: UInt64.random(in: 0...definition.randomizedDelay.microseconds)))
-        }
-        // Checked: spans are bounded when read (TimeSpan.maximum), but a definition built in code is not.
-        let (accuracy, tooLarge) = definition.accuracy.isInfinite ? (0, false) : definition.accuracy.microseconds.multipliedReportingOverflow(by: 1_000)
-        if accuracy > 1, !tooLarge {
-            let (rounded, overflow) = deadline.nanoseconds.addingReportingOverflow(accuracy - 1)
-            if !overflow { deadline = MonotonicInstant(nanoseconds: rounded / accuracy * accuracy) }
-        }
+        let delay = definition.randomizedDelay
+        let drawn = delay > .zero && !delay.isInfinite ? TimeSpan(microseconds: UInt64.random(in: 0...delay.microseconds)) : .zero
+        let deadline = NextElapse.deadline(for: due, delay: drawn, accuracy: definition.accuracy)
         owner.arm(at: deadline)
     }
 
