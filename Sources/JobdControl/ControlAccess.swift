@@ -48,9 +48,9 @@ package struct ControlAccess: Sendable, Equatable {
     /// Whether `command` only looks.
     package static func isReadOnly(_ command: ControlRequest.Command) -> Bool {
         switch command {
-        case .status, .list: true
+        case .status, .list, .plan: true
         // A user's own files are theirs alone (``refusal(of:from:readersGroup:)``), not readers'.
-        case .run, .stop, .disable, .enable, .watchReload, .userFile, .userSave, .logs: false
+        case .run, .stop, .disable, .enable, .watchReload, .userFile, .userSave, .logs, .reloadPreview: false
         }
     }
 

@@ -28,6 +28,12 @@ package struct ControlRequest: Codable, Sendable, Equatable {
         /// caller's own job `job`, which the caller could not read in the journal itself: a
         /// `log-entry` each, oldest first, then the connection closes.
         case logs
+        /// Every elapse of the jobs (all, or those `jobs` names) from `fromUSec` (now by default)
+        /// to `untilUSec`, the first `limit`: a `plan` answer.
+        case plan
+        /// What a reload would do now, without doing it: a `reload-preview` answer. Nothing in
+        /// jobd changes (no generation, owner or history).
+        case reloadPreview = "reload-preview"
     }
 
     package var version: Int
@@ -50,6 +56,11 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     package var path: String?
     /// With `logs`: how many entries.
     package var lines: Int?
+    /// With `plan`: which jobs (all when absent), the window in wall-clock microseconds, and how many elapses at most.
+    package var jobs: [String]?
+    package var fromUSec: Int64?
+    package var untilUSec: Int64?
+    package var limit: Int?
 
     package init(
         command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil, followRetries: Bool? = nil,

@@ -446,4 +446,25 @@ package final class Scheduler {
 
     /// Owners of the running generation.
     package var liveOwners: Int { generation.owners.count }
+
+    /// What a plan of the running schedule starts from: the clocks now, the zone, jobd's start.
+    package var present: SchedulePlan.Present {
+        SchedulePlan.Present(
+            wallClock: NextElapse.WallClock(monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
+                                            daemonStartRealtime: daemonStartRealtime),
+            daemonStart: daemonStart)
+    }
+
+    /// The running job `name` as a plan takes it, its history and `Cron=@reboot` as they are now.
+    package func plannedJob(_ name: String, running: Bool) -> SchedulePlan.Job? {
+        guard let owner = generation.owners[name] else { return nil }
+        return SchedulePlan.Job(owner.definition, history: histories[name] ?? JobHistory(), running: running,
+                                rebootPending: rebootDue.contains(name))
+    }
+
+    /// The last trigger the state directory keeps of `Persistent=` job `name`, which a load that
+    /// makes the job an owner takes.
+    package func storedTrigger(of name: String) -> RealtimeInstant? {
+        store?.lastTrigger(of: name)
+    }
 }

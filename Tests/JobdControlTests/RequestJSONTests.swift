@@ -16,7 +16,9 @@ struct RequestJSONTests {
         ]
         var other = ControlRequest(command: .run, job: "y")
         other.version = -7
-        requests.append(other)
+        var plan = ControlRequest(command: .plan)
+        (plan.jobs, plan.fromUSec, plan.untilUSec, plan.limit) = (["a", "b/c"], 1_763_800_000_000_000, Int64.max, 100)
+        requests += [other, plan, ControlRequest(command: .plan), ControlRequest(command: .reloadPreview)]
         return requests
     }
 
