@@ -57,44 +57,76 @@ package enum SchedulePlan {
         }
     }
 
+    /// Most elapses a job's simulation passes over before `from` (an `OnUnitActiveSec=100ms` job
+    /// planned from a year ahead would take 300 million): past it, the job shows no elapse, so
+    /// that a plan costs jobd's main loop a bounded time.
+    package static let maximumSkipped = 1_000_000
+
     /// Every elapse of `jobs` from `from` to `until` (both included), in time order (then by job
     /// name), the first `limit` of them. A run is taken to start at its elapse and end at once:
-    /// `OnUnitActiveSec=` and `OnUnitInactiveSec=` count on from the elapse itself.
+    /// `OnUnitActiveSec=` and `OnUnitInactiveSec=` count on from the elapse itself. The jobs'
+    /// simulations are merged by a heap, so a plan costs a step per job and per elapse shown.
     package static func plan(
         _ jobs: [Job], present: Present, from: RealtimeInstant, until: RealtimeInstant, limit: Int
     ) -> [Elapse] {
-        var all: [Elapse] = []
-        for job in jobs {
-            all += elapses(of: job, present: present, until: until, limit: limit) { $0.earliest >= from }
+        var cursors = jobs.map { Cursor($0, present: present) }
+        var heap = ElapseHeap()
+        for index in cursors.indices {
+            if let first = cursors[index].next(from: from, until: until) { heap.push(first, index) }
         }
-        all.sort { ($0.earliest, $0.job) < ($1.earliest, $1.job) }
-        return Array(all.prefix(limit))
+        var plan: [Elapse] = []
+        while plan.count < limit, let (elapse, index) = heap.pop() {
+            plan.append(elapse)
+            if let next = cursors[index].next(from: from, until: until) { heap.push(next, index) }
+        }
+        return plan
     }
 
-    /// The elapses of `job` up to `until`, at most `limit` of those `keep` keeps.
-    package static func elapses(
-        of job: Job, present: Present, until: RealtimeInstant, limit: Int, keep: (Elapse) -> Bool = { _ in true }
-    ) -> [Elapse] {
-        let definition = job.definition
-        var history = job.history, running = job.running
-        var clock = present.wallClock
-        clock.rebootPending = job.rebootPending
+    /// The elapses of `job` up to `until`, at most `limit`.
+    package static func elapses(of job: Job, present: Present, until: RealtimeInstant, limit: Int) -> [Elapse] {
+        var cursor = Cursor(job, present: present)
         var found: [Elapse] = []
-        while found.count < limit {
+        while found.count < limit, let next = cursor.next(from: RealtimeInstant(microseconds: .min), until: until) { found.append(next) }
+        return found
+    }
+
+    /// One job's simulation: its history and the clock as the elapses so far leave them.
+    struct Cursor {
+        let definition: JobDefinition
+        let present: Present
+        var history: JobHistory
+        var running: Bool
+        var clock: NextElapse.WallClock
+
+        init(_ job: Job, present: Present) {
+            (definition, self.present, history, running, clock) = (job.definition, present, job.history, job.running, present.wallClock)
+            clock.rebootPending = job.rebootPending
+        }
+
+        /// The next elapse from `from` to `until`, each one before it recorded and passed over.
+        mutating func next(from: RealtimeInstant, until: RealtimeInstant) -> Elapse? {
+            for _ in 0...SchedulePlan.maximumSkipped {
+                guard let elapse = step(until: until) else { return nil }
+                if elapse.earliest >= from { return elapse }
+            }
+            return nil
+        }
+
+        /// The next elapse up to `until`, recorded in the history as the scheduler records a fire
+        /// (Scheduler.jobDue), with the run's start and end.
+        private mutating func step(until: RealtimeInstant) -> Elapse? {
             guard let next = NextElapse.next(
                 triggers: definition.triggers, daemonStart: present.daemonStart, history: history, running: running, wallClock: clock)
-            else { break }
+            else { return nil }
             let atOnce = next <= clock.monotonic
             let elapse = atOnce ? clock.monotonic : next
             let wall = realtime(of: elapse, on: clock)
-            if wall > until { break }
+            guard wall <= until else { return nil }
             let row = Elapse(
                 job: definition.name, earliest: realtime(of: NextElapse.deadline(for: elapse, delay: .zero, accuracy: definition.accuracy), on: clock),
                 latest: realtime(of: NextElapse.deadline(for: elapse, delay: definition.randomizedDelay, accuracy: definition.accuracy), on: clock),
                 trigger: trigger(of: definition, at: next, history: history, running: running, clock: clock, present: present),
                 reason: atOnce ? reason(definition, history: history, clock: clock) : .scheduled)
-            if keep(row) { found.append(row) }
-            // As the scheduler records a fire (Scheduler.jobDue), and the run's start and end.
             history.lastTrigger = elapse
             history.lastTriggerRealtime = wall
             history.lastStart = elapse
@@ -103,8 +135,8 @@ package enum SchedulePlan {
             clock.rebootPending = false
             clock.realtime = wall
             clock.monotonic = elapse
+            return row
         }
-        return found
     }
 
     /// The wall-clock instant of `instant`, on the clock of `clock`'s moment.
