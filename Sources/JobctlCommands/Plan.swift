@@ -1,6 +1,10 @@
 package import ArgumentParser
 import JobdCalendar
+import JobdConfig
 import JobdControl
+import JobdFleet
+import JobdScheduler
+import JobdTimers
 
 extension Jobctl {
     /// `jobctl plan`: which jobs fall due when, as the running jobd will make them: it simulates its
@@ -19,8 +23,11 @@ extension Jobctl {
                 when it comes (jobctl enable). A job with Restart= shows its retries after a failed \
                 run. A run is taken to end as it starts, so OnUnitActiveSec= and OnUnitInactiveSec= \
                 count on from each elapse. Times take systemd's timestamp syntax, as journalctl takes them: \
-                '2026-11-23 06:00', 'tomorrow', '+2h', '@1767225600'. Exit status: 0; 1 for an unknown \
-                job or time; 2 when no daemon runs, 4 when jobd refuses the caller.
+                '2026-11-23 06:00', 'tomorrow', '+2h', '@1767225600'. With --config-dir, or when no \
+                jobd runs, jobctl reads the job files itself and plans as a jobd started now would run \
+                them: no history, so no catch-up, and users' own jobs left out. Exit status: 0; 1 for \
+                an unknown job or time, or a configuration that cannot be read; 2 when jobd does not \
+                answer; 4 when jobd refuses the caller.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions
@@ -36,6 +43,10 @@ extension Jobctl {
 
         @Flag(help: "Print JSON for scripts.")
         var json = false
+
+        @Option(name: .customLong("config-dir"),
+                help: "Plan from this configuration directory's job files, as a jobd started now would run them, without asking jobd (default when no jobd runs: /etc/jobd).")
+        var configDirectory: String?
 
         @Argument(help: "The jobs (default: every job).")
         var jobs: [String] = []
@@ -64,20 +75,76 @@ extension Jobctl {
             // A day by default, as far as a daily job's next run; -n alone sets no bound.
             request.untilUSec = untilUSec.map { Int64(clamping: $0) } ?? (count == nil ? Int64(clamping: fromUSec + 86_400_000_000) : nil)
             request.limit = count ?? 100
-            let (_, response) = try Jobctl.ask(runtime, request, json: json)
-            guard let schedule = response.schedule else {
-                print("jobctl: jobd did not answer with a plan (is it older than this jobctl?)", to: &standardError)
-                throw ExitCode(ExitStatus.failure)
-            }
+            let elapses = try configDirectory.map { try Self.offline($0, request) } ?? askOrRead(request)
             if json {
                 Jobctl.printJSON { writer in
                     writer.beginArray()
-                    for elapse in schedule.elapses { elapse.write(to: &writer) }
+                    for elapse in elapses { elapse.write(to: &writer) }
                     writer.endArray()
                 }
                 return
             }
-            print(ScheduleText.plan(schedule.elapses), terminator: "")
+            print(ScheduleText.plan(elapses), terminator: "")
+        }
+
+        /// jobd's plan; when no jobd runs, the plan of /etc/jobd's job files (``offline(_:_:)``).
+        private func askOrRead(_ request: ControlRequest) throws -> [SchedulePreview.Elapse] {
+            var standardError = StandardError()
+            let client: ControlClient
+            do {
+                client = try ControlClient(runtimeDirectory: runtime.directory)
+            } catch where error.code == .noDaemon {
+                print("jobctl: jobd is not running; planned from /etc/jobd as a jobd started now would run it (no history)", to: &standardError)
+                return try Self.offline("/etc/jobd", request)
+            } catch {
+                throw Jobctl.fail(error)
+            }
+            let response: ControlResponse
+            do { response = try client.exchange(request) } catch { throw Jobctl.fail(error) }
+            if response.type == .error {
+                print("jobctl: \(response.message ?? "jobd reported an error")", to: &standardError)
+                if json { Jobctl.printJSONError(response.message ?? "jobd reported an error", exitStatus: ExitStatus.failure) }
+                throw ExitCode(ExitStatus.failure)
+            }
+            guard let schedule = response.schedule else {
+                print("jobctl: jobd did not answer with a plan (is it older than this jobctl?)", to: &standardError)
+                throw ExitCode(ExitStatus.failure)
+            }
+            return schedule.elapses
+        }
+
+        /// The plan of `directory`'s job files as a jobd started now would run them: each job's
+        /// schedule counts from now, with no history (so no `Persistent=` catch-up). A broken job
+        /// file is left out, as jobd leaves it out, and said on stderr.
+        static func offline(_ directory: String, _ request: ControlRequest) throws -> [SchedulePreview.Elapse] {
+            var standardError = StandardError()
+            let configuration = JobDirectory(path: directory, databaseCheck: FleetConnectionString.check).read()
+            if let fatal = configuration.fatal {
+                print(TerminalText.escapedLines(fatal.description), to: &standardError)
+                throw ExitCode(ExitStatus.failure)
+            }
+            for error in configuration.errors { print(TerminalText.escapedLines(error.description), to: &standardError) }
+            let generation = Generation(jobs: configuration.jobs)
+            var jobs: [SchedulePlan.Job] = []
+            for name in request.jobs ?? generation.jobs.map(\.name) {
+                guard let definition = generation.definition(of: name) else {
+                    print("jobctl: no such job: \(TerminalText.escaped(name)) in \(directory)", to: &standardError)
+                    throw ExitCode(ExitStatus.failure)
+                }
+                jobs.append(SchedulePlan.Job(definition))
+            }
+            let (monotonic, realtime) = (MonotonicInstant.now(), RealtimeInstant.now())
+            let present = SchedulePlan.Present(
+                wallClock: NextElapse.WallClock(monotonic: monotonic, realtime: realtime, zone: .current(), daemonStartRealtime: realtime),
+                daemonStart: monotonic)
+            let plan = SchedulePlan.plan(
+                jobs, present: present, from: RealtimeInstant(microseconds: request.fromUSec ?? realtime.microseconds),
+                until: RealtimeInstant(microseconds: request.untilUSec ?? .max), limit: request.limit ?? 100)
+            return plan.map { elapse in
+                SchedulePreview.Elapse(job: elapse.job, earliestUSec: elapse.earliest.microseconds, latestUSec: elapse.latest.microseconds,
+                    trigger: elapse.trigger, reason: elapse.reason.rawValue,
+                    retries: generation.definition(of: elapse.job).flatMap { SchedulePlan.retries($0.restart) })
+            }
         }
     }
 }
