@@ -75,7 +75,12 @@ extension Jobctl {
             // A day by default, as far as a daily job's next run; -n alone sets no bound.
             request.untilUSec = untilUSec.map { Int64(clamping: $0) } ?? (count == nil ? Int64(clamping: fromUSec + 86_400_000_000) : nil)
             request.limit = count ?? 100
-            let elapses = try configDirectory.map { try Self.offline($0, request) } ?? askOrRead(request)
+            let schedule = try configDirectory.map { try Self.offline($0, request) } ?? askOrRead(request)
+            let elapses = schedule.elapses
+            if schedule.incomplete == true {
+                print("jobctl: some jobs fall due too often before --from to be planned, and are left out; plan from nearer now",
+                      to: &standardError)
+            }
             if json {
                 Jobctl.printJSON { writer in
                     writer.beginArray()
@@ -88,7 +93,7 @@ extension Jobctl {
         }
 
         /// jobd's plan; when no jobd runs, the plan of /etc/jobd's job files (``offline(_:_:)``).
-        private func askOrRead(_ request: ControlRequest) throws -> [SchedulePreview.Elapse] {
+        private func askOrRead(_ request: ControlRequest) throws -> SchedulePreview {
             var standardError = StandardError()
             let client: ControlClient
             do {
@@ -110,13 +115,13 @@ extension Jobctl {
                 print("jobctl: jobd did not answer with a plan (is it older than this jobctl?)", to: &standardError)
                 throw ExitCode(ExitStatus.failure)
             }
-            return schedule.elapses
+            return schedule
         }
 
         /// The plan of `directory`'s job files as a jobd started now would run them: each job's
         /// schedule counts from now, with no history (so no `Persistent=` catch-up). A broken job
         /// file is left out, as jobd leaves it out, and said on stderr.
-        static func offline(_ directory: String, _ request: ControlRequest) throws -> [SchedulePreview.Elapse] {
+        static func offline(_ directory: String, _ request: ControlRequest) throws -> SchedulePreview {
             var standardError = StandardError()
             let configuration = JobDirectory(path: directory, databaseCheck: FleetConnectionString.check).read()
             if let fatal = configuration.fatal {
@@ -140,11 +145,14 @@ extension Jobctl {
             let plan = SchedulePlan.plan(
                 jobs, present: present, from: RealtimeInstant(microseconds: request.fromUSec ?? realtime.microseconds),
                 until: RealtimeInstant(microseconds: request.untilUSec ?? .max), limit: request.limit ?? 100)
-            return plan.map { elapse in
+            let elapses = plan.elapses.map { elapse in
                 SchedulePreview.Elapse(job: elapse.job, earliestUSec: elapse.earliest.microseconds, latestUSec: elapse.latest.microseconds,
                     trigger: elapse.trigger, reason: elapse.reason.rawValue,
                     retries: generation.definition(of: elapse.job).flatMap { SchedulePlan.retries($0.restart) })
             }
+            var schedule = SchedulePreview(nowUSec: realtime.microseconds, elapses: elapses)
+            schedule.incomplete = plan.incomplete ? true : nil
+            return schedule
         }
     }
 }

@@ -7,6 +7,7 @@ extension SchedulePreview: JSONWritable {
         writer.array("changes", changes)
         writer.array("elapses", elapses)
         writer.strings("errors", errors)
+        writer.optionalBool("incomplete", incomplete)
         writer.integer("kept", kept)
         writer.integer("nowUSec", nowUSec)
         writer.endObject()
@@ -22,6 +23,7 @@ extension SchedulePreview: JSONWritable {
             case "changes": preview.changes = try reader.array { (reader: inout JSONReader) throws(ControlError) in try Change(reading: &reader) }
             case "elapses": preview.elapses = try reader.array { (reader: inout JSONReader) throws(ControlError) in try Elapse(reading: &reader) }
             case "errors": preview.errors = try reader.strings()
+            case "incomplete": preview.incomplete = try reader.optionalBool()
             case "kept": preview.kept = try reader.integer()
             case "nowUSec": now = try reader.integer()
             default: try reader.skipValue()

@@ -42,8 +42,10 @@ package struct SchedulePreview: Codable, Sendable, Equatable {
 
     /// jobd's wall clock when it answered, microseconds.
     package var nowUSec: Int64
-    /// `plan`: the elapses in time order.
+    /// `plan`: the elapses in time order, and whether some job's were left out because they fall
+    /// due too often before `fromUSec` to be passed over (absent when none were).
     package var elapses: [Elapse] = []
+    package var incomplete: Bool?
     /// `reload-preview`: the jobs a reload would change, by name.
     package var changes: [Change] = []
     /// `reload-preview`: how many jobs it would leave as they are.

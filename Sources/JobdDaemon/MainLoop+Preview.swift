@@ -24,8 +24,9 @@ extension MainLoop {
         let from = request.fromUSec.map(RealtimeInstant.init(microseconds:)) ?? present.wallClock.realtime
         let until = RealtimeInstant(microseconds: request.untilUSec ?? .max)
         let limit = min(max(request.limit ?? Self.planLimit, 1), Self.planLimit)
-        let elapses = SchedulePlan.plan(jobs, present: present, from: from, until: until, limit: limit)
-        let schedule = SchedulePreview(nowUSec: present.wallClock.realtime.microseconds, elapses: elapses.map(wire))
+        let plan = SchedulePlan.plan(jobs, present: present, from: from, until: until, limit: limit)
+        var schedule = SchedulePreview(nowUSec: present.wallClock.realtime.microseconds, elapses: plan.elapses.map(wire))
+        schedule.incomplete = plan.incomplete ? true : nil
         reply.finish(with: ControlResponse(type: .plan, schedule: schedule))
     }
 

@@ -1,5 +1,5 @@
 /// A binary min-heap of elapses, each with the index of the job simulation it came from, earliest
-/// first (then by job name, then index): ``SchedulePlan/plan(_:present:from:until:limit:)``
+/// first (then by job name, then index): ``SchedulePlan/plan(_:present:from:until:limit:maximumSkipped:)``
 /// merges the jobs' simulations with it, taking one elapse at a time from the job that falls due first.
 struct ElapseHeap {
     private var items: [(elapse: SchedulePlan.Elapse, index: Int)] = []

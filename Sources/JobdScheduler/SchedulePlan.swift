@@ -57,36 +57,49 @@ package enum SchedulePlan {
         }
     }
 
-    /// Most elapses a job's simulation passes over before `from` (an `OnUnitActiveSec=100ms` job
-    /// planned from a year ahead would take 300 million): past it, the job shows no elapse, so
-    /// that a plan costs jobd's main loop a bounded time.
+    /// Most elapses a plan's simulations pass over before `from`, all jobs together (10,000
+    /// `OnUnitActiveSec=100ms` jobs planned from a day ahead would take 8.6 billion): past it, the
+    /// jobs still to reach `from` show no elapse and the plan says it is incomplete, so that a
+    /// plan costs jobd's main loop a bounded time.
     package static let maximumSkipped = 1_000_000
+
+    /// A plan: the elapses, and whether ``maximumSkipped`` left some job's out.
+    package struct Result: Sendable, Equatable {
+        package var elapses: [Elapse]
+        package var incomplete: Bool
+    }
 
     /// Every elapse of `jobs` from `from` to `until` (both included), in time order (then by job
     /// name), the first `limit` of them. A run is taken to start at its elapse and end at once:
     /// `OnUnitActiveSec=` and `OnUnitInactiveSec=` count on from the elapse itself. The jobs'
-    /// simulations are merged by a heap, so a plan costs a step per job and per elapse shown.
+    /// simulations are merged by a heap, so a plan costs a step per job and per elapse shown
+    /// (and those passed over before `from`, at most ``maximumSkipped``).
     package static func plan(
-        _ jobs: [Job], present: Present, from: RealtimeInstant, until: RealtimeInstant, limit: Int
-    ) -> [Elapse] {
+        _ jobs: [Job], present: Present, from: RealtimeInstant, until: RealtimeInstant, limit: Int,
+        maximumSkipped: Int = SchedulePlan.maximumSkipped
+    ) -> Result {
         var cursors = jobs.map { Cursor($0, present: present) }
         var heap = ElapseHeap()
+        var budget = maximumSkipped
         for index in cursors.indices {
-            if let first = cursors[index].next(from: from, until: until) { heap.push(first, index) }
+            if let first = cursors[index].next(from: from, until: until, budget: &budget) { heap.push(first, index) }
         }
         var plan: [Elapse] = []
         while plan.count < limit, let (elapse, index) = heap.pop() {
             plan.append(elapse)
-            if let next = cursors[index].next(from: from, until: until) { heap.push(next, index) }
+            if let next = cursors[index].next(from: from, until: until, budget: &budget) { heap.push(next, index) }
         }
-        return plan
+        return Result(elapses: plan, incomplete: budget < 0)
     }
 
     /// The elapses of `job` up to `until`, at most `limit`.
     package static func elapses(of job: Job, present: Present, until: RealtimeInstant, limit: Int) -> [Elapse] {
         var cursor = Cursor(job, present: present)
         var found: [Elapse] = []
-        while found.count < limit, let next = cursor.next(from: RealtimeInstant(microseconds: .min), until: until) { found.append(next) }
+        var budget = 0
+        while found.count < limit, let next = cursor.next(from: RealtimeInstant(microseconds: .min), until: until, budget: &budget) {
+            found.append(next)
+        }
         return found
     }
 
@@ -103,11 +116,13 @@ package enum SchedulePlan {
             clock.rebootPending = job.rebootPending
         }
 
-        /// The next elapse from `from` to `until`, each one before it recorded and passed over.
-        mutating func next(from: RealtimeInstant, until: RealtimeInstant) -> Elapse? {
-            for _ in 0...SchedulePlan.maximumSkipped {
-                guard let elapse = step(until: until) else { return nil }
+        /// The next elapse from `from` to `until`, each one before it recorded and passed over, as
+        /// long as `budget` lasts (each costs one; below zero, it ran out).
+        mutating func next(from: RealtimeInstant, until: RealtimeInstant, budget: inout Int) -> Elapse? {
+            while let elapse = step(until: until) {
                 if elapse.earliest >= from { return elapse }
+                budget -= 1
+                if budget < 0 { return nil }
             }
             return nil
         }

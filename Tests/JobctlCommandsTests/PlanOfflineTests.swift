@@ -21,7 +21,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         var request = ControlRequest(command: .plan)
         request.limit = 5
-        let elapses = try Jobctl.Plan.offline(path, request)
+        let elapses = try Jobctl.Plan.offline(path, request).elapses
         #expect(elapses.map(\.job) == ["newyear"], "\(elapses)")
         let late = try #require(elapses.first).earliestUSec - 4_070_908_800_000_000
         #expect((0..<1_000).contains(late), "the slot, rounded up to AccuracySec=1ms")

@@ -254,8 +254,11 @@ struct ResponseJSONTests {
             changes: [SchedulePreview.Change(job: "a", kind: "changed", keys: ["ExecStart", "Cron"], before: elapse, after: elapse),
                       SchedulePreview.Change(job: "new", kind: "added")],
             kept: 9_998, accepted: false, errors: ["/etc/jobd/jobs.d/x.job:2: error: \"bad\""])
+        var incomplete = preview
+        incomplete.incomplete = true
         return [
             ControlResponse(type: .plan, schedule: preview),
+            ControlResponse(type: .plan, schedule: incomplete),
             ControlResponse(type: .reloadPreview, schedule: SchedulePreview(nowUSec: 1)),
             ControlResponse(type: .runFinished, run: run),
             ControlResponse(type: .reloadResult, reload: reload),

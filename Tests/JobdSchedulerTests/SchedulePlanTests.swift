@@ -25,7 +25,7 @@ import Testing
     }
 
     func plan(_ jobs: [SchedulePlan.Job], at now: String, from: String? = nil, until: String = "2100-01-01", limit: Int = 100) -> [SchedulePlan.Elapse] {
-        SchedulePlan.plan(jobs, present: present(now), from: instant(from ?? now), until: instant(until), limit: limit)
+        SchedulePlan.plan(jobs, present: present(now), from: instant(from ?? now), until: instant(until), limit: limit).elapses
     }
 
     func times(_ rows: [SchedulePlan.Elapse]) -> [String] {
@@ -73,6 +73,21 @@ import Testing
         let rows = plan([.init(try calendar.job("poll", "OnUnitActiveSec=1h"), history: history)], at: "2026-11-22 20:00:00 UTC", limit: 3)
         #expect(times(rows) == ["poll Sun 2026-11-22 20:50:00 UTC", "poll Sun 2026-11-22 21:50:00 UTC", "poll Sun 2026-11-22 22:50:00 UTC"])
         #expect(rows.first?.trigger == "OnUnitActiveSec=1h")
+    }
+
+    /// A plan from far ahead passes over a bounded number of elapses, all jobs together, and says
+    /// when that left a job out: jobd answers it on its main loop.
+    @Test func passingOverElapsesBeforeFromIsBoundedAndSaid() throws {
+        let jobs = [SchedulePlan.Job(try calendar.job("often", "OnUnitActiveSec=1s")), SchedulePlan.Job(try calendar.job("daily", "OnCalendar=daily"))]
+        let at = present("2026-11-22 20:06:54 UTC")
+        let within = SchedulePlan.plan(jobs, present: at, from: instant("2026-11-22 20:10:00 UTC"), until: instant("2100-01-01"), limit: 1,
+                                       maximumSkipped: 1_000)
+        #expect(!within.incomplete && within.elapses.map(\.job) == ["often"], "186 elapses passed over: within the bound")
+        let beyond = SchedulePlan.plan(jobs, present: at, from: instant("2026-11-23 00:00:00 UTC"), until: instant("2100-01-01"), limit: 1,
+                                       maximumSkipped: 1_000)
+        #expect(beyond.incomplete)
+        #expect(beyond.elapses.map { "\($0.job) \(TimestampFormat.utcTimestamp($0.earliest))" } == ["daily Mon 2026-11-23 00:00:00 UTC"],
+                "the job beyond the bound is left out, the others are planned")
     }
 
     @Test func retriesAreDescribedWithTheirDelays() throws {
