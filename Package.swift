@@ -154,6 +154,8 @@ let package = Package(
             name: "JobctlCommands",
             dependencies: [
                 "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport", "JobdFleet",
+                // jobctl plan without a running jobd plans with the scheduler's own rules.
+                "JobdScheduler", "JobdTimers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

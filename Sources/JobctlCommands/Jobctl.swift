@@ -23,7 +23,7 @@ package struct Jobctl: AsyncParsableCommand {
             """,
         version: BuildInfo.versionText,
         subcommands: [
-            Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self, Edit.self, Cat.self,
+            Check.self, Calendar.self, Reload.self, List.self, Plan.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self, Edit.self, Cat.self,
             Security.self, Audit.self, Logs.self, Why.self, Import.self, Fleet.self,
         ])
 

@@ -14,7 +14,11 @@ extension Jobctl {
                 error: ...): the valid changes apply, while a job file with errors keeps its job's \
                 previous definition, a new one adds nothing, and a jobd.conf with errors keeps the \
                 previous settings; 2 when no daemon runs, the daemon is not --pid, or no outcome came \
-                within --timeout; 4 when jobd refuses the caller (reload needs root).
+                within --timeout; 4 when jobd refuses the caller (reload needs root). With --dry-run, \
+                jobd reads the configuration as a reload would and says what the reload would do, \
+                changing nothing: the jobs it would add, change (with the keys) and remove, each \
+                one's next elapse after and before, any that would run at once and why, and the \
+                errors; it exits as the reload would.
                 """)
 
         @OptionGroup var runtime: RuntimeOptions
@@ -25,9 +29,13 @@ extension Jobctl {
         @Option(help: "How long to wait for the reload's outcome, in seconds.")
         var timeout: Int = 90
 
+        @Flag(name: .customLong("dry-run"), help: "Say what a reload would do now, and change nothing.")
+        var dryRun = false
+
         package init() {}
 
         package func run() throws {
+            if dryRun { return try preview() }
             let seconds = max(timeout, 1)
             let deadline = ContinuousClock.now + .seconds(seconds)
             var standardError = StandardError()
@@ -95,6 +103,22 @@ extension Jobctl {
                       + "definition (a new one adds nothing)", to: &standardError)
             }
             throw ExitCode(ExitStatus.failure)
+        }
+
+        /// `--dry-run`: jobd's `reload-preview`, printed; exits 1 when the reload would.
+        private func preview() throws {
+            var standardError = StandardError()
+            let (_, response) = try Jobctl.ask(runtime, ControlRequest(command: .reloadPreview))
+            guard let preview = response.schedule else {
+                print("jobctl: jobd did not answer with a reload preview (is it older than this jobctl?)", to: &standardError)
+                throw ExitCode(ExitStatus.failure)
+            }
+            print(ScheduleText.reloadPreview(preview), terminator: "")
+            for error in preview.errors { print(TerminalText.escapedLines(error), to: &standardError) }
+            if !preview.accepted {
+                print("jobctl: a reload now would fail: \(preview.errors.count) error(s)", to: &standardError)
+                throw ExitCode(ExitStatus.failure)
+            }
         }
     }
 }

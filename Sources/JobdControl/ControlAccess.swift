@@ -48,9 +48,9 @@ package struct ControlAccess: Sendable, Equatable {
     /// Whether `command` only looks.
     package static func isReadOnly(_ command: ControlRequest.Command) -> Bool {
         switch command {
-        case .status, .list: true
+        case .status, .list, .plan: true
         // A user's own files are theirs alone (``refusal(of:from:readersGroup:)``), not readers'.
-        case .run, .stop, .disable, .enable, .watchReload, .userFile, .userSave, .logs: false
+        case .run, .stop, .disable, .enable, .watchReload, .userFile, .userSave, .logs, .reloadPreview: false
         }
     }
 
@@ -83,7 +83,12 @@ package struct ControlAccess: Sendable, Equatable {
 
     /// Why a reader is refused `command`.
     package static func readOnlyRefusal(_ command: ControlRequest.Command, group: String) -> String {
-        "permission denied: '\(command.rawValue)' changes what jobd does and needs root (sudo jobctl \(command.rawValue) …); "
+        if command == .reloadPreview {
+            // It changes nothing, but shows every job file's errors, which name what a reader may not read.
+            return "permission denied: 'reload --dry-run' reads jobd's whole configuration and needs root (sudo jobctl reload --dry-run); "
+                + "members of group \(group) may only list and look at jobs"
+        }
+        return "permission denied: '\(command.rawValue)' changes what jobd does and needs root (sudo jobctl \(command.rawValue) …); "
             + "members of group \(group) may only list and look at jobs"
     }
 }

@@ -29,6 +29,12 @@ package struct ControlRequest: Codable, Sendable, Equatable {
         /// `log-entry` each, oldest first, then the connection closes. With `history`, what
         /// `jobctl why` reads.
         case logs
+        /// Every elapse of the jobs (all, or those `jobs` names) from `fromUSec` (now by default)
+        /// to `untilUSec`, the first `limit`: a `plan` answer.
+        case plan
+        /// What a reload would do now, without doing it: a `reload-preview` answer. Nothing in
+        /// jobd changes (no generation, owner or history).
+        case reloadPreview = "reload-preview"
     }
 
     package var version: Int
@@ -55,6 +61,11 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     /// (``JournalReader/jobHistory(of:in:runs:limit:trusted:)``, `lines` runs of them), each as a
     /// `log-entry` with `fields`. A jobd that predates it sends the last entries.
     package var history: Bool?
+    /// With `plan`: which jobs (all when absent), the window in wall-clock microseconds, and how many elapses at most.
+    package var jobs: [String]?
+    package var fromUSec: Int64?
+    package var untilUSec: Int64?
+    package var limit: Int?
 
     package init(
         command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil, followRetries: Bool? = nil,

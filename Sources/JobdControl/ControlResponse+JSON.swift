@@ -24,6 +24,7 @@ extension ControlResponse {
         writer.optionalString("message", message)
         writer.optionalValue("reload", reload)
         writer.optionalValue("run", run)
+        writer.optionalValue("schedule", schedule)
         writer.optionalString("stream", stream)
         writer.optionalString("text", text)
         writer.optionalInteger("timeUSec", timeUSec)
@@ -74,6 +75,8 @@ extension ControlResponse {
             case "message": response.message = try reader.optionalString()
             case "reload": response.reload = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try ReloadReport(reading: &reader) }
             case "run": response.run = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try RunReport(reading: &reader) }
+            case "schedule":
+                response.schedule = try reader.optional { (reader: inout JSONReader) throws(ControlError) in try SchedulePreview(reading: &reader) }
             case "stream": response.stream = try reader.optionalString()
             case "text": response.text = try reader.optionalString()
             case "timeUSec": response.timeUSec = try reader.optionalInteger()

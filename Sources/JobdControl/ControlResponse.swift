@@ -31,6 +31,10 @@ package struct ControlResponse: Codable, Sendable, Equatable {
         /// `logs`: one journal entry of the job's runs: `line` its message, `run` its job and run
         /// number, `timeUSec` when it was logged.
         case logEntry = "log-entry"
+        /// `plan`: `schedule`'s elapses.
+        case plan
+        /// `reload-preview`: `schedule`'s changes, kept count, errors and whether a reload would be accepted.
+        case reloadPreview = "reload-preview"
     }
 
     package var version = ControlProtocol.version
@@ -54,11 +58,14 @@ package struct ControlResponse: Codable, Sendable, Equatable {
     package var timeUSec: Int64?
     /// `log-entry` of a `logs` request with `history`: the entry's fields `jobctl why` reads, as `NAME=value`.
     package var fields: [String]?
+    /// `plan`, `reload-preview`: what the schedule will do.
+    package var schedule: SchedulePreview?
 
     package init(
         type: Kind, message: String? = nil, daemon: DaemonStatus? = nil, jobStatus: JobStatus? = nil,
-        jobs: [JobStatus]? = nil, run: RunReport? = nil, reload: ReloadReport? = nil
+        jobs: [JobStatus]? = nil, run: RunReport? = nil, reload: ReloadReport? = nil, schedule: SchedulePreview? = nil
     ) {
+        self.schedule = schedule
         self.type = type
         self.message = message
         self.daemon = daemon

@@ -9,7 +9,7 @@ extension ControlRequest {
     /// while its runs are still in flight (`inFlight`).
     func refusal(in generation: Generation, inFlight: (String) -> Bool) -> ControlResponse? {
         switch command {
-        case .status, .list, .watchReload, .userFile, .userSave, .logs: return nil
+        case .status, .list, .watchReload, .userFile, .userSave, .logs, .plan, .reloadPreview: return nil
         case .run, .stop, .disable, .enable: break
         }
         guard let job else { return .error("\(command.rawValue) needs a job") }

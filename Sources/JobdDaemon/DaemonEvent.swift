@@ -16,6 +16,8 @@ package enum DaemonEvent: Sendable {
     case retriesDue
     /// The loader thread has read the configuration for a reload.
     case configurationRead(JobdConfiguration, JobFileCache)
+    /// The loader thread has read the configuration for `reload-preview`, whose client waits on `reply`.
+    case previewRead(JobdConfiguration, ControlReply)
     /// A reload has been reading the configuration for a while: say so in `STATUS=`.
     case reloadIsSlow
     /// Time to write `MetricsFile=`.

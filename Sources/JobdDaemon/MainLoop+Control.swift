@@ -70,6 +70,12 @@ extension MainLoop {
         case .userFile, .userSave, .logs:
             // Answered on the connection's thread (UserRequests); never the loop's.
             reply.finish(with: .error("\(request.command.rawValue) is not answered here"))
+        case .plan:
+            answerPlan(request, reply: reply)
+        case .reloadPreview:
+            // Read off the loop as a reload reads, from the same cache, whose update is dropped.
+            let post = context.post
+            context.configuration.read(using: reloads.jobFiles) { configuration, _ in post(.previewRead(configuration, reply)) }
         case .watchReload:
             reply.send(ControlResponse(type: .reloadSubscribed, reload: reloads.subscribed(generation: scheduler.generation.number)))
             reloads.subscribe(reply)

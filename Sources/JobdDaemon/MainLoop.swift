@@ -140,6 +140,9 @@ package final class MainLoop {
             let again = reloads.read(cache)
             if !stopping { finishReload(configuration) }
             if again, !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache) }
+        case .previewRead(let configuration, let reply):
+            if stopping { return reply.finish(with: .error("jobd is stopping")) }
+            reply.finish(with: ControlResponse(type: .reloadPreview, schedule: reloadPreview(of: configuration)))
         case .reloadIsSlow:
             if let reading = reloads.readingFor(now: now), !stopping {
                 logger.reloadIsSlow(reading)

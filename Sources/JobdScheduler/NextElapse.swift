@@ -49,6 +49,17 @@ package enum NextElapse {
         /// due while a run is in flight.
         package var deferReactivation = false
 
+        /// The same moment for `definition`'s calendar triggers: its share of `RandomizedOffsetSec=`
+        /// on the machine `hostSeed` (``StableSpread``) and its `DeferReactivation=`.
+        package func applying(_ definition: JobDefinition, hostSeed: String) -> WallClock {
+            var wallClock = self
+            let offset = definition.timing.randomizedOffset
+            wallClock.calendarOffset = offset > .zero && !offset.isInfinite
+                ? StableSpread.share(of: Int64(clamping: offset.microseconds), job: definition.name, seed: hostSeed) : 0
+            wallClock.deferReactivation = definition.timing.deferReactivation
+            return wallClock
+        }
+
         package init(
             monotonic: MonotonicInstant, realtime: RealtimeInstant, zone: TimeZoneRules,
             daemonStartRealtime: RealtimeInstant, rebootPending: Bool = false
@@ -59,6 +70,16 @@ package enum NextElapse {
             self.daemonStartRealtime = daemonStartRealtime
             self.rebootPending = rebootPending
         }
+    }
+
+    /// `RandomizedDelaySec=`'s delay at an elapse of `definition`: its fixed share on the machine
+    /// `hostSeed` with `FixedRandomDelay=`, else drawn anew.
+    package static func randomizedDelay(of definition: JobDefinition, hostSeed: String) -> TimeSpan {
+        let delay = definition.randomizedDelay
+        guard delay > .zero, !delay.isInfinite else { return .zero }
+        return TimeSpan(microseconds: definition.timing.fixedRandomDelay
+            ? UInt64(StableSpread.share(of: Int64(clamping: delay.microseconds), job: definition.name, seed: hostSeed))
+            : UInt64.random(in: 0...delay.microseconds))
     }
 
     /// The next elapse; `running` says whether a run of the job is in flight (`OnUnitInactiveSec=` waits for it).
@@ -101,6 +122,21 @@ package enum NextElapse {
     /// names an elapse by it.
     package static func calendarElapse(triggers: [Trigger], history: JobHistory, wallClock: WallClock) -> RealtimeInstant? {
         triggers.compactMap { calendarElapse(of: $0, history: history, wallClock: wallClock) }.min()
+    }
+
+    /// The deadline the scheduler arms for `elapse` (``Scheduler``'s `arm`): delayed by `delay`
+    /// (a draw of `RandomizedDelaySec=`; none when infinite), then rounded up to a multiple of
+    /// `accuracy`, so that timers with the same `AccuracySec=` coalesce into one wake-up.
+    package static func deadline(for elapse: MonotonicInstant, delay: TimeSpan, accuracy: TimeSpan) -> MonotonicInstant {
+        var deadline = elapse
+        if delay > .zero, !delay.isInfinite { deadline = deadline + .microseconds(Int64(clamping: delay.microseconds)) }
+        // Checked: spans are bounded when read (TimeSpan.maximum), but a definition built in code is not.
+        let (nanoseconds, tooLarge) = accuracy.isInfinite ? (0, false) : accuracy.microseconds.multipliedReportingOverflow(by: 1_000)
+        if nanoseconds > 1, !tooLarge {
+            let (rounded, overflow) = deadline.nanoseconds.addingReportingOverflow(nanoseconds - 1)
+            if !overflow { deadline = MonotonicInstant(nanoseconds: rounded / nanoseconds * nanoseconds) }
+        }
+        return deadline
     }
 
     /// How far back a step of the wall clock may go before it counts as a correction rather than a

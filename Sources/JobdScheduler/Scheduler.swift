@@ -150,22 +150,12 @@ package final class Scheduler {
                 triggers: definition.triggers, daemonStart: daemonStart, history: history,
                 running: active, wallClock: wallClock)
         }
-        guard var deadline = elapse else {
+        guard let due = elapse else {
             owner.arm(at: nil)
             return
         }
-        if definition.randomizedDelay > .zero, !definition.randomizedDelay.isInfinite {
-            let span = definition.randomizedDelay.microseconds
-            deadline = deadline + .microseconds(definition.timing.fixedRandomDelay
-                ? StableSpread.share(of: Int64(clamping: span), job: definition.name, seed: hostSeed)
-                : Int64(clamping: UInt64.random(in: 0...span)))
-        }
-        // Checked: spans are bounded when read (TimeSpan.maximum), but a definition built in code is not.
-        let (accuracy, tooLarge) = definition.accuracy.isInfinite ? (0, false) : definition.accuracy.microseconds.multipliedReportingOverflow(by: 1_000)
-        if accuracy > 1, !tooLarge {
-            let (rounded, overflow) = deadline.nanoseconds.addingReportingOverflow(accuracy - 1)
-            if !overflow { deadline = MonotonicInstant(nanoseconds: rounded / accuracy * accuracy) }
-        }
+        let drawn = NextElapse.randomizedDelay(of: definition, hostSeed: hostSeed)
+        let deadline = NextElapse.deadline(for: due, delay: drawn, accuracy: definition.accuracy)
         owner.arm(at: deadline)
     }
 
@@ -197,14 +187,8 @@ package final class Scheduler {
         of definition: JobDefinition, monotonic: MonotonicInstant, realtime: RealtimeInstant, zone: TimeZoneRules,
         daemonStartRealtime: RealtimeInstant, rebootPending: Bool, hostSeed: String
     ) -> NextElapse.WallClock {
-        var wallClock = NextElapse.WallClock(monotonic: monotonic, realtime: realtime, zone: zone,
-                                             daemonStartRealtime: daemonStartRealtime, rebootPending: rebootPending)
-        let offset = definition.timing.randomizedOffset
-        if offset > .zero, !offset.isInfinite {
-            wallClock.calendarOffset = StableSpread.share(of: Int64(clamping: offset.microseconds), job: definition.name, seed: hostSeed)
-        }
-        wallClock.deferReactivation = definition.timing.deferReactivation
-        return wallClock
+        NextElapse.WallClock(monotonic: monotonic, realtime: realtime, zone: zone, daemonStartRealtime: daemonStartRealtime,
+                             rebootPending: rebootPending).applying(definition, hostSeed: hostSeed)
     }
 
     /// Loads of fewer jobs arm them one by one: not worth the threads.
@@ -532,4 +516,25 @@ package final class Scheduler {
 
     /// Owners of the running generation.
     package var liveOwners: Int { generation.owners.count }
+
+    /// What a plan of the running schedule starts from: the clocks now, the zone, jobd's start.
+    package var present: SchedulePlan.Present {
+        SchedulePlan.Present(
+            wallClock: NextElapse.WallClock(monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
+                                            daemonStartRealtime: daemonStartRealtime),
+            daemonStart: daemonStart, hostSeed: hostSeed)
+    }
+
+    /// The running job `name` as a plan takes it, its history and `Cron=@reboot` as they are now.
+    package func plannedJob(_ name: String, running: Bool) -> SchedulePlan.Job? {
+        guard let owner = generation.owners[name] else { return nil }
+        return SchedulePlan.Job(owner.definition, history: histories[name] ?? JobHistory(), running: running,
+                                rebootPending: rebootDue.contains(name))
+    }
+
+    /// The last trigger the state directory keeps of `Persistent=` job `name`, which a load that
+    /// makes the job an owner takes.
+    package func storedTrigger(of name: String) -> RealtimeInstant? {
+        store?.lastTrigger(of: name)
+    }
 }

@@ -32,11 +32,23 @@ import Testing
         Row(level: .full, command: .run, job: "bob:backup", allowed: true),
         Row(level: .full, command: .watchReload, job: nil, allowed: true),
         Row(level: .none, command: .list, job: nil, allowed: false),
+        Row(level: .readOnly, command: .plan, job: nil, allowed: true),
+        Row(level: .user, command: .plan, job: nil, allowed: false),
+        Row(level: .readOnly, command: .reloadPreview, job: nil, allowed: false),
+        Row(level: .full, command: .reloadPreview, job: nil, allowed: true),
     ])
     func refusals(_ row: Row) {
         let peer = ControlPeer(uid: 1000, gid: 1000, groups: [], level: row.level, userName: "alice")
         let refusal = ControlAccess.refusal(of: ControlRequest(command: row.command, job: row.job), from: peer, readersGroup: "jobd")
         #expect((refusal == nil) == row.allowed, "\(refusal ?? "allowed")")
+    }
+
+    /// `reload --dry-run` changes nothing, but shows every file's errors: a reader is told it needs root, by its jobctl name.
+    @Test func aReaderIsToldThatADryRunNeedsRoot() {
+        let peer = ControlPeer(uid: 1000, gid: 1000, groups: [], level: .readOnly, userName: "alice")
+        let refusal = ControlAccess.refusal(of: ControlRequest(command: .reloadPreview), from: peer, readersGroup: "jobd")
+        #expect(refusal?.hasPrefix("permission denied: 'reload --dry-run' reads jobd's whole configuration and needs root (sudo jobctl reload --dry-run)") == true,
+                "\(refusal ?? "allowed")")
     }
 
     @Test func everyUserWhoIsNeitherRootNorAReaderActsOnTheirOwn() {

@@ -20,6 +20,9 @@ struct RequestJSONTests {
         var history = ControlRequest(command: .logs, job: "alice:backup", lines: 40)
         history.history = true
         requests.append(history)
+        var plan = ControlRequest(command: .plan)
+        (plan.jobs, plan.fromUSec, plan.untilUSec, plan.limit) = (["a", "b/c"], 1_763_800_000_000_000, Int64.max, 100)
+        requests += [plan, ControlRequest(command: .plan), ControlRequest(command: .reloadPreview)]
         return requests
     }
 

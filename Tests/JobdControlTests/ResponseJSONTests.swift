@@ -256,7 +256,19 @@ struct ResponseJSONTests {
             pid: Int32.max, instance: "0123456789abcdef", generation: UInt64.max, startedRealtimeUSec: Int64.min, jobs: 10_000,
             liveOwners: 10_001, liveTimers: 3, armedTimers: 2, runningJobs: 1, lastReload: reload, retiredOwnersAlive: 4, leakedOwners: 5)
         daemon.brokenFiles = ["/etc/jobd/jobs.d/x.job:2: error: \"bad\"", "\t\u{1}"]
+        let elapse = SchedulePreview.Elapse(job: "backup", earliestUSec: 1_763_800_000_000_000, latestUSec: 1_763_800_600_000_000,
+                                            trigger: "OnCalendar=*-*-* 00:00:00", reason: "catch-up", retries: "on-failure: 1 retry at +1s")
+        let preview = SchedulePreview(
+            nowUSec: Int64.min, elapses: [elapse, SchedulePreview.Elapse(job: "b", earliestUSec: 0, latestUSec: 0, trigger: "", reason: "missed")],
+            changes: [SchedulePreview.Change(job: "a", kind: "changed", keys: ["ExecStart", "Cron"], before: elapse, after: elapse),
+                      SchedulePreview.Change(job: "new", kind: "added")],
+            kept: 9_998, accepted: false, errors: ["/etc/jobd/jobs.d/x.job:2: error: \"bad\""])
+        var incomplete = preview
+        incomplete.incomplete = true
         return [
+            ControlResponse(type: .plan, schedule: preview),
+            ControlResponse(type: .plan, schedule: incomplete),
+            ControlResponse(type: .reloadPreview, schedule: SchedulePreview(nowUSec: 1)),
             ControlResponse(type: .runFinished, run: run),
             ControlResponse(type: .reloadResult, reload: reload),
             ControlResponse(type: .status, daemon: daemon),

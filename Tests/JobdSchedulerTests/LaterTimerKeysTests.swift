@@ -153,4 +153,25 @@ import Testing
         fake.advance(1)
         #expect(first.count == 8 && rules.fire(scheduler, queue, fake).count == 8)
     }
+
+    /// `jobctl plan` shows what the scheduler arms: the offset slot, and one delay, not a range,
+    /// with FixedRandomDelay=.
+    @Test func thePlanShowsTheFixedDelayAndTheOffset() throws {
+        let fake = Fake(realtime: "2026-11-22 10:00:00 UTC")
+        let definitions = [try rules.job("offset", "OnCalendar=hourly\nRandomizedOffsetSec=1h\nAccuracySec=1us"),
+                           try rules.job("fixed", "OnCalendar=hourly\nRandomizedDelaySec=1h\nFixedRandomDelay=yes\nAccuracySec=1us")]
+        let (scheduler, _) = self.scheduler(fake)
+        scheduler.load(definitions, now: fake.monotonic)
+        let plan = SchedulePlan.plan(definitions.map { SchedulePlan.Job($0) }, present: scheduler.present,
+                                     from: RealtimeInstant(microseconds: .min), until: RealtimeInstant(microseconds: .max), limit: 4)
+        let realtime10 = try BaseTime.parse("2026-11-22 10:00:00 UTC", now: RealtimeInstant(seconds: 0), zone: .utc).microseconds
+        for name in ["offset", "fixed"] {
+            // 10:00's offset elapse comes after the start; the delay counts from 11:00.
+            let share = StableSpread.share(of: 3_600_000_000, job: name, seed: "machine-a") + (name == "fixed" ? 3_600_000_000 : 0)
+            let rows = plan.elapses.filter { $0.job == name }
+            #expect(rows.count == 2 && rows.allSatisfy { $0.earliest == $0.latest }, "\(rows)")
+            #expect(rows.first?.earliest.microseconds == realtime10 + share, "\(name)")
+            #expect(offset(scheduler, name, from: fake.monotonic) == share, "the scheduler arms the same")
+        }
+    }
 }
