@@ -60,6 +60,7 @@ extension MainLoop {
         let ended = admission.runEnded(outcome, now: finished)
         runWaiters.ended(outcome, as: ended)
         scheduler.runFinished(outcome, active: admission.isActive(outcome.job), now: finished)
+        if outcome.result == .success { succeeded(outcome.job) }
         context.store.saveHistory(of: outcome.job, scheduler.histories[outcome.job])
         context.store.runEnded(outcome.invocationID)
         if burstTrim.ended() { context.trimMemory() }

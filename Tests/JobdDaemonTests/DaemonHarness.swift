@@ -39,7 +39,7 @@ final class DaemonHarness {
 
     init(
         _ jobs: [JobDefinition], settings: DaemonSettings = DaemonSettings(), broken: [JobdConfiguration.BrokenJob] = [],
-        disabled: Set<String> = [], fleet node: String? = nil, store: FakeStore = FakeStore()
+        disabled: Set<String> = [], fleet node: String? = nil, store: FakeStore = FakeStore(), restored: [String: JobHistory] = [:]
     ) {
         self.store = store
         queue = TimerQueue.manual(observer: timers)
@@ -68,6 +68,8 @@ final class DaemonHarness {
         ) {
             invocations.withLock { $0 += 1; return "invocation-\($0)" }
         }
+        // What an earlier jobd kept in its state directory, as Daemon restores it before the first load.
+        scheduler.restore(restored)
         let configuration = JobdConfiguration(jobs: jobs, broken: broken, settings: settings)
         loop.start(configuration, jobFiles: JobFileCache())
         pump()
@@ -274,6 +276,13 @@ final class FakeLauncher: RunLauncher {
         launches.withLock { launches in
             for index in launches.indices where launches[index].request.runID == runID { launches[index].isEnded = true }
         }
+    }
+
+    /// Every overdue alarm mailed (`ExpectSuccessWithinSec=` with `MailTo=`): the job, and when it fell overdue.
+    let overdueMails = Guarded<[(job: String, recipients: [String], deadline: RealtimeInstant)]>([])
+
+    func mailOverdue(_ definition: JobDefinition, deadline: RealtimeInstant, lastSuccess: RealtimeInstant?, sendmail: String) {
+        overdueMails.withLock { $0.append((definition.name, definition.mailTo, deadline)) }
     }
 
     func stop(job: String, reason: StopReason) { stops.withLock { $0.append((job, reason)) } }
