@@ -18,6 +18,10 @@ extension MainLoop {
                 start(request)
             case .skip(let request, let reason), .drop(let request, let reason):
                 runWaiters.skipped(request, reason: reason)
+                if request.cause == .timer {
+                    scheduler.elapseSkipped(job: request.job, reason: reason)
+                    metricsChanged()
+                }
             case .wait(_, .slot), .wait(_, .userSlot):
                 settle()
                 notifier.send(.status(status))

@@ -257,10 +257,13 @@ package final class MainLoop {
     }
 
     private func writeMetrics() {
-        metrics.write(to: settings.metricsFile, now: now, again: !stopping) { [self] in
-            MetricsFile.text(
-                scheduler: scheduler, admission: admission, generation: generation, reloads: reloads.outcomes,
-                jobdConf: options.configDirectory + "/jobd.conf", clocks: context.clocks)
-        }
+        metrics.write(to: settings.metricsFile, now: now, again: !stopping) { [self] in metricsText }
+    }
+
+    /// What `MetricsFile=` says now.
+    package var metricsText: String {
+        MetricsFile.text(
+            scheduler: scheduler, admission: admission, generation: generation, reloads: reloads.outcomes,
+            jobdConf: options.configDirectory + "/jobd.conf", clocks: context.clocks, deadlines: successDeadlines)
     }
 }

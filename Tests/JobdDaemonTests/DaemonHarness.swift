@@ -31,6 +31,8 @@ final class DaemonHarness {
     let scheduler: Scheduler
     let loop: MainLoop
     private let elapsed = Guarded<Int64>(0)
+    /// How far the wall clock was stepped on its own, in microseconds (``stepWallClock(by:)``).
+    private let wallStep = Guarded<Int64>(0)
     /// How often the loop gave free memory back (``DaemonContext/trimMemory``).
     let trims = Guarded<Int>(0)
     private let posted = Guarded<[DaemonEvent]>([])
@@ -46,10 +48,10 @@ final class DaemonHarness {
         let handler = log
         var logger = Logger(label: "jobd-test") { _ in handler }
         logger.logLevel = .debug
-        let elapsed = self.elapsed
+        let (elapsed, wallStep) = (self.elapsed, self.wallStep)
         let clocks = Scheduler.Clocks(
             monotonic: { Self.start + .nanoseconds(elapsed.withLock { $0 }) },
-            realtime: { RealtimeInstant(microseconds: Self.wallStart + elapsed.withLock { $0 } / 1_000) })
+            realtime: { RealtimeInstant(microseconds: Self.wallStart + elapsed.withLock { $0 } / 1_000 + wallStep.withLock { $0 }) })
         let posted = self.posted
         let post: @Sendable (DaemonEvent) -> Void = { event in posted.withLock { $0.append(event) } }
         scheduler = Scheduler(queue: queue, daemonStart: Self.start, logger: logger, clocks: clocks) { post(.due($0)) }
@@ -94,6 +96,15 @@ final class DaemonHarness {
     /// Moves the clocks on by `duration`, fires the timers due by then, and handles what follows.
     func advance(_ duration: Duration) {
         elapsed.withLock { $0 += Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000 }
+        queue.fireDue(now: now)
+        pump()
+    }
+
+    /// Steps the wall clock alone by `seconds` (set by hand, or a resume from suspend, which the
+    /// kernel reports alike), tells the loop, and handles what follows.
+    func stepWallClock(by seconds: Int64) {
+        wallStep.withLock { $0 += seconds * 1_000_000 }
+        send(.wallClockSet)
         queue.fireDue(now: now)
         pump()
     }

@@ -103,4 +103,43 @@ import Testing
         daemon.advance(.seconds(1))
         #expect(daemon.events("job.overdue", job: "backup").count == 1)
     }
+
+    /// The metrics, parsed by a real Prometheus text parser: overdue, the schedule in
+    /// kube-state-metrics' words, skipped and missed elapses by reason, and a fleet job's duplicate runs.
+    @Test func theMetricsSayOverdueSkippedAndTheSchedule() throws {
+        var fleetJob = DueTimeRulesDaemonTests.cron("report", "0 * * * *")
+        fleetJob.runOn = .oneNode
+        let daemon = H(Self.jobs + [fleetJob], fleet: "node-a")
+        daemon.advance(.seconds(600))  // 00:10, backup's first run, left running
+        daemon.advance(.seconds(600))  // 00:20, its second elapse: skipped, Overlap=skip
+        daemon.control(.disable, "backup")
+        Self.fail(daemon)
+        daemon.advance(.seconds(600))  // 00:30, its third: skipped, disabled; overdue since 00:25
+        var samples = try PrometheusSamples.parse(daemon.loop.metricsText)
+        #expect(samples["jobd_job_overdue{job=backup}"] == 1, "\(samples.keys.sorted())")
+        #expect(samples["jobd_job_expect_success_within_seconds{job=backup}"] == 1500)
+        #expect(samples["jobd_job_overdue{job=notify}"] == nil, "a job without ExpectSuccessWithinSec= has no switch")
+        #expect(samples["jobd_job_skipped_elapses_total{job=backup,reason=overlap}"] == 1)
+        #expect(samples["jobd_job_skipped_elapses_total{job=backup,reason=disabled}"] == 1)
+        #expect(samples["jobd_job_status_last_successful_time{job=backup}"] == nil, "it never succeeded")
+        daemon.control(.run, "backup")
+        daemon.end("backup")
+        samples = try PrometheusSamples.parse(daemon.loop.metricsText)
+        let start = Double(H.wallStart) / 1e6
+        #expect(samples["jobd_job_overdue{job=backup}"] == 0)
+        #expect(samples["jobd_job_status_last_successful_time{job=backup}"] == start + 1800)
+        daemon.advance(.seconds(1800))  // 01:00: report claims its elapse; the fleet says another node has it
+        daemon.fleet?.answer(.taken(by: "node-b"))
+        daemon.pump()
+        samples = try PrometheusSamples.parse(daemon.loop.metricsText)
+        #expect(samples["jobd_job_skipped_elapses_total{job=report,reason=claimed-by}"] == 1, "no node name in a label")
+        #expect(samples["jobd_job_duplicate_runs_total{job=report}"] == 0 && samples["jobd_job_duplicate_runs_total{job=backup}"] == nil)
+        #expect(samples["jobd_job_status_last_schedule_time{job=report}"] == start + 3600)
+        #expect(samples["jobd_job_next_schedule_time{job=report}"] == start + 7200)
+        // The clock set forward 3 h (or a resume): report serves 02:00, and 03:00 and 04:00 are missed.
+        daemon.stepWallClock(by: 3 * 3600)
+        samples = try PrometheusSamples.parse(daemon.loop.metricsText)
+        #expect(samples["jobd_job_missed_elapses_total{job=report,reason=clock-jump}"] == 2, "\(samples.filter { $0.key.contains("missed") })")
+        #expect(samples["jobd_job_status_last_schedule_time{job=report}"] == start + 4 * 3600)
+    }
 }
