@@ -6,7 +6,7 @@ import Logging
 extension RunMail {
     /// The mail of a job that fell overdue (`ExpectSuccessWithinSec=`), to its `MailTo=`: whatever
     /// its `MailOn=` says, since the alarm is the point of the key. No run ended, so no output.
-    static func overdue(
+    package static func overdue(
         _ definition: JobDefinition, deadline: RealtimeInstant, lastSuccess: RealtimeInstant?, account: Account?
     ) -> RunMail {
         let span = definition.expectSuccessWithin.map(String.init(describing:)) ?? "?"
