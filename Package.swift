@@ -197,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JobdRunnerTests",
-            dependencies: ["JobdRunner", "JobdConfig", "JobdLogging", .product(name: "InMemoryLogging", package: "swift-log")],
+            dependencies: ["JobdRunner", "JobdConfig", "JobdCalendar", "JobdLogging", .product(name: "InMemoryLogging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "JobdControlTests", dependencies: ["JobdControl", "JobdTestKit"], swiftSettings: swiftSettings),

@@ -63,6 +63,7 @@ package struct JobDefinition: Sendable, Hashable {
         var referenceLines = ReferenceLines()
         var mailTo: [String] = []
         var mailOn = MailPolicy.output
+        var expectSuccessWithin: TimeSpan?
         var tasksMax: TasksMax?
         /// The line of `TasksMax=`, for an error about it (jobd without a pids controller).
         var tasksMaxLine = LineNumber()
@@ -257,6 +258,13 @@ package struct JobDefinition: Sendable, Hashable {
     package var mailOn: MailPolicy {
         get { storage.fields.uncommon.mailOn }
         set { fields.uncommon.mailOn = newValue }
+    }
+    /// `ExpectSuccessWithinSec=`: a dead man's switch. When no run has succeeded for this long
+    /// (from the last success, else from when the job entered the configuration), jobd raises the
+    /// job's alarm (`job.overdue`); `nil`: no expectation (the default).
+    package var expectSuccessWithin: TimeSpan? {
+        get { storage.fields.uncommon.expectSuccessWithin }
+        set { fields.uncommon.expectSuccessWithin = newValue }
     }
     /// `TasksMax=`: how many tasks the run's cgroup may hold (its `pids.max`); `nil`: jobd.conf's
     /// `DefaultTasksMax=`.

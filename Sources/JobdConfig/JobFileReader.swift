@@ -64,6 +64,7 @@ package enum JobFileReader {
         var referenceLines = JobDefinition.ReferenceLines()
         var mailTo: [String] = []
         var mailOn = MailPolicy.output
+        var expectSuccessWithin: TimeSpan?
         var tasksMax: (limit: TasksMax, line: Int)?
         var attributes = ProcessAttributes()
         var resources = ResourceControl()
@@ -194,6 +195,16 @@ package enum JobFileReader {
                     errors.append(ConfigError(
                         file: path, line: line, message: "\(key.rawValue)=: \(error)",
                         hint: "write a time span such as 90s, 5min 30s, 1h or 250ms"))
+                }
+            case .expectSuccessWithinSec:
+                do {
+                    // Empty, 0 or infinity: no expectation, as RuntimeMaxSec='s 0 is no limit.
+                    let span = try value.isEmpty ? TimeSpan.zero : TimeSpan.parse(value)
+                    expectSuccessWithin = span == .zero || span.isInfinite ? nil : span
+                } catch {
+                    errors.append(ConfigError(
+                        file: path, line: line, message: "\(key.rawValue)=: \(error)",
+                        hint: "write a time span such as 25h, 1d 2h or 90min: how long the job may go without a successful run"))
                 }
             case .persistent, .fixedRandomDelay, .deferReactivation, .onClockChange, .onTimezoneChange:
                 guard let flag = value.isEmpty ? false : Self.boolean(value) else {
@@ -423,7 +434,7 @@ package enum JobFileReader {
             randomizedDelay: randomizedDelay, workingDirectory: workingDirectory, user: user?.name, group: group?.name, environmentFiles: environmentFiles,
             runtimeMax: min(runtimeMax, startTimeout), stopTimeout: stopTimeout, restart: restart, onFailure: onFailure, onSuccess: onSuccess,
             referenceLines: onFailure.isEmpty && onSuccess.isEmpty ? .init() : referenceLines, mailTo: mailTo, mailOn: mailOn,
-            tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, resourceControl: resources, successExitStatus: successExitStatus,
+            expectSuccessWithin: expectSuccessWithin, tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, resourceControl: resources, successExitStatus: successExitStatus,
             supplementaryGroups: supplementaryGroups.map(\.name), sandbox: sandbox,
             sandboxDeviceLine: JobDefinition.LineNumber(sandbox.needsDeviceCgroup ? sandboxDeviceLine : nil), conditions: conditions,
             syslogIdentifier: syslogIdentifier, timing: timing)

@@ -35,6 +35,7 @@ enum JobKey: String, CaseIterable {
     case runOn = "RunOn"
     case mailTo = "MailTo"
     case mailOn = "MailOn"
+    case expectSuccessWithinSec = "ExpectSuccessWithinSec"
     case tasksMax = "TasksMax"
     case successExitStatus = "SuccessExitStatus"
     case restartPreventExitStatus = "RestartPreventExitStatus"

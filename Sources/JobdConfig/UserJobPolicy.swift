@@ -10,7 +10,7 @@ package enum UserJobPolicy {
         "Description", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec", "OnCalendar", "Cron", "RandomizedDelaySec",
         "AccuracySec", "Persistent", "ExecStart", "WorkingDirectory", "Environment", "EnvironmentFile", "RuntimeMaxSec",
         "TimeoutStopSec", "TimeoutStartSec", "Overlap", "Restart", "RestartSec", "RestartSteps", "RestartMaxDelaySec",
-        "RestartLimit", "KillMode", "MailTo", "MailOn", "SuccessExitStatus", "RestartPreventExitStatus",
+        "RestartLimit", "KillMode", "MailTo", "MailOn", "ExpectSuccessWithinSec", "SuccessExitStatus", "RestartPreventExitStatus",
         "StandardInput", "UMask", "MemoryMax", "MemoryHigh", "MemorySwapMax", "CPUQuota",
         "FixedRandomDelay", "RandomizedOffsetSec", "DeferReactivation", "OnClockChange", "OnTimezoneChange",
     ]

@@ -88,6 +88,9 @@ package protocol RunLauncher: Sendable {
     func launch(
         _ definition: JobDefinition, as request: RunRequest, context: [String: String], fields: [String: String],
         sendmail: String, fence: RunFence?, ended: @escaping @Sendable (RunOutcome) -> Void)
+    /// Mails `definition`'s `MailTo=` that the job fell overdue at `deadline` (`ExpectSuccessWithinSec=`),
+    /// off the main loop: the account look-up and sendmail may block.
+    func mailOverdue(_ definition: JobDefinition, deadline: RealtimeInstant, lastSuccess: RealtimeInstant?, sendmail: String)
     /// Stops every run in flight of `job`.
     func stop(job: String, reason: StopReason)
     /// Stops every run in flight, and any that starts from now on; with `within`, each gets SIGKILL

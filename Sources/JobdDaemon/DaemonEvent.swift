@@ -14,6 +14,8 @@ package enum DaemonEvent: Sendable {
     case runFinished(RunOutcome, finished: MonotonicInstant)
     /// A failed run's retry is due (`Restart=`).
     case retriesDue
+    /// A job's `ExpectSuccessWithinSec=` deadline is due.
+    case successDeadlineDue
     /// The loader thread has read the configuration for a reload.
     case configurationRead(JobdConfiguration, JobFileCache)
     /// The loader thread has read the configuration for `reload-preview`, whose client waits on `reply`.

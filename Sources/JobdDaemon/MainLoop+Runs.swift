@@ -18,6 +18,10 @@ extension MainLoop {
                 start(request)
             case .skip(let request, let reason), .drop(let request, let reason):
                 runWaiters.skipped(request, reason: reason)
+                if request.cause == .timer {
+                    scheduler.elapseSkipped(job: request.job, reason: reason)
+                    metricsChanged()
+                }
             case .wait(_, .slot), .wait(_, .userSlot):
                 settle()
                 notifier.send(.status(status))
@@ -61,6 +65,7 @@ extension MainLoop {
         let ended = admission.runEnded(outcome, now: finished)
         runWaiters.ended(outcome, as: ended)
         scheduler.runFinished(outcome, active: admission.isActive(outcome.job), now: finished)
+        if outcome.result == .success { succeeded(outcome.job) }
         context.store.saveHistory(of: outcome.job, scheduler.histories[outcome.job])
         context.store.runEnded(outcome.invocationID)
         if burstTrim.ended() { context.trimMemory() }

@@ -36,6 +36,10 @@ package final class MainLoop {
     var admission: RunAdmission
     /// Wakes the loop when the next retry is due.
     let retryTimer: DeadlineTimer
+    /// Each job's `ExpectSuccessWithinSec=` switch (MainLoop+Overdue.swift).
+    var successDeadlines = SuccessDeadlines()
+    /// Wakes the loop when the next job falls overdue.
+    let overdueTimer: DeadlineTimer
     /// Whether a reload reads, who waits for its outcome, and the outcomes so far.
     var reloads = ReloadMachine(jobFiles: JobFileCache())
     /// Wakes the loop when a reload has been reading for ``slowReloadNotice``.
@@ -70,6 +74,7 @@ package final class MainLoop {
         _ = admission.configure(Generation(jobs: [], settings: settings), now: context.clocks.monotonic())
         let post = context.post
         self.retryTimer = DeadlineTimer(queue: scheduler.queue, label: "retry") { post(.retriesDue) }
+        self.overdueTimer = DeadlineTimer(queue: scheduler.queue, label: "success-deadline") { post(.successDeadlineDue) }
         self.reloadWatch = DeadlineTimer(queue: scheduler.queue, label: "reload-watch") { post(.reloadIsSlow) }
         self.metrics = MetricsWriter(
             queue: scheduler.queue, rewriteInterval: MetricsFile.rewriteInterval(environment: options.environment), logger: logger
@@ -96,6 +101,7 @@ package final class MainLoop {
         let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
         perform(admission.configure(generation, now: now))
         recordAbandonedRuns()
+        configureSuccessDeadlines()
         logger.daemonReady(summary, configuration: configuration, settings: settings)
         notifier.send(.ready, .status(status))
         metricsChanged()
@@ -124,6 +130,8 @@ package final class MainLoop {
             if !stopping || admission.running > 0 { notifier.send(.status(status)) }
         case .retriesDue:
             perform(admission.retriesDue(now: now))
+        case .successDeadlineDue:
+            checkSuccessDeadlines()
         case .writeMetrics:
             writeMetrics()
         case .fleetClaimed(let request, let verdict):
@@ -164,6 +172,7 @@ package final class MainLoop {
             logger.clockChanged(clockOffsets.change(to: offsets))
             clockOffsets = offsets
             scheduler.wallClockWasSet(active: admission.activeJobs)
+            checkSuccessDeadlines()
         case .timeZoneChanged:
             scheduler.timeZoneChanged(to: context.zone(), active: admission.activeJobs)
         case .control(let request, let reply):
@@ -219,6 +228,7 @@ package final class MainLoop {
             perform(admission.configure(generation, now: now))
             // A user who may no longer have jobs has none running either.
             for job in configuration.broken where job.revoked { perform(admission.stop(job: job.name, reason: .revoked)) }
+            configureSuccessDeadlines()
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             logger.reloadApplied(summary, configuration: configuration, settings: settings, jobFiles: reloads.jobFiles)
             answer = reloads.applied(summary, errors: configuration.errors, owners: configuration.errorOwners, finishedRealtimeUSec: wallNowUSec)
@@ -239,6 +249,7 @@ package final class MainLoop {
         notifier.send(.stopping, .status("stopping"))
         logger.event(.daemonStop, "jobd stopping on \(signal): \(admission.running) run(s) in flight", [:])
         retryTimer.timer.invalidate(reason: .shutdown)
+        overdueTimer.timer.invalidate(reason: .shutdown)
         reloadWatch.timer.invalidate(reason: .shutdown)
         metrics.stop()
         if metrics.isDirty { writeMetrics() }
@@ -257,10 +268,13 @@ package final class MainLoop {
     }
 
     private func writeMetrics() {
-        metrics.write(to: settings.metricsFile, now: now, again: !stopping) { [self] in
-            MetricsFile.text(
-                scheduler: scheduler, admission: admission, generation: generation, reloads: reloads.outcomes,
-                jobdConf: options.configDirectory + "/jobd.conf", clocks: context.clocks)
-        }
+        metrics.write(to: settings.metricsFile, now: now, again: !stopping) { [self] in metricsText }
+    }
+
+    /// What `MetricsFile=` says now.
+    package var metricsText: String {
+        MetricsFile.text(
+            scheduler: scheduler, admission: admission, generation: generation, reloads: reloads.outcomes,
+            jobdConf: options.configDirectory + "/jobd.conf", clocks: context.clocks, deadlines: successDeadlines)
     }
 }

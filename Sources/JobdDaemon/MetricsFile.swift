@@ -16,6 +16,11 @@ struct MetricsFile {
         var running: Int
         var disabled: Bool
         var nextElapse: RealtimeInstant?
+        /// `ExpectSuccessWithinSec=`, and whether the job is overdue by it.
+        var expectSuccessWithin: TimeSpan? = nil
+        var overdue = false
+        /// Whether one node of a fleet runs each elapse (`RunOn=one-node`).
+        var fleet = false
     }
 
     /// Reloads since jobd started, by outcome.
@@ -101,8 +106,57 @@ struct MetricsFile {
             for (result, count) in history.runsByResult.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 registry.makeCounter(descriptor: runs, labels: label + [("result", result.rawValue)]).increment(by: Int64(count))
             }
+            renderSchedule(of: job, into: registry)
         }
         return stableOrder(registry.emitToString())
+    }
+
+    /// A job's series in kube-state-metrics' words for a CronJob (`kube_cronjob_next_schedule_time`,
+    /// `…_status_last_schedule_time`, `…_status_last_successful_time`), so that dashboards and alerts
+    /// written for those read jobd's with `kube_cronjob` replaced by `jobd_job`; and what a switch
+    /// and the skipped elapses say.
+    static func renderSchedule(of job: Job, into registry: PrometheusCollectorRegistry) {
+        let label = [("job", job.name)]
+        func gauge(_ name: String, _ help: String, _ labels: [(String, String)]) -> Gauge {
+            registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "jobd", metricName: name, unitName: "", helpText: help), labels: labels)
+        }
+        func seconds(_ instant: RealtimeInstant?) -> Double? { instant.map { Double($0.microseconds) / 1e6 } }
+        if let next = seconds(job.nextElapse) {
+            gauge("job_next_schedule_time", "When the job falls due next, in seconds since 1970 (kube_cronjob_next_schedule_time).", label).set(to: next)
+        }
+        if let last = seconds(job.history.lastTriggerRealtime) {
+            gauge("job_status_last_schedule_time", "When the job last fell due, run or not, in seconds since 1970 (kube_cronjob_status_last_schedule_time).", label)
+                .set(to: last)
+        }
+        if let success = seconds(job.history.lastSuccessRealtime) {
+            gauge("job_status_last_successful_time", "When a run of the job last succeeded, in seconds since 1970 (kube_cronjob_status_last_successful_time).", label)
+                .set(to: success)
+        }
+        if let span = job.expectSuccessWithin {
+            gauge("job_expect_success_within_seconds", "The job's ExpectSuccessWithinSec=.", label).set(to: Double(span.microseconds) / 1e6)
+            gauge("job_overdue", "1 when the job has not succeeded within its ExpectSuccessWithinSec= (job.overdue), until a run succeeds.", label)
+                .set(to: job.overdue ? 1 : 0)
+        }
+        let skipped = MetricNameDescriptor(
+            namespace: "jobd", subsystem: "job", metricName: "skipped_elapses", unitName: "total",
+            helpText: "Elapses of the job's triggers that started no run since jobd started, by reason (run.skip's JOBD_REASON).")
+        for (reason, count) in job.history.skippedByReason.sorted(by: { $0.key < $1.key }) {
+            registry.makeCounter(descriptor: skipped, labels: label + [("reason", reason.label)]).increment(by: Int64(count))
+        }
+        let missed = MetricNameDescriptor(
+            namespace: "jobd", subsystem: "job", metricName: "missed_elapses", unitName: "total",
+            helpText: "Calendar slots of the job that came and were not served since jobd started, by reason: jobd-down, clock-jump (a set of the clock or a suspend), late.")
+        for (reason, count) in job.history.missedByReason.sorted(by: { $0.key < $1.key }) {
+            registry.makeCounter(descriptor: missed, labels: label + [("reason", reason.rawValue)]).increment(by: Int64(count))
+        }
+        if job.fleet {
+            // A claim is one row per elapse and attempt in the fleet's database: a second node's
+            // claim of it fails, so no elapse runs twice. Exported so that an alert can say so.
+            registry.makeCounter(descriptor: MetricNameDescriptor(
+                namespace: "jobd", subsystem: "job", metricName: "duplicate_runs", unitName: "total",
+                helpText: "Elapses of a RunOn=one-node job this node ran that another node ran too: 0, by the fleet's claims."), labels: label)
+                .increment(by: Int64(0))
+        }
     }
 
     /// `text` with its families sorted by name and each family's samples sorted: swift-prometheus

@@ -58,7 +58,7 @@ extension MetricsFile {
     /// The metrics of jobd as its scheduler, run admission and configuration have them.
     static func text(
         scheduler: Scheduler, admission: RunAdmission, generation: Generation, reloads: ReloadOutcomes, jobdConf: String,
-        clocks: Scheduler.Clocks
+        clocks: Scheduler.Clocks, deadlines: SuccessDeadlines = SuccessDeadlines()
     ) -> String {
         let brokenFiles = generation.broken.values.map(\.path).sorted() + (generation.settingsErrors.isEmpty ? [] : [jobdConf])
         let daemon = MetricsFile.Daemon(
@@ -71,7 +71,9 @@ extension MetricsFile {
             MetricsFile.Job(
                 name: owner.name, history: scheduler.histories[owner.name] ?? JobHistory(),
                 running: admission.runsInFlight(of: owner.name).count, disabled: admission.disabled.contains(owner.name),
-                nextElapse: owner.timer.deadline.map { RealtimeInstant(microseconds: wallNow + $0.duration(since: now).nanosecondsSaturated / 1_000) })
+                nextElapse: owner.timer.deadline.map { RealtimeInstant(microseconds: wallNow + $0.duration(since: now).nanosecondsSaturated / 1_000) },
+                expectSuccessWithin: owner.definition.expectSuccessWithin, overdue: deadlines.isOverdue(owner.name),
+                fleet: owner.definition.runOn == .oneNode)
         }
         return MetricsFile.render(daemon: daemon, jobs: jobs)
     }

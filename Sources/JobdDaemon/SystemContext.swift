@@ -52,6 +52,11 @@ struct TaskLauncher: RunLauncher {
         }
     }
 
+    func mailOverdue(_ definition: JobDefinition, deadline: RealtimeInstant, lastSuccess: RealtimeInstant?, sendmail: String) {
+        let runner = self.runner
+        tasks.spawn { await runner.mailOverdue(definition, deadline: deadline, lastSuccess: lastSuccess, sendmail: sendmail) }
+    }
+
     func stop(job: String, reason: StopReason) { _ = runner.registry.stop(job: job, reason: reason) }
     func stopAll(reason: StopReason, within: TimeSpan?) { _ = runner.registry.stopAll(reason: reason, within: within) }
     func pid(of runID: UInt64) -> Int32? { runner.registry.pid(of: runID) }

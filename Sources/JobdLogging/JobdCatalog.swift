@@ -268,6 +268,24 @@ package enum JobdCatalog {
                 run with jobd; its output up to then is in the journal:
                 journalctl JOBD_RUN_ID=@JOBD_RUN_ID@. Find why jobd stopped in journalctl -u jobd.
                 """)
+        case .jobOverdue:
+            Entry(subject: "A job has not succeeded within its ExpectSuccessWithinSec=", body: """
+                Job @JOB@ has ExpectSuccessWithinSec=, a dead man's switch, and no run of it
+                succeeded in time: it fell overdue at @JOBD_DEADLINE_USEC@ (microseconds since the
+                epoch; its last success plus the span, or, if it never succeeded, when it entered
+                the configuration plus the span). Its runs failed, were skipped (disabled,
+                Overlap=, a condition, the fleet) or never came (a schedule that no longer fits, jobd
+                down). jobd starts the job's OnFailure= jobs (JOBD_RESULT=overdue), mails MailTo=,
+                and the metrics say jobd_job_overdue 1; it says so once, until a run succeeds
+                (job.overdue-cleared). See why with jobctl status @JOB@ and
+                journalctl JOB=@JOB@ JOBD_EVENT=run.skip, JOBD_EVENT=run.exit.
+                """)
+        case .jobOverdueCleared:
+            Entry(subject: "An overdue job succeeded again", body: """
+                Job @JOB@, overdue since @JOBD_DEADLINE_USEC@ (microseconds since the epoch), had a
+                successful run at @JOBD_LAST_SUCCESS_USEC@: its alarm is cleared (jobd_job_overdue 0)
+                and its ExpectSuccessWithinSec= counts again from this success.
+                """)
         case .ownersInit:
             Entry(subject: "Job owners were created", body: """
                 @JOBD_OWNER_COUNT@ job owner(s) were created for generation @JOBD_GENERATION@, at

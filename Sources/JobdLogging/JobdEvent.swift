@@ -56,6 +56,11 @@ package enum JobdEvent: String, Sendable, CaseIterable {
     /// The wall clock changed under jobd: the machine was suspended (`JOBD_SUSPENDED_USEC`) or
     /// the clock was set (`JOBD_CLOCK_JUMP_USEC`, negative when set back); calendar jobs are re-armed.
     case clockChange = "clock.change"
+    /// A job with `ExpectSuccessWithinSec=` has not succeeded within it: its alarm (a warning),
+    /// once until a success clears it. `JOBD_DEADLINE_USEC`, and `JOBD_LAST_SUCCESS_USEC` if it ever succeeded.
+    case jobOverdue = "job.overdue"
+    /// The overdue job succeeded again: its alarm is cleared, and armed again from this success.
+    case jobOverdueCleared = "job.overdue-cleared"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -101,6 +106,8 @@ package enum JobdEvent: String, Sendable, CaseIterable {
         case .runAbandoned: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1021"
         case .runOutputDropped: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1022"
         case .clockChange: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1023"
+        case .jobOverdue: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1030"
+        case .jobOverdueCleared: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1031"
         }
     }
 }
@@ -148,6 +155,11 @@ package enum JobdField {
     package static let durationUSec = "JOBD_DURATION_USEC"
     /// On `run.abandoned`: when the abandoned run started, in microseconds since the epoch.
     package static let startUSec = "JOBD_START_USEC"
+    /// On `job.overdue` and `job.overdue-cleared`: when the job fell overdue (its last success, or
+    /// when it entered the configuration, plus `ExpectSuccessWithinSec=`), and its last success, in
+    /// microseconds since the epoch.
+    package static let deadlineUSec = "JOBD_DEADLINE_USEC"
+    package static let lastSuccessUSec = "JOBD_LAST_SUCCESS_USEC"
     /// On `daemon.ready` and `reload.done`: `LeakGraceSec=` in microseconds, so that an audit of the
     /// journal judges retired owners by the grace jobd itself gave them.
     package static let leakGraceUSec = "JOBD_LEAK_GRACE_USEC"

@@ -222,7 +222,7 @@ package struct JobRunner: Sendable {
     /// `WorkingDirectory=` touch file systems (which may be remote). A hung look-up then holds its
     /// own run alone, never one of the few threads (one per core) of Swift's concurrency pool that
     /// jobd's main loop and every run share.
-    private static func aside<Value: Sendable>(
+    static func aside<Value: Sendable>(
         _ body: @escaping @Sendable () -> Result<Value, PreparationError>
     ) async -> Result<Value, PreparationError> {
         await withCheckedContinuation { continuation in
@@ -286,7 +286,7 @@ package struct JobRunner: Sendable {
             account: account, attributes: definition.processAttributes, sandbox: definition.sandbox))
     }
 
-    private func resolveAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
+    func resolveAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
         if let slowAccountLookUp { usleep(UInt32(min(slowAccountLookUp, 600) * 1_000_000)) }
         do {
             return .success(try Account.resolve(user: definition.user, group: definition.group, supplementary: definition.supplementaryGroups))

@@ -43,6 +43,8 @@ package struct RunMail: Sendable, Equatable {
     /// Who sendmail runs as: the run's `User=`; `nil` for jobd's own user.
     var account: Account?
     var fields: [String: String]
+    /// What the mail carries, for `run.mail`'s message: "output", or "overdue alarm".
+    var content = "output"
 
     /// The mail run `fields[JOBD_RUN_ID]` of `definition` is to send, or `nil` when its `MailOn=`
     /// says none: with `output` (cron's way), whenever it wrote anything; with `failure`, when it failed.
@@ -56,29 +58,37 @@ package struct RunMail: Sendable, Equatable {
         case .failure where !result.isFailure: return nil
         default: break
         }
-        var host = [UInt8](repeating: 0, count: 256)
-        gethostname(&host, host.count - 1)
-        let hostName = String(decoding: host.prefix { $0 != 0 }, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "localhost"
-        let user = account?.userName ?? getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
         return RunMail(
             recipients: definition.mailTo,
             message: message(
-                recipients: definition.mailTo, user: user, host: hostName, command: definition.command.text, job: definition.name,
-                runID: fields[JobdField.runID] ?? "", failed: result.isFailure, output: bytes, omitted: omitted),
+                recipients: definition.mailTo, user: userName(account), host: shortHostName(), command: definition.command.text,
+                job: definition.name, runID: fields[JobdField.runID] ?? "", failed: result.isFailure, output: bytes, omitted: omitted),
             account: account, fields: fields)
+    }
+
+    /// The host's name up to its first dot, as cron's subject has it.
+    static func shortHostName() -> String {
+        var host = [UInt8](repeating: 0, count: 256)
+        gethostname(&host, host.count - 1)
+        return String(decoding: host.prefix { $0 != 0 }, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "localhost"
+    }
+
+    /// Who the run is (and sendmail runs as): `account`'s user, else jobd's own.
+    static func userName(_ account: Account?) -> String {
+        account?.userName ?? getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
     }
 
     /// The message, headers and body, as sendmail takes it on its standard input.
     package static func message(
         recipients: [String], user: String, host: String, command: String, job: String, runID: String, failed: Bool,
-        output: [UInt8], omitted: Int
+        output: [UInt8], omitted: Int, marker: String? = nil
     ) -> [UInt8] {
         // A header is one line: nothing of the command may start another.
         let subjectCommand = String(command.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? " " : Character($0) })
         var text = """
             From: root (jobd)
             To: \(recipients.joined(separator: ", "))
-            Subject: Cron <\(user)@\(host)> \(subjectCommand)\(failed ? " (failed)" : "")
+            Subject: Cron <\(user)@\(host)> \(subjectCommand)\(marker ?? (failed ? " (failed)" : ""))
             MIME-Version: 1.0
             Content-Type: text/plain; charset=UTF-8
             Content-Transfer-Encoding: 8bit
@@ -106,7 +116,7 @@ extension JobRunner {
         var fields = mail.fields
         fields[JobdField.recipients] = mail.recipients.joined(separator: ",")
         guard access(sendmail, X_OK) == 0 else {
-            logger.event(.runMail, level: .notice, "\(job)'s output was not mailed: \(sendmail) is not installed (no mail transfer agent)", fields)
+            logger.event(.runMail, level: .notice, "\(job)'s \(mail.content) was not mailed: \(sendmail) is not installed (no mail transfer agent)", fields)
             return
         }
         var argv = [sendmail, "-Fjobd", "-i", "-B8BITMIME", "-oem"] + mail.recipients
@@ -120,14 +130,14 @@ extension JobRunner {
                 environment: .custom(["PATH": JobRunner.defaultPath, "LANG": "C.UTF-8"]),
                 input: .array(mail.message), output: .discarded, error: .string(limit: 4_096))
             if case .exited(0) = result.terminationStatus {
-                logger.event(.runMail, "\(job)'s output (\(mail.message.count) bytes with headers) was mailed to "
+                logger.event(.runMail, "\(job)'s \(mail.content) (\(mail.message.count) bytes with headers) was mailed to "
                              + mail.recipients.joined(separator: ", "), fields)
             } else {
                 let said = result.standardError.split(separator: "\n").first.map { ": \($0)" } ?? ""
-                logger.event(.runMail, level: .warning, "\(job)'s output was not mailed: \(sendmail) \(result.terminationStatus)\(said)", fields)
+                logger.event(.runMail, level: .warning, "\(job)'s \(mail.content) was not mailed: \(sendmail) \(result.terminationStatus)\(said)", fields)
             }
         } catch {
-            logger.event(.runMail, level: .warning, "\(job)'s output was not mailed: cannot start \(sendmail): \(error)", fields)
+            logger.event(.runMail, level: .warning, "\(job)'s \(mail.content) was not mailed: cannot start \(sendmail): \(error)", fields)
         }
     }
 }

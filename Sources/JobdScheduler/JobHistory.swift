@@ -22,6 +22,12 @@ package struct JobHistory: Sendable, Equatable {
     package var lastSuccessRealtime: RealtimeInstant?
     /// Runs that ended since jobd started, by result.
     package var runsByResult: [RunResult: UInt64] = [:]
+    /// Elapses of the job's triggers that started no run since jobd started, by reason
+    /// (``ElapseSkipReason``): the metrics' `jobd_job_skipped_elapses_total`.
+    package var skippedByReason: [ElapseSkipReason: UInt64] = [:]
+    /// Calendar slots that fell due and were not served since jobd started, by reason
+    /// (``MissedElapses``): the metrics' `jobd_job_missed_elapses_total`.
+    package var missedByReason: [MissedElapses.Reason: UInt64] = [:]
     /// When the job's schedule, as it is now, entered the configuration, on both clocks: the
     /// reload that added the job or changed its triggers. `nil` for the jobs of jobd's first load,
     /// whose schedule counts from jobd's start. No elapse before it is ever made up: a slot of a

@@ -255,11 +255,17 @@ package struct RunAdmission: Sendable {
     private mutating func followUps(of end: RunOutcome, definition: JobDefinition, chain: [String], now: MonotonicInstant) -> [Action] {
         let targets = end.result.isFailure ? definition.onFailure : end.result == .success ? definition.onSuccess : []
         let cause: RunRequest.Cause = end.result.isFailure ? .onFailure : .onSuccess
+        return starts(targets, cause: cause, by: TriggeringRun(
+            job: end.job, invocationID: end.invocationID, result: end.result, exitCode: end.termination.exitCode,
+            exitStatus: end.termination.exitStatus, chain: chain), now: now)
+    }
+
+    /// The runs of `targets` that `trigger` starts, unless they are on its chain already or the chain is too long.
+    private mutating func starts(_ targets: [String], cause: RunRequest.Cause, by trigger: TriggeringRun, now: MonotonicInstant) -> [Action] {
+        let chain = trigger.chain
         var actions: [Action] = []
         for target in targets {
-            let started = makeRequest(job: target, cause: cause, now: now, triggeredBy: TriggeringRun(
-                job: end.job, invocationID: end.invocationID, result: end.result, exitCode: end.termination.exitCode,
-                exitStatus: end.termination.exitStatus, chain: chain))
+            let started = makeRequest(job: target, cause: cause, now: now, triggeredBy: trigger)
             if chain.contains(target) {
                 actions.append(.skip(started, reason: "trigger-cycle"))
             } else if chain.count >= Self.maxChain {
@@ -278,6 +284,14 @@ package struct RunAdmission: Sendable {
     package mutating func abandoned(_ end: RunOutcome, now: MonotonicInstant) -> [Action] {
         guard !isStopping, let definition = generation.definition(of: end.job) else { return [] }
         return followUps(of: end, definition: definition, chain: [end.job], now: now)
+    }
+
+    /// `job` fell overdue (``SuccessDeadlines``): its `OnFailure=` jobs start, as after a failed
+    /// run, with `JOBD_RESULT=overdue`; `lastRun` is its last run's `JOBD_RUN_ID`, if it had one.
+    package mutating func overdue(job: String, lastRun: String?, now: MonotonicInstant) -> [Action] {
+        guard !isStopping, let definition = generation.definition(of: job) else { return [] }
+        let alarm = TriggeringRun(job: job, invocationID: lastRun ?? "", result: nil, exitCode: "", exitStatus: "", chain: [job])
+        return starts(definition.onFailure, cause: .onFailure, by: alarm, now: now)
     }
 
     /// A run that was started did not start after all: its fleet elapse was claimed by another node,

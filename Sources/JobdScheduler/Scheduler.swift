@@ -197,10 +197,15 @@ package final class Scheduler {
     /// to compare with the same load armed one by one).
     package var armsInParallel = true
 
+    /// When the wall clock was last set or jumped (as it read after): a calendar slot missed since
+    /// then was skipped by the step (``MissedElapses/Reason/clockJump``).
+    private var wallClockSetAt: RealtimeInstant?
+
     /// The wall clock was set or jumped: calendar triggers are computed again; monotonic ones stay.
     /// `active`: the jobs with a run in flight or waiting for a slot.
     /// Jobs with `OnClockChange=` fall due now.
     package func wallClockWasSet(active: Set<String> = []) {
+        wallClockSetAt = clocks.realtime()
         let (rearmed, fired) = rearmCalendarJobs(active: active) { $0.onClockChange }
         let due = fired > 0 ? ", \(fired) job(s) with OnClockChange= due" : ""
         logger.notice("wall clock set: \(rearmed) calendar job(s) re-armed\(due)")
@@ -416,6 +421,7 @@ package final class Scheduler {
         guard let owner = generation.owners[due.job], owner.id == due.ownerID else { return .ownerRetired }
         var history = histories[due.job] ?? JobHistory()
         let elapse = scheduledElapses[owner.id] ?? servedElapse(owner.definition, due: due, history: history, now: now)
+        countMissed(owner.definition, served: elapse, history: &history)
         history.lastTrigger = now
         history.lastTriggerRealtime = clocks.realtime()
         rebootDue.remove(due.job)
@@ -425,6 +431,17 @@ package final class Scheduler {
         histories[due.job] = history
         unsettled.insert(due.job)
         return .due(elapse: elapse)
+    }
+
+    /// Counts the calendar slots after the one this fire serves that came before it (``MissedElapses``).
+    private func countMissed(_ definition: JobDefinition, served: RealtimeInstant, history: inout JobHistory) {
+        guard definition.triggers.contains(where: \.isCalendar) else { return }
+        let since = [history.lastTriggerRealtime, history.scheduledSinceRealtime].compactMap { $0 }.max() ?? daemonStartRealtime
+        let fire = MissedElapses.Fire(served: served, realtime: clocks.realtime(), daemonStart: daemonStartRealtime,
+                                      clockWasSet: wallClockSetAt.map { $0 > since } ?? false)
+        for (reason, count) in MissedElapses.count(triggers: definition.triggers, fire: fire, zone: zone) {
+            history.missedByReason[reason, default: 0] += count
+        }
     }
 
     /// The scheduled instant a fire of `definition`'s owner serves, on the wall clock, from the
@@ -476,6 +493,13 @@ package final class Scheduler {
         } else {
             histories[job] = nil
         }
+    }
+
+    /// Records that an elapse of the job's triggers started no run, for `reason` (`run.skip`'s
+    /// `JOBD_REASON`, or a waiting run's drop): counted for the metrics, not saved.
+    package func elapseSkipped(job: String, reason: String) {
+        guard generation.owners[job] != nil else { return }
+        histories[job, default: JobHistory()].skippedByReason[ElapseSkipReason(reason), default: 0] += 1
     }
 
     /// Arms, once, the owner of every job whose history changed since the last call: after all an

@@ -31,6 +31,8 @@ final class DaemonHarness {
     let scheduler: Scheduler
     let loop: MainLoop
     private let elapsed = Guarded<Int64>(0)
+    /// How far the wall clock was stepped on its own, in microseconds (``stepWallClock(by:)``).
+    private let wallStep = Guarded<Int64>(0)
     /// How often the loop gave free memory back (``DaemonContext/trimMemory``).
     let trims = Guarded<Int>(0)
     private let posted = Guarded<[DaemonEvent]>([])
@@ -39,17 +41,17 @@ final class DaemonHarness {
 
     init(
         _ jobs: [JobDefinition], settings: DaemonSettings = DaemonSettings(), broken: [JobdConfiguration.BrokenJob] = [],
-        disabled: Set<String> = [], fleet node: String? = nil, store: FakeStore = FakeStore()
+        disabled: Set<String> = [], fleet node: String? = nil, store: FakeStore = FakeStore(), restored: [String: JobHistory] = [:]
     ) {
         self.store = store
         queue = TimerQueue.manual(observer: timers)
         let handler = log
         var logger = Logger(label: "jobd-test") { _ in handler }
         logger.logLevel = .debug
-        let elapsed = self.elapsed
+        let (elapsed, wallStep) = (self.elapsed, self.wallStep)
         let clocks = Scheduler.Clocks(
             monotonic: { Self.start + .nanoseconds(elapsed.withLock { $0 }) },
-            realtime: { RealtimeInstant(microseconds: Self.wallStart + elapsed.withLock { $0 } / 1_000) })
+            realtime: { RealtimeInstant(microseconds: Self.wallStart + elapsed.withLock { $0 } / 1_000 + wallStep.withLock { $0 }) })
         let posted = self.posted
         let post: @Sendable (DaemonEvent) -> Void = { event in posted.withLock { $0.append(event) } }
         scheduler = Scheduler(queue: queue, daemonStart: Self.start, logger: logger, clocks: clocks) { post(.due($0)) }
@@ -68,6 +70,8 @@ final class DaemonHarness {
         ) {
             invocations.withLock { $0 += 1; return "invocation-\($0)" }
         }
+        // What an earlier jobd kept in its state directory, as Daemon restores it before the first load.
+        scheduler.restore(restored)
         let configuration = JobdConfiguration(jobs: jobs, broken: broken, settings: settings)
         loop.start(configuration, jobFiles: JobFileCache())
         pump()
@@ -92,6 +96,15 @@ final class DaemonHarness {
     /// Moves the clocks on by `duration`, fires the timers due by then, and handles what follows.
     func advance(_ duration: Duration) {
         elapsed.withLock { $0 += Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000 }
+        queue.fireDue(now: now)
+        pump()
+    }
+
+    /// Steps the wall clock alone by `seconds` (set by hand, or a resume from suspend, which the
+    /// kernel reports alike), tells the loop, and handles what follows.
+    func stepWallClock(by seconds: Int64) {
+        wallStep.withLock { $0 += seconds * 1_000_000 }
+        send(.wallClockSet)
         queue.fireDue(now: now)
         pump()
     }
@@ -274,6 +287,13 @@ final class FakeLauncher: RunLauncher {
         launches.withLock { launches in
             for index in launches.indices where launches[index].request.runID == runID { launches[index].isEnded = true }
         }
+    }
+
+    /// Every overdue alarm mailed (`ExpectSuccessWithinSec=` with `MailTo=`): the job, and when it fell overdue.
+    let overdueMails = Guarded<[(job: String, recipients: [String], deadline: RealtimeInstant)]>([])
+
+    func mailOverdue(_ definition: JobDefinition, deadline: RealtimeInstant, lastSuccess: RealtimeInstant?, sendmail: String) {
+        overdueMails.withLock { $0.append((definition.name, definition.mailTo, deadline)) }
     }
 
     func stop(job: String, reason: StopReason) { stops.withLock { $0.append((job, reason)) } }

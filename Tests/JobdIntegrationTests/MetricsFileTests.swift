@@ -7,28 +7,7 @@ import Testing
 @Suite(.serialized) struct MetricsFileTests {
     /// The samples of `file`, parsed by prometheus_client: "name{label=value,…}" → value.
     static func samples(of file: String) throws -> [String: Double] {
-        let parser = Process()
-        parser.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        parser.arguments = ["-c", """
-            import sys
-            from prometheus_client.parser import text_string_to_metric_families
-            for family in text_string_to_metric_families(open(sys.argv[1]).read()):
-                for s in family.samples:
-                    labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
-                    print(f"{s.name}{{{labels}}} {s.value!r}")
-            """, file]
-        let output = Pipe()
-        parser.standardOutput = output
-        try parser.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        parser.waitUntilExit()
-        try #require(parser.terminationStatus == 0, "prometheus_client could not parse \(file)")
-        var samples: [String: Double] = [:]
-        for line in text.split(separator: "\n") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
-            samples[String(line[..<space])] = value
-        }
-        return samples
+        try PrometheusSamples.parse(String(contentsOfFile: file, encoding: .utf8))
     }
 
     @Test func theMetricsFileParsesAndMatchesTheRuns() throws {
