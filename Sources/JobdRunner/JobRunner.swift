@@ -210,6 +210,8 @@ package struct JobRunner: Sendable {
         var sandbox = Sandbox()
         /// The directories of `PrivateTmp=`, made for this run.
         var privateTmp: PrivateTmp?
+        /// A user's own job (``JobDefinition/owningUser``): its sandbox's paths are looked up as the user.
+        var ownedByUser = false
     }
 
     /// Why a run could not be prepared; it is logged and the run counts as failed to start.
@@ -283,7 +285,8 @@ package struct JobRunner: Sendable {
         return .success(SpawnConfiguration(
             argv: definition.command.argv(environment: environment), environment: environment,
             workingDirectory: workingDirectory, userDirectory: switchesUser ? named : nil,
-            account: account, attributes: definition.processAttributes, sandbox: definition.sandbox))
+            account: account, attributes: definition.processAttributes, sandbox: definition.sandbox,
+            ownedByUser: definition.owningUser != nil))
     }
 
     private func resolveAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
@@ -370,7 +373,8 @@ package struct JobRunner: Sendable {
             guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
             executable = .path(FilePath(trampoline))
             arguments = Trampoline.options(cgroup: configuration.cgroup, attributes: configuration.attributes,
-                                           sandbox: configuration.sandbox.trampolineOptions(privateTmp: configuration.privateTmp?.mounted),
+                                           sandbox: configuration.sandbox.trampolineOptions(privateTmp: configuration.privateTmp?.mounted,
+                                                                                            userPaths: configuration.ownedByUser),
                                            account: configuration.account,
                                            directory: configuration.userDirectory, fence: configuration.fence) + argv
             // Nothing of the job's before its own execve: jobd-cgexec needs no variable at all.
