@@ -14,7 +14,8 @@
 //   --new-uts                a UTS namespace of its own (ProtectHostname=)
 //   --device-policy closed|clock
 //                            only the pseudo devices (and the RTC, read-only, for clock) may be
-//                            opened: a BPF device program on the run's cgroup v2, as systemd's
+//                            opened: a BPF device program on the run's cgroup v2, as systemd's; where
+//                            the kernel refuses it (bpf(2) filtered), a warning and none, as systemd's
 //   --bounding HEX, --ambient HEX
 //                            the capability bounding set kept, and the ambient capabilities
 //   --no-new-privileges
@@ -424,7 +425,10 @@ static int device_major(const char *name) {
     return major;
 }
 
-static void apply_device_policy(const char *cgroup) {
+// The device policy on the run's cgroup; NULL, or why the kernel would not take it (a filter
+// refusing bpf(2), as a container's default one does, or a kernel without BPF device programs).
+static const char *apply_device_policy(const char *cgroup) {
+    static char refused[512];
     // type (BPF_DEVCG_DEV_*), major, minor (-1: any), the access allowed (BPF_DEVCG_ACC_*).
     struct { int type, major, minor, access; } allowed[16] = {
         {BPF_DEVCG_DEV_CHAR, 1, 3, 7}, {BPF_DEVCG_DEV_CHAR, 1, 5, 7}, {BPF_DEVCG_DEV_CHAR, 1, 7, 7},
@@ -467,7 +471,10 @@ static void apply_device_policy(const char *cgroup) {
     load.insn_cnt = (uint32_t)n;
     load.license = (uint64_t)(uintptr_t)"GPL";
     int fd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &load, sizeof load);
-    if (fd < 0) fail(219, "cannot load the device policy's BPF program: %s", strerror(errno));
+    if (fd < 0) {
+        snprintf(refused, sizeof refused, "cannot load the device policy's BPF program: %s", strerror(errno));
+        return refused;
+    }
     int directory = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     union bpf_attr attach = {0};
     attach.target_fd = (uint32_t)directory;
@@ -475,16 +482,22 @@ static void apply_device_policy(const char *cgroup) {
     attach.attach_type = BPF_CGROUP_DEVICE;
     attach.attach_flags = BPF_F_ALLOW_MULTI;
     if (directory < 0 || syscall(SYS_bpf, BPF_PROG_ATTACH, &attach, sizeof attach) != 0)
-        fail(219, "cannot attach the device policy to %s: %s", cgroup, strerror(errno));
-    close(directory);
+        snprintf(refused, sizeof refused, "cannot attach the device policy to %s: %s", cgroup, strerror(errno));
+    if (directory >= 0) close(directory);
     close(fd);
+    return refused[0] != '\0' ? refused : NULL;
 }
 
 void sandbox_apply_as_root(const char *cgroup, int switches_user, const struct path_credentials *as) {
     if (sandbox.user_paths && as == NULL) fail(2, "--user-paths needs the run's --uid and --gid");
     if (sandbox.device_policy != NULL) {
         if (cgroup == NULL) fail(219, "a device policy needs the run's cgroup v2");
-        apply_device_policy(cgroup);
+        // As systemd 252 (cgroup_apply_devices): a policy the kernel will not take is warned
+        // about and the run goes on without it, its private /dev, filters and bounding set kept.
+        const char *refused = apply_device_policy(cgroup);
+        if (refused != NULL)
+            dprintf(STDERR_FILENO, "jobd-cgexec: warning: %s; the run goes on without its device policy, as a systemd service "
+                    "would: the devices it can reach are not limited to the pseudo devices\n", refused);
     }
     int mounts = sandbox.entry_count > 0 || sandbox.private_dev || sandbox.private_tmp != NULL || sandbox.nosuid;
     int flags = (mounts ? CLONE_NEWNS : 0) | (sandbox.private_network ? CLONE_NEWNET : 0) | (sandbox.new_uts ? CLONE_NEWUTS : 0);
