@@ -22,6 +22,14 @@ extension JobRunner {
         }
     }
 
+    /// A user's run's task limit as `RLIMIT_NPROC`, where its cgroup has no `pids.max` to hold it
+    /// (runs tracked by process group, or no pids controller); `nil` where one does, or for root's.
+    func userTasksRlimit(_ definition: JobDefinition, cgroup: RunCgroup?) -> ResourceLimit? {
+        guard let limit = definition.userTasksLimit else { return nil }
+        if cgroup != nil, case .cgroups(let delegated) = tracking, delegated.tasksLimitRefusal == nil { return nil }
+        return ResourceLimit(soft: limit, hard: limit)
+    }
+
     /// Once the run's leftovers are stopped (or kept): what the run used and how many of its
     /// processes the OOM killer killed, and the cgroup removed, or kept until its last process is gone.
     func finish(_ cgroup: RunCgroup, keep: Bool) -> (usage: RunUsage?, oomKills: UInt64) {

@@ -111,6 +111,7 @@ package struct JobRunner: Sendable {
                 cgroup = made
             }
             configuration.cgroup = cgroup
+            if let limit = userTasksRlimit(definition, cgroup: cgroup) { configuration.attributes.limits[.nproc] = limit }
             configuration.fence = fence.map { ($0, definition.stopTimeout) }
             if let cgroup { fields[JobdField.cgroup] = cgroup.path }
             var refused: String?
