@@ -7,9 +7,11 @@ extension JobRunner {
     /// The run's own cgroup where jobd tracks runs by cgroup, with its job's limits. When it cannot
     /// be made, a job that sets a limit (`TasksMax=`, `MemoryMax=`…) fails to start with the reason,
     /// rather than run without it; another is tracked by its process group, with a warning.
-    func makeCgroup(_ definition: JobDefinition, runID: UInt64, invocationID: String, fields: [String: String]) -> Result<RunCgroup?, PreparationError> {
+    /// A user's own run (`user`: the owner's uid) goes below the user's cgroup, which bounds their runs together.
+    func makeCgroup(_ definition: JobDefinition, runID: UInt64, invocationID: String, fields: [String: String], user: UInt32?) -> Result<RunCgroup?, PreparationError> {
         guard case .cgroups(let delegated) = tracking else { return .success(nil) }
-        switch delegated.makeRunCgroup(invocationID: invocationID, runID: runID, tasksMax: definition.tasksMax, resources: definition.resourceControl) {
+        switch delegated.makeRunCgroup(invocationID: invocationID, runID: runID, tasksMax: definition.tasksMax, resources: definition.resourceControl,
+                                       user: definition.owningUser == nil ? nil : user) {
         case .success(let cgroup):
             return .success(cgroup)
         case .failure(let refusal):

@@ -103,7 +103,7 @@ package struct JobRunner: Sendable {
             termination = .failedToStart(reason.description)
         case .success(var configuration):
             account = configuration.account
-            switch makeCgroup(definition, runID: runID, invocationID: invocationID, fields: fields) {
+            switch makeCgroup(definition, runID: runID, invocationID: invocationID, fields: fields, user: configuration.account?.uid) {
             case .failure(let reason):
                 termination = .failedToStart(reason.description)
                 break prepared
