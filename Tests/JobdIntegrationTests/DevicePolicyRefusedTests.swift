@@ -5,7 +5,8 @@ import Testing
 /// Issue 37: where bpf(2) is refused (a container's default seccomp filter), jobd-cgexec failed
 /// every run of a `PrivateDevices=` job; systemd 252 keeps the private /dev and goes on without the
 /// device-cgroup program, with a warning. jobd runs here under a real seccomp filter (libseccomp,
-/// as a container runtime loads one) that makes bpf(2) fail with EPERM, inherited by every run.
+/// as a container runtime loads one) that makes bpf(2) fail with EPERM, inherited by every run;
+/// jobd warns at load, and each run's output says it once.
 @Suite(.serialized) struct DevicePolicyRefusedTests {
     /// Loads a filter refusing bpf(2) with EPERM (no_new_privs left off, as root may), then
     /// executes the rest of its arguments.
@@ -23,7 +24,7 @@ import Testing
         os.execv(sys.argv[1], sys.argv[1:])
         """
 
-    @Test func privateDevicesWhereBPFIsRefusedKeepsThePrivateDevAndWarnsInTheRunsLog() throws {
+    @Test func privateDevicesWhereBPFIsRefusedKeepsThePrivateDevAndWarnsAtLoadAndInTheRunsLog() throws {
         try Requirement.root("to create cgroups and sandbox runs")
         _ = try Requirement.tools("/usr/bin/python3", for: "loading a seccomp filter with libseccomp")
         let cgroup = try DelegatedTestCgroup()
@@ -43,6 +44,10 @@ import Testing
             _ = try? daemon.waitForExit()
         }
         try daemon.waitForEvent("daemon.ready")
+        // At load, where it can be told: the job's device policy will be left out.
+        #expect(daemon.lines.contains {
+            $0.contains("devices.job:2: warning: PrivateDevices= is applied without its device policy: the kernel refuses BPF device programs")
+        }, "\(daemon.lines.prefix(10))")
         let (status, output) = try Jobctl(runtime: runtime, daemon: daemon, environment: nil)(["run", "devices", "--wait"])
         #expect(status == 0, "\(output)")
         #expect(output.contains("private-dev") && !output.contains("host-dev"), "\(output)")
