@@ -135,15 +135,7 @@ package struct JobRunner: Sendable {
                 }
             }
         }
-        // A run its fence stopped (its node lost the lease) ends `lost`, at the time it really ended.
-        var fencedEnd: Int64?
-        if pid != nil, let fence, let stopped = fence.stopped() {
-            fencedEnd = stopped.ended
-            stopReason.record(.leaseLost)
-            logger.event(.runStop, level: .warning,
-                         "run \(runID) of \(definition.name) was stopped by its fence: this node no longer held its fleet lease",
-                         fields.merging([JobdField.reason: StopReason.leaseLost.rawValue]) { $1 })
-        }
+        let fencedEnd = pid == nil ? nil : fenceStop(of: definition, runID: runID, fence: fence, stopReason: stopReason, fields: fields)
         // Whether preparing it or spawning it failed, the reason is logged as the run's start.
         if case .failedToStart(let reason) = termination {
             logger.event(.runStart, level: .error, "run \(runID) of \(definition.name) could not start: \(reason)", fields)
@@ -182,6 +174,19 @@ package struct JobRunner: Sendable {
         let outcome = RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, termination: termination, result: result,
                                  duration: elapsed, stopReason: reason, fencedEnd: fencedEnd)
         return (outcome, mailed.flatMap { RunMail.due(definition, result: result, output: $0, account: account, fields: fields) })
+    }
+
+    /// When a run's fence stopped it (its node lost the lease): the run then ends `lost`, at the time
+    /// it really ended, which this returns; `nil` when it did not.
+    private func fenceStop(
+        of definition: JobDefinition, runID: UInt64, fence: RunFence?, stopReason: StopRecord, fields: [String: String]
+    ) -> Int64? {
+        guard let fence, let stopped = fence.stopped() else { return nil }
+        stopReason.record(.leaseLost)
+        logger.event(.runStop, level: .warning,
+                     "run \(runID) of \(definition.name) was stopped by its fence: this node no longer held its fleet lease",
+                     fields.merging([JobdField.reason: StopReason.leaseLost.rawValue]) { $1 })
+        return stopped.ended
     }
 
     /// The first reason jobd gave for stopping a run, if any.
