@@ -72,7 +72,7 @@ struct FleetBenchmark {
                         return all
                     }
                     let claimTrips = await node.roundTrips - tripsBefore
-                    let won = verdicts.filter { $0.2 == .won }.map(\.0)
+                    let won = verdicts.filter { $0.2.isWon }.map(\.0)
                     for job in won {
                         let index = Int(job.dropFirst("job-".count))!
                         await node.finish(runID: "\(node.settings.node)-\(index)", result: "success")

@@ -39,7 +39,10 @@ extension Jobctl {
                 overlap, whatever their results; a run recorded lost counts until its real end, or \
                 else its lease's end), a claim with neither an end nor a lost record whose \
                 lease lapsed more than a lease ago, and an elapse of a RunOn=one-node job that no \
-                node claimed although a node was alive from a lease before it to a lease after it.
+                node claimed although a node was alive from a lease before it to a lease after it. \
+                With --elapses, lists instead each elapse of the fleet jobs (in --since/--until): ran \
+                once (node, result, the retries before it), ran N times, skipped (why), or not \
+                claimed by any node; exit status 1 when an elapse ran twice.
 
                 Exit status: 0 when no problem was found (clean, incomplete, or pending: a retired \
                 owner whose grace period has not passed yet), 1 on a leak, a late release or an \
@@ -55,6 +58,9 @@ extension Jobctl {
 
         @Flag(help: "Audit the fleet's claims table rather than the journal.")
         var fleet = false
+
+        @Flag(help: "With --fleet: list each elapse of the fleet jobs (in --since/--until, else all): ran once, ran twice, skipped (why), not claimed.")
+        var elapses = false
 
         @Option(name: .customLong("config-dir"), help: "With --fleet: jobd's configuration directory.")
         var configDirectory = "/etc/jobd"
@@ -146,6 +152,15 @@ extension Jobctl {
                 zone: TimeZoneRules.current())
             let audit = FleetAudit(claims: claims, sessions: sessions, expected: expected,
                                    lease: Int64(connection.settings.lease.microseconds), now: now)
+            if elapses {
+                let range = try journal.timeRange()
+                let window = RealtimeInstant(microseconds: range.since.map { Int64($0) } ?? .min)
+                    ... RealtimeInstant(microseconds: range.until.map { Int64($0) } ?? now.microseconds)
+                let listing = FleetElapses(claims: claims, expected: expected, window: window)
+                print(listing.text(in: TimeZoneRules.current()), terminator: "")
+                if listing.ranTwice { throw ExitCode(1) }
+                return
+            }
             print(audit.text, terminator: "")
             if audit.exitCode != 0 { throw ExitCode(audit.exitCode) }
         }

@@ -29,12 +29,8 @@ extension Jobctl {
         package func run() throws {
             var standardError = StandardError()
             let user = UserScope.userName
-            let own = job.hasPrefix(user + ":") ? String(job.dropFirst(user.count + 1)) : job
-            guard !own.contains(":") else {
-                print("jobctl: '\(job)' is not one of your jobs: name a job of yours without a user", to: &standardError)
-                throw ExitCode(64)
-            }
-            let name = user + ":" + own
+            let name = try UserScope.ownName(job, user: user)
+            let own = String(name.dropFirst(user.count + 1))
             let (_, current) = try Jobctl.ask(runtime, ControlRequest(command: .userFile, job: name))
             let original = current.text ?? Self.template(name: name, user: user)
             guard let directory = Self.temporaryDirectory() else {
@@ -127,14 +123,7 @@ extension Jobctl {
         static func runEditor(on path: String) -> Int32 {
             let environment = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
             let editor = environment("VISUAL") ?? environment("EDITOR") ?? (access("/usr/bin/editor", X_OK) == 0 ? "editor" : "vi")
-            let arguments = ["/bin/sh", "-c", editor + " \"$1\"", "sh", path]
-            var pid: pid_t = 0
-            var argv = arguments.map { strdup($0) } + [nil]
-            defer { for pointer in argv { free(pointer) } }
-            guard posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0 else { return 127 }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            return ChildProcess.status(of: ["/bin/sh", "-c", editor + " \"$1\"", "sh", path])
         }
 
         /// Asks on the terminal whether to edit again; yes unless the answer starts with n.

@@ -15,7 +15,8 @@ extension Jobctl.Import {
 
                 Carried over from the timer: OnCalendar=, OnBootSec= (as OnStartupSec=, which jobd \
                 counts from its own start, not the boot), OnStartupSec=, OnUnitActiveSec=, \
-                OnUnitInactiveSec=, Persistent=, RandomizedDelaySec=, AccuracySec= (systemd's \
+                OnUnitInactiveSec=, Persistent=, RandomizedDelaySec=, FixedRandomDelay=, RandomizedOffsetSec=, \
+                DeferReactivation=, OnClockChange=, OnTimezoneChange=, AccuracySec= (systemd's \
                 default of 1min when the timer sets none). From the service: User=, Group=, \
                 WorkingDirectory=, Environment=, EnvironmentFile=, RuntimeMaxSec=, TimeoutStopSec=, TasksMax=, SuccessExitStatus=, RestartPreventExitStatus=, TimeoutStartSec=, SupplementaryGroups=, SyslogIdentifier=, \
                 Nice=, IOSchedulingClass=, IOSchedulingPriority=, CPUSchedulingPolicy=, \
@@ -46,6 +47,15 @@ extension Jobctl.Import {
         @Flag(help: "Overwrite a job file that exists in DIR.")
         var force = false
 
+        @Flag(help: "Once jobd has the job (after a reload), retire the timer: systemctl disable --now UNIT.timer. Needs --output (jobd's jobs.d).")
+        var retire = false
+
+        @OptionGroup var runtime: RuntimeOptions
+
+        func validate() throws {
+            if retire, output == nil { throw ValidationError("--retire needs --output DIR, jobd's jobs.d: the job must be in place before the timer goes") }
+        }
+
         func run() throws {
             var standardError = StandardError()
             let directory = timer.contains("/") ? String(timer[..<timer.lastIndex(of: "/")!]) + "/" : ""
@@ -68,13 +78,28 @@ extension Jobctl.Import {
             for line in result.timerReport.lines(path: timer) + result.serviceReport.lines(path: servicePath) {
                 print(line, to: &standardError)
             }
+            let whole = !result.hasLosses && (timerErrors + serviceErrors).isEmpty
+            if retire, !whole {
+                // The job would not do all the timer did: nothing is written, and the timer stays.
+                print("jobctl: \(unitName) not retired, and nothing imported: --retire takes only a timer carried over whole (above)",
+                      to: &standardError)
+                throw ExitCode(1)
+            }
             let (written, failed) = ImportFiles.emit(result.job.map { [$0] } ?? [], into: output, force: force, source: timerPath)
             if let job = result.job, written == 1 {
                 print("\(timer): imported as \(job.name).job\(output.map { " in \($0)" } ?? "")", to: &standardError)
             } else {
                 print("\(timer): nothing imported: no job file was written (the lines above say why)", to: &standardError)
             }
-            if result.hasLosses || failed || !(timerErrors + serviceErrors).isEmpty { throw ExitCode(1) }
+            let complete = whole && !failed
+            if retire, let job = result.job, let output {
+                guard complete, written == 1 else {
+                    print("jobctl: \(unitName) not retired: no job file was written", to: &standardError)
+                    throw ExitCode(1)
+                }
+                try retireTimer(unit: unitName, job: job.name, directory: output)
+            }
+            if !complete { throw ExitCode(1) }
         }
 
         /// The unit file at `path`, or, for an instance with no file of its own, its template's

@@ -14,8 +14,15 @@ package enum JobNameCompletion {
     package static func complete(words: [String], prefix: String, environment: [String: String]) -> [String] {
         let runtime = value(of: "--runtime-dir", in: words)
             ?? ControlProtocol.defaultRuntimeDirectory(environment: environment)
-        let names = daemonJobs(runtimeDirectory: runtime)
-            ?? configuredJobs(configDirectory: environment[configDirectoryVariable] ?? "/etc/jobd")
+        let names: [String]
+        if words.dropFirst().first == "--user" {
+            // The caller's own jobs, named as --user takes them: without `USER:`.
+            let own = UserScope.userName + ":"
+            names = (daemonJobs(runtimeDirectory: runtime) ?? []).filter { $0.hasPrefix(own) }.map { String($0.dropFirst(own.count)) }
+        } else {
+            names = daemonJobs(runtimeDirectory: runtime)
+                ?? configuredJobs(configDirectory: environment[configDirectoryVariable] ?? "/etc/jobd")
+        }
         return names.filter { $0.hasPrefix(prefix) }.sorted()
     }
 

@@ -15,7 +15,7 @@ package struct Jobctl: AsyncParsableCommand {
             jobd refuses the caller (root may do everything; members of group jobd may list and \
             look; every other user acts on their own jobs), 64 for invalid arguments.
 
-            jobctl --user edit|list|status|run|stop|logs|disable|enable [JOB] (and import cron \
+            jobctl --user edit|cat|list|status|run|stop|logs|disable|enable [JOB] (and import cron \
             [FILE], your crontab into jobs of yours) acts on your own \
             jobs, which jobd names USER:JOB and runs as you (jobctl --user run backup is jobctl run \
             alice:backup for alice); the administrator decides who may have them in \
@@ -23,7 +23,7 @@ package struct Jobctl: AsyncParsableCommand {
             """,
         version: BuildInfo.versionText,
         subcommands: [
-            Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self, Edit.self,
+            Check.self, Calendar.self, Reload.self, List.self, Status.self, Run.self, Stop.self, Disable.self, Enable.self, Edit.self, Cat.self,
             Security.self, Audit.self, Logs.self, Import.self, Fleet.self,
         ])
 
@@ -55,6 +55,9 @@ package struct Jobctl: AsyncParsableCommand {
                   + " (jobctl --help lists the commands)", to: &standardError)
             Glibc.exit(64)  // EX_USAGE, as ArgumentParser's own usage errors
         }
+        if arguments.contains(where: { $0 == "--generate-completion-script" || $0 == "---completion" }) {
+            return await Shell.main(arguments)
+        }
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -65,5 +68,18 @@ package struct Jobctl: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+}
+
+extension Jobctl {
+    /// jobctl as shell completion sees it: `jobctl --user COMMAND` is taken apart by ``UserScope``
+    /// before parsing, so only here, where the completion script is generated and asks for job
+    /// names, is `--user` a flag of jobctl's own (elsewhere it would take `import cron --user USER`).
+    struct Shell: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: Jobctl.configuration.commandName, abstract: Jobctl.configuration.abstract, subcommands: Jobctl.configuration.subcommands)
+
+        @Flag(help: "Act on your own jobs (edit, cat, list, status, run, stop, logs, disable, enable, import cron).")
+        var user = false
     }
 }

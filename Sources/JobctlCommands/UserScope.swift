@@ -1,3 +1,4 @@
+import ArgumentParser
 import Glibc
 
 /// `jobctl --user COMMAND [JOB] ...`: the caller's own jobs, which jobd names `USER:JOB`. The
@@ -6,7 +7,7 @@ import Glibc
 /// jobs only), and `--user edit backup` is `edit backup`.
 enum UserScope {
     /// The commands `--user` takes.
-    static let commands = ["edit", "list", "status", "run", "stop", "logs", "disable", "enable", "import"]
+    static let commands = ["edit", "cat", "list", "status", "run", "stop", "logs", "disable", "enable", "import"]
     /// Options of those commands that take a value: the word after one is not the job.
     static let valueOptions: Set<String> = [
         "--runtime-dir", "--run", "-n", "--lines", "--since", "--until", "-o", "--output", "-b", "--boot", "--journal-dir",
@@ -21,7 +22,7 @@ enum UserScope {
             throw UsageError("jobctl --user takes one of " + commands.joined(separator: ", ") + (rest.first.map { ", not '\($0)'" } ?? ""))
         }
         var words = Array(rest.dropFirst())
-        guard command != "edit", command != "list" else { return [command] + words }
+        guard command != "edit", command != "cat", command != "list" else { return [command] + words }
         if command == "import" {
             // Your own crontab, into jobs of your own (jobd checks and keeps each).
             guard words.first == "cron" else { throw UsageError("jobctl --user import takes cron: jobctl --user import cron [FILE]") }
@@ -47,6 +48,18 @@ enum UserScope {
         }
         // No job named: `status` lists the user's jobs; the others say what they lack.
         return command == "status" ? ["list"] + words : [command] + words
+    }
+
+    /// `USER:JOB` for the caller's `job`, named with or without their user name (`edit`, `cat`);
+    /// exit 64 for a job named with another user's.
+    static func ownName(_ job: String, user: String) throws -> String {
+        let own = job.hasPrefix(user + ":") ? String(job.dropFirst(user.count + 1)) : job
+        guard !own.contains(":") else {
+            var standardError = StandardError()
+            print("jobctl: '\(job)' is not one of your jobs: name a job of yours without a user", to: &standardError)
+            throw ExitCode(64)
+        }
+        return user + ":" + own
     }
 
     /// The caller's user name, as `USER:` of their jobs.

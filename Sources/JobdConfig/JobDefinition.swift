@@ -78,6 +78,7 @@ package struct JobDefinition: Sendable, Hashable {
         /// A user's own run's tasks where no cgroup limits them (``JobDefinition/userTasksLimit``).
         var userTasksLimit: UInt64?
         var syslogIdentifier: String?
+        var timing = TimerOptions()
         /// The exposure the read computed, for `jobctl list` (``SecurityExposure``).
         var exposure = ExposureCache()
     }
@@ -167,6 +168,12 @@ package struct JobDefinition: Sendable, Hashable {
         get { storage.fields.environment }
         set { fields.environment = newValue }
     }
+    /// `FixedRandomDelay=`, `RandomizedOffsetSec=`, `DeferReactivation=`, `OnClockChange=`, `OnTimezoneChange=`.
+    package var timing: TimerOptions {
+        get { storage.fields.uncommon.timing }
+        set { fields.uncommon.timing = newValue }
+    }
+
     /// `RandomizedDelaySec=`: each elapse is delayed by a random span up to this, drawn anew each time.
     package var randomizedDelay: TimeSpan {
         get { storage.fields.uncommon.randomizedDelay }

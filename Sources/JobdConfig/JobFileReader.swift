@@ -51,6 +51,7 @@ package enum JobFileReader {
         var randomizedDelay = TimeSpan.zero
         var accuracy = TimeSpan(microseconds: 1_000)
         var persistent = false
+        var timing = TimerOptions()
         var user: (name: String, line: Int)?
         var group: (name: String, line: Int)?
         var environmentFiles: [EnvironmentFile] = []
@@ -177,12 +178,13 @@ package enum JobFileReader {
                           hint: "write StandardInput=null, or feed the command yourself: ExecStart=/bin/sh -c 'command < FILE'")
                     continue
                 }
-            case .randomizedDelaySec, .accuracySec, .runtimeMaxSec, .timeoutStopSec, .timeoutStartSec:
+            case .randomizedDelaySec, .randomizedOffsetSec, .accuracySec, .runtimeMaxSec, .timeoutStopSec, .timeoutStartSec:
                 do {
                     let span = try value.isEmpty ? Self.defaultSpan(of: key) : TimeSpan.parse(value)
                     switch key {
                     case .accuracySec: accuracy = span
                     case .randomizedDelaySec: randomizedDelay = span
+                    case .randomizedOffsetSec: timing.randomizedOffset = span
                     case .runtimeMaxSec: runtimeMax = span == .zero ? .infinity : span  // 0 means no limit, as systemd
                     // A oneshot service's start is its whole run: systemd stops it after this.
                     case .timeoutStartSec: startTimeout = span == .zero ? .infinity : span
@@ -193,12 +195,18 @@ package enum JobFileReader {
                         file: path, line: line, message: "\(key.rawValue)=: \(error)",
                         hint: "write a time span such as 90s, 5min 30s, 1h or 250ms"))
                 }
-            case .persistent:
+            case .persistent, .fixedRandomDelay, .deferReactivation, .onClockChange, .onTimezoneChange:
                 guard let flag = value.isEmpty ? false : Self.boolean(value) else {
-                    error(line, "Persistent=: '\(value)' is not a boolean", hint: "write yes or no")
+                    error(line, "\(key.rawValue)=: '\(value)' is not a boolean", hint: "write yes or no")
                     continue
                 }
-                persistent = flag
+                switch key {
+                case .fixedRandomDelay: timing.fixedRandomDelay = flag
+                case .deferReactivation: timing.deferReactivation = flag
+                case .onClockChange: timing.onClockChange = flag
+                case .onTimezoneChange: timing.onTimezoneChange = flag
+                default: persistent = flag
+                }
             case .user, .group:
                 let account = value.isEmpty ? nil : (name: value, line: line)
                 if key == .user { user = account } else { group = account }
@@ -418,7 +426,7 @@ package enum JobFileReader {
             tasksMax: tasksMax?.limit, tasksMaxLine: JobDefinition.LineNumber(tasksMax?.line), processAttributes: attributes, resourceControl: resources, successExitStatus: successExitStatus,
             supplementaryGroups: supplementaryGroups.map(\.name), sandbox: sandbox,
             sandboxDeviceLine: JobDefinition.LineNumber(sandbox.needsDeviceCgroup ? sandboxDeviceLine : nil), conditions: conditions,
-            syslogIdentifier: syslogIdentifier)
+            syslogIdentifier: syslogIdentifier, timing: timing)
         var definition = JobDefinition(fields)
         // Once per read, not per `jobctl list`: a sandboxed job's checks cost tens of microseconds.
         definition.cachedExposureTenths = SecurityExposure.exposureTenths(of: definition)
@@ -435,7 +443,7 @@ package enum JobFileReader {
     }
 
     /// systemd's booleans: 1/yes/y/true/t/on and 0/no/n/false/f/off.
-    static func boolean(_ text: String) -> Bool? {
+    package static func boolean(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "1", "yes", "y", "true", "t", "on": true
         case "0", "no", "n", "false", "f", "off": false

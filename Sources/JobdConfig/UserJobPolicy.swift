@@ -12,6 +12,7 @@ package enum UserJobPolicy {
         "TimeoutStopSec", "TimeoutStartSec", "Overlap", "Restart", "RestartSec", "RestartSteps", "RestartMaxDelaySec",
         "RestartLimit", "KillMode", "MailTo", "MailOn", "SuccessExitStatus", "RestartPreventExitStatus",
         "StandardInput", "UMask", "MemoryMax", "MemoryHigh", "MemorySwapMax", "CPUQuota",
+        "FixedRandomDelay", "RandomizedOffsetSec", "DeferReactivation", "OnClockChange", "OnTimezoneChange",
     ]
     /// Keys whose value is checked: they may restrict the run, never raise it above the user.
     static let checkedKeys: Set<String> = [

@@ -94,6 +94,8 @@ package struct Daemon {
         ) { due in
             continuation.yield(.due(due))
         }
+        // FixedRandomDelay= and RandomizedOffsetSec= differ by machine, as systemd's do.
+        scheduler.hostSeed = (try? ID128.machineID()) ?? ""
         queue.onWallClockSet { continuation.yield(.wallClockSet) }
         let leakDetector = LeakDetector(grace: settings.leakGrace.duration, queue: queue, logger: logger) {
             continuation.yield(.leakCheck)

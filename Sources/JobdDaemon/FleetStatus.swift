@@ -12,8 +12,8 @@ struct FleetStatus {
 
     /// What a claim's verdict makes of its run.
     enum ClaimAnswer: Equatable {
-        /// This node holds the elapse: the run starts.
-        case start
+        /// This node holds the elapse: the run starts, with the claim's fencing token.
+        case start(token: Int64)
         /// The run leaves the admission as skipped for `reason`; with `releasesClaim`, this node
         /// won a claim it will not run (jobd is stopping, or a reload removed the job meanwhile),
         /// and the claim ends without a run.
@@ -24,15 +24,15 @@ struct FleetStatus {
     /// job defined, jobd not stopping) or not. Notes who claimed the elapse: `node` is this one.
     mutating func claimed(_ verdict: ClaimVerdict, job: String, node: String?, startable: Bool, stopping: Bool) -> ClaimAnswer {
         switch verdict {
-        case .won:
+        case .won(let token):
             lastNode[job] = node
-            if startable { return .start }
+            if startable { return .start(token: token) }
         case .taken(let other):
             lastNode[job] = other
         case .unavailable:
             break
         }
-        return .decline(reason: verdict.skipReason ?? (stopping ? "stopping" : "job-removed"), releasesClaim: verdict == .won)
+        return .decline(reason: verdict.skipReason ?? (stopping ? "stopping" : "job-removed"), releasesClaim: verdict.isWon)
     }
 
     /// Notes what the fleet link reports, and says it in the journal. Returns the runs of other

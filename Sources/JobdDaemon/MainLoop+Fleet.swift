@@ -21,8 +21,8 @@ extension MainLoop {
         let startable = !stopping && admission.definition(of: request.job) != nil
             && admission.runsInFlight(of: request.job).contains { $0.request.runID == request.runID }
         switch fleetStatus.claimed(verdict, job: request.job, node: fleet?.settings.node, startable: startable, stopping: stopping) {
-        case .start:
-            start(request, claimed: true)
+        case .start(let token):
+            start(request, claimed: true, fenceToken: token)
         case .decline(let reason, let releasesClaim):
             if releasesClaim { fleet?.finish(runID: request.invocationID, result: RunResult.stopped.rawValue, endedAt: nil) }
             perform(admission.startDeclined(job: request.job, runID: request.runID, reason: reason, now: now))

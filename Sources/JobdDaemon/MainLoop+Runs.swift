@@ -32,8 +32,9 @@ extension MainLoop {
         if !stopping, !actions.isEmpty { retryTimer.arm(at: admission.nextRetry) }
     }
 
-    /// Starts the run; a fleet job's run claims its elapse first, and starts with `claimed` once it holds it.
-    func start(_ request: RunRequest, claimed: Bool = false) {
+    /// Starts the run; a fleet job's run claims its elapse first, and starts with `claimed` once it
+    /// holds it, with the claim's fencing token (`JOBD_FENCE`).
+    func start(_ request: RunRequest, claimed: Bool = false, fenceToken: Int64? = nil) {
         guard let definition = admission.definition(of: request.job) else { return }
         // A Condition…= that does not hold skips the run, before any claim (systemd.unit(5)).
         if !claimed, let unmet = context.launcher.unmetCondition(of: definition) {
@@ -48,7 +49,7 @@ extension MainLoop {
         let (post, clock) = (context.post, context.clocks.monotonic)
         burstTrim.started()
         context.launcher.launch(
-            definition, as: request, context: request.environment,
+            definition, as: request, context: request.environment(fenceToken: fenceToken),
             fields: request.launchFields(claimedBy: claimed ? fleet?.settings.node : nil), sendmail: settings.sendmail,
             fence: claimed ? fleet?.fence(ofRun: request.invocationID) : nil
         ) { post(.runFinished($0, finished: clock())) }

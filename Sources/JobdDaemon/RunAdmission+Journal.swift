@@ -53,11 +53,13 @@ extension RunRequest {
     }
 
     /// What the run gets in its environment besides its job's: the outcome that started it (for
-    /// an `OnFailure=`/`OnSuccess=` run), and `JOBD_ELAPSE_USEC`, the scheduled instant a run its
-    /// timer started serves (kept by its retries): a job makes its side effects idempotent by it.
-    var environment: [String: String] {
+    /// an `OnFailure=`/`OnSuccess=` run); `JOBD_ELAPSE_USEC`, the scheduled instant a run its
+    /// timer started serves (kept by its retries): a job makes its side effects idempotent by it;
+    /// and for a fleet run, `JOBD_FENCE`, its claim's fencing token, which grows with every claim.
+    func environment(fenceToken: Int64? = nil) -> [String: String] {
         var environment = triggeredBy?.environment ?? [:]
         if let scheduledElapse { environment["JOBD_ELAPSE_USEC"] = String(scheduledElapse.microseconds) }
+        if let fenceToken { environment["JOBD_FENCE"] = String(fenceToken) }
         return environment
     }
 

@@ -257,8 +257,8 @@ package actor FleetDatabase {
                 SELECT job, 'epoch'::timestamptz + elapse::bigint * interval '1 microsecond', attempt::integer, $5, $6, run_id,
                        now() + $7 * interval '1 microsecond'
                   FROM input ORDER BY n
-                ON CONFLICT DO NOTHING RETURNING run_id)
-            SELECT input.n, won.run_id IS NOT NULL, coalesce(holder.node, '')
+                ON CONFLICT DO NOTHING RETURNING run_id, fence)
+            SELECT input.n, won.run_id IS NOT NULL, coalesce(holder.node, ''), coalesce(won.fence, 0)
               FROM input LEFT JOIN won ON won.run_id = input.run_id
               LEFT JOIN \(table) AS holder ON holder.job = input.job AND holder.attempt = input.attempt::integer
                    AND holder.elapse = 'epoch'::timestamptz + input.elapse::bigint * interval '1 microsecond'
@@ -275,7 +275,7 @@ package actor FleetDatabase {
                 if try row.bool(1) {
                     held[claims[index].runID] = claims[index].key
                     fence(claims[index].runID, until: schedule.fenceDeadline(sentAt: sent))
-                    verdicts[index] = .won
+                    verdicts[index] = .won(token: try row.int64(3))
                 } else if !holder.isEmpty {
                     verdicts[index] = .taken(by: holder)
                 }

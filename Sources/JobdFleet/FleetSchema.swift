@@ -47,6 +47,14 @@ package enum FleetSchema {
             // of its end, the real end goes here (the audit compares it with its retry's times).
             "ALTER TABLE {schema}.claims ADD COLUMN run_ended_at timestamptz, ADD COLUMN run_result text",
         ],
+        [
+            // Version 3 (fencing tokens): each claim takes the next number of one sequence, so a
+            // later claim (a retry, another node's after a lease lapsed) always holds a higher
+            // token; the run gets it as JOBD_FENCE. Claims made before have none.
+            "CREATE SEQUENCE {schema}.fence_tokens AS bigint",
+            "ALTER TABLE {schema}.claims ADD COLUMN fence bigint",
+            "ALTER TABLE {schema}.claims ALTER COLUMN fence SET DEFAULT nextval('{schema}.fence_tokens')",
+        ],
     ]
 
     /// The statements of `migration` (0-based) for `schema`.

@@ -5,7 +5,8 @@ package import JobdConfig
 /// it could not carry over. Pure: the caller reads both files (with jobd's ``UnitFile`` reader).
 ///
 /// Carried over: the timer's `OnCalendar=`, `OnBootSec=` (as `OnStartupSec=`), `OnStartupSec=`,
-/// `OnUnitActiveSec=`, `OnUnitInactiveSec=`, `Persistent=`, `RandomizedDelaySec=`, `AccuracySec=`
+/// `OnUnitActiveSec=`, `OnUnitInactiveSec=`, `Persistent=`, `RandomizedDelaySec=`, `AccuracySec=`,
+/// `FixedRandomDelay=`, `RandomizedOffsetSec=`, `DeferReactivation=`, `OnClockChange=`, `OnTimezoneChange=`
 /// (systemd's default of 1min when the timer sets none); the service's command lines (see
 /// ``ServiceCommand``), `User=`, `Group=`, `WorkingDirectory=`, `Environment=`,
 /// `EnvironmentFile=`, `RuntimeMaxSec=`, `TimeoutStopSec=`, `SyslogIdentifier=`; `Description=`.
@@ -26,7 +27,8 @@ package enum TimerImporter {
         "Unit.Description", "Unit.Documentation", "Timer.Unit", "Install.WantedBy",
     ]
     static let timerKeys: Set<String> = ["OnCalendar", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec",
-                                         "Persistent", "RandomizedDelaySec", "AccuracySec"]
+                                         "Persistent", "RandomizedDelaySec", "AccuracySec", "FixedRandomDelay",
+                                         "RandomizedOffsetSec", "DeferReactivation", "OnClockChange", "OnTimezoneChange"]
     static let serviceKeys: Set<String> = Set(["User", "Group", "WorkingDirectory", "Environment", "EnvironmentFile",
                                            "RuntimeMaxSec", "TimeoutStopSec", "TasksMax",
                                                "SuccessExitStatus", "RestartPreventExitStatus", "TimeoutStartSec", "SupplementaryGroups"]).union(ProcessAttributes.keys)
@@ -50,7 +52,9 @@ package enum TimerImporter {
             let line = assignment.line
             if assignment.section == "Timer", timerKeys.contains(assignment.key) {
                 job.set(assignment.key, assignment.value)
-                hasTrigger = hasTrigger || (assignment.key.hasPrefix("On") && !assignment.value.isEmpty)
+                let change = assignment.key.hasSuffix("Change")  // OnClockChange=, OnTimezoneChange=: booleans
+                hasTrigger = hasTrigger || (assignment.key.hasPrefix("On") && !assignment.value.isEmpty
+                    && (!change || JobFileReader.boolean(assignment.value) == true))
                 hasAccuracy = hasAccuracy || assignment.key == "AccuracySec"
             } else if assignment.section == "Timer", assignment.key == "OnBootSec" {
                 job.set("OnStartupSec", assignment.value)

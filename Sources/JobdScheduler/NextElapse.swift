@@ -26,6 +26,9 @@ package import JobdTimers
 ///   jobs at the end of summer time); a step further back is a correction of the clock, and the
 ///   schedule follows the new clock from now.
 /// - `Cron=@reboot`: once at jobd's first start in a boot.
+/// - `RandomizedOffsetSec=` moves every calendar elapse later by the job's fixed share of it;
+///   `DeferReactivation=` counts calendar slots from the last run's end too, and holds them while a
+///   run is in flight.
 ///
 /// A time in the past means "now": a trigger missed while jobd was busy fires at once.
 package enum NextElapse {
@@ -39,6 +42,12 @@ package enum NextElapse {
         package var daemonStartRealtime: RealtimeInstant
         /// Whether this job's `Cron=@reboot` is still due in this boot.
         package var rebootPending: Bool
+        /// This job's share of its `RandomizedOffsetSec=`, in microseconds: its calendar elapses
+        /// fall this much after their slots, and a slot counts as served until then.
+        package var calendarOffset: Int64 = 0
+        /// `DeferReactivation=`: calendar slots count from the last run's end too, and none falls
+        /// due while a run is in flight.
+        package var deferReactivation = false
 
         package init(
             monotonic: MonotonicInstant, realtime: RealtimeInstant, zone: TimeZoneRules,
@@ -76,8 +85,9 @@ package enum NextElapse {
                 let base = [history.lastFinish, history.lastTrigger, history.scheduledSince].compactMap { $0 }.max() ?? daemonStart
                 consider(base + span.duration)
             case .calendar, .cron(.schedule):
+                if running, wallClock?.deferReactivation == true { continue }
                 guard let wallClock, let elapse = calendarElapse(of: trigger, history: history, wallClock: wallClock) else { continue }
-                let ahead = elapse.microseconds - wallClock.realtime.microseconds
+                let ahead = elapse.microseconds + wallClock.calendarOffset - wallClock.realtime.microseconds
                 consider(ahead <= 0 ? wallClock.monotonic : wallClock.monotonic + .microseconds(ahead))
             case .cron(.reboot):
                 if wallClock?.rebootPending == true, history.lastTrigger == nil { consider(daemonStart) }
@@ -101,11 +111,16 @@ package enum NextElapse {
     /// schedule's start (jobd's start when neither is known). When that lies ahead of the wall
     /// clock, the clock was set back: by up to ``clockCorrection`` the base stays, so that no slot
     /// is served twice; further, the schedule follows the new clock.
+    /// With `RandomizedOffsetSec=`, the base moves back by the job's offset: a slot counts by its
+    /// offset elapse, served once that came, due once it comes after the base. With
+    /// `DeferReactivation=`, the last run's end counts too.
     package static func calendarBase(history: JobHistory, wallClock: WallClock) -> RealtimeInstant {
-        let base = [history.lastTriggerRealtime, history.scheduledSinceRealtime].compactMap { $0 }.max()
-            ?? wallClock.daemonStartRealtime
+        let finish = wallClock.deferReactivation ? history.lastFinishRealtime : nil
+        let latest = [history.lastTriggerRealtime, history.scheduledSinceRealtime, finish].compactMap { $0 }.max()
+        let base = RealtimeInstant(microseconds: (latest ?? wallClock.daemonStartRealtime).microseconds - wallClock.calendarOffset)
         let ahead = base.microseconds.subtractingReportingOverflow(wallClock.realtime.microseconds)
-        return ahead.overflow || ahead.partialValue > clockCorrection ? wallClock.realtime : base
+        guard ahead.overflow || ahead.partialValue > clockCorrection else { return base }
+        return RealtimeInstant(microseconds: wallClock.realtime.microseconds - wallClock.calendarOffset)
     }
 
     private static func calendarElapse(of trigger: Trigger, history: JobHistory, wallClock: WallClock) -> RealtimeInstant? {

@@ -88,6 +88,9 @@ package final class Scheduler {
     /// The calendar elapse each `RunOn=one-node` job's owner is armed for, by owner id: what a fleet
     /// claims when the owner's timer fires.
     private var scheduledElapses: [UInt64: RealtimeInstant] = [:]
+    /// What makes `FixedRandomDelay=` and `RandomizedOffsetSec=` differ from machine to machine:
+    /// the machine ID (``StableSpread``).
+    package var hostSeed = ""
 
     package init(
         queue: TimerQueue, daemonStart: MonotonicInstant, logger: Logger,
@@ -121,9 +124,9 @@ package final class Scheduler {
         if let next {
             elapse = next
         } else {
-            let wallClock = NextElapse.WallClock(
-                monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
-                daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name))
+            let wallClock = Self.wallClock(
+                of: definition, monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
+                daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name), hostSeed: hostSeed)
             if definition.runOn == .oneNode {
                 scheduledElapses[owner.id] = NextElapse.calendarElapse(triggers: definition.triggers, history: history, wallClock: wallClock)
             }
@@ -136,7 +139,10 @@ package final class Scheduler {
             return
         }
         if definition.randomizedDelay > .zero, !definition.randomizedDelay.isInfinite {
-            deadline = deadline + .microseconds(Int64(clamping: UInt64.random(in: 0...definition.randomizedDelay.microseconds)))
+            let span = definition.randomizedDelay.microseconds
+            deadline = deadline + .microseconds(definition.timing.fixedRandomDelay
+                ? StableSpread.share(of: Int64(clamping: span), job: definition.name, seed: hostSeed)
+                : Int64(clamping: UInt64.random(in: 0...span)))
         }
         // Checked: spans are bounded when read (TimeSpan.maximum), but a definition built in code is not.
         let (accuracy, tooLarge) = definition.accuracy.isInfinite ? (0, false) : definition.accuracy.microseconds.multipliedReportingOverflow(by: 1_000)
@@ -156,17 +162,33 @@ package final class Scheduler {
     private func nextElapses(of definitions: [JobDefinition]) -> [MonotonicInstant??]? {
         guard armsInParallel, generation.number == 0, definitions.count >= Self.parallelArmingThreshold else { return nil }
         let (clocks, zone, daemonStart, daemonStartRealtime) = (clocks, zone, daemonStart, daemonStartRealtime)
-        let (histories, rebootDue) = (histories, rebootDue)
+        let (histories, rebootDue, hostSeed) = (histories, rebootDue, hostSeed)
         return definitions.concurrentMap(minimumChunk: 256) { definition -> MonotonicInstant?? in
             guard !definition.persistent, definition.runOn != .oneNode,
                   !definition.triggers.contains(where: { if case .unitInactive = $0 { true } else { false } }) else { return nil }
-            let wallClock = NextElapse.WallClock(
-                monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
-                daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name))
+            let wallClock = Self.wallClock(
+                of: definition, monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
+                daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name), hostSeed: hostSeed)
             return .some(NextElapse.next(
                 triggers: definition.triggers, daemonStart: daemonStart, history: histories[definition.name] ?? JobHistory(),
                 wallClock: wallClock))
         }
+    }
+
+    /// The wall clock at one moment, for `definition`'s calendar triggers: with its share of
+    /// `RandomizedOffsetSec=` and its `DeferReactivation=`.
+    private static func wallClock(
+        of definition: JobDefinition, monotonic: MonotonicInstant, realtime: RealtimeInstant, zone: TimeZoneRules,
+        daemonStartRealtime: RealtimeInstant, rebootPending: Bool, hostSeed: String
+    ) -> NextElapse.WallClock {
+        var wallClock = NextElapse.WallClock(monotonic: monotonic, realtime: realtime, zone: zone,
+                                             daemonStartRealtime: daemonStartRealtime, rebootPending: rebootPending)
+        let offset = definition.timing.randomizedOffset
+        if offset > .zero, !offset.isInfinite {
+            wallClock.calendarOffset = StableSpread.share(of: Int64(clamping: offset.microseconds), job: definition.name, seed: hostSeed)
+        }
+        wallClock.deferReactivation = definition.timing.deferReactivation
+        return wallClock
     }
 
     /// Loads of fewer jobs arm them one by one: not worth the threads.
@@ -177,20 +199,35 @@ package final class Scheduler {
 
     /// The wall clock was set or jumped: calendar triggers are computed again; monotonic ones stay.
     /// `active`: the jobs with a run in flight or waiting for a slot.
+    /// Jobs with `OnClockChange=` fall due now.
     package func wallClockWasSet(active: Set<String> = []) {
-        var rearmed = 0
-        for owner in generation.owners.values where owner.definition.triggers.contains(where: \.isCalendar) {
-            arm(owner, history: histories[owner.name] ?? JobHistory(), active: active.contains(owner.name))
-            rearmed += 1
-        }
-        logger.notice("wall clock set: \(rearmed) calendar job(s) re-armed")
+        let (rearmed, fired) = rearmCalendarJobs(active: active) { $0.onClockChange }
+        let due = fired > 0 ? ", \(fired) job(s) with OnClockChange= due" : ""
+        logger.notice("wall clock set: \(rearmed) calendar job(s) re-armed\(due)")
     }
 
-    /// The local time zone changed: calendar triggers are computed again in `zone`.
+    /// The local time zone changed: calendar triggers are computed again in `zone`, and jobs with
+    /// `OnTimezoneChange=` fall due now.
     package func timeZoneChanged(to zone: TimeZoneRules, active: Set<String> = []) {
         self.zone = zone
-        logger.notice("time zone is now \(zone.identifier)")
-        wallClockWasSet(active: active)
+        let (rearmed, fired) = rearmCalendarJobs(active: active) { $0.onTimezoneChange }
+        let due = fired > 0 ? ", \(fired) job(s) with OnTimezoneChange= due" : ""
+        logger.notice("time zone is now \(zone.identifier): \(rearmed) calendar job(s) re-armed\(due)")
+    }
+
+    /// Arms every calendar job's owner again, and those whose timing `fires` says so for now.
+    private func rearmCalendarJobs(active: Set<String>, fires: (TimerOptions) -> Bool) -> (rearmed: Int, fired: Int) {
+        var (rearmed, fired) = (0, 0)
+        for owner in generation.owners.values {
+            if fires(owner.definition.timing) {
+                owner.arm(at: clocks.monotonic())
+                fired += 1
+            } else if owner.definition.triggers.contains(where: \.isCalendar) {
+                arm(owner, history: histories[owner.name] ?? JobHistory(), active: active.contains(owner.name))
+                rearmed += 1
+            }
+        }
+        return (rearmed, fired)
     }
 
     /// Makes `definitions` the running generation. Owners of unchanged jobs carry over with their
@@ -371,7 +408,8 @@ package final class Scheduler {
     private func servedElapse(_ definition: JobDefinition, due: DueJob, history: JobHistory, now: MonotonicInstant) -> RealtimeInstant {
         let realtime = clocks.realtime()
         if definition.triggers.contains(where: \.isCalendar) {
-            let wallClock = NextElapse.WallClock(monotonic: now, realtime: realtime, zone: zone, daemonStartRealtime: daemonStartRealtime)
+            let wallClock = Self.wallClock(of: definition, monotonic: now, realtime: realtime, zone: zone,
+                                           daemonStartRealtime: daemonStartRealtime, rebootPending: false, hostSeed: hostSeed)
             // Not one ahead of the clock: then a monotonic trigger of the job came first.
             if let elapse = NextElapse.calendarElapse(triggers: definition.triggers, history: history, wallClock: wallClock),
                elapse <= realtime { return elapse }

@@ -6,31 +6,11 @@ import Testing
 /// (COMP_WORDS, COMP_CWORD, the completion function): job names come from the running daemon, or
 /// from the configuration directory when no daemon answers.
 @Suite struct JobNameCompletionTests {
-    let jobctl = DaemonProcess.productsDirectory + "/jobctl"
-
     /// What bash offers for `jobctl WORDS...` with the cursor at the end of the last word.
     func complete(_ words: [String], environment: [String: String]) throws -> [String] {
-        let script = try CapturedProcess.run(jobctl, ["--generate-completion-script", "bash"])
-        #expect(script.status == 0)
-        let directory = NSTemporaryDirectory() + "jobctl-completion-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try script.standardOutput.write(toFile: directory + "/jobctl.bash", atomically: true, encoding: .utf8)
-        let quoted = ([jobctl] + words).map { "'\($0)'" }.joined(separator: " ")
-        let program = """
-            source \(directory)/jobctl.bash
-            complete -p jobctl | grep -q -- '-F _jobctl' || { echo 'no completion registered' >&2; exit 3; }
-            COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count)
-            COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
-            COMPREPLY=()
-            _jobctl jobctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
-            printf '%s\\n' "${COMPREPLY[@]}"
-            """
-        var env = environment
-        env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let bash = try CapturedProcess.run("/bin/bash", ["--norc", "--noprofile", "-c", program], environment: env)
-        #expect(bash.status == 0, "\(bash.standardError)")
-        return bash.standardOutput.split(separator: "\n").map(String.init)
+        let (offered, status, standardError) = try BashCompletion.complete(words, environment: environment)
+        #expect(status == 0, "\(standardError)")
+        return offered
     }
 
     @Test func completesJobNamesFromTheConfigurationDirectory() throws {

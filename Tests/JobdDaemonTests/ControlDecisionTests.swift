@@ -34,9 +34,9 @@ import Testing
 
     /// (verdict, can the run still start, is jobd stopping, what becomes of the run, the node noted).
     static let verdicts: [(ClaimVerdict, Bool, Bool, FleetStatus.ClaimAnswer, String?)] = [
-        (.won, true, false, .start, "n1"),
-        (.won, false, false, .decline(reason: "job-removed", releasesClaim: true), "n1"),
-        (.won, false, true, .decline(reason: "stopping", releasesClaim: true), "n1"),
+        (.won(token: 7), true, false, .start(token: 7), "n1"),
+        (.won(token: 7), false, false, .decline(reason: "job-removed", releasesClaim: true), "n1"),
+        (.won(token: 7), false, true, .decline(reason: "stopping", releasesClaim: true), "n1"),
         (.taken(by: "n2"), true, false, .decline(reason: "claimed-by n2", releasesClaim: false), "n2"),
         (.taken(by: "n2"), false, true, .decline(reason: "claimed-by n2", releasesClaim: false), "n2"),
         (.unavailable(reason: "fleet-unavailable"), true, false, .decline(reason: "fleet-unavailable", releasesClaim: false), nil),

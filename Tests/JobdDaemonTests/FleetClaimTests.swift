@@ -32,22 +32,25 @@ import UnixSignals
         let claim = try #require(fleet.claims.withLock { $0.first })
         #expect(claim.key.job == "report")
         #expect(claim.key.elapse == RealtimeInstant(microseconds: H.wallStart + 60_000_000))
-        fleet.answer(.won)
+        fleet.answer(.won(token: 1))
         daemon.pump()
         let run = try #require(daemon.running("report").first)
         #expect(run.fields["NODE"] == "n1" || run.fields.values.contains("n1"))
         #expect(daemon.control(.status, "report").responses.first?.jobStatus?.lastNode == "n1")
     }
 
-    /// A claimed run starts with its fence; a host job's run and a run by hand have none.
+    /// A claimed run starts with its fence and its claim's fencing token (`JOBD_FENCE`, issue 40);
+    /// a host job's run and a run by hand have neither.
     @Test func onlyAClaimedRunIsFenced() throws {
         let daemon = H([Self.fleetJob(), Self.fleetJob("host") { $0.runOn = .everyNode }], fleet: "n1")
         daemon.advance(.seconds(60))
-        daemon.fleet?.answer(.won)
+        daemon.fleet?.answer(.won(token: 41))
         daemon.pump()
         let report = try #require(daemon.running("report").first)
         #expect(report.fence?.path == "/run/fleet.invalid/fence/" + report.request.invocationID)
-        #expect(try #require(daemon.running("host").first).fence == nil)
+        #expect(report.context["JOBD_FENCE"] == "41")
+        let host = try #require(daemon.running("host").first)
+        #expect(host.fence == nil && host.context["JOBD_FENCE"] == nil)
     }
 
     @Test func anElapseAnotherNodeClaimedIsSkipped() {
@@ -88,7 +91,7 @@ import UnixSignals
         daemon.advance(.seconds(60))
         daemon.send(.signal(.sigterm))
         #expect(!daemon.ended, "the claim in flight is waited for")
-        daemon.fleet?.answer(.won)
+        daemon.fleet?.answer(.won(token: 1))
         daemon.pump()
         #expect(daemon.started().isEmpty)
         #expect(daemon.fleet?.finished.withLock { $0.map(\.result) } == [RunResult.stopped.rawValue])
@@ -99,7 +102,7 @@ import UnixSignals
         let daemon = H([Self.fleetJob()], fleet: "n1")
         daemon.advance(.seconds(60))
         #expect(daemon.control(.run, "report").kinds == [.runSkipped], "the claimed run counts as in flight")
-        daemon.fleet?.answer(.won)
+        daemon.fleet?.answer(.won(token: 1))
         daemon.pump()
         #expect(daemon.running("report").count == 1)
     }
@@ -116,7 +119,7 @@ import UnixSignals
     @Test func aClaimedRunsEndIsRecordedInTheFleet() {
         let daemon = H([Self.fleetJob()], fleet: "n1")
         daemon.advance(.seconds(60))
-        daemon.fleet?.answer(.won)
+        daemon.fleet?.answer(.won(token: 1))
         daemon.pump()
         let invocation = daemon.running("report").first?.request.invocationID
         daemon.end("report", .exited(1))
@@ -130,7 +133,7 @@ import UnixSignals
             $0.restart.delay = .seconds(1)
         }], fleet: "n1")
         daemon.advance(.seconds(60))
-        daemon.fleet?.answer(.won)
+        daemon.fleet?.answer(.won(token: 1))
         daemon.pump()
         daemon.end("report", .exited(1))
         daemon.advance(.seconds(1))
@@ -146,7 +149,7 @@ extension FleetClaimTests {
         let daemon = H([Self.fleetJob(), other], fleet: "n1")
         daemon.advance(.seconds(60))
         daemon.reload([other])
-        daemon.fleet?.answer(.won)
+        daemon.fleet?.answer(.won(token: 1))
         daemon.pump()
         #expect(daemon.started().isEmpty)
         #expect(daemon.skipReasons("report") == ["job-removed"])

@@ -63,7 +63,7 @@ struct FleetDatabaseTests {
                 postgres, host: host, query: "sslmode=verify-full&sslrootcert=\(certificates.directory)/ca.pem"))
             try await verified.connect()
             #expect(await verified.usesTLS)
-            #expect(await verified.claim(ClaimKey(job: "report-\(host)", elapse: RealtimeInstant(seconds: 1_800_000_000)), runID: "r1") == .won)
+            #expect(await verified.claim(ClaimKey(job: "report-\(host)", elapse: RealtimeInstant(seconds: 1_800_000_000)), runID: "r1").isWon)
             await verified.close()
         }
         let elapse = RealtimeInstant(seconds: 1_800_000_000)
@@ -98,7 +98,7 @@ struct FleetDatabaseTests {
         let day: Int64 = 86_400, now = Int64(Date().timeIntervalSince1970)
         func run(_ job: String, daysAgo: Int64, ends: Bool = true) async {
             let runID = "\(job)-\(daysAgo)"
-            #expect(await node.claim(ClaimKey(job: job, elapse: RealtimeInstant(seconds: now - daysAgo * day)), runID: runID) == .won)
+            #expect(await node.claim(ClaimKey(job: job, elapse: RealtimeInstant(seconds: now - daysAgo * day)), runID: runID).isWon)
             if ends { await node.finish(runID: runID, result: "success") }
         }
         await run("daily", daysAgo: 40)
@@ -279,7 +279,7 @@ struct FleetDatabaseTests {
             """)
         let node = try Self.database(settings)
         try await node.connect()
-        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .won)
+        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r").isWon)
         await node.close()
 
         let path = try #require(settings.passwordFile)
@@ -305,7 +305,7 @@ struct FleetDatabaseTests {
         settings.passwordFile = try postgres.passwordFile("", line: "se:cr:et")
         let node = try Self.database(settings)
         try await node.connect()
-        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .won)
+        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r").isWon)
         await node.close()
     }
 
@@ -319,7 +319,7 @@ struct FleetDatabaseTests {
         settings.passwordFile = try postgres.passwordFile("", line: "*:*:*:\(user):secret")
         let node = try Self.database(settings)
         try await node.connect()
-        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r") == .won)
+        #expect(await node.claim(ClaimKey(job: "x", elapse: RealtimeInstant(seconds: 1)), runID: "r").isWon)
         await node.close()
         #expect(try postgres.psql("SELECT node FROM jobd.claims", database: "fleet") == "a")
         #expect(try postgres.psql("SELECT tableowner FROM pg_tables WHERE schemaname = 'jobd' AND tablename = 'claims'", database: "fleet") == user)

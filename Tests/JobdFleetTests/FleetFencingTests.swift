@@ -57,7 +57,7 @@ struct FleetFencingTests {
         try await b.connect()
         let key = ClaimKey(job: "report", elapse: RealtimeInstant(seconds: Int64(Date().timeIntervalSince1970)))
         let sent = LeaseFences.boottime()
-        #expect(await a.claim(key, runID: "r1") == .won)
+        #expect(await a.claim(key, runID: "r1").isWon)
         // The lease (30 s) less the margin (MaxClockSkewSec=500ms), from before the claim was sent.
         let claimed = try #require(fences.deadline("r1"))
         #expect(claimed >= sent + 29_500_000 && claimed <= LeaseFences.boottime() + 29_500_000, "\(claimed - sent)")
@@ -95,7 +95,7 @@ struct FleetFencingTests {
         let a = try Self.node(postgres, "a", lease: .seconds(30), fences: fences)
         try await a.connect()
         let key = ClaimKey(job: "report", elapse: RealtimeInstant(seconds: Int64(Date().timeIntervalSince1970)))
-        #expect(await a.claim(key, runID: "r1") == .won)
+        #expect(await a.claim(key, runID: "r1").isWon)
         // Sent at 1,000 s: the lease (30 s) less the margin (MaxClockSkewSec=500ms).
         let deadline: Int64 = 1_029_500_000
         #expect(fences.deadline("r1") == deadline)
@@ -118,12 +118,13 @@ struct FleetFencingTests {
         let postgres = try Self.fleet()
         let a = try Self.node(postgres, "a")
         try await a.connect()
-        #expect(await a.claim(ClaimKey(job: "report", elapse: RealtimeInstant(seconds: 1_800_000_000)), runID: "r1") == .won)
+        #expect(await a.claim(ClaimKey(job: "report", elapse: RealtimeInstant(seconds: 1_800_000_000)), runID: "r1").isWon)
         await a.finish(runID: "r1", result: "success")
         await a.shutdown()
         _ = try postgres.psql("""
-            ALTER TABLE jobd.claims DROP COLUMN run_ended_at, DROP COLUMN run_result;
-            DELETE FROM jobd.schema_version WHERE version = 2
+            ALTER TABLE jobd.claims DROP COLUMN run_ended_at, DROP COLUMN run_result, DROP COLUMN fence;
+            DROP SEQUENCE jobd.fence_tokens;
+            DELETE FROM jobd.schema_version WHERE version >= 2
             """, database: "fleet")
         // A reader (jobctl) reads a version 1 fleet as it is, and migrates nothing.
         let reader = try Self.node(postgres, "reader")
@@ -133,9 +134,38 @@ struct FleetFencingTests {
         await reader.close()
         let b = try Self.node(postgres, "b")
         try await b.connect()
-        #expect(try postgres.psql("SELECT max(version) FROM jobd.schema_version", database: "fleet") == "2")
+        #expect(try postgres.psql("SELECT max(version) FROM jobd.schema_version", database: "fleet") == String(FleetSchema.version))
         let records = try await b.claims()
         #expect(records.count == 1 && records.first?.result == "success" && records.first?.runEndedAt == nil)
+        // Claims made before fencing tokens have none; the next one has one.
+        #expect(await b.claim(ClaimKey(job: "report", elapse: RealtimeInstant(seconds: 1_800_000_060)), runID: "r2") == .won(token: 1))
+        #expect(try postgres.psql("SELECT run_id || '=' || coalesce(fence::text, 'none') FROM jobd.claims ORDER BY run_id", database: "fleet")
+                == "r1=none\nr2=1")
+        await b.shutdown()
+    }
+
+    /// Issue 40: each claim takes a fencing token above every earlier one, whichever node makes it,
+    /// so a run whose lease another node took over holds the lower token (`JOBD_FENCE`): a retry,
+    /// another node's claim of a later attempt, claims sent together in one statement.
+    @Test func everyClaimHoldsAHigherFencingTokenThanTheOnesBefore() async throws {
+        let postgres = try Self.fleet()
+        let a = try Self.node(postgres, "a"), b = try Self.node(postgres, "b")
+        try await a.connect()
+        try await b.connect()
+        let elapse = RealtimeInstant(seconds: 1_800_000_000)
+        func token(_ verdict: ClaimVerdict) -> Int64? { if case .won(let token) = verdict { token } else { nil } }
+        let first = try #require(token(await a.claim(ClaimKey(job: "report", elapse: elapse), runID: "r1")))
+        #expect(await b.claim(ClaimKey(job: "report", elapse: elapse), runID: "r1b") == .taken(by: "a"))
+        let retry = try #require(token(await b.claim(ClaimKey(job: "report", elapse: elapse, attempt: 1), runID: "r2")))
+        let together = await withTaskGroup(of: Int64?.self) { group in
+            for index in 0 ..< 20 {
+                group.addTask { token(await a.claim(ClaimKey(job: "j\(index)", elapse: elapse), runID: "b\(index)")) }
+            }
+            return await group.reduce(into: [Int64?]()) { $0.append($1) }
+        }
+        let batch = together.compactMap { $0 }
+        #expect(first < retry && batch.count == 20 && Set(batch).count == 20 && batch.allSatisfy { $0 > retry }, "\(first) \(retry) \(batch)")
+        await a.shutdown()
         await b.shutdown()
     }
 }

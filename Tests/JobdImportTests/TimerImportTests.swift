@@ -127,6 +127,30 @@ import Testing
         }
     }
 
+    /// systemd's later timer keys carry over as they are (issue 40); a timer with only
+    /// `OnClockChange=yes` has a trigger, one with `OnClockChange=no` alone has none.
+    @Test func laterTimerKeysCarryOver() throws {
+        let (timer, _) = UnitFile.parse("""
+            [Timer]
+            OnCalendar=daily
+            RandomizedDelaySec=1h
+            FixedRandomDelay=yes
+            RandomizedOffsetSec=15min
+            DeferReactivation=yes
+            OnClockChange=yes
+            OnTimezoneChange=yes
+            """, path: "later.timer")
+        let (service, _) = UnitFile.parse(Self.service("ExecStart=/usr/bin/true"), path: "later.service")
+        let result = TimerImporter.convert(timer: timer, service: service, name: "later")
+        let job = try #require(result.job)
+        #expect(!result.timerReport.hasLosses, "\(result.timerReport.lines(path: "later.timer"))")
+        let definition = try JobFileReader.read(name: job.name, path: "later.job", text: job.text).get()
+        #expect(definition.timing.fixedRandomDelay && definition.timing.deferReactivation && definition.timing.onClockChange
+                && definition.timing.onTimezoneChange && definition.timing.randomizedOffset == .seconds(900), "\(job.text)")
+        let (clockOnly, _) = UnitFile.parse("[Timer]\nOnClockChange=yes\n", path: "clock.timer")
+        #expect(TimerImporter.convert(timer: clockOnly, service: service, name: "clock").job != nil)
+    }
+
     /// apt-daily-upgrade.service has `KillMode=process`: jobd's two modes carry over, the others are reported.
     @Test func killModesJobdHasCarryOver() throws {
         let (timer, _) = UnitFile.parse("[Timer]\nOnCalendar=daily\n", path: "t.timer")

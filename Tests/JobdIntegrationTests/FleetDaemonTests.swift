@@ -170,6 +170,12 @@ struct FleetDaemonTests {
             """)
         let (duplicate, planted) = try fleet.nodes[0].jobctl(["audit", "--fleet", "--config-dir", configDir])
         #expect(duplicate == 1 && planted.contains("elapse claimed twice") && planted.contains("node-x"), "\(planted)")
+        // Elapse by elapse (issue 40): the planted one ran twice, the others once on the node that claimed them.
+        let (listed, listing) = try fleet.nodes[0].jobctl(["audit", "--fleet", "--elapses", "--config-dir", configDir])
+        let ticks = listing.split(separator: "\n").filter { $0.contains("  tick  ") }
+        #expect(listed == 1 && ticks.count >= elapses.count, "\(listing)")
+        #expect(ticks.filter { $0.contains("RAN 2 TIMES") && $0.contains("node-x") }.count == 1, "\(listing)")
+        #expect(ticks.filter { $0.contains("ran once on node-") && $0.hasSuffix("(success)") }.count == elapses.count - 1, "\(listing)")
     }
 
     @Test func aKilledNodesRunIsRecordedLostOnceItsLeaseLapsedAndRetriedElsewhere() throws {

@@ -332,6 +332,33 @@ import Testing
         #expect(try setup.jobctl(["disable", "\(setup.bob.name):nothing"], as: alice).0 == 4)
     }
 
+    /// Issue 38: `jobctl --user cat` prints all of a user's jobs at once, as `crontab -l`, and
+    /// only theirs; bash completes `jobctl --user status <TAB>` with their own jobs' short names.
+    @Test func aUserCatsAndCompletesTheirOwnJobsOnly() throws {
+        let setup = try Setup()
+        let (alice, bob) = (setup.alice, setup.bob)
+        let nightly = "[Job]\nDescription=nightly of alice\nOnCalendar=daily\nExecStart=/bin/true\n"
+        #expect(try setup.jobctl(["--user", "edit", "backup"], as: alice, editing: alice.job).0 == 0)
+        #expect(try setup.jobctl(["--user", "edit", "nightly"], as: alice, editing: nightly).0 == 0)
+        #expect(try setup.jobctl(["--user", "edit", "secret"], as: bob, editing: bob.job).0 == 0)
+
+        let (status, output) = try setup.jobctl(["--user", "cat"], as: alice)
+        #expect(status == 0)
+        #expect(output == "# \(alice.name):backup\n" + alice.job + "\n# \(alice.name):nightly\n" + nightly.dropLast(), "\(output)")
+        let (one, oneOutput) = try setup.jobctl(["--user", "cat", "nightly"], as: alice)
+        #expect(one == 0 && oneOutput == "# \(alice.name):nightly\n" + nightly.dropLast(), "\(oneOutput)")
+        let (foreign, refused) = try setup.jobctl(["--user", "cat", "\(bob.name):secret"], as: alice)
+        #expect(foreign == 64 && refused.contains("not one of your jobs"), "\(refused)")
+        let (missing, missingOutput) = try setup.jobctl(["--user", "cat", "secret"], as: alice)
+        #expect(missing == 1 && missingOutput.contains("no job \(alice.name):secret"), "\(missingOutput)")
+
+        let environment = ["RUNTIME_DIRECTORY": setup.runtime]
+        let completed = try BashCompletion.complete(["--user", "status", ""], environment: environment, as: alice.account)
+        #expect(completed.status == 0 && completed.offered == ["backup", "nightly"], "\(completed)")
+        let commands = try BashCompletion.complete(["--user", "c"], environment: environment, as: alice.account)
+        #expect(commands.offered.contains("cat"), "\(commands)")
+    }
+
     static let logsVariable = "JOBD_TEST_USER_LOGS"
 
     /// Under a private journald (the child of ``aUserReadsTheirOwnJobsLogsThroughJobd``): a user,
