@@ -76,11 +76,13 @@ let package = Package(
         .systemLibrary(name: "CXattr"),
         // eventfd, which Swift's Glibc module leaves out; imported by JobdRunner alone.
         .systemLibrary(name: "CEventfd"),
+        // bpf(2), reached only through syscall(2): whether BPF device programs load; JobdRunner alone.
+        .systemLibrary(name: "CBPFDevices"),
         // Definitions -> processes.
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd",
+                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

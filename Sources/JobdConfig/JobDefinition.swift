@@ -76,6 +76,8 @@ package struct JobDefinition: Sendable, Hashable {
         var conditions: [UnitCondition] = []
         /// The user whose own job this is (``UserJobStore``); `nil` for a system job.
         var owningUser: String?
+        /// A user's own run's tasks where no cgroup limits them (``JobDefinition/userTasksLimit``).
+        var userTasksLimit: UInt64?
         var syslogIdentifier: String?
         var timing = TimerOptions()
         /// The exposure the read computed, for `jobctl list` (``SecurityExposure``).
@@ -328,6 +330,14 @@ package struct JobDefinition: Sendable, Hashable {
     package var owningUser: String? {
         get { storage.fields.uncommon.owningUser }
         set { fields.uncommon.owningUser = newValue }
+    }
+    /// How many tasks a run of a user's own job may have where no cgroup's `pids.max` limits it
+    /// (no delegated cgroup, no pids controller): its `TasksMax=`, else `DefaultTasksMax=` of
+    /// jobd.conf, given as `RLIMIT_NPROC` (which counts every task of the user's uid); `nil` for
+    /// a system job, or where both are `infinity`.
+    package var userTasksLimit: UInt64? {
+        get { storage.fields.uncommon.userTasksLimit }
+        set { fields.uncommon.userTasksLimit = newValue }
     }
     /// `RunOn=`: whether every node of a fleet runs the job (the default) or one node per elapse.
     package var runOn: RunOn {

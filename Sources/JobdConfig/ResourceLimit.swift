@@ -7,6 +7,11 @@ package struct ResourceLimit: Sendable, Hashable {
     package var soft: UInt64?
     package var hard: UInt64?
 
+    package init(soft: UInt64?, hard: UInt64?) {
+        self.soft = soft
+        self.hard = hard
+    }
+
     package enum Resource: Int32, Sendable, Hashable, CaseIterable {
         // Linux's RLIMIT_* numbers.
         case cpu = 0, fsize = 1, data = 2, stack = 3, core = 4, rss = 5, nproc = 6, nofile = 7, memlock = 8, `as` = 9

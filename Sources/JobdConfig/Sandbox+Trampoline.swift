@@ -107,8 +107,10 @@ extension Sandbox {
     }
 
     /// The options of `jobd-cgexec` for this sandbox; `privateTmp`: the directories jobd made for
-    /// `PrivateTmp=` (`/tmp`'s, `/var/tmp`'s).
-    package func trampolineOptions(privateTmp: (String, String)? = nil) -> [String] {
+    /// `PrivateTmp=` (`/tmp`'s, `/var/tmp`'s). `userPaths`: a user's own job, whose paths are looked
+    /// up as the user, so that one the user cannot reach fails (or is left out) as a missing one
+    /// does: root's lookup would tell the user whether a path under a directory of root's exists.
+    package func trampolineOptions(privateTmp: (String, String)? = nil, userPaths: Bool = false) -> [String] {
         guard !isDefault else { return [] }
         var words: [String] = []
         if needsDeviceCgroup { words += ["--device-policy", protectClock ? "clock" : "closed"] }
@@ -116,7 +118,9 @@ extension Sandbox {
         if protectHostname { words.append("--new-uts") }
         if privateDevices { words.append("--private-dev") }
         if let privateTmp { words += ["--private-tmp", privateTmp.0 + ":" + privateTmp.1] }
-        for entry in mountEntries { words += ["--mount", entry.word] }
+        let entries = mountEntries
+        if userPaths, !entries.isEmpty { words.append("--user-paths") }
+        for entry in entries { words += ["--mount", entry.word] }
         if noNewPrivileges, needsMountNamespace { words.append("--nosuid-mounts") }
         if let boundingSet { words += ["--bounding", String(boundingSet, radix: 16)] }
         if ambientCapabilities != 0 { words += ["--ambient", String(ambientCapabilities, radix: 16)] }

@@ -90,6 +90,8 @@ package struct UserJobStore: Sendable {
         if let found = unknown[definition.name] { return .failure(ConfigErrors(found)) }
         definition.user = user
         definition.owningUser = user
+        // Without a cgroup, jobd's own RLIMIT_NPROC (above pid_max) would be the user's only bound.
+        definition.userTasksLimit = (definition.tasksMax ?? bounds.defaultTasksMax).resolved(systemMaximum: bounds.systemMaximum)
         // Set-user-ID programs gain nothing in a user's run, whatever restricts it (UserJobPolicy).
         definition.sandbox.noNewPrivileges = true
         definition.onFailure = definition.onFailure.map { Self.jobName(user: user, job: $0) }

@@ -5,7 +5,8 @@ import JobdLocks
 /// The cgroup subtree systemd delegated to jobd (`Delegate=yes` in jobd.service): jobd itself moves
 /// into `supervisor` (cgroup v2 lets processes live only in leaves once controllers are enabled),
 /// and each run gets `runs/run-<JOBD_RUN_ID>`, so that `runs/pids.max` bounds every run together
-/// and leaves jobd room for its own threads (``TaskBudget``). systemd puts the unit's control
+/// and leaves jobd room for its own threads (``TaskBudget``); a run of a user's own job gets
+/// `runs/user-UID/run-<JOBD_RUN_ID>`, whose parent's `pids.max` bounds that user's runs together. systemd puts the unit's control
 /// processes (`ExecReload=`) into `.control`, which jobd leaves alone.
 ///
 /// Where a controller sits on a cgroup v1 hierarchy (a hybrid system, such as a host whose
@@ -178,8 +179,10 @@ package final class DelegatedCgroup: Sendable {
     /// A new cgroup for a run, named after its `JOBD_RUN_ID` (unique across restarts, so that a
     /// kept cgroup of an earlier jobd never clashes), with the run's task limit and `resources`.
     /// Its twins on v1 hierarchies are made for pids and for each controller `resources` needs.
-    func makeRunCgroup(invocationID: String, runID: UInt64, tasksMax: TasksMax?, resources: ResourceControl) -> Result<RunCgroup, CgroupProbe.Refusal> {
-        let name = Self.runsName + "/run-" + (invocationID.isEmpty ? String(runID) : invocationID)
+    /// A run of a user's own job (`user`: the user's uid) goes below `runs/user-UID` (``prepareUserCgroup(_:twins:)``).
+    func makeRunCgroup(invocationID: String, runID: UInt64, tasksMax: TasksMax?, resources: ResourceControl, user: UInt32? = nil) -> Result<RunCgroup, CgroupProbe.Refusal> {
+        let parent = Self.runsName + (user.map { "/" + Self.userPrefix + String($0) } ?? "")
+        let name = parent + "/run-" + (invocationID.isEmpty ? String(runID) : invocationID)
         let needed = Set(["pids"] + resources.keys.map(CgroupSettings.controller(of:)))
         let twins = legacy.filter { needed.contains($0.key) }.mapValues { $0 + "/" + name }
         let run = RunCgroup(directory: directory + "/" + name, path: path + "/" + name, legacy: twins)
@@ -190,6 +193,7 @@ package final class DelegatedCgroup: Sendable {
                 return .failure(CgroupProbe.Refusal("cannot enable the \(controller) controller in \(file): \(CgroupFile.describe(code))"))
             }
         }
+        if user != nil, let refusal = prepareUserCgroup(parent, twins: Array(twins.keys)) { return .failure(refusal) }
         for made in run.entered where mkdir(made, 0o755) != 0 {
             let reason = "cannot create the cgroup \(made): \(CgroupFile.describe(errno))"
             _ = run.remove()
@@ -221,6 +225,34 @@ package final class DelegatedCgroup: Sendable {
         return .success(run)
     }
 
+    /// The name of a user's cgroup in `runs`, before the uid: `user-1000`.
+    static let userPrefix = "user-"
+
+    /// Makes `name` (`runs/user-UID`) where it is missing, on the unified hierarchy and on the v1
+    /// hierarchies of `twins`, with the controllers of `runs` enabled below it (on cgroup v2 a run's
+    /// cgroup has a controller only where its parent enables it), and sets its `pids.max` to the
+    /// user's budget (``TaskBudget/perUser``), at each run, so that a reload's applies: one user's
+    /// runs together can never take every task root's runs need (issue 37).
+    private func prepareUserCgroup(_ name: String, twins: [String]) -> CgroupProbe.Refusal? {
+        for made in [directory + "/" + name] + twins.compactMap({ legacy[$0].map { $0 + "/" + name } })
+        where mkdir(made, 0o755) != 0 && errno != EEXIST {
+            return CgroupProbe.Refusal("cannot create the cgroup \(made): \(CgroupFile.describe(errno))")
+        }
+        let enabled = CgroupText.controllers(CgroupFile.read(directory + "/" + Self.runsName + "/cgroup.subtree_control") ?? "")
+        for controller in enabled {
+            if let code = CgroupFile.write(directory + "/" + name + "/cgroup.subtree_control", "+" + controller) {
+                return CgroupProbe.Refusal("cannot enable the \(controller) controller in \(directory)/\(name): \(CgroupFile.describe(code))")
+            }
+        }
+        if let limits = budget.withLock({ $0 }), let pids = pidsDirectory.map({ $0 + "/" + name + "/pids.max" }) {
+            let limit = TasksMax.pidsMaxText(limits.perUser)
+            if let code = CgroupFile.write(pids, limit) {
+                return CgroupProbe.Refusal("cannot limit the user's runs' tasks to \(limit) (\(pids)): \(CgroupFile.describe(code))")
+            }
+        }
+        return nil
+    }
+
     /// Remembers a run's cgroup that still has processes jobd leaves running; it is removed once
     /// it empties (looked at whenever a run ends, and at jobd's next start).
     func keep(_ run: RunCgroup) {
@@ -239,7 +271,12 @@ package final class DelegatedCgroup: Sendable {
     /// `supervisor` where a jobd before `runs` put them), and keeps watching those with processes
     /// still in them.
     private func removeStaleRuns() {
-        for parent in ["", "/" + Self.runsName] {
+        // Users' runs are a level deeper, in runs/user-UID.
+        var users: [String] = []
+        if case .success(let names) = FileSystem.directoryEntries(directory + "/" + Self.runsName) {
+            users = names.filter { $0.hasPrefix(Self.userPrefix) }.map { "/" + Self.runsName + "/" + $0 }
+        }
+        for parent in ["", "/" + Self.runsName] + users {
             guard case .success(let names) = FileSystem.directoryEntries(directory + parent) else { continue }
             for name in names where name.hasPrefix("run-") {
                 let run = RunCgroup(directory: directory + parent + "/" + name, path: path + parent + "/" + name,
@@ -248,7 +285,7 @@ package final class DelegatedCgroup: Sendable {
             }
         }
         // A run's v1 cgroups whose unified one is already gone (jobd stopped between the two).
-        for runs in legacy.values.map({ $0 + "/" + Self.runsName }) {
+        for runs in legacy.values.flatMap({ top in (["/" + Self.runsName] + users).map { top + $0 } }) {
             guard case .success(let names) = FileSystem.directoryEntries(runs) else { continue }
             for name in names where name.hasPrefix("run-") { rmdir(runs + "/" + name) }
         }

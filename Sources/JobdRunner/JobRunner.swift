@@ -103,7 +103,7 @@ package struct JobRunner: Sendable {
             termination = .failedToStart(reason.description)
         case .success(var configuration):
             account = configuration.account
-            switch makeCgroup(definition, runID: runID, invocationID: invocationID, fields: fields) {
+            switch makeCgroup(definition, runID: runID, invocationID: invocationID, fields: fields, user: configuration.account?.uid) {
             case .failure(let reason):
                 termination = .failedToStart(reason.description)
                 break prepared
@@ -111,6 +111,7 @@ package struct JobRunner: Sendable {
                 cgroup = made
             }
             configuration.cgroup = cgroup
+            if let limit = userTasksRlimit(definition, cgroup: cgroup) { configuration.attributes.limits[.nproc] = limit }
             configuration.fence = fence.map { ($0, definition.stopTimeout) }
             if let cgroup { fields[JobdField.cgroup] = cgroup.path }
             var refused: String?
@@ -134,15 +135,7 @@ package struct JobRunner: Sendable {
                 }
             }
         }
-        // A run its fence stopped (its node lost the lease) ends `lost`, at the time it really ended.
-        var fencedEnd: Int64?
-        if pid != nil, let fence, let stopped = fence.stopped() {
-            fencedEnd = stopped.ended
-            stopReason.record(.leaseLost)
-            logger.event(.runStop, level: .warning,
-                         "run \(runID) of \(definition.name) was stopped by its fence: this node no longer held its fleet lease",
-                         fields.merging([JobdField.reason: StopReason.leaseLost.rawValue]) { $1 })
-        }
+        let fencedEnd = pid == nil ? nil : fenceStop(of: definition, runID: runID, fence: fence, stopReason: stopReason, fields: fields)
         // Whether preparing it or spawning it failed, the reason is logged as the run's start.
         if case .failedToStart(let reason) = termination {
             logger.event(.runStart, level: .error, "run \(runID) of \(definition.name) could not start: \(reason)", fields)
@@ -183,6 +176,19 @@ package struct JobRunner: Sendable {
         return (outcome, mailed.flatMap { RunMail.due(definition, result: result, output: $0, account: account, fields: fields) })
     }
 
+    /// When a run's fence stopped it (its node lost the lease): the run then ends `lost`, at the time
+    /// it really ended, which this returns; `nil` when it did not.
+    private func fenceStop(
+        of definition: JobDefinition, runID: UInt64, fence: RunFence?, stopReason: StopRecord, fields: [String: String]
+    ) -> Int64? {
+        guard let fence, let stopped = fence.stopped() else { return nil }
+        stopReason.record(.leaseLost)
+        logger.event(.runStop, level: .warning,
+                     "run \(runID) of \(definition.name) was stopped by its fence: this node no longer held its fleet lease",
+                     fields.merging([JobdField.reason: StopReason.leaseLost.rawValue]) { $1 })
+        return stopped.ended
+    }
+
     /// The first reason jobd gave for stopping a run, if any.
     private final class StopRecord: Sendable {
         private let state = LockedBox<StopReason?>(nil)
@@ -210,6 +216,8 @@ package struct JobRunner: Sendable {
         var sandbox = Sandbox()
         /// The directories of `PrivateTmp=`, made for this run.
         var privateTmp: PrivateTmp?
+        /// A user's own job (``JobDefinition/owningUser``): its sandbox's paths are looked up as the user.
+        var ownedByUser = false
     }
 
     /// Why a run could not be prepared; it is logged and the run counts as failed to start.
@@ -283,7 +291,8 @@ package struct JobRunner: Sendable {
         return .success(SpawnConfiguration(
             argv: definition.command.argv(environment: environment), environment: environment,
             workingDirectory: workingDirectory, userDirectory: switchesUser ? named : nil,
-            account: account, attributes: definition.processAttributes, sandbox: definition.sandbox))
+            account: account, attributes: definition.processAttributes, sandbox: definition.sandbox,
+            ownedByUser: definition.owningUser != nil))
     }
 
     func resolveAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
@@ -370,7 +379,8 @@ package struct JobRunner: Sendable {
             guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
             executable = .path(FilePath(trampoline))
             arguments = Trampoline.options(cgroup: configuration.cgroup, attributes: configuration.attributes,
-                                           sandbox: configuration.sandbox.trampolineOptions(privateTmp: configuration.privateTmp?.mounted),
+                                           sandbox: configuration.sandbox.trampolineOptions(privateTmp: configuration.privateTmp?.mounted,
+                                                                                            userPaths: configuration.ownedByUser),
                                            account: configuration.account,
                                            directory: configuration.userDirectory, fence: configuration.fence) + argv
             // Nothing of the job's before its own execve: jobd-cgexec needs no variable at all.

@@ -1,3 +1,4 @@
+import CBPFDevices
 package import Glibc
 package import JobdConfig
 
@@ -20,5 +21,25 @@ extension RunTracking {
                                hint: "run jobd under its unit (Delegate=yes), or remove \(key)")
         }
         return nil
+    }
+
+    /// Why the kernel will not load a run's device policy (a container's seccomp filter refusing
+    /// bpf(2)), or `nil` when it does: checked once, as systemd 252's bpf_devices_supported().
+    static let devicePolicyRefusal: String? = {
+        let code = jobd_bpf_device_program_error()
+        return code == 0 ? nil : "the kernel refuses BPF device programs (bpf: \(String(cString: strerror(code))))"
+    }()
+
+    /// A warning for each of `jobs` whose runs will go without their device policy, as systemd's
+    /// services do where bpf(2) is refused (jobd-cgexec warns in each such run's output too).
+    package func devicePolicyWarnings(_ jobs: [JobDefinition]) -> [String] {
+        guard case .cgroups = self else { return [] }  // without cgroups such a job is refused at load
+        let affected = jobs.filter(\.sandbox.needsDeviceCgroup)
+        guard !affected.isEmpty, let refusal = Self.devicePolicyRefusal else { return [] }
+        return affected.map { definition in
+            let key = definition.sandbox.privateDevices ? "PrivateDevices=" : "ProtectClock="
+            return "\(definition.path)\(definition.sandboxDeviceLine.map { ":\($0)" } ?? ""): warning: \(key) is applied without its device "
+                + "policy: \(refusal); its runs keep the rest of their sandbox, as a systemd service's would"
+        }
     }
 }

@@ -11,6 +11,14 @@ package struct TaskBudget: Sendable, Equatable {
     package var defaultPerRun: UInt64?
     /// The system's maximum, which percentages are shares of.
     package var systemMaximum: UInt64
+    /// The limit of all one user's runs together (`runs/user-UID/pids.max`): `DefaultTasksMax=`, as
+    /// each of their runs may have at most that, and at most half of ``runs``, so that no user's
+    /// runs can take the tasks root's need; `nil` is none.
+    package var perUser: UInt64? {
+        let half = runs.map { Swift.max(1, $0 / 2) }
+        guard let perRun = defaultPerRun else { return half }
+        return half.map { Swift.min(perRun, $0) } ?? perRun
+    }
 
     /// `own`: jobd's own cgroup's `pids.max` (`TasksMax=` of jobd.service), `nil` when it has none.
     package init(settings: DaemonSettings, own: UInt64?, systemMaximum: UInt64) {

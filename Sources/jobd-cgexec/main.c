@@ -119,21 +119,27 @@ struct credentials {
     const char *gid, *uid;
 };
 
-static void switch_credentials(const struct credentials *wanted) {
-    if (wanted->groups != NULL) {
-        static gid_t list[NGROUPS_MAX];
-        size_t count = 0;
-        for (const char *cursor = wanted->groups; *cursor != '\0';) {
-            char word[32];
-            size_t length = strcspn(cursor, ",");
-            if (length == 0 || length >= sizeof word || count == NGROUPS_MAX) fail(EXIT_GROUP, "bad group list: %s", wanted->groups);
-            memcpy(word, cursor, length);
-            word[length] = '\0';
-            list[count++] = (gid_t)number(word, "a group");
-            cursor += length + (cursor[length] == ',');
-        }
-        if (setgroups(count, list) != 0) fail(EXIT_GROUP, "cannot set the supplementary groups %s: %s", wanted->groups, strerror(errno));
+// The supplementary groups of `wanted` (NULL when jobd's are kept), and their count.
+static const gid_t *group_list(const struct credentials *wanted, size_t *count) {
+    static gid_t list[NGROUPS_MAX];
+    *count = 0;
+    if (wanted->groups == NULL) return NULL;
+    for (const char *cursor = wanted->groups; *cursor != '\0';) {
+        char word[32];
+        size_t length = strcspn(cursor, ",");
+        if (length == 0 || length >= sizeof word || *count == NGROUPS_MAX) fail(EXIT_GROUP, "bad group list: %s", wanted->groups);
+        memcpy(word, cursor, length);
+        word[length] = '\0';
+        list[(*count)++] = (gid_t)number(word, "a group");
+        cursor += length + (cursor[length] == ',');
     }
+    return list;
+}
+
+static void switch_credentials(const struct credentials *wanted) {
+    size_t count;
+    const gid_t *list = group_list(wanted, &count);
+    if (list != NULL && setgroups(count, list) != 0) fail(EXIT_GROUP, "cannot set the supplementary groups %s: %s", wanted->groups, strerror(errno));
     if (wanted->gid != NULL) {
         gid_t gid = (gid_t)number(wanted->gid, "the gid");
         // (gid_t)-1 would mean "leave it unchanged" to setresgid: never a switch to make.
@@ -382,7 +388,13 @@ int main(int argc, char **argv) {
     if (fence != NULL && fence_supervise(fence, fence_stop, cgroup_count > 0 ? cgroups[0] : NULL, status_fd) != 0)
         fail(EXIT_EXEC, "cannot start the run's fence supervisor: %s", strerror(errno));
     apply_attributes(&attributes);
-    sandbox_apply_as_root(cgroup_count > 0 ? cgroups[0] : NULL, wanted.uid != NULL && strcmp(wanted.uid, "0") != 0);
+    struct path_credentials as = {0};
+    if (wanted.uid != NULL && wanted.gid != NULL) {
+        as = (struct path_credentials){(uid_t)number(wanted.uid, "the uid"), (gid_t)number(wanted.gid, "the gid"), 0, NULL};
+        as.groups = group_list(&wanted, &as.group_count);
+    }
+    sandbox_apply_as_root(cgroup_count > 0 ? cgroups[0] : NULL, wanted.uid != NULL && strcmp(wanted.uid, "0") != 0,
+                          wanted.uid != NULL && wanted.gid != NULL ? &as : NULL);
     join_session_keyring(&wanted);
     switch_credentials(&wanted);
     if (directory != NULL) {

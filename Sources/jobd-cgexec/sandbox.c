@@ -5,6 +5,8 @@
 //                            MODE ro, rw, inaccessible, tmpfs (read-only, ProtectHome=tmpfs) or keep (a
 //                            path the read-only remounts above it leave alone); a PATH starting with
 //                            "-" may be missing
+//   --user-paths             the PATHs are looked up with the run's credentials (a user's own job):
+//                            one its user cannot reach counts as missing, whether it exists or not
 //   --private-dev            a new /dev with only the pseudo devices (PrivateDevices=)
 //   --private-tmp TMP:VARTMP directories jobd made, bound on /tmp and /var/tmp (PrivateTmp=)
 //   --nosuid-mounts          every mount nosuid (NoNewPrivileges= with a mount namespace)
@@ -12,7 +14,8 @@
 //   --new-uts                a UTS namespace of its own (ProtectHostname=)
 //   --device-policy closed|clock
 //                            only the pseudo devices (and the RTC, read-only, for clock) may be
-//                            opened: a BPF device program on the run's cgroup v2, as systemd's
+//                            opened: a BPF device program on the run's cgroup v2, as systemd's; where
+//                            the kernel refuses it (bpf(2) filtered), a warning and none, as systemd's
 //   --bounding HEX, --ambient HEX
 //                            the capability bounding set kept, and the ambient capabilities
 //   --no-new-privileges
@@ -31,6 +34,7 @@
 #include <errno.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <linux/bpf.h>
 #include <linux/capability.h>
@@ -44,6 +48,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -64,7 +69,7 @@ struct entry {
 static struct {
     struct entry entries[64];
     size_t entry_count;
-    int private_dev, nosuid, private_network, new_uts, no_new_privileges;
+    int private_dev, nosuid, private_network, new_uts, no_new_privileges, user_paths;
     const char *private_tmp, *device_policy;
     int bounding_set, ambient_set;
     uint64_t bounding, ambient;
@@ -88,6 +93,7 @@ int sandbox_option(const char *option, const char *value) {
     if (strcmp(option, "--private-network") == 0) return sandbox.private_network = 1, 0;
     if (strcmp(option, "--new-uts") == 0) return sandbox.new_uts = 1, 0;
     if (strcmp(option, "--no-new-privileges") == 0) return sandbox.no_new_privileges = 1, 0;
+    if (strcmp(option, "--user-paths") == 0) return sandbox.user_paths = 1, 0;
     if (strcmp(option, "--lock-personality") == 0) return sandbox.lock_personality = 1, 0;
     if (strcmp(option, "--restrict-realtime") == 0) return sandbox.restrict_realtime = 1, 0;
     if (strcmp(option, "--memory-deny-write-execute") == 0) return sandbox.deny_write_execute = 1, 0;
@@ -289,46 +295,85 @@ static void mount_private_dev(void) {
     dev_made = 0;
 }
 
-// Whether `path` is the root of a mount (statx's STATX_ATTR_MOUNT_ROOT, Linux 5.8); where the
+// Whether `fd`'s file is the root of a mount (statx's STATX_ATTR_MOUNT_ROOT, Linux 5.8); where the
 // kernel cannot say, it is taken not to be.
-static int is_mount_root(const char *path) {
+static int is_mount_root(int fd) {
     struct statx status;
-    if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, 0, &status) != 0) return 0;
+    if (statx(fd, "", AT_EMPTY_PATH, 0, &status) != 0) return 0;
     return (status.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (status.stx_attributes & STATX_ATTR_MOUNT_ROOT);
 }
 
-static void mount_entries(void) {
-    // Paths resolved first, as systemd chases them: /lib/modules is /usr/lib/modules on a merged /usr.
-    for (size_t i = 0; i < sandbox.entry_count; i++) {
-        struct entry *entry = &sandbox.entries[i];
-        char resolved[PATH_MAX];
-        if (realpath(entry->path, resolved) == NULL) {
-            if (errno != ENOENT || !entry->optional) fail(EXIT_NAMESPACE, "%s: %s", entry->path, strerror(errno));
-            entry->missing = 1;
-            continue;
-        }
-        snprintf(entry->path, sizeof entry->path, "%s", resolved);
+// An O_PATH descriptor of `path`, followed as systemd chases it (/lib/modules is /usr/lib/modules
+// on a merged /usr), looked up as `as` when given: with the user's file-system uid, gid and groups,
+// so that root's search permission never reaches past what the user may see. -1 with errno.
+static int open_entry(const char *path, const struct path_credentials *as) {
+    if (as == NULL) return open(path, O_PATH | O_CLOEXEC);
+    static gid_t own[NGROUPS_MAX];
+    int own_count = getgroups(NGROUPS_MAX, own);
+    if (own_count < 0 || (as->groups != NULL && setgroups(as->group_count, as->groups) != 0))
+        fail(EXIT_NAMESPACE, "cannot take the job's groups: %s", strerror(errno));
+    // setfsuid() reports no error: the second call reads back what the first set.
+    uid_t old_uid = (uid_t)setfsuid(as->uid);
+    gid_t old_gid = (gid_t)setfsgid(as->gid);
+    int fd = -1, error = EPERM;
+    if ((uid_t)setfsuid(as->uid) == as->uid && (gid_t)setfsgid(as->gid) == as->gid) {
+        fd = open(path, O_PATH | O_CLOEXEC);
+        error = errno;
     }
+    setfsuid(old_uid);
+    setfsgid(old_gid);
+    if ((uid_t)setfsuid(old_uid) != old_uid || setgroups((size_t)own_count, own) != 0) fail(EXIT_NAMESPACE, "cannot take back root's credentials");
+    errno = error;
+    return fd;
+}
+
+// Resolves `entry` into a descriptor and its canonical path; 0 when it is missing (and optional).
+// As the user, every failure is one outcome with one message: a path the user cannot reach must
+// tell nothing of whether it exists (issue 37: root's lookup was an existence oracle).
+static int resolve_entry(struct entry *entry, const struct path_credentials *as) {
+    int fd = open_entry(entry->path, as);
+    if (fd < 0) {
+        if (as != NULL && !entry->optional) fail(EXIT_NAMESPACE, "%s: no such file or directory, or not accessible to the job's user", entry->path);
+        if (as == NULL && (errno != ENOENT || !entry->optional)) fail(EXIT_NAMESPACE, "%s: %s", entry->path, strerror(errno));
+        entry->missing = 1;
+        return -1;
+    }
+    char link[64], resolved[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t length = readlink(link, resolved, sizeof resolved - 1);
+    if (length < 0) fail(EXIT_NAMESPACE, "cannot resolve %s: %s", entry->path, strerror(errno));
+    resolved[length] = '\0';
+    snprintf(entry->path, sizeof entry->path, "%s", resolved);
+    return fd;
+}
+
+static void mount_entries(const struct path_credentials *as) {
     for (size_t i = 0; i < sandbox.entry_count; i++) {
         struct entry *entry = &sandbox.entries[i];
-        if (entry->missing || entry->mode == MODE_KEEP) continue;
+        // Each is resolved just before it is mounted on, and mounted on through its descriptor:
+        // nothing swapped in between (a link in a user's directory) can redirect root's mount.
+        int fd = resolve_entry(entry, as);
+        if (fd < 0) continue;
+        char target[64];
+        snprintf(target, sizeof target, "/proc/self/fd/%d", fd);
         if (entry->mode == MODE_TMPFS) {
-            must(mount("tmpfs", entry->path, "tmpfs", MS_NOSUID | MS_NODEV | MS_STRICTATIME | MS_RDONLY, "mode=0755"), EXIT_NAMESPACE, "cannot mount a tmpfs on", entry->path);
+            must(mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_STRICTATIME | MS_RDONLY, "mode=0755"), EXIT_NAMESPACE, "cannot mount a tmpfs on", entry->path);
         } else if (entry->mode == MODE_INACCESSIBLE) {
             struct stat status;
-            must(stat(entry->path, &status), EXIT_NAMESPACE, "cannot look at", entry->path);
+            must(fstat(fd, &status), EXIT_NAMESPACE, "cannot look at", entry->path);
             // As systemd, an optional ("-") entry that cannot be mounted on because it is gone is
             // left out: an nspawn container's /proc/kmsg is a bind of a deleted FIFO, not the kernel's log.
-            if (mount(inaccessible_node(status.st_mode & S_IFMT), entry->path, NULL, MS_BIND, NULL) != 0) {
+            if (mount(inaccessible_node(status.st_mode & S_IFMT), target, NULL, MS_BIND, NULL) != 0) {
                 if (errno != ENOENT || !entry->optional) fail(EXIT_NAMESPACE, "cannot make inaccessible %s: %s", entry->path, strerror(errno));
             }
-        } else if (!is_mount_root(entry->path)) {
+        } else if (entry->mode != MODE_KEEP && !is_mount_root(fd)) {
             // A bind onto itself, so that it is a mount of its own: what is above it then leaves it be.
             // Not for a path that is one already (/, /run): the bind would cover the mounts below it
             // made so far (the inaccessible nodes' staging), which would then stay, unreachable, in
             // this namespace, and their directory in the host's /run could not be removed.
-            must(mount(entry->path, entry->path, NULL, MS_BIND | MS_REC, NULL), EXIT_NAMESPACE, "cannot bind", entry->path);
+            must(mount(target, target, NULL, MS_BIND | MS_REC, NULL), EXIT_NAMESPACE, "cannot bind", entry->path);
         }
+        close(fd);
     }
     sandbox_abandon();
     staged = 0;
@@ -380,7 +425,10 @@ static int device_major(const char *name) {
     return major;
 }
 
-static void apply_device_policy(const char *cgroup) {
+// The device policy on the run's cgroup; NULL, or why the kernel would not take it (a filter
+// refusing bpf(2), as a container's default one does, or a kernel without BPF device programs).
+static const char *apply_device_policy(const char *cgroup) {
+    static char refused[512];
     // type (BPF_DEVCG_DEV_*), major, minor (-1: any), the access allowed (BPF_DEVCG_ACC_*).
     struct { int type, major, minor, access; } allowed[16] = {
         {BPF_DEVCG_DEV_CHAR, 1, 3, 7}, {BPF_DEVCG_DEV_CHAR, 1, 5, 7}, {BPF_DEVCG_DEV_CHAR, 1, 7, 7},
@@ -423,7 +471,10 @@ static void apply_device_policy(const char *cgroup) {
     load.insn_cnt = (uint32_t)n;
     load.license = (uint64_t)(uintptr_t)"GPL";
     int fd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &load, sizeof load);
-    if (fd < 0) fail(219, "cannot load the device policy's BPF program: %s", strerror(errno));
+    if (fd < 0) {
+        snprintf(refused, sizeof refused, "cannot load the device policy's BPF program: %s", strerror(errno));
+        return refused;
+    }
     int directory = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     union bpf_attr attach = {0};
     attach.target_fd = (uint32_t)directory;
@@ -431,15 +482,22 @@ static void apply_device_policy(const char *cgroup) {
     attach.attach_type = BPF_CGROUP_DEVICE;
     attach.attach_flags = BPF_F_ALLOW_MULTI;
     if (directory < 0 || syscall(SYS_bpf, BPF_PROG_ATTACH, &attach, sizeof attach) != 0)
-        fail(219, "cannot attach the device policy to %s: %s", cgroup, strerror(errno));
-    close(directory);
+        snprintf(refused, sizeof refused, "cannot attach the device policy to %s: %s", cgroup, strerror(errno));
+    if (directory >= 0) close(directory);
     close(fd);
+    return refused[0] != '\0' ? refused : NULL;
 }
 
-void sandbox_apply_as_root(const char *cgroup, int switches_user) {
+void sandbox_apply_as_root(const char *cgroup, int switches_user, const struct path_credentials *as) {
+    if (sandbox.user_paths && as == NULL) fail(2, "--user-paths needs the run's --uid and --gid");
     if (sandbox.device_policy != NULL) {
         if (cgroup == NULL) fail(219, "a device policy needs the run's cgroup v2");
-        apply_device_policy(cgroup);
+        // As systemd 252 (cgroup_apply_devices): a policy the kernel will not take is warned
+        // about and the run goes on without it, its private /dev, filters and bounding set kept.
+        const char *refused = apply_device_policy(cgroup);
+        if (refused != NULL)
+            dprintf(STDERR_FILENO, "jobd-cgexec: warning: %s; the run goes on without its device policy, as a systemd service "
+                    "would: the devices it can reach are not limited to the pseudo devices\n", refused);
     }
     int mounts = sandbox.entry_count > 0 || sandbox.private_dev || sandbox.private_tmp != NULL || sandbox.nosuid;
     int flags = (mounts ? CLONE_NEWNS : 0) | (sandbox.private_network ? CLONE_NEWNET : 0) | (sandbox.new_uts ? CLONE_NEWUTS : 0);
@@ -466,7 +524,7 @@ void sandbox_apply_as_root(const char *cgroup, int switches_user) {
             close(tmp_fd);
             close(var_fd);
         }
-        mount_entries();
+        mount_entries(sandbox.user_paths ? as : NULL);
     }
     if (sandbox.bounding_set) {
         for (unsigned long cap = 0; cap <= 63; cap++) {

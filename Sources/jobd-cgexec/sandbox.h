@@ -3,6 +3,8 @@
 #ifndef JOBD_CGEXEC_SANDBOX_H
 #define JOBD_CGEXEC_SANDBOX_H
 
+#include <sys/types.h>
+
 enum {
     EXIT_CAPABILITIES = 218, EXIT_NETWORK = 225, EXIT_NAMESPACE = 226, EXIT_NO_NEW_PRIVILEGES = 227, EXIT_SECCOMP = 228,
 };
@@ -10,9 +12,18 @@ enum {
 // Takes OPTION with VALUE (NULL for a flag) when it is a sandbox option: returns 1 when it took
 // VALUE too, 0 when it took only the flag, -1 when it is not one of them.
 int sandbox_option(const char *option, const char *value);
+// The credentials the run switches to, with which --user-paths looks the mount entries up.
+struct path_credentials {
+    uid_t uid;
+    gid_t gid;
+    size_t group_count;
+    const gid_t *groups;
+};
+
 // As root, before the credentials switch: namespaces, mounts, the device policy on the run's cgroup
-// v2 (its directory, or NULL), the capability bounding set. `switches_user`: a uid switch follows.
-void sandbox_apply_as_root(const char *cgroup, int switches_user);
+// v2 (its directory, or NULL), the capability bounding set. `switches_user`: a uid switch follows;
+// `as`: the run's credentials (NULL when it keeps root's).
+void sandbox_apply_as_root(const char *cgroup, int switches_user, const struct path_credentials *as);
 // After the switch, just before execve: ambient capabilities, no_new_privs, seccomp filters.
 void sandbox_apply_last(void);
 

@@ -50,8 +50,13 @@ import Testing
         /// With `journal`, jobd logs to the journal (a private one, the caller's) and is waited for there.
         let journal: JournalFollower?
 
-        init(journal: JournalFollower? = nil) throws {
+        /// The delegated cgroup jobd runs in, if any.
+        let cgroup: DelegatedTestCgroup?
+
+        /// `conf`: jobd.conf's text.
+        init(journal: JournalFollower? = nil, cgroup: DelegatedTestCgroup? = nil, conf: String? = nil) throws {
             self.journal = journal
+            self.cgroup = cgroup
             try Requirement.root("to create users and run their jobs as them")
             _ = try Requirement.tools("/usr/sbin/useradd", "/usr/sbin/userdel", "/usr/bin/setpriv", for: "real unprivileged users")
             config = try TemporaryConfiguration()
@@ -63,13 +68,19 @@ import Testing
             let suffix = String(UInt32.random(in: 0 ... .max), radix: 36)
             alice = try TestUser("jobdua" + suffix, in: base)
             bob = try TestUser("jobdub" + suffix, in: base)
-            daemon = try Self.start(config: config, state: state, journal: journal)
+            try conf?.write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
+            daemon = try Self.start(config: config, state: state, journal: journal, cgroup: cgroup)
         }
 
-        static func start(config: TemporaryConfiguration, state: String, journal: JournalFollower? = nil) throws -> DaemonProcess {
+        static func start(
+            config: TemporaryConfiguration, state: String, journal: JournalFollower? = nil, cgroup: DelegatedTestCgroup? = nil
+        ) throws -> DaemonProcess {
             var environment = ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "STATE_DIRECTORY": state]
             if journal != nil { environment["JOBD_LOG_TARGET"] = "journal" }
-            let daemon = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", config.path + "/run"], environment: environment)
+            let arguments = ["--config-dir", config.path, "--runtime-dir", config.path + "/run"]
+            let jobd = DaemonProcess.productsDirectory + "/jobd"
+            let (executable, words) = cgroup?.launch(jobd, arguments) ?? (jobd, arguments)
+            let daemon = try DaemonProcess(absolutePath: executable, arguments: words, environment: environment)
             if let journal { try journal.waitFor(event: "daemon.ready") } else { try daemon.waitForEvent("daemon.ready") }
             return daemon
         }
@@ -77,7 +88,7 @@ import Testing
         func restart() throws {
             daemon.signal(SIGTERM)
             _ = try daemon.waitForExit()
-            daemon = try Self.start(config: config, state: state)
+            daemon = try Self.start(config: config, state: state, cgroup: cgroup)
         }
 
         /// jobctl as `user` (root without one); with `editing`, `EDITOR` writes `editing` over the

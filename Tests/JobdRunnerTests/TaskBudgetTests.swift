@@ -32,6 +32,22 @@ struct TaskBudgetTests {
         #expect(budget.perRun(nil) == 64)
     }
 
+    /// Issue 37: one user's runs together have `DefaultTasksMax=`, and never more than half of what
+    /// all runs may hold, so that root's runs keep the rest.
+    @Test(arguments: [
+        // jobd.conf, jobd's own pids.max -> one user's runs together
+        ("DefaultTasksMax=64\n", UInt64?(400), UInt64?(64)),
+        ("DefaultTasksMax=64\n", 100, 25),
+        ("DefaultTasksMax=infinity\n", 400, 100),
+        ("RunsTasksMax=infinity\nDefaultTasksMax=64\n", 400, 64),
+        ("RunsTasksMax=infinity\nDefaultTasksMax=infinity\n", 400, nil),
+        ("RunsTasksMax=1\n", 400, 1),
+    ])
+    func aUsersRunsTogetherHaveTheDefaultAndAtMostHalfOfTheRuns(conf: String, own: UInt64?, perUser: UInt64?) throws {
+        let budget = TaskBudget(settings: try Self.settings(conf), own: own, systemMaximum: 32_767)
+        #expect(budget.perUser == perUser, "runs \(budget.runs.map(String.init) ?? "none")")
+    }
+
     @Test func thePidsControllersV1HierarchyIsFoundWhereTheUnifiedOneLacksIt() {
         let cgroups = "9:name=systemd:/system.slice/jobd.service\n8:pids:/system.slice/jobd.service\n4:cpu,cpuacct:/\n0::/system.slice/jobd.service\n"
         #expect(CgroupText.legacyPath(procSelfCgroup: cgroups, controller: "pids") == "/system.slice/jobd.service")
