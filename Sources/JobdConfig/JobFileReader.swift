@@ -52,6 +52,7 @@ package enum JobFileReader {
         var accuracy = TimeSpan(microseconds: 1_000)
         var persistent = false
         var timing = TimerOptions()
+        var catchUpLine: Int?
         var user: (name: String, line: Int)?
         var group: (name: String, line: Int)?
         var environmentFiles: [EnvironmentFile] = []
@@ -179,13 +180,25 @@ package enum JobFileReader {
                           hint: "write StandardInput=null, or feed the command yourself: ExecStart=/bin/sh -c 'command < FILE'")
                     continue
                 }
-            case .randomizedDelaySec, .randomizedOffsetSec, .accuracySec, .runtimeMaxSec, .timeoutStopSec, .timeoutStartSec:
+            case .catchUp:
+                guard !value.isEmpty else {
+                    timing.catchUp = nil
+                    continue
+                }
+                guard let policy = CatchUpPolicy(rawValue: value) else {
+                    error(line, "CatchUp=: '\(value)' is not a catch-up policy", hint: "write none, latest or all")
+                    continue
+                }
+                timing.catchUp = policy
+                catchUpLine = line
+            case .randomizedDelaySec, .randomizedOffsetSec, .catchUpWindowSec, .accuracySec, .runtimeMaxSec, .timeoutStopSec, .timeoutStartSec:
                 do {
                     let span = try value.isEmpty ? Self.defaultSpan(of: key) : TimeSpan.parse(value)
                     switch key {
                     case .accuracySec: accuracy = span
                     case .randomizedDelaySec: randomizedDelay = span
                     case .randomizedOffsetSec: timing.randomizedOffset = span
+                    case .catchUpWindowSec: timing.catchUpWindow = value.isEmpty ? TimerOptions.defaultCatchUpWindow : span
                     case .runtimeMaxSec: runtimeMax = span == .zero ? .infinity : span  // 0 means no limit, as systemd
                     // A oneshot service's start is its whole run: systemd stops it after this.
                     case .timeoutStartSec: startTimeout = span == .zero ? .infinity : span
@@ -405,6 +418,14 @@ package enum JobFileReader {
                 error(line, "\(trigger.key.rawValue)= cannot trigger a RunOn=one-node job (RunOn= is on line \(runOn.line))",
                       hint: "a fleet job's elapses are calendar times every node computes alike: use OnCalendar= or Cron= with a schedule")
             }
+        }
+        // CatchUp=latest and all make up what jobd's downtime missed, as Persistent=yes does: the
+        // last trigger is kept. Persistent=yes is CatchUp=latest, so none contradicts it.
+        if let policy = timing.catchUp {
+            if policy == .none, persistent {
+                error(catchUpLine ?? 1, "CatchUp=none contradicts Persistent=yes, which is CatchUp=latest", hint: "keep one of the two")
+            }
+            persistent = persistent || policy != .none
         }
         // As systemd, but at load rather than at the first start: a job whose account does not
         // exist is a configuration error, never a run that fails every time.

@@ -14,6 +14,8 @@ enum JobKey: String, CaseIterable {
     case deferReactivation = "DeferReactivation"
     case onClockChange = "OnClockChange"
     case onTimezoneChange = "OnTimezoneChange"
+    case catchUp = "CatchUp"
+    case catchUpWindowSec = "CatchUpWindowSec"
     case execStart = "ExecStart"
     case workingDirectory = "WorkingDirectory"
     case environment = "Environment"

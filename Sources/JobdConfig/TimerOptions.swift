@@ -16,5 +16,23 @@ package struct TimerOptions: Sendable, Hashable {
     /// `OnTimezoneChange=` (systemd 242): the job falls due when the local time zone changes.
     package var onTimezoneChange = false
 
+    /// `CatchUp=`: what becomes of calendar slots missed while jobd was down, the machine was
+    /// suspended or the clock was set forward; `nil` (unset) is systemd's way: one run for those of
+    /// a suspend or a set clock, and for those of jobd's downtime only with `Persistent=yes`.
+    package var catchUp: CatchUpPolicy?
+    /// `CatchUpWindowSec=`: with `CatchUp=all`, only the slots this far back are run.
+    package var catchUpWindow: TimeSpan = TimerOptions.defaultCatchUpWindow
+    package static let defaultCatchUpWindow = TimeSpan.seconds(86_400)
+
     package init() {}
+}
+
+/// `CatchUp=`: Temporal's skip, one and all, with `Persistent=yes` as systemd's spelling of `latest`.
+package enum CatchUpPolicy: String, Sendable, Hashable, CaseIterable {
+    /// No missed slot is made up: the job waits for its next slot.
+    case none
+    /// One run for all the missed slots, at once (serving the latest).
+    case latest
+    /// Each missed slot within `CatchUpWindowSec=` runs, oldest first, one after the other.
+    case all
 }

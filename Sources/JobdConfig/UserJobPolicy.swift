@@ -13,6 +13,7 @@ package enum UserJobPolicy {
         "RestartLimit", "KillMode", "MailTo", "MailOn", "ExpectSuccessWithinSec", "SuccessExitStatus", "RestartPreventExitStatus",
         "StandardInput", "UMask", "MemoryMax", "MemoryHigh", "MemorySwapMax", "CPUQuota",
         "FixedRandomDelay", "RandomizedOffsetSec", "DeferReactivation", "OnClockChange", "OnTimezoneChange",
+        "CatchUp", "CatchUpWindowSec",
     ]
     /// Keys whose value is checked: they may restrict the run, never raise it above the user.
     static let checkedKeys: Set<String> = [

@@ -48,6 +48,12 @@ package enum NextElapse {
         /// `DeferReactivation=`: calendar slots count from the last run's end too, and none falls
         /// due while a run is in flight.
         package var deferReactivation = false
+        /// `CatchUp=all`: calendar slots count from the last slot served, not the last trigger's
+        /// time, and none falls due while a run is in flight, so missed slots run one by one.
+        package var catchUpAll = false
+        /// No slot before this is made up: for `CatchUp=none`, the last set of the wall clock (a
+        /// resume); for `CatchUp=all`, the start of `CatchUpWindowSec=`.
+        package var notBefore: RealtimeInstant?
 
         /// The same moment for `definition`'s calendar triggers: its share of `RandomizedOffsetSec=`
         /// on the machine `hostSeed` (``StableSpread``) and its `DeferReactivation=`.
@@ -57,6 +63,12 @@ package enum NextElapse {
             wallClock.calendarOffset = offset > .zero && !offset.isInfinite
                 ? StableSpread.share(of: Int64(clamping: offset.microseconds), job: definition.name, seed: hostSeed) : 0
             wallClock.deferReactivation = definition.timing.deferReactivation
+            wallClock.catchUpAll = definition.timing.catchUp == .all
+            if wallClock.catchUpAll {
+                let window = definition.timing.catchUpWindow
+                wallClock.notBefore = window.isInfinite ? nil
+                    : RealtimeInstant(microseconds: realtime.microseconds - Int64(clamping: window.microseconds))
+            }
             return wallClock
         }
 
@@ -106,7 +118,7 @@ package enum NextElapse {
                 let base = [history.lastFinish, history.lastTrigger, history.scheduledSince].compactMap { $0 }.max() ?? daemonStart
                 consider(base + span.duration)
             case .calendar, .cron(.schedule):
-                if running, wallClock?.deferReactivation == true { continue }
+                if running, wallClock?.deferReactivation == true || wallClock?.catchUpAll == true { continue }
                 guard let wallClock, let elapse = calendarElapse(of: trigger, history: history, wallClock: wallClock) else { continue }
                 let ahead = elapse.microseconds + wallClock.calendarOffset - wallClock.realtime.microseconds
                 consider(ahead <= 0 ? wallClock.monotonic : wallClock.monotonic + .microseconds(ahead))
@@ -152,7 +164,7 @@ package enum NextElapse {
     /// `DeferReactivation=`, the last run's end counts too.
     package static func calendarBase(history: JobHistory, wallClock: WallClock) -> RealtimeInstant {
         let finish = wallClock.deferReactivation ? history.lastFinishRealtime : nil
-        let latest = [history.lastTriggerRealtime, history.scheduledSinceRealtime, finish].compactMap { $0 }.max()
+        let latest = [history.lastTriggerRealtime, history.scheduledSinceRealtime, finish, wallClock.notBefore].compactMap { $0 }.max()
         let base = RealtimeInstant(microseconds: (latest ?? wallClock.daemonStartRealtime).microseconds - wallClock.calendarOffset)
         let ahead = base.microseconds.subtractingReportingOverflow(wallClock.realtime.microseconds)
         guard ahead.overflow || ahead.partialValue > clockCorrection else { return base }

@@ -140,9 +140,7 @@ package final class Scheduler {
         if let next {
             elapse = next
         } else {
-            let wallClock = Self.wallClock(
-                of: definition, monotonic: clocks.monotonic(), realtime: clocks.realtime(), zone: zone,
-                daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name), hostSeed: hostSeed)
+            let wallClock = self.wallClock(of: definition, monotonic: clocks.monotonic(), realtime: clocks.realtime())
             if definition.runOn == .oneNode {
                 scheduledElapses[owner.id] = NextElapse.calendarElapse(triggers: definition.triggers, history: history, wallClock: wallClock)
             }
@@ -189,6 +187,17 @@ package final class Scheduler {
     ) -> NextElapse.WallClock {
         NextElapse.WallClock(monotonic: monotonic, realtime: realtime, zone: zone, daemonStartRealtime: daemonStartRealtime,
                              rebootPending: rebootPending).applying(definition, hostSeed: hostSeed)
+    }
+
+    /// ``wallClock(of:monotonic:realtime:zone:daemonStartRealtime:rebootPending:hostSeed:)`` of
+    /// this scheduler now; for `CatchUp=none`, with the last set of the wall clock as the
+    /// earliest slot it may serve.
+    private func wallClock(of definition: JobDefinition, monotonic: MonotonicInstant, realtime: RealtimeInstant) -> NextElapse.WallClock {
+        var wallClock = Self.wallClock(of: definition, monotonic: monotonic, realtime: realtime, zone: zone,
+                                       daemonStartRealtime: daemonStartRealtime, rebootPending: rebootDue.contains(definition.name),
+                                       hostSeed: hostSeed)
+        if definition.timing.catchUp == CatchUpPolicy.none { wallClock.notBefore = wallClockSetAt }
+        return wallClock
     }
 
     /// Loads of fewer jobs arm them one by one: not worth the threads.
@@ -423,7 +432,9 @@ package final class Scheduler {
         let elapse = scheduledElapses[owner.id] ?? servedElapse(owner.definition, due: due, history: history, now: now)
         countMissed(owner.definition, served: elapse, history: &history)
         history.lastTrigger = now
-        history.lastTriggerRealtime = clocks.realtime()
+        // CatchUp=all counts on from the slot it served, so that the next missed one follows.
+        let realtime = clocks.realtime()
+        history.lastTriggerRealtime = owner.definition.timing.catchUp == .all && elapse <= realtime ? elapse : realtime
         rebootDue.remove(due.job)
         if owner.definition.persistent, let stamp = history.lastTriggerRealtime {
             store?.recordTrigger(of: due.job, at: stamp)
@@ -451,8 +462,7 @@ package final class Scheduler {
     private func servedElapse(_ definition: JobDefinition, due: DueJob, history: JobHistory, now: MonotonicInstant) -> RealtimeInstant {
         let realtime = clocks.realtime()
         if definition.triggers.contains(where: \.isCalendar) {
-            let wallClock = Self.wallClock(of: definition, monotonic: now, realtime: realtime, zone: zone,
-                                           daemonStartRealtime: daemonStartRealtime, rebootPending: false, hostSeed: hostSeed)
+            let wallClock = self.wallClock(of: definition, monotonic: now, realtime: realtime)
             // Not one ahead of the clock: then a monotonic trigger of the job came first.
             if let elapse = NextElapse.calendarElapse(triggers: definition.triggers, history: history, wallClock: wallClock),
                elapse <= realtime { return elapse }
