@@ -149,7 +149,10 @@ package enum SchedulePlan {
                 trigger: trigger(of: definition, at: next, history: history, running: running, clock: clock, present: present),
                 reason: atOnce ? reason(definition, history: history, clock: clock) : .scheduled)
             history.lastTrigger = elapse
-            history.lastTriggerRealtime = wall
+            // CatchUp=all counts on from the slot served, as the scheduler does (Scheduler.jobDue).
+            let slot = definition.timing.catchUp == .all
+                ? NextElapse.calendarElapse(triggers: definition.triggers, history: history, wallClock: clock) : nil
+            history.lastTriggerRealtime = slot.flatMap { $0 <= wall ? $0 : nil } ?? wall
             history.lastStart = elapse
             history.lastFinish = elapse
             running = false

@@ -32,6 +32,13 @@ import Testing
         scheduler.settle(active: [])
     }
 
+    /// What a plan starts from at `time`, on a fake clock.
+    func planPresent(at time: String) throws -> SchedulePlan.Present {
+        let fake = Fake(realtime: time)
+        let (scheduler, _) = rules.calendar.makeScheduler(fake)
+        return scheduler.present
+    }
+
     func at(_ text: String) throws -> RealtimeInstant {
         try BaseTime.parse(text, now: RealtimeInstant(seconds: 0), zone: .utc)
     }
@@ -71,6 +78,13 @@ import Testing
                 finish(scheduler, "hourly", fake)
             }
             #expect(served == (try expected.map { try at("2026-11-22 \($0):00 UTC") }), "\(keys)")
+            // jobctl plan, before any of it, shows as many catch-ups.
+            var history = JobHistory()
+            history.lastTriggerRealtime = stored
+            let planned = SchedulePlan.plan([SchedulePlan.Job(try rules.job("hourly", "OnCalendar=hourly\nAccuracySec=1us\n" + keys), history: history)],
+                                            present: try planPresent(at: "2026-11-22 13:30:00 UTC"),
+                                            from: RealtimeInstant(microseconds: .min), until: try at("2026-11-22 13:59:00 UTC"), limit: 10)
+            #expect(planned.elapses.count == expected.count, "\(keys): \(planned.elapses)")
             #expect(rules.deadline(scheduler, "hourly") != nil && store.lastTrigger(of: "hourly") ?? stored > stored)
         }
     }
