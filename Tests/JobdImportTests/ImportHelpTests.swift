@@ -17,11 +17,15 @@ struct ImportHelpTests {
         "KillMode": "process", "ProtectSystem": "full", "PrivateTmp": "true", "SystemCallFilter": "@system-service",
         "Description": "help", "Documentation": "man:help(1)", "Unit": "help.service", "Type": "oneshot",
         "SyslogIdentifier": "help", "WantedBy": "timers.target",
+        "FixedRandomDelay": "true", "RandomizedOffsetSec": "15min", "DeferReactivation": "true", "OnClockChange": "true",
+        "OnTimezoneChange": "true",
     ]
     static let sections = [
         "OnCalendar": "Timer", "OnBootSec": "Timer", "OnStartupSec": "Timer", "OnUnitActiveSec": "Timer",
         "OnUnitInactiveSec": "Timer", "Persistent": "Timer", "RandomizedDelaySec": "Timer", "AccuracySec": "Timer",
         "Unit": "Timer", "Description": "Unit", "Documentation": "Unit", "WantedBy": "Install",
+        "FixedRandomDelay": "Timer", "RandomizedOffsetSec": "Timer", "DeferReactivation": "Timer", "OnClockChange": "Timer",
+        "OnTimezoneChange": "Timer",
     ]
 
     /// The `Key=` names in `text`, each once, in order.
@@ -43,7 +47,7 @@ struct ImportHelpTests {
         let silent = try #require(text.range(of: "Left out silently"))
         let carriedKeys = Self.keys(in: text[carried.upperBound..<other.lowerBound])
         let silentKeys = Self.keys(in: text[silent.upperBound...])
-        #expect(carriedKeys.count == 37 && silentKeys.count == 5, "\(carriedKeys) \(silentKeys)")
+        #expect(carriedKeys.count == 42 && silentKeys.count == 5, "\(carriedKeys) \(silentKeys)")
 
         for key in carriedKeys + silentKeys {
             let value = try #require(Self.values[key], "no value for \(key)=")
