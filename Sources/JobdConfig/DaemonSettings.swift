@@ -82,17 +82,19 @@ package struct DaemonSettings: Sendable, Equatable {
 
     /// Reads the contents `text` of `jobd.conf` at `path`, reporting every error with its line;
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
+    /// An error for each section of `file` that jobd.conf does not have.
+    private static func unknownSections(of file: UnitFile, path: String) -> [ConfigError] {
+        file.sections.filter { $0.name != Self.section && $0.name != FleetSettings.section && !$0.name.hasPrefix("X-") }.map {
+            ConfigError(file: path, line: $0.line, message: "unknown section [\($0.name)]", hint: "jobd.conf has the sections [Daemon] and [Fleet]")
+        }
+    }
+
     package static func read(
         path: String, text: String, databaseCheck: FleetSettings.DatabaseCheck? = nil
     ) -> Result<DaemonSettings, ConfigErrors> {
         let (file, syntaxErrors) = UnitFile.parse(text, path: path)
-        var errors = syntaxErrors
+        var errors = syntaxErrors + unknownSections(of: file, path: path)
         var settings = DaemonSettings()
-        for section in file.sections where section.name != Self.section && section.name != FleetSettings.section
-            && !section.name.hasPrefix("X-") {
-            errors.append(ConfigError(file: path, line: section.line, message: "unknown section [\(section.name)]",
-                                      hint: "jobd.conf has the sections [Daemon] and [Fleet]"))
-        }
         settings.fleet = FleetSettings.read(file, path: path, check: databaseCheck, errors: &errors)
         /// `value` as an absolute file path; `nil` when it is empty (the default) or no such path
         /// (an error, with `example` as the hint).
