@@ -75,6 +75,15 @@ package struct PrivateJournal {
     /// waits for it, and reads the private journal back.
     /// - Parameter environment: the command's whole environment (nothing is inherited), plus `PATH`
     ///   from this process when it has none.
+    /// Runs this test binary again under the harness, only the tests `filter` selects: a scenario
+    /// test that `environment` enables, which then logs to the private journal.
+    package static func runScenario(_ filter: String, environment: [String: String]) throws -> Run {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var environment = environment
+        if environment["PATH"] == nil { environment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin" }
+        return try run(executable, arguments: ["--testing-library", "swift-testing", "--filter", filter], environment: environment)
+    }
+
     package static func run(
         _ executable: String, arguments: [String] = [], environment: [String: String] = [:]
     ) throws -> Run {

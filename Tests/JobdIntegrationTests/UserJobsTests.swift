@@ -388,10 +388,7 @@ import Testing
 
     @Test func aUserReadsTheirOwnJobsLogsThroughJobd() throws {
         try PrivateJournal.requireAvailable()
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let run = try PrivateJournal.run(
-            executable, arguments: ["--testing-library", "swift-testing", "--filter", "userLogsChildScenario"],
-            environment: [Self.logsVariable: "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+        let run = try PrivateJournal.runScenario("userLogsChildScenario", environment: [Self.logsVariable: "1"])
         defer { run.removeDirectory() }
         let output = run.standardOutput + run.standardError
         #expect(run.exitStatus == 0 && output.contains("Test userLogsChildScenario() passed"), "\(output)")
