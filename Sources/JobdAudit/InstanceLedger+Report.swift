@@ -53,13 +53,7 @@ extension InstanceLedger {
             totals.released += owner.released != nil ? 1 : 0
             totals.carriedOver += owner.carriedOver ? 1 : 0
         }
-        for fire in lateFires {
-            problems.append(AuditProblem(
-                kind: .fireAfterDeinit, job: fire.job ?? owners[fire.owner]?.job, owner: fire.owner,
-                generation: owners[fire.owner]?.createdGeneration, timer: fire.timer, realtimeUSec: fire.fired.realtimeUSec,
-                detail: "timer fired at \(clock.describe(fire.fired)), after its owner's deinit at "
-                    + "\(clock.describe(fire.released)), and the scheduler did not drop the fire (no run.skip owner-retired)"))
-        }
+        problems += lateFireProblems(clock: clock)
 
         var reasons: [String] = []
         if firstEvent != JobdEvent.daemonStart.rawValue {
@@ -114,6 +108,17 @@ extension InstanceLedger {
             complete: reasons.isEmpty, incompleteReasons: reasons, reloads: reloads, failedReloads: failedReloads,
             generations: generationReports, owners: totals, timers: timers, unreleasedOwners: unreleased,
             problems: problems, verdict: verdict, malformedEntries: malformedCount, malformedExamples: malformedExamples)
+    }
+
+    /// A timer that fired after its owner's deinit, and whose fire the scheduler did not drop.
+    private func lateFireProblems(clock: AuditClock) -> [AuditProblem] {
+        lateFires.map { fire in
+            AuditProblem(
+                kind: .fireAfterDeinit, job: fire.job ?? owners[fire.owner]?.job, owner: fire.owner,
+                generation: owners[fire.owner]?.createdGeneration, timer: fire.timer, realtimeUSec: fire.fired.realtimeUSec,
+                detail: "timer fired at \(clock.describe(fire.fired)), after its owner's deinit at "
+                    + "\(clock.describe(fire.released)), and the scheduler did not drop the fire (no run.skip owner-retired)")
+        }
     }
 
     /// A released owner's late release: after jobd reported it leaked, or after its grace period.

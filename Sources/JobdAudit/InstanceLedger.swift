@@ -148,6 +148,19 @@ struct InstanceLedger {
                 if owner.leakReported == nil { owner.leakReported = time }
                 owner.leakReason = entry[JobdField.reason] ?? owner.leakReason
             }
+        case .logDropped:
+            droppedEntries += entry[JobdField.droppedCount].flatMap { Int($0) } ?? 1
+        case .timerSchedule, .timerInvalidate, .timersInvalidate, .timerFire, .runSkip:
+            applyTimerEvent(event, entry, ownerID: ownerID, at: time)
+        default:
+            break
+        }
+    }
+
+    /// A timer's schedule, invalidation or fire, or the `run.skip` that drops a fire delivered after
+    /// its owner's release.
+    private mutating func applyTimerEvent(_ event: JobdEvent, _ entry: AuditEntry, ownerID: UInt64?, at time: JournalInstant) {
+        switch event {
         case .timerSchedule:
             if let ownerID, ownerID != 0 { timers.scheduled = (timers.scheduled ?? 0) + 1 }
         case .timerInvalidate:
@@ -177,8 +190,6 @@ struct InstanceLedger {
                     owner: ownerID, job: entry[JobdField.job], timer: entry[JobdField.timer].flatMap { UInt64($0) },
                     fired: time, released: released))
             }
-        case .logDropped:
-            droppedEntries += entry[JobdField.droppedCount].flatMap { Int($0) } ?? 1
         case .runSkip:
             guard entry[JobdField.reason] == "owner-retired", let ownerID,
                   let index = lateFires.firstIndex(where: { $0.owner == ownerID }) else { return }

@@ -35,6 +35,58 @@ package struct Daemon {
         self.logger = logger
     }
 
+    /// The configuration jobd starts with, or `nil` (said in the journal and `STATUS=`) when it
+    /// cannot be read at all. Each job file counts on its own: a broken file disables its job only,
+    /// and a broken jobd.conf means the default settings.
+    private func firstConfiguration(
+        _ directory: JobDirectory, users: UserJobStore, jobFiles: inout JobFileCache, notifier: ServiceNotifier
+    ) -> JobdConfiguration? {
+        UserJobStore.move(from: options.stateDirectory + "/users", to: options.spoolDirectory, logger: logger)
+        var configuration = directory.read(using: &jobFiles)
+        configuration.addUserJobs(from: users, configDirectory: options.configDirectory)
+        guard let fatal = configuration.fatal else { return configuration }
+        logger.log(configErrors: [fatal])
+        let reason = "jobd cannot start: \(fatal)"
+        notifier.send(.status(reason))
+        logger.event(.daemonExit, level: .error, reason, [:])
+        return nil
+    }
+
+    /// What the scheduler needs before the first load: the machine's seed, the wall clock's
+    /// watch, the leak detector, and what an earlier jobd knew of the jobs' last runs (a restart
+    /// forgets no failure).
+    private func prepare(
+        _ scheduler: Scheduler, queue: TimerQueue, settings: DaemonSettings, configuration: JobdConfiguration, state: StateDirectory,
+        post: @escaping @Sendable (DaemonEvent) -> Void
+    ) {
+        // FixedRandomDelay= and RandomizedOffsetSec= differ by machine, as systemd's do.
+        scheduler.hostSeed = (try? ID128.machineID()) ?? ""
+        queue.onWallClockSet { post(.wallClockSet) }
+        scheduler.leakDetector = LeakDetector(grace: settings.leakGrace.duration, queue: queue, logger: logger) { post(.leakCheck) }
+        scheduler.restore(state.savedHistories(of: Set(configuration.jobs.map(\.name) + configuration.broken.map(\.name))))
+    }
+
+    /// The control socket, opened before READY=1 (its requests wait for the loop): once systemd
+    /// says jobd started, jobctl must work. Users' own requests are answered on its threads.
+    private func openControl(
+        lock: PidFileLock?, users: UserJobStore, directory: JobDirectory, post: @escaping @Sendable (DaemonEvent) -> Void
+    ) -> RuntimeFiles {
+        let userRequests = UserRequests(store: users, directory: directory, post: post)
+        return RuntimeFiles(lock: lock, directory: options.runtimeDirectory, logger: logger) { request, reply in
+            if !userRequests.handle(request, reply: reply) { post(.control(request, reply)) }
+        }
+    }
+
+    /// systemd's `WATCHDOG_USEC=` for jobd, or `nil` (a setting that is wrong is said and ignored).
+    private func watchdogInterval() -> Duration? {
+        do {
+            return try Watchdog.interval()
+        } catch {
+            logger.warning("ignoring the watchdog setting: \(error)")
+            return nil
+        }
+    }
+
     /// Runs until asked to stop; returns the process's exit status.
     package func run() async -> Int32 {
         // One jobd per runtime directory: the lock before anything is logged, read or bound.
@@ -47,29 +99,12 @@ package struct Daemon {
         let signals = await UnixSignalsSequence(trapping: trapped)
         let notifier = ServiceNotifier(logger: logger)
 
-        // Each job file on its own: a broken file disables its job only, and a broken jobd.conf
-        // means the default settings. Only a configuration that cannot be read at all stops jobd.
         var jobFiles = JobFileCache()
         let directory = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check)
-        UserJobStore.move(from: options.stateDirectory + "/users", to: options.spoolDirectory, logger: logger)
         let userJobs = UserJobStore(directory: options.spoolDirectory)
-        var configuration = directory.read(using: &jobFiles)
-        configuration.addUserJobs(from: userJobs, configDirectory: options.configDirectory)
-        if let fatal = configuration.fatal {
-            logger.log(configErrors: [fatal])
-            let reason = "jobd cannot start: \(fatal)"
-            notifier.send(.status(reason))
-            logger.event(.daemonExit, level: .error, reason, [:])
-            return 1
-        }
+        guard let configuration = firstConfiguration(directory, users: userJobs, jobFiles: &jobFiles, notifier: notifier) else { return 1 }
         let settings = configuration.settings ?? DaemonSettings()
-        let watchdogInterval: Duration?
-        do {
-            watchdogInterval = try Watchdog.interval()
-        } catch {
-            logger.warning("ignoring the watchdog setting: \(error)")
-            watchdogInterval = nil
-        }
+        let watchdogInterval = watchdogInterval()
 
         // Owners and their timers log their bookkeeping through one batch: compact when many come or go at once.
         let ownerEvents = OwnerEventBatch(logger: logger)
@@ -94,15 +129,7 @@ package struct Daemon {
         ) { due in
             continuation.yield(.due(due))
         }
-        // FixedRandomDelay= and RandomizedOffsetSec= differ by machine, as systemd's do.
-        scheduler.hostSeed = (try? ID128.machineID()) ?? ""
-        queue.onWallClockSet { continuation.yield(.wallClockSet) }
-        let leakDetector = LeakDetector(grace: settings.leakGrace.duration, queue: queue, logger: logger) {
-            continuation.yield(.leakCheck)
-        }
-        scheduler.leakDetector = leakDetector
-        // What an earlier jobd knew of the jobs' last runs: a restart forgets no failure.
-        scheduler.restore(state.savedHistories(of: Set(configuration.jobs.map(\.name) + configuration.broken.map(\.name))))
+        prepare(scheduler, queue: queue, settings: settings, configuration: configuration, state: state) { continuation.yield($0) }
         // TZ in the environment wins over /etc/localtime; only without it is the file watched.
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let tasks = BackgroundTasks()
@@ -117,11 +144,7 @@ package struct Daemon {
             post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
         context.trimMemory = { malloc_trim(0) }
         if let stall { context.stall = { usleep(UInt32(stall * 1_000_000)) } }
-        // The control socket before READY=1 (its requests wait for the loop): once systemd says jobd started, jobctl must work.
-        let userRequests = UserRequests(store: userJobs, directory: directory, post: { continuation.yield($0) })
-        let control = RuntimeFiles(lock: runtimeLock, directory: options.runtimeDirectory, logger: logger) { request, reply in
-            if !userRequests.handle(request, reply: reply) { continuation.yield(.control(request, reply)) }
-        }
+        let control = openControl(lock: runtimeLock, users: userJobs, directory: directory) { continuation.yield($0) }
         context.limitUserConnections = control.limitUserConnections
         let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)
         for notice in joined.notices { continuation.yield(.fleet(notice)) }
