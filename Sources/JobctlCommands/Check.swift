@@ -63,15 +63,16 @@ extension Jobctl {
         }
 
         /// What is valid but almost surely not meant, as `FILE:LINE: warning: …`: shell operators in
-        /// a command that runs no shell.
+        /// a command that runs no shell, and timer keys that change nothing for this job.
         static func warnings(about definition: JobDefinition) -> [String] {
+            let at = { (key: String) in definition.path + (Self.line(of: key, in: definition.path).map { ":\($0)" } ?? "") }
+            let ineffective = TimerOptions.ineffectiveKeys(of: definition).map { "\(at($0.key)): warning: \($0.key)= has no effect: \($0.why)" }
             let words = definition.command.shellOperatorWords
-            guard !words.isEmpty else { return [] }
+            guard !words.isEmpty else { return ineffective }
             let shown = words.map { "'\($0)'" }.joined(separator: ", ")
-            let line = Self.line(of: "ExecStart", in: definition.path).map { ":\($0)" } ?? ""
-            return ["\(definition.path)\(line): warning: ExecStart= runs no shell, so \(shown) reach\(words.count == 1 ? "es" : "") "
+            return ["\(at("ExecStart")): warning: ExecStart= runs no shell, so \(shown) reach\(words.count == 1 ? "es" : "") "
                 + "the program as \(words.count == 1 ? "an argument" : "arguments"); for a pipeline, a redirection or a list, "
-                + "ask for a shell: ExecStart=/bin/sh -c '…'"]
+                + "ask for a shell: ExecStart=/bin/sh -c '…'"] + ineffective
         }
 
         /// The last line of `file` that sets `key` (the one that counts), 1-based.

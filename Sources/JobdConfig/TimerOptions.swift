@@ -25,6 +25,24 @@ package struct TimerOptions: Sendable, Hashable {
     package static let defaultCatchUpWindow = TimeSpan.seconds(86_400)
 
     package init() {}
+
+    /// The keys of `definition` set to something that changes nothing, each with why (`jobctl
+    /// check` warns): those for calendar slots on a job without `OnCalendar=` or `Cron=`, as
+    /// systemd.timer(5) says of them, and `FixedRandomDelay=` without a delay to fix.
+    package static func ineffectiveKeys(of definition: JobDefinition) -> [(key: String, why: String)] {
+        let timing = definition.timing
+        var found: [(key: String, why: String)] = []
+        if !definition.triggers.contains(where: \.isCalendar) {
+            let noCalendar = "it acts on calendar slots, and the job has no OnCalendar= or Cron="
+            if timing.randomizedOffset > .zero { found.append(("RandomizedOffsetSec", noCalendar)) }
+            if timing.deferReactivation { found.append(("DeferReactivation", noCalendar)) }
+            if timing.catchUp != nil { found.append(("CatchUp", noCalendar)) }
+        }
+        if timing.fixedRandomDelay, definition.randomizedDelay == .zero {
+            found.append(("FixedRandomDelay", "RandomizedDelaySec= is 0, so there is no delay to fix"))
+        }
+        return found
+    }
 }
 
 /// `CatchUp=`: Temporal's skip, one and all, with `Persistent=yes` as systemd's spelling of `latest`.

@@ -57,19 +57,43 @@ import Testing
 /// Issue 38: `jobctl check` warns about shell operators in a command that runs no shell, with the
 /// line, and still exits 0: the file is valid.
 @Suite struct ShellOperatorWarningTests {
+    /// `jobctl check` of a configuration of `jobs` (name → file); it must exit 0.
+    static func check(_ jobs: [String: String]) throws -> CapturedProcess {
+        let config = try TemporaryConfiguration(jobs: jobs)
+        let result = try CapturedProcess.run(DaemonProcess.productsDirectory + "/jobctl", ["check", "--config-dir", config.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        return result
+    }
+
     @Test func aPipeOrRedirectionInACommandWithoutAShellIsWarnedAbout() throws {
-        let config = try TemporaryConfiguration(jobs: [
+        let result = try Self.check([
             "piped": "[Job]\nOnUnitActiveSec=1h\n\nExecStart=/usr/bin/du -sh /srv | tail -1\n",
             "quiet": "[Job]\nOnUnitActiveSec=1h\nExecStart=/usr/bin/updatedb 2>/dev/null\n",
             "shell": "[Job]\nOnUnitActiveSec=1h\nExecStart=/bin/sh -c 'du -sh /srv | tail -1 >/dev/null'\n",
             "find": "[Job]\nOnUnitActiveSec=1h\nExecStart=/usr/bin/find /tmp -name x -exec rm {} \\;\n",
             "quoted": "[Job]\nOnUnitActiveSec=1h\nExecStart=/usr/bin/printf %%s \"|\"\n",
         ])
-        let result = try CapturedProcess.run(DaemonProcess.productsDirectory + "/jobctl", ["check", "--config-dir", config.path])
-        #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.contains("piped.job:4: warning: ExecStart= runs no shell, so '|' reaches the program as an argument"),
                 "\(result.standardError)")
         #expect(result.standardError.contains("quiet.job:3: warning: ExecStart= runs no shell, so '2>/dev/null'"), "\(result.standardError)")
         for quiet in ["shell.job", "find.job", "quoted.job"] { #expect(!result.standardError.contains(quiet), "\(quiet)") }
+    }
+}
+
+/// Issue 40: `jobctl check` warns about a later timer key that changes nothing for its job, with
+/// its line, and still exits 0.
+@Suite struct IneffectiveTimerKeyWarningTests {
+    @Test func aCalendarKeyOnAJobWithoutACalendarIsWarnedAbout() throws {
+        let result = try ShellOperatorWarningTests.check([
+            "interval": "[Job]\nOnUnitActiveSec=1h\nRandomizedOffsetSec=10min\nCatchUp=all\nExecStart=/bin/true\n",
+            "fixed": "[Job]\nOnCalendar=daily\nFixedRandomDelay=yes\nExecStart=/bin/true\n",
+            "fine": "[Job]\nOnCalendar=daily\nRandomizedOffsetSec=10min\nDeferReactivation=yes\nCatchUp=none\nExecStart=/bin/true\n",
+        ])
+        #expect(result.standardError.contains("interval.job:3: warning: RandomizedOffsetSec= has no effect: it acts on calendar slots, "
+                                              + "and the job has no OnCalendar= or Cron="), "\(result.standardError)")
+        #expect(result.standardError.contains("interval.job:4: warning: CatchUp= has no effect"), "\(result.standardError)")
+        #expect(result.standardError.contains("fixed.job:3: warning: FixedRandomDelay= has no effect: RandomizedDelaySec= is 0"),
+                "\(result.standardError)")
+        #expect(!result.standardError.contains("fine.job"), "\(result.standardError)")
     }
 }
