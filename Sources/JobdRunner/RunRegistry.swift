@@ -23,7 +23,7 @@ package final class RunRegistry: Sendable {
         var runs: [UInt64: Entry] = [:]
         /// Once set, every run, also one that registers from now on, is asked to stop for it.
         var stopAll: StopReason?
-        /// When every run stopped by ``stopAll(reason:within:)`` gets SIGKILL at the latest.
+        /// When every run stopped by ``stopAll(reason:within:now:)`` gets SIGKILL at the latest.
         var killDeadline: ContinuousClock.Instant?
     }
 
@@ -101,10 +101,11 @@ package final class RunRegistry: Sendable {
         if !cgroup.members.contains(pid) { Glibc.kill(pid, signal) }
     }
 
-    /// `grace`, a run's `TimeoutStopSec=`, at most until the deadline of ``stopAll(reason:within:)``.
-    func bounded(_ grace: TimeSpan) -> TimeSpan {
+    /// `grace`, a run's `TimeoutStopSec=`, at most until the deadline of ``stopAll(reason:within:now:)``
+    /// as it stands at `now`.
+    func bounded(_ grace: TimeSpan, now: ContinuousClock.Instant = .now) -> TimeSpan {
         guard let deadline = state.withLock({ $0.killDeadline }) else { return grace }
-        let left = ContinuousClock.now.duration(to: deadline)
+        let left = now.duration(to: deadline)
         let microseconds = max(0, left.components.seconds * 1_000_000 + left.components.attoseconds / 1_000_000_000_000)
         return min(grace, TimeSpan(microseconds: UInt64(microseconds)))
     }
@@ -119,12 +120,12 @@ package final class RunRegistry: Sendable {
 
     /// Asks every run to stop, also those that start from now on; returns how many were asked.
     /// With `within` (jobd's own stop, `StopTimeoutMaxSec=`), every run, whatever its
-    /// `TimeoutStopSec=`, gets SIGKILL once `within` has passed from now, also its leftovers.
+    /// `TimeoutStopSec=`, gets SIGKILL once `within` has passed from `now`, also its leftovers.
     @discardableResult
-    package func stopAll(reason: StopReason, within: TimeSpan? = nil) -> Int {
+    package func stopAll(reason: StopReason, within: TimeSpan? = nil, now: ContinuousClock.Instant = .now) -> Int {
         let requests = state.withLock { state in
             state.stopAll = reason
-            if let within, !within.isInfinite { state.killDeadline = .now + within.duration }
+            if let within, !within.isInfinite { state.killDeadline = now + within.duration }
             return state.runs.values.map(\.stop)
         }
         for request in requests { request.yield(reason) }

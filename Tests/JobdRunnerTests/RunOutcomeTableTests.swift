@@ -74,9 +74,12 @@ struct RunRegistryTests {
     @Test func stopAllWithinBoundsEveryGrace() {
         let registry = RunRegistry()
         #expect(registry.bounded(.infinity) == .infinity)
-        registry.stopAll(reason: .shutdown, within: .seconds(2))
-        #expect(registry.bounded(.infinity) <= .seconds(2) && registry.bounded(.infinity) > .seconds(1))
-        #expect(registry.bounded(TimeSpan(microseconds: 100_000)) == TimeSpan(microseconds: 100_000))
+        let stop = ContinuousClock.now
+        registry.stopAll(reason: .shutdown, within: .seconds(2), now: stop)
+        #expect(registry.bounded(.infinity, now: stop) == .seconds(2))
+        #expect(registry.bounded(.infinity, now: stop + .milliseconds(1_500)) == TimeSpan(microseconds: 500_000))
+        #expect(registry.bounded(.infinity, now: stop + .seconds(3)) == .zero, "past the deadline, no grace is left")
+        #expect(registry.bounded(TimeSpan(microseconds: 100_000), now: stop) == TimeSpan(microseconds: 100_000))
     }
 
     @Test func onlyTheNewestRequestWaits() async {
