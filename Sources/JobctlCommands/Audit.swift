@@ -150,8 +150,6 @@ extension Jobctl {
             let expected = FleetAudit.expectedElapses(
                 of: connection.configuration.jobs, from: start, to: now,
                 zone: TimeZoneRules.current())
-            let audit = FleetAudit(claims: claims, sessions: sessions, expected: expected,
-                                   lease: Int64(connection.settings.lease.microseconds), now: now)
             if elapses {
                 let range = try journal.timeRange()
                 let window = RealtimeInstant(microseconds: range.since.map { Int64($0) } ?? .min)
@@ -161,6 +159,8 @@ extension Jobctl {
                 if listing.ranTwice { throw ExitCode(1) }
                 return
             }
+            let audit = FleetAudit(claims: claims, sessions: sessions, expected: expected,
+                                   lease: Int64(connection.settings.lease.microseconds), now: now)
             print(audit.text, terminator: "")
             if audit.exitCode != 0 { throw ExitCode(audit.exitCode) }
         }

@@ -55,8 +55,7 @@ package struct FleetAudit: Sendable {
     package init(claims records: [ClaimRecord], sessions: [NodeSession], expected: [String: [RealtimeInstant]],
                 lease: Int64, now: RealtimeInstant) {
         claims = records.count
-        var byElapse: [String: [RealtimeInstant: [ClaimRecord]]] = [:]
-        for record in records { byElapse[record.key.job, default: [:]][record.key.elapse, default: []].append(record) }
+        let byElapse = Self.byElapse(records)
         for (_, elapses) in byElapse.sorted(by: { $0.key < $1.key }) {
             for (_, runs) in elapses.sorted(by: { $0.key < $1.key }) {
                 self.elapses += 1
@@ -86,6 +85,13 @@ package struct FleetAudit: Sendable {
                 if !alive.isEmpty { problems.append(.unclaimed(job: job, elapse: elapse, aliveNodes: Array(Set(alive.map(\.node))).sorted())) }
             }
         }
+    }
+
+    /// `records` by job, then by elapse: the attempts of each elapse.
+    static func byElapse(_ records: some Sequence<ClaimRecord>) -> [String: [RealtimeInstant: [ClaimRecord]]] {
+        var byElapse: [String: [RealtimeInstant: [ClaimRecord]]] = [:]
+        for record in records { byElapse[record.key.job, default: [:]][record.key.elapse, default: []].append(record) }
+        return byElapse
     }
 
     /// Every pair of `runs` (attempts of one elapse) whose times overlap: each ran from its claim

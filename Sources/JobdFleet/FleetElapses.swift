@@ -30,10 +30,7 @@ package struct FleetElapses: Sendable {
     ///   - expected: each fleet job's elapses in the window (``FleetAudit/expectedElapses(of:from:to:zone:limit:)``).
     ///   - window: the elapses listed; claims of elapses outside it are left out.
     package init(claims: [ClaimRecord], expected: [String: [RealtimeInstant]], window: ClosedRange<RealtimeInstant>) {
-        var byElapse: [String: [RealtimeInstant: [ClaimRecord]]] = [:]
-        for record in claims where window.contains(record.key.elapse) {
-            byElapse[record.key.job, default: [:]][record.key.elapse, default: []].append(record)
-        }
+        let byElapse = FleetAudit.byElapse(claims.filter { window.contains($0.key.elapse) })
         for (job, instants) in expected {
             for instant in instants where window.contains(instant) && byElapse[job]?[instant] == nil {
                 elapses.append(Elapse(job: job, elapse: instant, outcome: .unclaimed))
