@@ -179,7 +179,7 @@ let package = Package(
         // Test doubles shared by more than one test target.
         .target(
             name: "JobdTestKit",
-            dependencies: ["CPidfd", "JobdTimers", "JobdLocks", "SystemdKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CPidfd", "JobdTimers", "JobdLocks", "JobdConfig", "JobdRunner", "SystemdKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "JobdTimersTests", dependencies: ["JobdTimers", "JobdTestKit"], swiftSettings: swiftSettings),
@@ -199,7 +199,10 @@ let package = Package(
         ),
         .testTarget(
             name: "JobdRunnerTests",
-            dependencies: ["JobdRunner", "JobdConfig", "JobdCalendar", "JobdLogging", .product(name: "InMemoryLogging", package: "swift-log")],
+            dependencies: [
+                "JobdRunner", "JobdConfig", "JobdCalendar", "JobdLogging", "JobdTimers", "JobdTestKit",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "JobdControlTests", dependencies: ["JobdControl", "JobdTestKit"], swiftSettings: swiftSettings),

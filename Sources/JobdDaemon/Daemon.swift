@@ -137,7 +137,14 @@ package struct Daemon {
         let source = DirectorySource(
             directory: directory, users: userJobs,
             slowSeconds: environment[Self.slowLoadVariable].flatMap(Double.init), logger: logger)
-        let launcher = TaskLauncher(runner: JobRunner(logger: logger, environment: environment), tasks: tasks)
+        // For the tests (JOBD_FAULT_SLOW_ACCOUNT_SECONDS): each User=/Group= look-up of a run waits
+        // this long first, as a hung LDAP server or sssd would make it.
+        var beforeAccountLookUp: (@Sendable () -> Void)?
+        if let slow = environment["JOBD_FAULT_SLOW_ACCOUNT_SECONDS"].flatMap(Double.init) {
+            beforeAccountLookUp = { usleep(UInt32(min(slow, 600) * 1_000_000)) }
+        }
+        let runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(), beforeAccountLookUp: beforeAccountLookUp)
+        let launcher = TaskLauncher(runner: runner, tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
         var context = DaemonContext(
             clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,

@@ -37,6 +37,7 @@ struct TaskLauncher: RunLauncher {
     var tracking: RunTracking { runner.tracking }
     var outputTaps: RunOutputTaps { runner.outputTaps }
     var outputBudget: OutputBudget { runner.outputBudget }
+    var host: any HostFacts { runner.host }
 
     func launch(
         _ definition: JobDefinition, as request: RunRequest, context: [String: String], fields: [String: String],
