@@ -173,6 +173,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "jobctl", dependencies: ["JobctlCommands"], swiftSettings: swiftSettings),
+        // The tests' own build of jobd, which the integration tests start when they inject a fault
+        // (a stalled main loop, a slow reload or account look-up, a skewed clock): the shipped jobd
+        // has no switch for any of them (issue 39).
+        .executableTarget(
+            name: "jobd-faults",
+            dependencies: ["JobdDaemon", "JobdControl", "JobdLogging", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/jobd-faults", swiftSettings: swiftSettings
+        ),
         // The tests, one target per module (and the integration tests, which start the built jobd).
         // pidfd_open, which Swift's Glibc module leaves out; imported by JobdTestKit alone.
         .systemLibrary(name: "CPidfd"),

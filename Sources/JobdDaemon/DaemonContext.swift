@@ -28,7 +28,7 @@ package struct DaemonContext: Sendable {
     package var trimMemory: @Sendable () -> Void = {}
     /// Applies `UserConnectionsMax=` to the control socket, at start and at each reload.
     package var limitUserConnections: @Sendable (Int) -> Void = { _ in }
-    /// Fault injection (``Daemon/stallVariable``): blocks the loop, as a hung filesystem would.
+    /// Fault injection (``DaemonFaults/stall``, the tests' own build only): blocks the loop, as a hung filesystem would.
     package var stall: (@Sendable () -> Void)?
 
     package init(

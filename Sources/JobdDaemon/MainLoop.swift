@@ -77,7 +77,7 @@ package final class MainLoop {
         self.overdueTimer = DeadlineTimer(queue: scheduler.queue, label: "success-deadline") { post(.successDeadlineDue) }
         self.reloadWatch = DeadlineTimer(queue: scheduler.queue, label: "reload-watch") { post(.reloadIsSlow) }
         self.metrics = MetricsWriter(
-            queue: scheduler.queue, rewriteInterval: MetricsFile.rewriteInterval(environment: options.environment), logger: logger
+            queue: scheduler.queue, rewriteInterval: options.faults.metricsRewrite ?? MetricsFile.rewriteInterval, logger: logger
         ) { post(.writeMetrics) }
     }
 

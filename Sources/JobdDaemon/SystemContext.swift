@@ -67,12 +67,12 @@ struct TaskLauncher: RunLauncher {
 struct DirectorySource: ConfigurationSource {
     let directory: JobDirectory
     let users: UserJobStore
-    /// ``Daemon/slowLoadVariable``: seconds to wait before reading, as a hung mount would make it.
-    let slowSeconds: Double?
+    /// Called on the loader's thread before it reads (``DaemonFaults/slowLoad``): as slow as a hung mount.
+    let beforeRead: (@Sendable () -> Void)?
     let logger: Logger
 
     func read(using cache: JobFileCache, done: @escaping @Sendable (JobdConfiguration, JobFileCache) -> Void) {
-        let (directory, users, slow) = (directory, users, slowSeconds)
+        let (directory, users, beforeRead) = (directory, users, beforeRead)
         let read = { @Sendable in
             var cache = cache
             var configuration = directory.read(using: &cache)
@@ -81,7 +81,7 @@ struct DirectorySource: ConfigurationSource {
         }
         do {
             try DetachedThread.start {
-                if let slow { usleep(UInt32(min(slow, 600) * 1_000_000)) }
+                beforeRead?()
                 read()
             }
         } catch {
