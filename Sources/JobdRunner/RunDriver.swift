@@ -4,7 +4,9 @@ package import JobdTimers
 /// What performs a run's actions (``RunLifecycle/Action``) for ``JobRunner``: the system's
 /// (``SystemRunDriver``: NSS, files, cgroups, processes), or a test's, in memory, which starts no
 /// process and whose clock the test advances. Each method does one step and says what came of it;
-/// every decision about what comes next is the lifecycle's, every journal entry the runner's.
+/// every decision about what comes next is the lifecycle's, and the run's own journal entries
+/// (start, stop, kill, leftovers, exit) are the runner's; the driver logs only what it meets on the
+/// way (a line of output, a skipped line of an `EnvironmentFile=`, a cgroup it fell back from).
 package protocol RunDriver: Sendable {
     /// The machine the run's `Assert…=` are judged on.
     var host: any HostFacts { get }

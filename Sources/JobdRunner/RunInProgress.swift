@@ -41,10 +41,6 @@ struct RunInProgress: Sendable {
         mailed = definition.mailTo.isEmpty ? nil : MailedOutput()
     }
 
-    func post(_ event: RunLifecycle.Event) {
-        inbox?.yield(Posted(event: event))
-    }
-
     mutating func stopWatching() {
         endWatch?.finish()
         endWatch = nil

@@ -53,7 +53,7 @@ package final class InMemoryRunDriver: RunDriver {
     /// What a test may wait for (``until(_:)``).
     package struct View: Sendable {
         package var steps: [String]
-        /// Sleeps in progress (`RuntimeMaxSec=`, `TimeoutStopSec=`), by their duration from when they began.
+        /// How many sleeps are in progress (`RuntimeMaxSec=`, `TimeoutStopSec=`).
         package var sleeping: Int
         package var running: Set<UInt64>
     }
