@@ -173,13 +173,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "jobctl", dependencies: ["JobctlCommands"], swiftSettings: swiftSettings),
+        // The tests' own build of jobd, which the integration tests start when they inject a fault
+        // (a stalled main loop, a slow reload or account look-up, a skewed clock): the shipped jobd
+        // has no switch for any of them (issue 39).
+        .executableTarget(
+            name: "jobd-faults",
+            dependencies: ["JobdDaemon", "JobdControl", "JobdLogging", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/jobd-faults", swiftSettings: swiftSettings
+        ),
         // The tests, one target per module (and the integration tests, which start the built jobd).
         // pidfd_open, which Swift's Glibc module leaves out; imported by JobdTestKit alone.
         .systemLibrary(name: "CPidfd"),
         // Test doubles shared by more than one test target.
         .target(
             name: "JobdTestKit",
-            dependencies: ["CPidfd", "JobdTimers", "JobdLocks", "SystemdKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CPidfd", "JobdTimers", "JobdLocks", "JobdConfig", "JobdRunner", "SystemdKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "JobdTimersTests", dependencies: ["JobdTimers", "JobdTestKit"], swiftSettings: swiftSettings),
@@ -199,7 +207,10 @@ let package = Package(
         ),
         .testTarget(
             name: "JobdRunnerTests",
-            dependencies: ["JobdRunner", "JobdConfig", "JobdCalendar", "JobdLogging", .product(name: "InMemoryLogging", package: "swift-log")],
+            dependencies: [
+                "JobdRunner", "JobdConfig", "JobdCalendar", "JobdLogging", "JobdTimers", "JobdTestKit",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "JobdControlTests", dependencies: ["JobdControl", "JobdTestKit"], swiftSettings: swiftSettings),

@@ -4,27 +4,16 @@ import JobdFleet
 import JobdScheduler
 import Logging
 
-/// What jobd sets up before its main loop runs: the clocks it schedules by, the fleet it joins,
-/// and the fault injection the tests use.
+/// What jobd sets up before its main loop runs: the clocks it schedules by and the fleet it joins.
 extension Daemon {
-    /// Fault injection for testing the watchdog: with this variable set to a number of seconds,
-    /// SIGUSR2 blocks the main loop for that long, as a hung filesystem or a bug would.
-    static let stallVariable = "JOBD_FAULT_STALL_SECONDS"
-    /// Fault injection for testing slow reloads: with this variable set to a number of seconds,
-    /// the loader thread waits that long before it reads the configuration at a reload, as a hung
-    /// NFS mount or a slow LDAP server would make it.
-    static let slowLoadVariable = "JOBD_FAULT_SLOW_LOAD_SECONDS"
-
-    /// Fault injection for the fleet's clock check: this many milliseconds (±) are added to jobd's
-    /// wall clock, for its calendar triggers and its fleet claims alike, as a skewed node's clock would be.
-    static let clockSkewVariable = "JOBD_FAULT_CLOCK_SKEW_MSEC"
-
-    /// The wall clock jobd schedules by: the system's, shifted by ``clockSkewVariable`` in tests.
-    static func clocks(environment: [String: String]) -> Scheduler.Clocks {
-        guard let skew = environment[clockSkewVariable].flatMap(Int64.init), skew != 0 else { return .system }
+    /// The wall clock jobd schedules by: the system's, shifted by `skew` in the tests' own build
+    /// (``DaemonFaults/clockSkew``).
+    static func clocks(skew: Duration) -> Scheduler.Clocks {
+        let microseconds = skew.components.seconds * 1_000_000 + skew.components.attoseconds / 1_000_000_000_000
+        guard microseconds != 0 else { return .system }
         let system = Scheduler.Clocks.system
         return Scheduler.Clocks(monotonic: system.monotonic, realtime: {
-            RealtimeInstant(microseconds: system.realtime().microseconds + skew * 1_000)
+            RealtimeInstant(microseconds: system.realtime().microseconds + microseconds)
         })
     }
 

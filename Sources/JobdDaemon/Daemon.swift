@@ -94,7 +94,7 @@ package struct Daemon {
         logger.event(.daemonStart, "jobd \(BuildInfo.version) starting with configuration \(options.configDirectory)")
         // Signal handlers first: READY=1 promises that a SIGHUP from now on is a reload.
         var trapped: [UnixSignal] = [.sigterm, .sigint, .sighup]
-        let stall = options.environment[Self.stallVariable].flatMap(Double.init)
+        let stall = options.faults.stall
         if stall != nil { trapped.append(.sigusr2) }
         let signals = await UnixSignalsSequence(trapping: trapped)
         let notifier = ServiceNotifier(logger: logger)
@@ -119,7 +119,7 @@ package struct Daemon {
         let state = StateDirectory(path: options.stateDirectory, logger: logger)
         let bootID = (try? ID128.bootID()) ?? "unknown"
         let zone = TimeZoneRules.current(environment: options.environment)
-        let clocks = Self.clocks(environment: options.environment)
+        let clocks = Self.clocks(skew: options.faults.clockSkew)
         let fences = FenceFiles(runtimeDirectory: options.runtimeDirectory)
         let fleet = Self.makeFleet(settings: settings, options: options, fences: fences, logger: logger, clocks: clocks)
         let joined = await Self.joinFleet(fleet, jobs: configuration.jobs, local: state)
@@ -136,14 +136,16 @@ package struct Daemon {
         let environment = options.environment
         let source = DirectorySource(
             directory: directory, users: userJobs,
-            slowSeconds: environment[Self.slowLoadVariable].flatMap(Double.init), logger: logger)
-        let launcher = TaskLauncher(runner: JobRunner(logger: logger, environment: environment), tasks: tasks)
+            beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)
+        let runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(),
+                               beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
+        let launcher = TaskLauncher(runner: runner, tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
         var context = DaemonContext(
             clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
             post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
         context.trimMemory = { malloc_trim(0) }
-        if let stall { context.stall = { usleep(UInt32(stall * 1_000_000)) } }
+        context.stall = DaemonFaults.blocking(stall)
         let control = openControl(lock: runtimeLock, users: userJobs, directory: directory) { continuation.yield($0) }
         context.limitUserConnections = control.limitUserConnections
         let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)

@@ -28,7 +28,7 @@ package struct DaemonContext: Sendable {
     package var trimMemory: @Sendable () -> Void = {}
     /// Applies `UserConnectionsMax=` to the control socket, at start and at each reload.
     package var limitUserConnections: @Sendable (Int) -> Void = { _ in }
-    /// Fault injection (``Daemon/stallVariable``): blocks the loop, as a hung filesystem would.
+    /// Fault injection (``DaemonFaults/stall``, the tests' own build only): blocks the loop, as a hung filesystem would.
     package var stall: (@Sendable () -> Void)?
 
     package init(
@@ -98,14 +98,14 @@ package protocol RunLauncher: Sendable {
     func stopAll(reason: StopReason, within: TimeSpan?)
     /// The process of run `runID`, while it runs.
     func pid(of runID: UInt64) -> Int32?
-    /// The first of `definition`'s `Condition…=` that does not hold now, if one does not.
-    func unmetCondition(of definition: JobDefinition) -> UnitCondition?
+    /// The machine runs are judged on: their `Condition…=`, and jobd's own limits for their `Limit…=`.
+    var host: any HostFacts { get }
 }
 
 extension RunLauncher {
-    /// Conditions read the machine itself (``SystemConditionFacts``).
+    /// The first of `definition`'s `Condition…=` that does not hold now, if one does not.
     package func unmetCondition(of definition: JobDefinition) -> UnitCondition? {
-        UnitCondition.failing(definition.conditions, assertions: false, on: SystemConditionFacts())
+        host.failing(definition, assertions: false)
     }
 }
 

@@ -13,6 +13,8 @@ package struct DaemonOptions: Sendable {
     package var spoolDirectory: String
     /// This run of jobd's `JOBD_INSTANCE`.
     package var instance: String
+    /// What the tests' own build makes go wrong; nothing in jobd's.
+    package var faults = DaemonFaults()
 
     package init(
         configDirectory: String, runtimeDirectory: String, stateDirectory: String, spoolDirectory: String = "/var/spool/jobd",

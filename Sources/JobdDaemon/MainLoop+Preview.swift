@@ -1,5 +1,6 @@
 import JobdCalendar
 import JobdConfig
+import JobdRunner
 import JobdControl
 import JobdScheduler
 
@@ -34,7 +35,7 @@ extension MainLoop {
     /// apply it, with nothing applied: the generation, the owners, the histories and the reload
     /// count stay as they are.
     func reloadPreview(of configuration: JobdConfiguration) -> SchedulePreview {
-        let configuration = context.launcher.tracking.applicable(configuration)
+        let configuration = context.launcher.tracking.applicable(configuration, own: context.launcher.host.ownLimits)
         let present = scheduler.present
         var preview = SchedulePreview(nowUSec: present.wallClock.realtime.microseconds)
         if let fatal = configuration.fatal {

@@ -77,7 +77,7 @@ package final class MainLoop {
         self.overdueTimer = DeadlineTimer(queue: scheduler.queue, label: "success-deadline") { post(.successDeadlineDue) }
         self.reloadWatch = DeadlineTimer(queue: scheduler.queue, label: "reload-watch") { post(.reloadIsSlow) }
         self.metrics = MetricsWriter(
-            queue: scheduler.queue, rewriteInterval: MetricsFile.rewriteInterval(environment: options.environment), logger: logger
+            queue: scheduler.queue, rewriteInterval: options.faults.metricsRewrite ?? MetricsFile.rewriteInterval, logger: logger
         ) { post(.writeMetrics) }
     }
 
@@ -92,7 +92,7 @@ package final class MainLoop {
 
     /// Loads the first generation and tells systemd that jobd is ready.
     package func start(_ configuration: JobdConfiguration, jobFiles: JobFileCache) {
-        let configuration = context.launcher.tracking.applicable(configuration)
+        let configuration = context.launcher.tracking.applicable(configuration, own: context.launcher.host.ownLimits)
         for warning in context.launcher.tracking.devicePolicyWarnings(configuration.jobs) { logger.warning("\(warning)") }
         reloads = ReloadMachine(jobFiles: jobFiles)
         for job in context.store.disabledJobs() { _ = admission.setDisabled(job, true) }
@@ -209,7 +209,7 @@ package final class MainLoop {
     /// Applies what the loader read, each job file on its own (``Generation/init(_:after:)``): the
     /// valid changes apply, and the errors are in the journal, `STATUS=` and `jobctl reload`'s output.
     private func finishReload(_ configuration: JobdConfiguration) {
-        let configuration = context.launcher.tracking.applicable(configuration)
+        let configuration = context.launcher.tracking.applicable(configuration, own: context.launcher.host.ownLimits)
         for warning in context.launcher.tracking.devicePolicyWarnings(configuration.jobs) { logger.warning("\(warning)") }
         reloadWatch.arm(at: nil)
         let answer: (report: ReloadReport, watchers: [ControlReply])

@@ -44,11 +44,8 @@ struct MetricsFile {
 
     /// How often the file is written when nothing changes: an alert on the file's age (or on
     /// `jobd_up` going stale in node_exporter) then tells a stopped jobd within two minutes. For
-    /// the tests, `JOBD_FAULT_METRICS_REWRITE_SECONDS` shortens it.
-    static func rewriteInterval(environment: [String: String]) -> Duration {
-        environment["JOBD_FAULT_METRICS_REWRITE_SECONDS"].flatMap(Double.init).map { .milliseconds(Int64(max(0.1, min($0, 60)) * 1_000)) }
-            ?? .seconds(60)
-    }
+    /// the tests, their own build shortens it (``DaemonFaults/metricsRewrite``).
+    static let rewriteInterval = Duration.seconds(60)
 
     let path: String
 

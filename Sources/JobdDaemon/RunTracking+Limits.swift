@@ -9,7 +9,7 @@ extension RunTracking {
     /// files, with the reason at its line: `TasksMax=`, `MemoryMax=`… where no cgroup or controller
     /// takes them, a sandbox jobd cannot set up, a `Limit…=` above jobd's own hard limit that jobd
     /// may not raise (never a limit or a sandbox silently not applied).
-    func applicable(_ configuration: JobdConfiguration, own: OwnLimits = .current()) -> JobdConfiguration {
+    func applicable(_ configuration: JobdConfiguration, own: OwnLimits) -> JobdConfiguration {
         var configuration = configuration
         configuration.breakJobs { definition in
             (sandboxRefusal(definition).map { [$0] } ?? []) + unapplicable(definition) + own.refusals(definition)

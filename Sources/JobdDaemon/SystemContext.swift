@@ -37,6 +37,7 @@ struct TaskLauncher: RunLauncher {
     var tracking: RunTracking { runner.tracking }
     var outputTaps: RunOutputTaps { runner.outputTaps }
     var outputBudget: OutputBudget { runner.outputBudget }
+    var host: any HostFacts { runner.host }
 
     func launch(
         _ definition: JobDefinition, as request: RunRequest, context: [String: String], fields: [String: String],
@@ -66,12 +67,12 @@ struct TaskLauncher: RunLauncher {
 struct DirectorySource: ConfigurationSource {
     let directory: JobDirectory
     let users: UserJobStore
-    /// ``Daemon/slowLoadVariable``: seconds to wait before reading, as a hung mount would make it.
-    let slowSeconds: Double?
+    /// Called on the loader's thread before it reads (``DaemonFaults/slowLoad``): as slow as a hung mount.
+    let beforeRead: (@Sendable () -> Void)?
     let logger: Logger
 
     func read(using cache: JobFileCache, done: @escaping @Sendable (JobdConfiguration, JobFileCache) -> Void) {
-        let (directory, users, slow) = (directory, users, slowSeconds)
+        let (directory, users, beforeRead) = (directory, users, beforeRead)
         let read = { @Sendable in
             var cache = cache
             var configuration = directory.read(using: &cache)
@@ -80,7 +81,7 @@ struct DirectorySource: ConfigurationSource {
         }
         do {
             try DetachedThread.start {
-                if let slow { usleep(UInt32(min(slow, 600) * 1_000_000)) }
+                beforeRead?()
                 read()
             }
         } catch {

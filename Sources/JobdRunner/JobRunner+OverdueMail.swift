@@ -35,7 +35,7 @@ extension JobRunner {
     ) async {
         guard !definition.mailTo.isEmpty else { return }
         let account: Account?
-        switch await Self.aside({ [self] in resolveAccount(definition) }) {
+        switch await driver.resolveAccount(definition) {
         case .success(let resolved): account = resolved
         case .failure(let error):
             logger.event(.runMail, level: .warning, "\(definition.name)'s overdue alarm was not mailed: \(error)", [JobdField.job: definition.name])

@@ -10,6 +10,11 @@ package struct OwnLimits: Sendable {
     /// container, nor for a jobd of another user).
     package var mayRaise: Bool
 
+    package init(hard: [ResourceLimit.Resource: UInt64?], mayRaise: Bool) {
+        self.hard = hard
+        self.mayRaise = mayRaise
+    }
+
     /// jobd's, now.
     package static func current() -> OwnLimits {
         var hard: [ResourceLimit.Resource: UInt64?] = [:]

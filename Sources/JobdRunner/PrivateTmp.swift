@@ -6,16 +6,20 @@ import SystemPackage
 /// one under `/var/tmp`, each a root-only directory (`jobd-private-<job>-XXXXXX`, 0700) holding the
 /// `tmp` (1777) that the run sees as its `/tmp` or `/var/tmp`, on the host's disk rather than in
 /// memory. Removed when the run ends, without following anything the run left there.
-struct PrivateTmp: Sendable {
+package struct PrivateTmp: Sendable, Equatable {
     /// The two root-only directories.
-    let tmp: String
-    let varTmp: String
+    package let tmp: String
+    package let varTmp: String
+
+    package init(tmp: String, varTmp: String) {
+        (self.tmp, self.varTmp) = (tmp, varTmp)
+    }
 
     /// The pair for `jobd-cgexec --private-tmp`.
     var mounted: (String, String) { (tmp + "/tmp", varTmp + "/tmp") }
 
     /// Makes both; on failure, removes what it made.
-    static func make(job: String) -> Result<PrivateTmp, JobRunner.PreparationError> {
+    static func make(job: String) -> Result<PrivateTmp, RunPreparationError> {
         var made: [String] = []
         for parent in ["/tmp", "/var/tmp"] {
             // A job name may hold ':', which separates the two in jobd-cgexec's --private-tmp.

@@ -13,7 +13,7 @@ package struct RunCgroup: Sendable {
     /// (`pids`, `memory`, `cpu`, `blkio`), where jobd limits the run there.
     let legacy: [String: String]
 
-    init(directory: String, path: String, legacy: [String: String] = [:]) {
+    package init(directory: String, path: String, legacy: [String: String] = [:]) {
         self.directory = directory
         self.path = path
         self.legacy = legacy

@@ -27,13 +27,19 @@ package final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Starts `product` (`jobd` by default) with `arguments`; its stdout and stderr are both collected.
+    /// A jobd whose environment names a fault (`JOBD_FAULT_…`) is the tests' own build, `jobd-faults`,
+    /// which installs it: the shipped jobd has no such switch.
     package convenience init(
         product: String = "jobd", arguments: [String], environment: [String: String]? = nil,
         keeping keep: @escaping @Sendable (String) -> Bool = { _ in true }
     ) throws {
-        try self.init(absolutePath: Self.productsDirectory + "/" + product, arguments: arguments,
+        let faulty = product == "jobd" && (environment ?? [:]).keys.contains { $0.hasPrefix(Self.faultPrefix) }
+        try self.init(absolutePath: Self.productsDirectory + "/" + (faulty ? "jobd-faults" : product), arguments: arguments,
                       environment: environment, keeping: keep)
     }
+
+    /// What the variables of `jobd-faults`' faults begin with (Tests/jobd-faults).
+    package static let faultPrefix = "JOBD_FAULT_"
 
     /// Starts the program at `absolutePath`; its stdout and stderr are both read, and the lines
     /// that `keep` accepts are collected (a test of a job that writes a lot keeps only events).

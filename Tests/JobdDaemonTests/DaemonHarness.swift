@@ -265,6 +265,8 @@ final class FakeLauncher: RunLauncher {
     let tracking = RunTracking.processGroups(reason: "the tests start no process")
     let outputTaps = RunOutputTaps()
     let outputBudget = OutputBudget()
+    /// A machine where no path exists: a condition on one is judged here, never on the machine the test runs on.
+    let host: any HostFacts = FixedHostFacts()
     /// A line every run writes the moment it is launched, on the launching thread, as a real run's
     /// first line can reach its follower before the main loop goes on.
     let lineAtLaunch = Guarded<String?>(nil)

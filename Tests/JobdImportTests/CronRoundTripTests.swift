@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func importedJobsElapseAndRunAsCronWould() throws {
-        let runner = JobRunner(logger: Logger(label: "import-tests"), environment: [:])
+        let runner = JobRunner(logger: Logger(label: "import-tests"), environment: [:], host: SystemHostFacts())
         var compared = 0, withInput = 0, withEnvironment = 0, withAtNames = 0, withUserField = 0
         for testCase in Self.cases() {
             let result = CrontabImporter.convert(testCase.crontab, options: CrontabImporter.Options(

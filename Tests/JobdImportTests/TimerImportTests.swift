@@ -224,7 +224,7 @@ import Testing
             Issue.record("the job file does not pass jobctl check:\n\(job.text)")
             return
         }
-        let environment = JobRunner(logger: Logger(label: "import-tests"), environment: [:]).environment(for: definition, runID: 1)
+        let environment = JobRunner(logger: Logger(label: "import-tests"), environment: [:], host: SystemHostFacts()).environment(for: definition, runID: 1)
         let argv = definition.command.argv(environment: environment)
         let run = try ProcessRun.run(argv, environment: environment, directory: "/", input: nil)
         #expect(run.status == status && run.output == output, "\(run)\n\(job.text)")

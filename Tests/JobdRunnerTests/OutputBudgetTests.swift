@@ -24,7 +24,7 @@ import Testing
         let log = InMemoryLogHandler()
         var logger = Logger(label: "runner-test") { _ in log }
         logger.logLevel = .debug
-        let runner = JobRunner(logger: logger, environment: [:])
+        let runner = JobRunner(logger: logger, environment: [:], host: SystemHostFacts())
         runner.outputBudget.configure(budget)
         _ = await runner.run(definition, runID: 1, invocationID: "0123")
         return log.entries

@@ -1,0 +1,210 @@
+import Glibc
+package import JobdConfig
+import JobdLocks
+import JobdLogging
+import Logging
+import Subprocess
+
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+
+extension SystemRunDriver {
+    /// How a run is started: its command directly (a job that keeps jobd's credentials and has no
+    /// cgroup), or through the trampoline with an empty environment, the job's on `handshake`.
+    /// A run started directly keeps jobd's session keyring and glibc's signals 32 and 33 ignored,
+    /// which the trampoline would reset; it is spawned directly all the same, because the
+    /// trampoline's start and handshake cut the runs benchmark from 958 to 382 runs a second
+    /// (2026-11-26): it is a root job outside jobd's unit, sharing nothing across an account.
+    private struct Launch {
+        var executable: Executable
+        var arguments: [String]
+        var environment: [String: String]
+        var workingDirectory: FilePath
+        /// jobd's end of the trampoline's stdin: the job's environment goes in, a failure before the
+        /// command comes back, and the end of file says the command was executed.
+        var handshake: Int32?
+        var input: Int32
+
+        init(_ configuration: SpawnConfiguration) throws(PreparationError) {
+            let argv = configuration.argv
+            guard configuration.account != nil || configuration.cgroup != nil || !configuration.attributes.isDefault
+                    || configuration.fence != nil || !configuration.sandbox.isDefault else {
+                // The job's environment reaches only its own command, which runs as jobd does.
+                executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
+                arguments = Array(argv.dropFirst())
+                environment = configuration.environment
+                workingDirectory = configuration.workingDirectory
+                input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                guard input >= 0 else { throw PreparationError(description: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
+                return
+            }
+            guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
+            executable = .path(FilePath(trampoline))
+            arguments = Trampoline.options(cgroup: configuration.cgroup, attributes: configuration.attributes,
+                                           sandbox: configuration.sandbox.trampolineOptions(privateTmp: configuration.privateTmp?.mounted,
+                                                                                            userPaths: configuration.ownedByUser),
+                                           account: configuration.account,
+                                           directory: configuration.userDirectory, fence: configuration.fence) + argv
+            // Nothing of the job's before its own execve: jobd-cgexec needs no variable at all.
+            environment = [:]
+            workingDirectory = configuration.userDirectory == nil ? configuration.workingDirectory : FilePath("/")
+            var pair: [Int32] = [-1, -1]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                throw PreparationError(description: "cannot make the trampoline's socket pair: \(String(cString: strerror(errno)))")
+            }
+            handshake = pair[0]
+            input = pair[1]
+        }
+    }
+
+    /// Sends the job's environment to the trampoline and waits for its answer: nil once the
+    /// command was executed, or why it was not. On a thread of its own: the trampoline may wait
+    /// on a slow file system (its working directory) before it answers.
+    private static func handshake(_ socket: Int32, environment: [String: String]) async -> String? {
+        let bytes = Trampoline.encode(environment)
+        let answer = await aside { () -> Result<String?, PreparationError> in
+            defer { close(socket) }
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }  // it stopped reading: its answer says why
+                sent += count
+            }
+            shutdown(socket, Int32(SHUT_WR))
+            var reply: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while reply.count < 65_536 {
+                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                reply += buffer.prefix(count)
+            }
+            if reply.isEmpty && sent < bytes.count { return .success("jobd-cgexec did not take the job's environment") }
+            return .success(reply.isEmpty ? nil : String(decoding: reply, as: UTF8.self))
+        }
+        switch answer {
+        case .success(let reason):
+            return reason
+        case .failure(let error):
+            // No thread: the trampoline reads a stream cut short, and refuses to run the command.
+            close(socket)
+            return error.description
+        }
+    }
+
+    /// Starts the process, forwards its output, and waits until it has been reaped.
+    package func spawn(
+        _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String],
+        mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
+    ) async -> Result<RunTermination, PreparationError> {
+        let launch: Launch
+        do {
+            launch = try Launch(configuration)
+        } catch {
+            return .failure(error)
+        }
+        var options = PlatformOptions()
+        options.createSession = true
+        let environment = Dictionary(uniqueKeysWithValues: launch.environment.map {
+            (Environment.Key(rawValue: $0.key)!, $0.value)
+        })
+        let startFailure = LockedBox<String?>(nil)
+        let handshakeTaken = LockedBox(false)
+        do {
+            let result = try await Subprocess.run(
+                launch.executable, arguments: Arguments(launch.arguments), environment: .custom(environment),
+                workingDirectory: launch.workingDirectory, platformOptions: options,
+                input: .fileDescriptor(FileDescriptor(rawValue: launch.input), closeAfterSpawningProcess: true),
+                output: .sequence, error: .sequence
+            ) { execution in
+                let pid = execution.processIdentifier.value
+                registry.started(runID: runID, pid: pid, cgroup: configuration.cgroup)
+                handshakeTaken.withLock { $0 = true }
+                let failure = if let socket = launch.handshake {
+                    await Self.handshake(socket, environment: configuration.environment)
+                } else { String?.none }
+                startFailure.withLock { $0 = failure }
+                if failure == nil { await started(pid) }
+                let standardOutput = execution.standardOutput
+                let standardError = execution.standardError
+                let runner = self
+                await withTaskGroup(of: Void.self) { group in
+                    // Output carries the job's name (or its SyslogIdentifier=) and the command's pid,
+                    // so that `journalctl -t JOB` finds it and it reads `backup[4242]: …`.
+                    var merged = fields.merging([JobdField.pid: String(pid)]) { $1 }
+                    if let identifier = definition.syslogIdentifier { merged[JobdField.syslogIdentifier] = identifier }
+                    // A constant for the two tasks (a captured var is shared between them).
+                    let outputFields = merged
+                    let user = definition.owningUser
+                    let dropped = LockedBox(0)
+                    group.addTask {
+                        await runner.forward(standardOutput, runID: runID, level: .info, fields: outputFields, mailed: mailed, user: user, dropped: dropped)
+                    }
+                    group.addTask {
+                        await runner.forward(standardError, runID: runID, level: .error, fields: outputFields, mailed: mailed, user: user, dropped: dropped)
+                    }
+                    await group.waitForAll()
+                    let count = dropped.withLock { $0 }
+                    if count > 0, let user {
+                        logger.event(.runOutputDropped, level: .warning,
+                                     "\(count) line(s) of run \(runID) of \(definition.name)'s output were not logged: \(user)'s runs wrote more "
+                                     + "than UserLogRateLimitBurst= lines in UserLogRateLimitIntervalSec= (jobd.conf)",
+                                     fields.merging([JobdField.droppedCount: String(count)]) { $1 })
+                    }
+                }
+            }
+            if let failure = startFailure.withLock({ $0 }) { return .failure(PreparationError(description: failure)) }
+            switch result.terminationStatus {
+            case .exited(let status): return .success(.exited(status))
+            case .signaled(let signal):
+                // A run with LimitCORE= of its own dumps core by its limit, not jobd's.
+                let core = configuration.attributes.limits[.core].map { $0.soft ?? .max }
+                return .success(.signaled(signal, coreLimit: core))
+            }
+        } catch {
+            if let socket = launch.handshake, !handshakeTaken.withLock({ $0 }) { close(socket) }
+            return .failure(PreparationError(description: String(describing: error)))
+        }
+    }
+
+    /// Each line a run writes becomes its own `run.output` entry: priority 6 for stdout (info), 3
+    /// for stderr (error), with the job and run. The pipe is read only as fast as lines are
+    /// logged, so a job that writes without end cannot grow jobd's memory.
+    private func forward(
+        _ output: SubprocessOutputSequence, runID: UInt64, level: Logger.Level, fields: [String: String], mailed: (@Sendable (String) -> Void)?,
+        user: String?, dropped: LockedBox<Int>
+    ) async {
+        var splitter = OutputLineSplitter()
+        let taps = outputTaps
+        let budget = outputBudget
+        let emit = { (line: String) in
+            // A user's line beyond their budget is counted, not logged (``OutputBudget``).
+            if let user, !budget.take(user: user) {
+                dropped.withLock { $0 += 1 }
+            } else {
+                logger.event(.runOutput, level: level, line, fields)
+            }
+            taps.deliver(runID: runID, line: line, standardOutput: level == .info)
+            mailed?(line)
+        }
+        do {
+            for try await buffer in output {
+                buffer.withUnsafeBytes { splitter.append($0, emit: emit) }
+            }
+        } catch {
+            // The pipe failed; the exit status still tells how the run ended.
+        }
+        splitter.finish(emit: emit)
+    }
+
+    // Why the switch of credentials is jobd-cgexec's, not swift-subprocess's `userID`/`groupID`:
+    // those take its fork path, whose child calls functions that are not async-signal-safe after a
+    // raw `clone3` (swift-subprocess issue #374), and glibc's `setuid` in such a child waits on
+    // locks other threads of jobd may have held; runs hung there now and then. With the
+    // trampoline, jobd spawns through `posix_spawn` as for any other run, and the switch happens
+    // in a single-threaded process.
+}

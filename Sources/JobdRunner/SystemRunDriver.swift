@@ -1,0 +1,172 @@
+import Glibc
+package import JobdConfig
+import JobdLocks
+import JobdLogging
+package import JobdTimers
+package import Logging
+import Subprocess
+
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+
+/// The system's ``RunDriver``: NSS, `EnvironmentFile=`s, cgroups, `PrivateTmp=`'s directories and
+/// processes, as jobd runs them.
+package struct SystemRunDriver: RunDriver {
+    package typealias PreparationError = RunPreparationError
+
+    let logger: Logger
+    private let inheritedLanguage: String?
+    let registry: RunRegistry
+    let outputTaps: RunOutputTaps
+    let outputBudget: OutputBudget
+    let tracking: RunTracking
+    package let host: any HostFacts
+    /// Called on the look-up's own thread before each `User=`/`Group=` look-up: where a test makes
+    /// it as slow as a hung LDAP server or sssd would.
+    private let beforeAccountLookUp: (@Sendable () -> Void)?
+
+    package init(
+        logger: Logger, environment: [String: String], host: any HostFacts, registry: RunRegistry, outputTaps: RunOutputTaps,
+        outputBudget: OutputBudget, tracking: RunTracking, beforeAccountLookUp: (@Sendable () -> Void)? = nil
+    ) {
+        (self.logger, self.host, self.registry, self.tracking) = (logger, host, registry, tracking)
+        (self.outputTaps, self.outputBudget) = (outputTaps, outputBudget)
+        inheritedLanguage = environment["LANG"]
+        self.beforeAccountLookUp = beforeAccountLookUp
+    }
+
+    package func now() -> MonotonicInstant { .now() }
+
+    package func sleep(for duration: TimeSpan) async throws {
+        try await Task.sleep(for: duration.duration)
+    }
+
+    /// Runs `body` on a thread of its own where it may block: `User=` and `Group=` are looked up
+    /// through NSS (which may ask LDAP or sssd), and `EnvironmentFile=` and an optional
+    /// `WorkingDirectory=` touch file systems (which may be remote). A hung look-up then holds its
+    /// own run alone, never one of the few threads (one per core) of Swift's concurrency pool that
+    /// jobd's main loop and every run share.
+    static func aside<Value: Sendable>(
+        _ body: @escaping @Sendable () -> Result<Value, PreparationError>
+    ) async -> Result<Value, PreparationError> {
+        await withCheckedContinuation { continuation in
+            do {
+                try DetachedThread.start { continuation.resume(returning: body()) }
+            } catch {
+                continuation.resume(returning: .failure(PreparationError(description: String(describing: error))))
+            }
+        }
+    }
+
+    /// The account of a run, looked up on a thread of its own.
+    package func resolveAccount(_ definition: JobDefinition) async -> Result<Account?, PreparationError> {
+        await Self.aside { [self] in lookUpAccount(definition) }
+    }
+
+    /// The environment files, the environment and the working directory of a run.
+    package func prepare(
+        _ definition: JobDefinition, account: Account?, runID: UInt64, invocationID: String, context: [String: String]
+    ) async -> Result<SpawnConfiguration, PreparationError> {
+        let switchesUser = account?.userName != nil
+        // A User= job's files are read as its user, by the trampoline; others' by jobd, as root.
+        let read: Result<[EnvironmentVariable], PreparationError>
+        if definition.environmentFiles.isEmpty {
+            read = .success([])
+        } else if let account, switchesUser {
+            read = await readAsUser(definition, account: account)
+        } else {
+            read = await Self.aside { readEnvironmentFiles(definition) }
+        }
+        let files: [EnvironmentVariable]
+        switch read {
+        case .failure(let error): return .failure(error)
+        case .success(let variables): files = variables
+        }
+        let environment = JobRunner.environment(
+            for: definition, inheritedLanguage: inheritedLanguage, account: account, files: files, runID: runID,
+            invocationID: invocationID, context: context)
+        // As systemd: `/` unless the job names a directory; an optional one that is missing also
+        // means `/`. A User= run's is looked at only by the trampoline, as the user.
+        var workingDirectory = FilePath("/")
+        var named = definition.workingDirectory
+        if let directory = named, directory.path == WorkingDirectory.home {
+            let home = account?.home ?? getpwuid(host.effectiveUID).map { String(decoding: UnsafeRawBufferPointer(start: $0.pointee.pw_dir, count: strlen($0.pointee.pw_dir)), as: UTF8.self) }
+            guard let resolved = directory.resolved(home: home) else {
+                return .failure(PreparationError(description: "WorkingDirectory=~: the run's user has no home directory"))
+            }
+            named = resolved
+        }
+        if !switchesUser, let directory = named {
+            if !directory.optional {
+                workingDirectory = FilePath(directory.path)
+            } else if case .success(true) = await Self.aside({ .success(Self.isDirectory(directory.path)) }) {
+                workingDirectory = FilePath(directory.path)
+            }
+        }
+        return .success(SpawnConfiguration(
+            argv: definition.command.argv(environment: environment), environment: environment,
+            workingDirectory: workingDirectory, userDirectory: switchesUser ? named : nil,
+            account: account, attributes: definition.processAttributes, sandbox: definition.sandbox,
+            ownedByUser: definition.owningUser != nil))
+    }
+
+    private func lookUpAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
+        beforeAccountLookUp?()
+        do {
+            return .success(try Account.resolve(user: definition.user, group: definition.group, supplementary: definition.supplementaryGroups))
+        } catch {
+            return .failure(PreparationError(description: error.description))
+        }
+    }
+
+    /// The `EnvironmentFile=`s of a job that keeps jobd's uid, read by jobd.
+    private func readEnvironmentFiles(_ definition: JobDefinition) -> Result<[EnvironmentVariable], PreparationError> {
+        parse(definition.environmentFiles.map { $0.read() }, of: definition)
+    }
+
+    /// The `EnvironmentFile=`s of a `User=` job, read by the trampoline with the user's uid, gid and
+    /// groups, so that a file the user cannot read is refused, whatever root could read.
+    private func readAsUser(_ definition: JobDefinition, account: Account) async -> Result<[EnvironmentVariable], PreparationError> {
+        guard let trampoline = Trampoline.located else { return .failure(PreparationError(description: Trampoline.missing)) }
+        let files = definition.environmentFiles
+        do {
+            let result = try await Subprocess.run(
+                .path(FilePath(trampoline)), arguments: Arguments(Trampoline.readOptions(account, files: files)),
+                environment: .custom([:]), workingDirectory: FilePath("/"), input: .none,
+                output: .bytes(limit: files.count * (EnvironmentFile.sizeLimit + 64)), error: .string(limit: 4_096))
+            guard result.terminationStatus == .exited(0),
+                  let reads = Trampoline.decodeReads(result.standardOutput, count: files.count) else {
+                let reason = result.standardError.split(separator: "\n").last.map(String.init) ?? "jobd-cgexec \(result.terminationStatus)"
+                return .failure(PreparationError(description: "EnvironmentFile=: cannot read the files as user \(account.userName ?? ""): \(reason)"))
+            }
+            return parse(zip(files, reads).map { $0.contents(of: $1) }, of: definition)
+        } catch {
+            return .failure(PreparationError(description: "EnvironmentFile=: cannot read the files as user \(account.userName ?? ""): \(error)"))
+        }
+    }
+
+    /// The variables of the files in order, the skipped lines logged; the first file that failed, if one did.
+    private func parse(_ reads: [Result<EnvironmentFile.Contents, ConfigError>], of definition: JobDefinition) -> Result<[EnvironmentVariable], PreparationError> {
+        var files: [EnvironmentVariable] = []
+        for read in reads {
+            switch read {
+            case .failure(let error):
+                return .failure(PreparationError(description: error.description))
+            case .success(let contents):
+                files += contents.variables
+                for skipped in contents.skipped {
+                    logger.warning("\(definition.name): \(skipped.description)", metadata: [JobdField.job: .string(definition.name)])
+                }
+            }
+        }
+        return .success(files)
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    }
+}

@@ -1,0 +1,149 @@
+import Glibc
+import InMemoryLogging
+import JobdConfig
+import JobdLogging
+import JobdRunner
+import JobdTestKit
+import Logging
+import Testing
+
+/// ``JobRunner`` over an in-memory ``RunDriver``: the whole run path, journal entries included,
+/// with no process started and time advanced by the test.
+@Suite struct RunPathTests {
+    struct Harness {
+        let log = InMemoryLogHandler()
+        let driver: InMemoryRunDriver
+        let runner: JobRunner
+
+        init(_ script: InMemoryRunDriver.Script = .init(), host: FixedHostFacts = FixedHostFacts()) {
+            driver = InMemoryRunDriver(host: host, script: script)
+            let log = self.log
+            var logger = Logger(label: "run-path") { _ in log }
+            logger.logLevel = .debug
+            runner = JobRunner(logger: logger, environment: [:], driver: driver,
+                               tracking: .processGroups(reason: "in memory"))
+        }
+
+        func run(_ keys: String = "", fence: RunFence? = nil) async throws -> (outcome: RunOutcome, mail: RunMail?) {
+            let definition = try JobFileReader.read(name: "backup", path: "/etc/jobd/jobs.d/backup.job",
+                                                    text: "[Job]\nExecStart=/usr/bin/backup\n" + keys).get()
+            return await runner.run(definition, runID: 1, invocationID: "abc", fence: fence)
+        }
+
+        func entries(_ event: JobdEvent) -> [InMemoryLogHandler.Entry] {
+            log.entries.filter { $0.metadata[JobdField.event] == .string(event.rawValue) }
+        }
+    }
+
+    @Test func aNormalExitIsLoggedAndReportedWithTheDriversClock() async throws {
+        let harness = Harness()
+        async let ended = harness.run()
+        await harness.driver.until { $0.running.contains(1) }
+        harness.driver.advance(by: TimeSpan(microseconds: 250_000))
+        await harness.driver.exit(1, .exited(0))
+        let outcome = try await ended.outcome
+        #expect(outcome.result == .success && outcome.duration.microseconds == 250_000)
+        #expect(harness.driver.steps == ["readEnvironment", "makeCgroup", "spawn", "countLeftovers"])
+        #expect(harness.entries(.runStart).map(\.message.description) == ["run 1 of backup started: /usr/bin/backup"])
+        let exit = try #require(harness.entries(.runExit).first)
+        #expect(exit.message.description == "run 1 of backup exited with status 0 after 250ms: success")
+        #expect(exit.metadata[JobdField.pid] == "1001")
+    }
+
+    @Test func aFailedAssertionStartsNothing() async throws {
+        var host = FixedHostFacts()
+        host.paths = ["/srv/other"]
+        let harness = Harness(host: host)
+        let outcome = try await harness.run("AssertPathExists=/srv/data\n").outcome
+        #expect(outcome.result == .assert && harness.driver.steps.isEmpty)
+        #expect(harness.entries(.runStart).first?.message.description == "run 1 of backup could not start: AssertPathExists=/srv/data does not hold")
+    }
+
+    @Test func anAccountOrCgroupThatFailsIsAStartFailureWithItsReason() async throws {
+        var script = InMemoryRunDriver.Script()
+        script.accountFailure = "User=nobody: no such user"
+        let noAccount = Harness(script)
+        #expect(try await noAccount.run("User=nobody\n").outcome.result == .startFailed)
+        #expect(noAccount.driver.steps == ["resolveAccount"])
+        #expect(noAccount.entries(.runStart).first?.level == .error)
+
+        script = InMemoryRunDriver.Script()
+        script.cgroupFailure = "its cgroup could not be set up: no memory controller"
+        let noCgroup = Harness(script)
+        let outcome = try await noCgroup.run("MemoryMax=1G\n").outcome
+        #expect(outcome.termination.startFailure == "its cgroup could not be set up: no memory controller")
+        #expect(noCgroup.driver.steps == ["readEnvironment", "makeCgroup"])
+    }
+
+    @Test func runtimeMaxSecStopsTheRunAndSIGKILLFollowsAfterTimeoutStopSec() async throws {
+        // The process ignores SIGTERM; SIGKILL ends it.
+        let harness = Harness()
+        async let ended = harness.run("RuntimeMaxSec=5\nTimeoutStopSec=3\n")
+        await harness.driver.until { $0.running.contains(1) && $0.sleeping == 1 }
+        harness.driver.advance(by: TimeSpan(microseconds: 5_000_000))
+        await harness.driver.until { $0.steps.contains("signal 15") && $0.sleeping == 1 }
+        harness.driver.advance(by: TimeSpan(microseconds: 3_000_000))
+        let outcome = try await ended.outcome
+        #expect(outcome.result == .timeout && outcome.termination == .killed(signal: SIGKILL))
+        #expect(harness.driver.steps.filter { $0.hasPrefix("signal") } == ["signal 15", "signal 9"])
+        #expect(harness.entries(.runTimeout).first?.message.description
+                == "run 1 of backup ran longer than RuntimeMaxSec=5s: SIGTERM to its process group, SIGKILL after TimeoutStopSec=3s")
+        #expect(harness.entries(.runKill).count == 1)
+    }
+
+    @Test func aStopRequestEndsTheRunStoppedWithoutSIGKILLWhenItExitsAtSIGTERM() async throws {
+        var script = InMemoryRunDriver.Script()
+        script.endsOn[SIGTERM] = .killed(signal: SIGTERM)
+        let harness = Harness(script)
+        async let ended = harness.run()
+        await harness.driver.until { $0.running.contains(1) }
+        #expect(harness.runner.registry.stop(job: "backup", reason: .requested) == 1)
+        let outcome = try await ended.outcome
+        #expect(outcome.result == .stopped && outcome.stopReason == .requested)
+        #expect(!harness.driver.steps.contains("signal 9"))
+    }
+
+    @Test func aRunItsFenceStoppedEndsLost() async throws {
+        var script = InMemoryRunDriver.Script()
+        script.fenceStoppedAt = 1_767_225_600_000_000
+        let harness = Harness(script)
+        async let ended = harness.run(fence: RunFence(path: "/run/jobd/fences/abc"))
+        await harness.driver.exit(1, .killed(signal: SIGTERM))
+        let outcome = try await ended.outcome
+        #expect(outcome.result == .lost && outcome.fencedEnd == 1_767_225_600_000_000)
+        #expect(harness.entries(.runStop).first?.metadata[JobdField.reason] == "lease-lost")
+    }
+
+    @Test func leftoversOfKillModeProcessKeepTheCgroupAndPrivateTmp() async throws {
+        var script = InMemoryRunDriver.Script()
+        script.cgroups = true
+        script.leftovers = 2
+        let kept = Harness(script)
+        async let keptEnd = kept.run("KillMode=process\nPrivateTmp=yes\n")
+        await kept.driver.exit(1, .exited(0))
+        _ = try await keptEnd
+        #expect(kept.driver.steps.suffix(2) == ["countLeftovers", "keepCgroup"])
+
+        let stopped = Harness(script)
+        async let stoppedEnd = stopped.run("PrivateTmp=yes\n")
+        await stopped.driver.exit(1, .exited(0))
+        #expect(try await stoppedEnd.outcome.result == .success)
+        #expect(stopped.driver.steps.suffix(4) == ["countLeftovers", "terminateLeftovers", "removeCgroup", "removePrivateTmp"])
+        #expect(stopped.entries(.runLeftovers).first?.metadata[JobdField.leftovers] == "2")
+    }
+
+    @Test func mailIsDueWithTheOutputOfAFailedRunUnderMailOnFailure() async throws {
+        var script = InMemoryRunDriver.Script()
+        script.output = ["disk full"]
+        let failed = Harness(script)
+        async let failedEnd = failed.run("MailTo=ops@example.org\nMailOn=failure\n")
+        await failed.driver.exit(1, .exited(1))
+        let mail = try #require(try await failedEnd.mail)
+        #expect(mail.recipients == ["ops@example.org"] && String(decoding: mail.message, as: UTF8.self).contains("disk full"))
+
+        let succeeded = Harness(script)
+        async let succeededEnd = succeeded.run("MailTo=ops@example.org\nMailOn=failure\n")
+        await succeeded.driver.exit(1, .exited(0))
+        #expect(try await succeededEnd.mail == nil)
+    }
+}
