@@ -65,10 +65,14 @@ package enum Crontab {
             do {
                 response = try ControlClient(runtimeDirectory: directory).exchange(request)
             } catch {
-                throw Failure(error.code == .noDaemon
-                    ? "crontab: jobd does not answer at \(directory)/\(ControlProtocol.socketName): this crontab keeps crontabs "
-                        + "through jobd, which must run (systemctl start jobd)"
-                    : "crontab: \(error.description)")
+                switch error.code {
+                case .noDaemon:
+                    throw Failure("crontab: jobd does not answer at \(directory)/\(ControlProtocol.socketName): this crontab keeps "
+                        + "crontabs through jobd, which must run (systemctl start jobd)")
+                // jobd's refusal in Debian's own words ("You (alice) are not allowed…", "must be privileged to use -u").
+                case .refused: throw Failure(error.message, code: .permissionDenied)
+                default: throw Failure("crontab: \(error.message)")
+                }
             }
             if response.type == .error { throw Failure(response.message ?? "crontab: jobd refused the request", code: response.code) }
             return response

@@ -153,7 +153,7 @@ import Testing
         let deny = setup.cronRoot + "/etc/cron.deny", allow = setup.cronRoot + "/etc/cron.allow"
         try "\(bob.name)\n".write(toFile: deny, atomically: true, encoding: .utf8)
         let (denied, said) = try setup.run("-", as: bob, input: "@daily /bin/true\n")
-        #expect(denied == 1 && said.contains("You (\(bob.name)) are not allowed to use this program (crontab)"), "\(said)")
+        #expect(denied == 1 && said.hasPrefix("You (\(bob.name)) are not allowed to use this program (crontab)\nSee crontab(1)"), "\(said)")
         #expect(setup.status(setup.spool + "/" + bob.name) == nil)
         #expect(try setup.run("-", as: alice, input: "@daily /bin/true\n").0 == 0)
         // Root is told, in Debian's words, and installs nothing for bob either.
@@ -172,7 +172,7 @@ import Testing
         #expect(try setup.run("-", as: bob, input: "@daily /bin/true\n").0 == 0)
         for arguments in ["-u \(bob.name) -l", "-u \(bob.name) -r", "-u \(bob.name) -"] {
             let (status, said) = try setup.run(arguments, as: alice, input: "@hourly /bin/true\n")
-            #expect(status == 1 && said.contains("must be privileged to use -u"), "\(arguments): \(said)")
+            #expect(status == 1 && said == "must be privileged to use -u\n", "\(arguments): \(said)")
         }
         #expect(try setup.run("-l", as: bob) == (0, "@daily /bin/true\n"), "bob's crontab is as he left it")
         // Naming oneself is allowed, as with Debian's.
