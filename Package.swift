@@ -141,6 +141,8 @@ let package = Package(
                 "CMalloc", "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
                 "JobdLocks",
                 "JobdControl", "JobdFleet",
+                // crontab(1)'s check of a crontab and Debian's header, on the control socket.
+                "JobdImport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -120,9 +120,9 @@ extension Jobctl {
 
         /// Runs the editor on `path` through the shell, as git and crontab do (`$EDITOR` may hold
         /// options); its exit status.
-        static func runEditor(on path: String) -> Int32 {
+        static func runEditor(on path: String, editor chosen: String? = nil) -> Int32 {
             let environment = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
-            let editor = environment("VISUAL") ?? environment("EDITOR") ?? (access("/usr/bin/editor", X_OK) == 0 ? "editor" : "vi")
+            let editor = chosen ?? environment("VISUAL") ?? environment("EDITOR") ?? (access("/usr/bin/editor", X_OK) == 0 ? "editor" : "vi")
             return ChildProcess.status(of: ["/bin/sh", "-c", editor + " \"$1\"", "sh", path])
         }
 

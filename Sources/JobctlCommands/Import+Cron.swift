@@ -49,6 +49,10 @@ extension Jobctl.Import {
                 schedules them (Debian's cron ignores CRON_TZ); TZ= is set for the command, as \
                 cron does.
 
+                A file cron reads itself (/etc/crontab, /etc/cron.d/NAME, \
+                /var/spool/cron/crontabs/USER) is imported with a note: jobd in cron mode reads it \
+                as it is and needs no import, and an imported copy would run each line twice.
+
                 MAILTO= becomes MailTo= (cron's recipients; the crontab's owner where MAILTO is \
                 unset; none for MAILTO=""), so that a job's output is mailed as cron mails it, and \
                 it is in the journal too. Not carried over, and reported: \
@@ -109,6 +113,12 @@ extension Jobctl.Import {
                 print("\(path): error: \(reason)\n\(path): nothing imported", to: &standardError)
                 return ExitCode(1)
             }
+            // The file as named, and where it really is (a relative name, a link to it).
+            let real = file == "-" ? nil : realpath(file, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            }
+            if file != "-", CrontabFormat.isCronSource(file) || real.map(CrontabFormat.isCronSource) == true { note(CrontabFormat.cronModeNote) }
             let source = try ImportFiles.crontabSource(file)
             let ownerUID: UInt32? = if case .file(_, let uid, _, _, _) = source { uid } else { nil }
             let systemFormat: Bool

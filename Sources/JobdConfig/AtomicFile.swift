@@ -24,11 +24,25 @@ package enum AtomicFile {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let parent = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard parent >= 0 else { throw WriteError(description: "cannot write \(path): \(describe(errno))") }
+        defer { close(parent) }
+        try replace(named: name, in: parent, path: path, with: text, mode: mode, owner: owner, durable: durable)
+    }
+
+    /// As ``replace(_:with:mode:owner:durable:)``, for the file `name` in the directory open as
+    /// `directory` (`path` names it in errors): the temporary file is made and renamed there, by
+    /// `openat` and `renameat`, so that no link in the directory's path can move the write elsewhere
+    /// between the check of the directory and the write (users' crontabs, ``CrontabSpool``).
+    package static func replace(
+        named name: String, in directory: Int32, path: String, with text: String, mode: UInt32 = 0o644,
+        owner: (uid: uid_t, gid: gid_t)? = nil, durable: Bool = false
+    ) throws(WriteError) {
         var fd: Int32 = -1
         var temporary = ""
         for _ in 0..<8 {
-            temporary = directory + "." + name + "." + String(UInt64.random(in: 1 ... .max), radix: 36)
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            temporary = "." + name + "." + String(UInt64.random(in: 1 ... .max), radix: 36)
+            fd = openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
             if fd >= 0 || errno != EEXIST { break }
         }
         guard fd >= 0 else { throw WriteError(description: "cannot create a file beside \(path): \(describe(errno))") }
@@ -45,18 +59,12 @@ package enum AtomicFile {
         if failure == 0, let owner, fchown(fd, owner.uid, owner.gid) != 0 { failure = errno }
         if failure == 0, durable, fsync(fd) != 0 { failure = errno }
         close(fd)
-        if failure == 0, rename(temporary, path) != 0 { failure = errno }
+        if failure == 0, renameat(directory, temporary, directory, name) != 0 { failure = errno }
         if failure != 0 {
-            unlink(temporary)
+            unlinkat(directory, temporary, 0)
             throw WriteError(description: "cannot write \(path): \(describe(failure))")
         }
-        if durable {
-            let parent = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if parent >= 0 {
-                _ = fsync(parent)
-                close(parent)
-            }
-        }
+        if durable { _ = fsync(directory) }
     }
 
     private static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }

@@ -51,6 +51,7 @@ package struct ControlAccess: Sendable, Equatable {
         case .status, .list, .plan: true
         // A user's own files are theirs alone (``refusal(of:from:readersGroup:)``), not readers'.
         case .run, .stop, .disable, .enable, .watchReload, .userFile, .userSave, .logs, .reloadPreview: false
+        case .crontabList, .crontabInstall, .crontabRemove: false
         }
     }
 
@@ -74,6 +75,9 @@ package struct ControlAccess: Sendable, Equatable {
         case .readOnly, .user: break
         }
         if let user = peer.userName, request.isAbout(jobsOf: user) { return nil }
+        // Anyone's, as Debian's crontab is: whose crontab and whether cron.allow lets them, jobd
+        // decides per request (CrontabRequests), by the peer's uid.
+        if request.isCrontab { return nil }
         if peer.level == .user, request.command == .list { return nil }
         if peer.level == .readOnly { return readOnlyRefusal(request.command, group: readersGroup) }
         let own = peer.userName.map { "\($0):JOB" } ?? "USER:JOB"

@@ -35,6 +35,15 @@ package struct ControlRequest: Codable, Sendable, Equatable {
         /// What a reload would do now, without doing it: a `reload-preview` answer. Nothing in
         /// jobd changes (no generation, owner or history).
         case reloadPreview = "reload-preview"
+        /// `crontab -l`: the caller's crontab in cron's spool (another `user`'s for root), header
+        /// included: a `crontab` answer, without `text` when there is none.
+        case crontabList = "crontab-list"
+        /// `crontab FILE`, `crontab -e`: check `text` as the crontab of the caller (or of `user`,
+        /// for root) and, when it has no error, install it in cron's spool with Debian's header
+        /// naming `path`: `crontab-saved`; errors come as an `invalid-job` error, with `path` and line.
+        case crontabInstall = "crontab-install"
+        /// `crontab -r`: remove the caller's (or `user`'s) crontab: `crontab-saved`.
+        case crontabRemove = "crontab-remove"
     }
 
     package var version: Int
@@ -66,6 +75,8 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     package var fromUSec: Int64?
     package var untilUSec: Int64?
     package var limit: Int?
+    /// With `crontab-*`: whose crontab, when root asks for another user's (`crontab -u USER`).
+    package var user: String?
 
     package init(
         command: Command, job: String? = nil, wait: Bool? = nil, output: Bool? = nil, brief: Bool? = nil, followRetries: Bool? = nil,
@@ -90,4 +101,7 @@ package struct ControlRequest: Codable, Sendable, Equatable {
         guard let job, job.hasPrefix(user + ":"), job.count > user.count + 1 else { return false }
         return command != .watchReload && command != .list
     }
+
+    /// Whether the request is one of `crontab`'s, about a crontab in cron's spool.
+    package var isCrontab: Bool { command == .crontabList || command == .crontabInstall || command == .crontabRemove }
 }

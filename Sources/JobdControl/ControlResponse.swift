@@ -35,6 +35,10 @@ package struct ControlResponse: Codable, Sendable, Equatable {
         case plan
         /// `reload-preview`: `schedule`'s changes, kept count, errors and whether a reload would be accepted.
         case reloadPreview = "reload-preview"
+        /// `crontab-list`: the crontab's `text` as the spool holds it, absent when there is none.
+        case crontab
+        /// `crontab-install`, `crontab-remove`: done; `message` says what, with any warnings.
+        case crontabSaved = "crontab-saved"
     }
 
     package var version = ControlProtocol.version

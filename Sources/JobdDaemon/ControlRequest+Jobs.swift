@@ -10,6 +10,7 @@ extension ControlRequest {
     func refusal(in generation: Generation, inFlight: (String) -> Bool) -> ControlResponse? {
         switch command {
         case .status, .list, .watchReload, .userFile, .userSave, .logs, .plan, .reloadPreview: return nil
+        case .crontabList, .crontabInstall, .crontabRemove: return nil
         case .run, .stop, .disable, .enable: break
         }
         guard let job else { return .error("\(command.rawValue) needs a job") }

@@ -72,7 +72,9 @@ package struct Daemon {
         lock: PidFileLock?, users: UserJobStore, directory: JobDirectory, post: @escaping @Sendable (DaemonEvent) -> Void
     ) -> RuntimeFiles {
         let userRequests = UserRequests(store: users, directory: directory, post: post)
+        let crontabRequests = CrontabRequests(spool: CrontabSpool(path: options.crontabSpool), accessDirectory: options.cronAccessDirectory)
         return RuntimeFiles(lock: lock, directory: options.runtimeDirectory, logger: logger) { request, reply in
+            if crontabRequests.handle(request, reply: reply) { return }
             if !userRequests.handle(request, reply: reply) { post(.control(request, reply)) }
         }
     }

@@ -1,3 +1,5 @@
+import JobdConfig
+
 /// How jobd was started.
 package struct DaemonOptions: Sendable {
     /// The configuration directory, holding `jobs.d/`.
@@ -11,6 +13,13 @@ package struct DaemonOptions: Sendable {
     /// Where users' own jobs are kept (`--spool-dir`): outside the state directory, so that
     /// `apt purge jobd` keeps them, as Debian's cron keeps `/var/spool/cron/crontabs`.
     package var spoolDirectory: String
+    /// Where cron's files are looked for: `/` but in tests (`$JOBD_CRON_ROOT`), which put cron's
+    /// spool and `cron.allow` in a directory of their own.
+    package var cronRoot = "/"
+    /// Users' crontabs (`crontab`): cron's spool under ``cronRoot``.
+    package var crontabSpool: String { Self.under(cronRoot, CrontabSpool.defaultPath) }
+    /// Where `cron.allow` and `cron.deny` are: `/etc` under ``cronRoot``.
+    package var cronAccessDirectory: String { Self.under(cronRoot, "/etc") }
     /// This run of jobd's `JOBD_INSTANCE`.
     package var instance: String
     /// What the tests' own build makes go wrong; nothing in jobd's.
@@ -26,5 +35,10 @@ package struct DaemonOptions: Sendable {
         self.spoolDirectory = spoolDirectory
         self.instance = instance
         self.environment = environment
+        if let root = environment["JOBD_CRON_ROOT"], root.hasPrefix("/") { cronRoot = root }
+    }
+
+    static func under(_ root: String, _ path: String) -> String {
+        root == "/" ? path : (root.hasSuffix("/") ? String(root.dropLast()) : root) + path
     }
 }

@@ -67,8 +67,8 @@ extension MainLoop {
             logger.jobDisabled(name, disable)
             notifier.send(.status(status))
             reply.finish(with: ControlResponse(type: disable ? .jobDisabled : .jobEnabled, jobStatus: jobStatus(name)))
-        case .userFile, .userSave, .logs:
-            // Answered on the connection's thread (UserRequests); never the loop's.
+        case .userFile, .userSave, .logs, .crontabList, .crontabInstall, .crontabRemove:
+            // Answered on the connection's thread (UserRequests, CrontabRequests); never the loop's.
             reply.finish(with: .error("\(request.command.rawValue) is not answered here"))
         case .plan:
             answerPlan(request, reply: reply)

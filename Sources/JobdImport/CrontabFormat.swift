@@ -34,6 +34,22 @@ package enum CrontabFormat {
         return without.isEmpty ? .system(accounts: accounts) : .mixed(withAccount: withAccount, without: without)
     }
 
+    /// Whether `path` is a file cron reads by itself: `/etc/crontab`, a file directly in
+    /// `/etc/cron.d/`, or a user's crontab in cron's spool, `/var/spool/cron/crontabs/USER`. jobd in
+    /// cron mode reads these itself, so `jobctl import cron` of one says that it needs no import.
+    package static func isCronSource(_ path: String) -> Bool {
+        if isSystemPath(path) { return true }
+        let spool = "/var/spool/cron/crontabs/"
+        guard path.hasPrefix(spool) else { return false }
+        let name = path.dropFirst(spool.count)
+        return !name.isEmpty && !name.hasPrefix(".") && !name.contains("/")
+    }
+
+    /// What `jobctl import cron` says of a file cron reads by itself (``isCronSource(_:)``).
+    package static let cronModeNote = "jobd in cron mode (the [Cron] section of jobd.conf, jobd.conf(5)) reads this file itself, "
+        + "as cron does, and needs no import at all: an imported copy would run each line a second time, "
+        + "and would not follow the file when it changes"
+
     /// Whether `path` is where cron reads system crontabs: `/etc/crontab`, or a file directly in
     /// `/etc/cron.d/` (cron reads no subdirectory), as written: cron decides the format by
     /// location, never by content, and so does the import.

@@ -12,23 +12,28 @@ import SystemdKit
 /// arena keeps RSS steady across reloads), then runs the command.
 ///
 /// jobd and jobctl ship as one binary (issue 28: the two were 19 and 18 MB, most of it the same
-/// Swift runtime): jobctl is a link to jobd, and the name it was started by chooses. The `jobctl`
-/// product, built on its own, stays for development and the tests.
+/// Swift runtime): jobctl is a link to jobd, and so is crontab (issue 38), and the name it was
+/// started by chooses. The `jobctl` product, built on its own, stays for development and the tests.
 @main
 enum JobdMain {
     static func main() async {
-        if Self.startedAsJobctl {
+        switch Self.startedAs {
+        case "jobctl":
             await Jobctl.main()
             return
+        case "crontab":
+            // Debian's crontab(1), through jobd's control socket (the binary is never setgid).
+            Crontab.main()
+        default: break
         }
         MallocArenas.bound()
         await JobdCommand.main()
     }
 
-    /// Whether the last component of `argv[0]` is `jobctl`.
-    static var startedAsJobctl: Bool {
-        guard let name = CommandLine.arguments.first else { return false }
-        return name.split(separator: "/", omittingEmptySubsequences: false).last == "jobctl"
+    /// The last component of `argv[0]`: `jobctl` and `crontab` are links to jobd.
+    static var startedAs: String {
+        guard let name = CommandLine.arguments.first else { return "" }
+        return name.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
     }
 }
 

@@ -36,6 +36,11 @@ import Testing
         Row(level: .user, command: .plan, job: nil, allowed: false),
         Row(level: .readOnly, command: .reloadPreview, job: nil, allowed: false),
         Row(level: .full, command: .reloadPreview, job: nil, allowed: true),
+        // crontab's requests are anyone's to send: jobd decides whose crontab by the peer's uid.
+        Row(level: .user, command: .crontabList, job: nil, allowed: true),
+        Row(level: .user, command: .crontabInstall, job: nil, allowed: true),
+        Row(level: .readOnly, command: .crontabRemove, job: nil, allowed: true),
+        Row(level: .none, command: .crontabList, job: nil, allowed: false),
     ])
     func refusals(_ row: Row) {
         let peer = ControlPeer(uid: 1000, gid: 1000, groups: [], level: row.level, userName: "alice")

@@ -23,6 +23,9 @@ struct RequestJSONTests {
         var plan = ControlRequest(command: .plan)
         (plan.jobs, plan.fromUSec, plan.untilUSec, plan.limit) = (["a", "b/c"], 1_763_800_000_000_000, Int64.max, 100)
         requests += [plan, ControlRequest(command: .plan), ControlRequest(command: .reloadPreview)]
+        var crontab = ControlRequest(command: .crontabInstall)
+        (crontab.user, crontab.text, crontab.path) = ("alice", "* * * * * echo \"%\"\n", "/tmp/crontab.Ab12/crontab")
+        requests += [crontab, ControlRequest(command: .crontabList), ControlRequest(command: .crontabRemove)]
         return requests
     }
 

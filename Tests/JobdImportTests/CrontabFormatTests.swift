@@ -63,6 +63,16 @@ struct CrontabFormatTests {
         #expect(CrontabFormat.isSystemPath(path) == isSystem)
     }
 
+    /// Issue 38: the files jobd in cron mode reads itself, of which an import says it needs none.
+    @Test(arguments: [
+        ("/etc/crontab", true), ("/etc/cron.d/sysstat", true), ("/var/spool/cron/crontabs/alice", true),
+        ("/var/spool/cron/crontabs/", false), ("/var/spool/cron/crontabs/.alice.x1", false), ("/var/spool/cron/crontabs/a/b", false),
+        ("/var/spool/cron/alice", false), ("/home/alice/crontab", false), ("-", false),
+    ])
+    func cronModeReadsCronsOwnFiles(path: String, isSource: Bool) {
+        #expect(CrontabFormat.isCronSource(path) == isSource)
+    }
+
     @Test(arguments: [
         ("echo $(date +%F)", "inside $(…)"),
         ("tar czf /b/$(date +%Y-%m).tgz /srv", "inside $(…)"),

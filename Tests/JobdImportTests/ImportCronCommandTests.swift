@@ -138,6 +138,7 @@ import Testing
 
         let run = try Self.jobctl(["import", "cron", crontab, "--system", "--prefix", "cron-", "-o", jobs])
         #expect(run.status == 0, "\(run.standardError)")
+        #expect(!run.standardError.contains("needs no import"), "a copy outside cron's places is not read by jobd in cron mode")
         #expect(try FileManager.default.contentsOfDirectory(atPath: jobs).sorted() == ["cron-echo.job", "cron-nightly-backup.job"])
         let loaded = try JobDirectory(path: config.path).loadConfiguration().get().jobs.sorted { $0.name < $1.name }
         #expect(loaded.map(\.user) == ["root", "nobody"])
@@ -148,6 +149,16 @@ import Testing
         #expect(mixed.status == 1)
         #expect(mixed.standardError.contains("\(crontab): error: line 1 of \(crontab) has an account after the schedule"), "\(mixed.standardError)")
         #expect(!FileManager.default.fileExists(atPath: config.path + "/mixed"))
+    }
+
+    /// Issue 38: a file cron reads itself (e2fsprogs' /etc/cron.d/e2scrub_all on Debian) is
+    /// imported, with a note that jobd in cron mode reads it with no import.
+    @Test func aFileCronReadsItselfIsSaidToNeedNoImportInCronMode() throws {
+        let packaged = try Requirement.tools("/etc/cron.d/e2scrub_all", for: "a cron.d file a Debian package ships")
+        let run = try Self.jobctl(["import", "cron", packaged])
+        #expect(run.standardError.contains("\(packaged): note: jobd in cron mode (the [Cron] section of jobd.conf, jobd.conf(5)) "
+            + "reads this file itself, as cron does, and needs no import at all"), "\(run.standardError)")
+        #expect(run.standardOutput.contains("[Job]"), "the import goes on: \(run.standardOutput)")
     }
 
     @Test func aRefusedLineImportsNothing() throws {

@@ -96,16 +96,7 @@ import Testing
         func jobctl(_ arguments: [String], as user: TestUser? = nil, editing text: String? = nil) throws -> (Int32, String) {
             var environment = Jobctl.plainEnvironment
             environment["EDITOR"] = "/bin/true"
-            if let text {
-                let file = base + "/edit-" + UUID().uuidString
-                try text.write(toFile: file, atomically: true, encoding: .utf8)
-                chmod(file, 0o644)
-                let editor = base + "/editor.sh"
-                try "#!/bin/sh\ncat \"$JOBD_TEST_TEXT\" > \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
-                chmod(editor, 0o755)
-                environment["EDITOR"] = editor
-                environment["JOBD_TEST_TEXT"] = file
-            }
+            if let text { environment.merge(try ScriptedEditor.environment(writing: text, in: base)) { $1 } }
             return try Jobctl(runtime: runtime, daemon: journal == nil ? daemon : nil, environment: environment)(arguments, as: user?.account)
         }
 

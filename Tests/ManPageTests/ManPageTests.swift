@@ -11,8 +11,20 @@ import Testing
 /// command has its section naming every option its --help gives, and the generated roff is clean
 /// for man and lexgrog.
 @Suite struct ManPageTests {
-    @Test func thePagesAreTheFourExpected() throws {
-        #expect(try ManPageSource.all() == ["jobctl.1", "jobd.8", "jobd.conf.5", "jobd.job.5"])
+    @Test func thePagesAreTheFiveExpected() throws {
+        #expect(try ManPageSource.all() == ["crontab.1", "jobctl.1", "jobd.8", "jobd.conf.5", "jobd.job.5"])
+    }
+
+    /// crontab(1) names each of crontab's options, as its usage gives them, and each message a
+    /// user meets that the page explains.
+    @Test func crontabNamesEveryOptionOfItsUsage() throws {
+        let page = try ManPageSource("crontab.1")
+        let options = Set(CrontabArguments.usage.matches(of: /-([a-z])\b/).map { "*-\($0.1)*" })
+        #expect(options.count == 5, "\(options)")
+        for option in options { #expect(page.text.contains(option), "crontab(1) does not name \(option)") }
+        for message in ["no crontab for USER", "Do you want to retry the same edit? (y/n)", "must be privileged to use -u"] {
+            #expect(page.text.contains(message), "crontab(1) does not say \(message)")
+        }
     }
 
     @Test func jobdJobDefinesEveryJobKeyAndNoOther() throws {
