@@ -79,13 +79,8 @@ package struct UserJobStore: Sendable {
         guard case .success(var definition) = read, errors.isEmpty else {
             return .failure(ConfigErrors(errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }))
         }
-        if definition.stopTimeout > bounds.stopTimeoutMax {
-            let line = UnitFile.parse(text, path: path).0.assignments.last { $0.key == JobKey.timeoutStopSec.rawValue }?.line
-            return .failure(ConfigErrors([ConfigError(
-                file: path, line: line, message: "TimeoutStopSec=\(definition.stopTimeout): a user's job may take at most "
-                    + "\(bounds.stopTimeoutMax) to stop (StopTimeoutMaxSec= in jobd.conf)",
-                hint: "write a time span up to \(bounds.stopTimeoutMax)")]))
-        }
+        let bounded = UserJobPolicy.errors(of: definition, text: text, path: path, bounds: bounds)
+        guard bounded.isEmpty else { return .failure(ConfigErrors(bounded)) }
         let unknown = JobReference.unknownReferences(in: [definition], names: names)
         if let found = unknown[definition.name] { return .failure(ConfigErrors(found)) }
         definition.user = user
