@@ -101,6 +101,7 @@ package final class MainLoop {
         scheduler.catchUpBurst = settings.catchUpBurst ?? 0
         let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
         perform(admission.configure(generation, now: now))
+        context.publishGeneration(generation)
         recordAbandonedRuns()
         configureSuccessDeadlines()
         logger.daemonReady(summary, configuration: configuration, settings: settings)
@@ -228,6 +229,7 @@ package final class MainLoop {
             // A job whose file is gone takes its kept history with it (once its last run ended).
             for name in summary.removed { context.store.saveHistory(of: name, scheduler.histories[name]) }
             perform(admission.configure(generation, now: now))
+            context.publishGeneration(generation)
             // A user who may no longer have jobs has none running either.
             for job in configuration.broken where job.revoked { perform(admission.stop(job: job.name, reason: .revoked)) }
             configureSuccessDeadlines()

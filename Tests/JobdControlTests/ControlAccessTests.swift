@@ -1,56 +1,9 @@
 import JobdControl
 import Testing
 
-/// What each level of peer may ask, by table: a user acts on their own jobs (`USER:JOB`) alone, a
-/// reader looks at everything and acts on their own, root does everything.
+/// The levels of peers, and what a reload report shows each (what each may ask is
+/// ControlAuthorizerTests', in JobdDaemonTests).
 @Suite struct ControlAccessTests {
-    struct Row: Sendable, CustomTestStringConvertible {
-        var level: ControlAccess.Level
-        var command: ControlRequest.Command
-        var job: String?
-        var allowed: Bool
-        var testDescription: String { "\(level) \(command.rawValue) \(job ?? "-")" }
-    }
-
-    @Test(arguments: [
-        Row(level: .user, command: .run, job: "alice:backup", allowed: true),
-        Row(level: .user, command: .status, job: "alice:backup", allowed: true),
-        Row(level: .user, command: .disable, job: "alice:backup", allowed: true),
-        Row(level: .user, command: .userSave, job: "alice:backup", allowed: true),
-        Row(level: .user, command: .list, job: nil, allowed: true),
-        Row(level: .user, command: .run, job: "bob:backup", allowed: false),
-        Row(level: .user, command: .run, job: "backup", allowed: false),
-        Row(level: .user, command: .run, job: "alice:", allowed: false),
-        Row(level: .user, command: .status, job: nil, allowed: false),
-        Row(level: .user, command: .watchReload, job: nil, allowed: false),
-        Row(level: .user, command: .watchReload, job: "alice:x", allowed: false),
-        Row(level: .user, command: .userFile, job: "bob:backup", allowed: false),
-        Row(level: .readOnly, command: .status, job: "backup", allowed: true),
-        Row(level: .readOnly, command: .run, job: "backup", allowed: false),
-        Row(level: .readOnly, command: .run, job: "alice:backup", allowed: true),
-        Row(level: .readOnly, command: .userFile, job: "bob:x", allowed: false),
-        Row(level: .full, command: .run, job: "bob:backup", allowed: true),
-        Row(level: .full, command: .watchReload, job: nil, allowed: true),
-        Row(level: .none, command: .list, job: nil, allowed: false),
-        Row(level: .readOnly, command: .plan, job: nil, allowed: true),
-        Row(level: .user, command: .plan, job: nil, allowed: false),
-        Row(level: .readOnly, command: .reloadPreview, job: nil, allowed: false),
-        Row(level: .full, command: .reloadPreview, job: nil, allowed: true),
-    ])
-    func refusals(_ row: Row) {
-        let peer = ControlPeer(uid: 1000, gid: 1000, groups: [], level: row.level, userName: "alice")
-        let refusal = ControlAccess.refusal(of: ControlRequest(command: row.command, job: row.job), from: peer, readersGroup: "jobd")
-        #expect((refusal == nil) == row.allowed, "\(refusal ?? "allowed")")
-    }
-
-    /// `reload --dry-run` changes nothing, but shows every file's errors: a reader is told it needs root, by its jobctl name.
-    @Test func aReaderIsToldThatADryRunNeedsRoot() {
-        let peer = ControlPeer(uid: 1000, gid: 1000, groups: [], level: .readOnly, userName: "alice")
-        let refusal = ControlAccess.refusal(of: ControlRequest(command: .reloadPreview), from: peer, readersGroup: "jobd")
-        #expect(refusal?.hasPrefix("permission denied: 'reload --dry-run' reads jobd's whole configuration and needs root (sudo jobctl reload --dry-run)") == true,
-                "\(refusal ?? "allowed")")
-    }
-
     @Test func everyUserWhoIsNeitherRootNorAReaderActsOnTheirOwn() {
         let access = ControlAccess(ownUID: 0, readers: (name: "jobd", gid: 999))
         #expect(access.level(uid: 0, gid: 0, groups: []) == .full)
