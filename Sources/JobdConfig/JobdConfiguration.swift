@@ -57,10 +57,11 @@ package struct JobdConfiguration: Sendable {
         (fatal.map { [$0] } ?? []) + settingsErrors + broken.filter { $0.owner == nil }.flatMap(\.errors)
     }
 
-    /// Whose each of ``errors`` is, in the same order: the user of a user's own job file, else `nil`.
-    package var errorOwners: [String?] {
+    /// Whose each of ``errors`` is, in the same order: the user of a user's own job file and the
+    /// uid its load recorded (``BrokenJob/ownerUID``), else `nil`.
+    package var errorOwners: [(user: String, uid: uid_t?)?] {
         Array(repeating: nil, count: (fatal == nil ? 0 : 1) + settingsErrors.count)
-            + broken.flatMap { job in job.errors.map { _ in job.owner } }
+            + broken.flatMap { job in job.errors.map { _ in job.owner.map { (user: $0, uid: job.ownerUID) } } }
     }
 
     /// What `STATUS=` and `jobctl list` say of the broken files: "2 broken job file(s): a.job, b.job".

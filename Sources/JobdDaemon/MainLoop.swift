@@ -218,7 +218,8 @@ package final class MainLoop {
             logger.reloadRejected(fatal, generation: scheduler.generation.number)
             answer = reloads.rejected(fatal, generation: scheduler.generation.number, finishedRealtimeUSec: wallNowUSec)
         } else {
-            let generation = Generation(configuration, after: generation)
+            let previous = generation
+            let generation = Generation(configuration, after: previous)
             if generation.settings != settings { context.apply(generation.settings, logger: logger) }
             scheduler.catchUpBurst = generation.settings.catchUpBurst ?? 0
             // The reader looked again at zone files that changed (a tzdata upgrade): so does the
@@ -235,7 +236,13 @@ package final class MainLoop {
             configureSuccessDeadlines()
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             logger.reloadApplied(summary, configuration: configuration, settings: settings, jobFiles: reloads.jobFiles)
-            answer = reloads.applied(summary, errors: configuration.errors, owners: configuration.errorOwners, finishedRealtimeUSec: wallNowUSec)
+            // Whose each name and error is, for what each user is shown of the report: by uid.
+            var jobOwners: [String: UInt32] = [:]
+            for (names, source) in [(summary.added + summary.changed, generation), (summary.removed, previous)] {
+                for name in names { jobOwners[name] = source.definition(of: name)?.owningUID }
+            }
+            answer = reloads.applied(summary, errors: configuration.errors, owners: configuration.errorOwners.map { $0.map { .user($0.uid) } ?? .root },
+                                     jobOwners: jobOwners, finishedRealtimeUSec: wallNowUSec)
         }
         metricsChanged()
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of
