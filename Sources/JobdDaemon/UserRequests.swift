@@ -5,12 +5,13 @@ import JobdScheduler
 import SystemdKit
 import UnixSignals
 
-/// Users' requests about their own jobs (`jobctl --user`), decided on the connection's own thread,
-/// before any reaches the main loop: whether the user may have jobs at all (`users.allow`,
-/// `users.deny`, read at each request), and `user-file` and `user-save`, which read and write the
-/// user's files (``UserJobStore``) and look up accounts, so that no file system or user database
-/// ever holds up the loop. A saved job is taken by a reload, as if root had sent SIGHUP, and the
-/// request then waits for it as `watch-reload` does.
+/// Every control request first, on the connection's own thread, before any reaches the main loop:
+/// who may send it (``ControlAuthorizer``, against the generation the loop published last and
+/// `users.allow`/`users.deny` read at each request), then users' requests about their own files
+/// (`jobctl --user`): `user-file` and `user-save`, which read and write the user's files
+/// (``UserJobStore``) and look up accounts, and `logs`, which reads the journal, so that no file
+/// system, journal or user database ever holds up the loop. A saved job is taken by a reload, as
+/// if root had sent SIGHUP, and the request then waits for it as `watch-reload` does.
 struct UserRequests: Sendable {
     let store: UserJobStore
     let directory: JobDirectory
