@@ -24,10 +24,12 @@ struct UserRequests: Sendable {
     /// `false` leaves it to the loop.
     func handle(_ request: ControlRequest, reply: ControlReply) -> Bool {
         guard let peer = reply.peer else { return false }
-        // Root is never refused by users.allow and users.deny: their files are read for others only.
+        // users.allow and users.deny are read only where they can refuse: never for root, nor for a
+        // reader that only looks.
+        let lists = peer.level == .user || (peer.level == .readOnly && !ControlAccess.isReadOnly(request.command))
         let snapshot = ControlAuthorizer.Snapshot(
             generation: generation.withLock { $0 },
-            access: peer.level == .full ? UserAccessList(allowed: nil, denied: nil) : UserAccessList.read(configDirectory: directory.path),
+            access: lists ? UserAccessList.read(configDirectory: directory.path) : UserAccessList(allowed: nil, denied: nil),
             readersGroup: RuntimeFiles.readersGroupName)
         if let refusal = ControlAuthorizer.decide(request, from: peer, in: snapshot).refusal {
             reply.finish(with: .error(refusal, code: .permissionDenied))
