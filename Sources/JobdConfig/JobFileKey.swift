@@ -69,44 +69,90 @@ enum JobFileKey: Hashable, Sendable {
 }
 
 extension JobKey {
-    fileprivate func read(_ value: String, line: Int, into draft: inout JobFileDraft) {
+    /// What reads a key's value into the definition being built: one of ``JobFileDraft``'s
+    /// readers, or the type that owns a part of the definition (``ProcessAttributes``,
+    /// ``Sandbox``), whose keys are then these.
+    enum Reader: Sendable, Hashable {
+        case description, spanTrigger, calendarTrigger, span, flag, catchUp, expectSuccessWithin, command, workingDirectory
+        case environment, environmentFile, account, supplementaryGroups, standardInput, syslogIdentifier, overlap, killMode
+        case restart, restartCount, exitStatus, followers, mailTo, mailOn, runOn, tasksMax, processAttribute, sandbox
+    }
+
+    var reader: Reader {
         switch self {
-        case .description: draft.description = value.isEmpty ? nil : value
-        case .onStartupSec, .onUnitActiveSec, .onUnitInactiveSec: draft.readSpanTrigger(self, value, line: line)
-        case .onCalendar, .cron: draft.readCalendarTrigger(self, value, line: line)
+        case .description: .description
+        case .onStartupSec, .onUnitActiveSec, .onUnitInactiveSec: .spanTrigger
+        case .onCalendar, .cron: .calendarTrigger
         case .randomizedDelaySec, .randomizedOffsetSec, .catchUpWindowSec, .accuracySec, .runtimeMaxSec, .timeoutStopSec, .timeoutStartSec,
              .restartSec, .restartMaxDelaySec:
-            draft.readSpan(self, value, line: line)
-        case .persistent, .fixedRandomDelay, .deferReactivation, .onClockChange, .onTimezoneChange: draft.readFlag(self, value, line: line)
+            .span
+        case .persistent, .fixedRandomDelay, .deferReactivation, .onClockChange, .onTimezoneChange: .flag
+        case .catchUp: .catchUp
+        case .expectSuccessWithinSec: .expectSuccessWithin
+        case .execStart: .command
+        case .workingDirectory: .workingDirectory
+        case .environment: .environment
+        case .environmentFile: .environmentFile
+        case .user, .group: .account
+        case .supplementaryGroups: .supplementaryGroups
+        case .standardInput: .standardInput
+        case .syslogIdentifier: .syslogIdentifier
+        case .overlap: .overlap
+        case .killMode: .killMode
+        case .restart: .restart
+        case .restartSteps, .restartLimit: .restartCount
+        case .successExitStatus, .restartPreventExitStatus: .exitStatus
+        case .onFailure, .onSuccess: .followers
+        case .mailTo: .mailTo
+        case .mailOn: .mailOn
+        case .runOn: .runOn
+        case .tasksMax: .tasksMax
+        case .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy, .cpuSchedulingPriority, .umask, .limitCpu, .limitFsize,
+             .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS, .limitLocks, .limitSigpending,
+             .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
+            .processAttribute
+        case .noNewPrivileges, .privateTmp, .privateDevices, .privateNetwork, .privateUsers, .protectSystem, .protectHome,
+             .protectKernelTunables, .protectKernelModules, .protectKernelLogs, .protectControlGroups, .protectHostname, .protectClock,
+             .lockPersonality, .restrictRealtime, .restrictNamespaces, .memoryDenyWriteExecute, .systemCallFilter, .systemCallErrorNumber,
+             .readWritePaths, .readOnlyPaths, .inaccessiblePaths, .capabilityBoundingSet, .ambientCapabilities:
+            .sandbox
+        }
+    }
+
+    /// The names of the keys `reader` reads.
+    static func names(readBy reader: Reader) -> Set<String> {
+        Set(allCases.filter { $0.reader == reader }.map(\.rawValue))
+    }
+
+    fileprivate func read(_ value: String, line: Int, into draft: inout JobFileDraft) {
+        switch reader {
+        case .description: draft.description = value.isEmpty ? nil : value
+        case .spanTrigger: draft.readSpanTrigger(self, value, line: line)
+        case .calendarTrigger: draft.readCalendarTrigger(self, value, line: line)
+        case .span: draft.readSpan(self, value, line: line)
+        case .flag: draft.readFlag(self, value, line: line)
         case .catchUp: draft.readCatchUp(value, line: line)
-        case .expectSuccessWithinSec: draft.readExpectSuccessWithin(value, line: line)
-        case .execStart: draft.readCommand(value, line: line)
+        case .expectSuccessWithin: draft.readExpectSuccessWithin(value, line: line)
+        case .command: draft.readCommand(value, line: line)
         case .workingDirectory: draft.readWorkingDirectory(value, line: line)
         case .environment: draft.readEnvironment(value, line: line)
         case .environmentFile: draft.readEnvironmentFile(value, line: line)
-        case .user, .group: draft.readAccount(self, value, line: line)
+        case .account: draft.readAccount(self, value, line: line)
         case .supplementaryGroups: draft.readSupplementaryGroups(value, line: line)
         case .standardInput: draft.readStandardInput(value, line: line)
         case .syslogIdentifier: draft.readSyslogIdentifier(value, line: line)
         case .overlap: draft.readOverlap(value, line: line)
         case .killMode: draft.readKillMode(value, line: line)
         case .restart: draft.readRestart(value, line: line)
-        case .restartSteps, .restartLimit: draft.readRestartCount(self, value, line: line)
-        case .successExitStatus, .restartPreventExitStatus: draft.readExitStatus(self, value, line: line)
-        case .onFailure, .onSuccess: draft.readFollowers(self, value, line: line)
+        case .restartCount: draft.readRestartCount(self, value, line: line)
+        case .exitStatus: draft.readExitStatus(self, value, line: line)
+        case .followers: draft.readFollowers(self, value, line: line)
         case .mailTo: draft.readMailTo(value, line: line)
         case .mailOn: draft.readMailOn(value, line: line)
         case .runOn: draft.readRunOn(value, line: line)
         case .tasksMax: draft.readTasksMax(value, line: line)
-        case .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy, .cpuSchedulingPriority, .umask, .limitCpu, .limitFsize,
-             .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS, .limitLocks, .limitSigpending,
-             .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
-            draft.readProcessAttribute(self, value, line: line)
-        case .noNewPrivileges, .privateTmp, .privateDevices, .privateNetwork, .privateUsers, .protectSystem, .protectHome,
-             .protectKernelTunables, .protectKernelModules, .protectKernelLogs, .protectControlGroups, .protectHostname, .protectClock,
-             .lockPersonality, .restrictRealtime, .restrictNamespaces, .memoryDenyWriteExecute, .systemCallFilter, .systemCallErrorNumber,
-             .readWritePaths, .readOnlyPaths, .inaccessiblePaths, .capabilityBoundingSet, .ambientCapabilities:
-            draft.readSandbox(self, value, line: line)
+        case .processAttribute: draft.readProcessAttribute(self, value, line: line)
+        case .sandbox: draft.readSandbox(self, value, line: line)
         }
     }
 

@@ -43,6 +43,22 @@ import Testing
         }
     }
 
+    /// The keys the table gives to ``Sandbox`` and ``ProcessAttributes`` are the ones their readers
+    /// know: a wrong value of each is an error, never a key those readers silently pass over; and
+    /// every resource limit has its `Limit…=` key there.
+    @Test func theKeysOfTheSandboxAndTheProcessAttributesAreTheOnesTheirReadersKnow() {
+        #expect(!Sandbox.keys.isEmpty && !ProcessAttributes.keys.isEmpty && Sandbox.keys.isDisjoint(with: ProcessAttributes.keys))
+        for key in Sandbox.keys {
+            var sandbox = Sandbox()
+            #expect(sandbox.read(key: key, value: "wrong value") != nil, "Sandbox does not read \(key)=")
+        }
+        for key in ProcessAttributes.keys {
+            var attributes = ProcessAttributes()
+            #expect(attributes.read(key: key, value: "wrong value") != nil, "ProcessAttributes does not read \(key)=")
+        }
+        #expect(Set(ResourceLimit.Resource.allCases.map(\.key)).isSubset(of: ProcessAttributes.keys))
+    }
+
     /// Whatever the value, a key the table makes root's is refused in a user's job with its line,
     /// and a free or sandbox key is never refused for being set: UserJobPolicy keeps no list of
     /// its own.
