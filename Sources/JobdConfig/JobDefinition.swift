@@ -1,4 +1,5 @@
 import JobdCalendar
+package import Glibc
 
 /// One job, as its file defines it. Two definitions are equal when every setting is: a reload
 /// keeps the owner (and so the schedule) of a job whose definition did not change.
@@ -76,6 +77,8 @@ package struct JobDefinition: Sendable, Hashable {
         var conditions: [UnitCondition] = []
         /// The user whose own job this is (``UserJobStore``); `nil` for a system job.
         var owningUser: String?
+        /// The uid of that user, recorded at load: whose the job is, for every decision about it.
+        var owningUID: uid_t?
         /// A user's own run's tasks where no cgroup limits them (``JobDefinition/userTasksLimit``).
         var userTasksLimit: UInt64?
         var syslogIdentifier: String?
@@ -330,6 +333,13 @@ package struct JobDefinition: Sendable, Hashable {
     package var owningUser: String? {
         get { storage.fields.uncommon.owningUser }
         set { fields.uncommon.owningUser = newValue }
+    }
+    /// The uid of the user whose own job this is, recorded when the file was read as that
+    /// account's (``UserJobStore``): who may act on the job is decided by it, never by the name;
+    /// `nil` for a system job.
+    package var owningUID: uid_t? {
+        get { storage.fields.uncommon.owningUID }
+        set { fields.uncommon.owningUID = newValue }
     }
     /// How many tasks a run of a user's own job may have where no cgroup's `pids.max` limits it
     /// (no delegated cgroup, no pids controller): its `TasksMax=`, else `DefaultTasksMax=` of

@@ -1,4 +1,6 @@
-/// The keys a job file's `[Job]` section takes, and how a misspelled one is matched to a real one.
+/// The names of the keys a job file's `[Job]` section takes but the resource keys and conditions,
+/// and how a misspelled one is matched to a real one. What each key is read into and who may set it
+/// is in ``JobFileKey``.
 enum JobKey: String, CaseIterable {
     case description = "Description"
     case onStartupSec = "OnStartupSec"
@@ -93,9 +95,9 @@ enum JobKey: String, CaseIterable {
 
     static let section = "Job"
 
-    /// Every key a `[Job]` section takes: these, and the resource keys ``ResourceControl`` reads.
-    static let names = allCases.map(\.rawValue) + ResourceControl.Key.allCases.map(\.rawValue)
-        + UnitCondition.Kind.allCases.flatMap { ["Condition" + $0.rawValue, "Assert" + $0.rawValue] }
+    /// Every key a `[Job]` section takes: these, the resource keys ``ResourceControl`` reads and
+    /// the conditions (``JobFileKey/all``).
+    static let names = JobFileKey.all.map(\.name)
 
     /// The known key nearest to `key`, if it is near enough to be a likely misspelling.
     static func suggestion(for key: String) -> String? {

@@ -1,4 +1,4 @@
-import Glibc
+package import Glibc
 import JobdCalendar
 
 /// A configuration directory as jobd reads it at start and at each reload: every job file that is
@@ -12,6 +12,10 @@ package struct JobdConfiguration: Sendable {
         /// system job file. Who may see and act on the broken job is decided by it, never by
         /// the name or the path.
         package var owner: String?
+        /// The uid of that user, when the file was read as the account's: who may see and act on
+        /// the broken job. `nil` for a system job file, and for a file no live account owns (the
+        /// account is gone, or the file is another uid's): only root's then.
+        package var ownerUID: uid_t?
         package var path: String
         package var errors: [ConfigError]
         /// Its user may no longer have this job (``UserJobStore``: `users.deny`/`users.allow`, the
@@ -20,9 +24,12 @@ package struct JobdConfiguration: Sendable {
         /// and its runs in flight are stopped.
         package var revoked: Bool
 
-        package init(name: String, owner: String? = nil, path: String, errors: [ConfigError], revoked: Bool = false) {
+        package init(
+            name: String, owner: String? = nil, ownerUID: uid_t? = nil, path: String, errors: [ConfigError], revoked: Bool = false
+        ) {
             self.name = name
             self.owner = owner
+            self.ownerUID = ownerUID
             self.path = path
             self.errors = errors
             self.revoked = revoked
@@ -50,10 +57,11 @@ package struct JobdConfiguration: Sendable {
         (fatal.map { [$0] } ?? []) + settingsErrors + broken.filter { $0.owner == nil }.flatMap(\.errors)
     }
 
-    /// Whose each of ``errors`` is, in the same order: the user of a user's own job file, else `nil`.
-    package var errorOwners: [String?] {
+    /// Whose each of ``errors`` is, in the same order: the user of a user's own job file and the
+    /// uid its load recorded (``BrokenJob/ownerUID``), else `nil`.
+    package var errorOwners: [(user: String, uid: uid_t?)?] {
         Array(repeating: nil, count: (fatal == nil ? 0 : 1) + settingsErrors.count)
-            + broken.flatMap { job in job.errors.map { _ in job.owner } }
+            + broken.flatMap { job in job.errors.map { _ in job.owner.map { (user: $0, uid: job.ownerUID) } } }
     }
 
     /// What `STATUS=` and `jobctl list` say of the broken files: "2 broken job file(s): a.job, b.job".
@@ -86,7 +94,7 @@ extension JobdConfiguration {
         jobs.removeAll { definition in
             let found = errors(definition)
             guard !found.isEmpty else { return false }
-            broken.append(BrokenJob(name: definition.name, owner: definition.owningUser, path: definition.path, errors: found))
+            broken.append(BrokenJob(name: definition.name, owner: definition.owningUser, ownerUID: definition.owningUID, path: definition.path, errors: found))
             moved = true
             return true
         }

@@ -49,9 +49,8 @@ package struct ProcessAttributes: Sendable, Hashable {
         return (policy, realtime ? cpuPriority ?? 1 : 0)
     }
 
-    /// The keys read here.
-    package static let keys: Set<String> = Set(["Nice", "IOSchedulingClass", "IOSchedulingPriority", "CPUSchedulingPolicy", "CPUSchedulingPriority", "UMask"]
-        + ResourceLimit.Resource.allCases.map(\.key))
+    /// The keys read here, as the key table says (``JobKey/reader``).
+    package static let keys = JobKey.names(readBy: .processAttribute)
 
     /// Reads `key`'s `value` into `self`; an empty value resets the key. Returns the error's message
     /// and hint when the value is wrong.

@@ -57,14 +57,8 @@ package struct Sandbox: Sendable, Hashable {
     /// Whether no key is set (then a run needs nothing of this, and costs nothing more).
     package var isDefault: Bool { self == Sandbox() }
 
-    /// The keys read here.
-    package static let keys: Set<String> = [
-        "NoNewPrivileges", "PrivateTmp", "PrivateDevices", "PrivateNetwork", "PrivateUsers", "ProtectSystem", "ProtectHome",
-        "ProtectKernelTunables", "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups", "ProtectHostname",
-        "ProtectClock", "LockPersonality", "RestrictRealtime", "RestrictNamespaces", "MemoryDenyWriteExecute",
-        "SystemCallFilter", "SystemCallErrorNumber", "ReadWritePaths", "ReadOnlyPaths", "InaccessiblePaths",
-        "CapabilityBoundingSet", "AmbientCapabilities",
-    ]
+    /// The keys read here, as the key table says (``JobKey/reader``).
+    package static let keys = JobKey.names(readBy: .sandbox)
 
     /// Whether the run needs its own mount namespace.
     var needsMountNamespace: Bool {

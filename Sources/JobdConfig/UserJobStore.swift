@@ -79,17 +79,13 @@ package struct UserJobStore: Sendable {
         guard case .success(var definition) = read, errors.isEmpty else {
             return .failure(ConfigErrors(errors.sorted { ($0.line ?? 0) < ($1.line ?? 0) }))
         }
-        if definition.stopTimeout > bounds.stopTimeoutMax {
-            let line = UnitFile.parse(text, path: path).0.assignments.last { $0.key == JobKey.timeoutStopSec.rawValue }?.line
-            return .failure(ConfigErrors([ConfigError(
-                file: path, line: line, message: "TimeoutStopSec=\(definition.stopTimeout): a user's job may take at most "
-                    + "\(bounds.stopTimeoutMax) to stop (StopTimeoutMaxSec= in jobd.conf)",
-                hint: "write a time span up to \(bounds.stopTimeoutMax)")]))
-        }
+        let bounded = UserJobPolicy.errors(of: definition, text: text, path: path, bounds: bounds)
+        guard bounded.isEmpty else { return .failure(ConfigErrors(bounded)) }
         let unknown = JobReference.unknownReferences(in: [definition], names: names)
         if let found = unknown[definition.name] { return .failure(ConfigErrors(found)) }
         definition.user = user
         definition.owningUser = user
+        definition.owningUID = owner.uid
         // Without a cgroup, jobd's own RLIMIT_NPROC (above pid_max) would be the user's only bound.
         definition.userTasksLimit = (definition.tasksMax ?? bounds.defaultTasksMax).resolved(systemMaximum: bounds.systemMaximum)
         // Set-user-ID programs gain nothing in a user's run, whatever restricts it (UserJobPolicy).
@@ -110,9 +106,9 @@ package struct UserJobStore: Sendable {
         var jobs: [JobDefinition] = [], broken: [JobdConfiguration.BrokenJob] = []
         for user in users.sorted() where Self.isValidOwnName(user) {
             let names = self.jobs(of: user)
-            func breakAll(_ message: String, hint: String? = nil) {
+            func breakAll(_ message: String, hint: String? = nil, uid: uid_t? = nil) {
                 broken += names.map { job in
-                    .init(name: Self.jobName(user: user, job: job), owner: user, path: file(of: user, job: job),
+                    .init(name: Self.jobName(user: user, job: job), owner: user, ownerUID: uid, path: file(of: user, job: job),
                           errors: [ConfigError(file: file(of: user, job: job), line: nil, message: message, hint: hint)], revoked: true)
                 }
             }
@@ -125,13 +121,13 @@ package struct UserJobStore: Sendable {
                 continue
             }
             if let refusal = access.refusal(of: user) {
-                breakAll(refusal)
+                breakAll(refusal, uid: owner.uid)
                 continue
             }
             for (index, job) in names.enumerated() {
                 let file = file(of: user, job: job)
                 guard index < maximumJobs else {
-                    broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: [ConfigError(
+                    broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, ownerUID: owner.uid, path: file, errors: [ConfigError(
                         file: file, line: nil, message: "\(user) has more than \(maximumJobs) jobs (UserJobsMax= in jobd.conf)",
                         hint: "remove some of \(user)'s jobs")], revoked: true))
                     continue
@@ -147,7 +143,8 @@ package struct UserJobStore: Sendable {
                     .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names), bounds: bounds) }
                 switch result {
                 case .success(let definition): jobs.append(definition)
-                case .failure(let errors): broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: errors.errors))
+                case .failure(let errors):
+                    broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, ownerUID: owner.uid, path: file, errors: errors.errors))
                 }
             }
         }
@@ -185,7 +182,7 @@ extension JobdConfiguration {
         let system = Set(jobs.lazy.map(\.name) + broken.lazy.map(\.name))
         for job in userJobs {
             if system.contains(job.name) {
-                broken.append(BrokenJob(name: job.name, owner: job.owningUser, path: job.path, errors: [ConfigError(
+                broken.append(BrokenJob(name: job.name, owner: job.owningUser, ownerUID: job.owningUID, path: job.path, errors: [ConfigError(
                     file: job.path, line: nil, message: "a system job is named \(job.name) too, and runs instead",
                     hint: "rename this job (jobctl --user edit), or the system job")]))
             } else {

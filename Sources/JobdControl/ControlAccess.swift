@@ -1,11 +1,11 @@
 package import Glibc
 
-/// Who may do what on the control socket. Root and jobd's own user may do everything; members of
-/// the readers' group (`jobd`, where it exists; the package creates it) may look (`list`,
+/// The levels of access to the control socket. Root and jobd's own user may do everything; members
+/// of the readers' group (`jobd`, where it exists; the package creates it) may look (`list`,
 /// `status`); every other user may act on their own jobs only (`USER:JOB`, `jobctl --user`), and
-/// lists only those. Decided from the peer's credentials (`SO_PEERCRED`, and its supplementary
-/// groups, `SO_PEERGROUPS`), for every connection; who may have jobs of their own at all
-/// (`users.allow`, `users.deny`) jobd decides per request.
+/// lists only those. The level is decided from the peer's credentials (`SO_PEERCRED`, and its
+/// supplementary groups, `SO_PEERGROUPS`), for every connection; what each request may do, jobd's
+/// one authorizer decides (JobdDaemon's `ControlAuthorizer`), with whose each job is.
 package struct ControlAccess: Sendable, Equatable {
     /// The group whose members may look, by default; an administrator adds a user to it with
     /// `adduser USER jobd`.
@@ -49,7 +49,7 @@ package struct ControlAccess: Sendable, Equatable {
     package static func isReadOnly(_ command: ControlRequest.Command) -> Bool {
         switch command {
         case .status, .list, .plan: true
-        // A user's own files are theirs alone (``refusal(of:from:readersGroup:)``), not readers'.
+        // A user's own files are theirs alone, not readers'.
         case .run, .stop, .disable, .enable, .watchReload, .userFile, .userSave, .logs, .reloadPreview: false
         case .crontabList, .crontabInstall, .crontabRemove: false
         }
@@ -63,26 +63,6 @@ package struct ControlAccess: Sendable, Equatable {
         return "permission denied: jobd answers root and its own user, and members of group \(readers.name) "
             + "may list and look at jobs; ask for it to be added to your account (adduser $USER \(readers.name)), "
             + "then log in again"
-    }
-
-    /// Why `peer` may not send `request`; `nil` when it may. A request about the peer's own jobs
-    /// (``ControlRequest/isAbout(jobsOf:)``) is anyone's to make; a user's `list` shows their own.
-    package static func refusal(of request: ControlRequest, from peer: ControlPeer, readersGroup: String) -> String? {
-        switch peer.level {
-        case .full: return nil
-        case .readOnly where isReadOnly(request.command): return nil
-        case .none: return "permission denied"
-        case .readOnly, .user: break
-        }
-        if let user = peer.userName, request.isAbout(jobsOf: user) { return nil }
-        // Anyone's, as Debian's crontab is: whose crontab and whether cron.allow lets them, jobd
-        // decides per request (CrontabRequests), by the peer's uid.
-        if request.isCrontab { return nil }
-        if peer.level == .user, request.command == .list { return nil }
-        if peer.level == .readOnly { return readOnlyRefusal(request.command, group: readersGroup) }
-        let own = peer.userName.map { "\($0):JOB" } ?? "USER:JOB"
-        return "permission denied: '\(request.command.rawValue)' \(request.job.map { "of \($0) " } ?? "")needs root; "
-            + "a user may act only on their own jobs, named \(own) (jobctl --user COMMAND JOB)"
     }
 
     /// Why a reader is refused `command`.

@@ -1,7 +1,7 @@
 /// A request from a client. On the wire through ``jsonLine`` and ``init(jsonLine:)``; `Codable`
 /// is the tests' and the fuzz target's reference for them.
 package struct ControlRequest: Codable, Sendable, Equatable {
-    package enum Command: String, Codable, Sendable {
+    package enum Command: String, Codable, Sendable, CaseIterable {
         /// The daemon's status, or one job's with `job`.
         case status
         /// Every job with its next and last elapse, as `systemctl list-timers`.

@@ -224,10 +224,6 @@ package final class ControlServer: Sendable {
                        .unsupportedVersion)
                 return
             }
-            if let refusal = ControlAccess.refusal(of: decoded, from: peer, readersGroup: access.readers?.name ?? ControlAccess.readersGroupName) {
-                reject(refusal, .permissionDenied)
-                return
-            }
             request = decoded
         case .tooLong:
             reject("request too large: at most \(ControlProtocol.maximumRequestBytes) bytes", .badRequest)

@@ -14,9 +14,21 @@ package struct ReloadReport: Codable, Sendable, Equatable {
     /// Every configuration error, as `FILE:LINE: error: MESSAGE`.
     package var errors: [String]
     package var finishedRealtimeUSec: Int64?
-    /// Whose each of ``errors`` is: the user of a user's own job file, else `nil`. Not on the wire:
-    /// it decides which errors a user is shown (``shown(to:)``).
-    package var errorOwners: [String?] = []
+    /// Whose each of ``errors`` is. Not on the wire: it decides which errors a user is shown
+    /// (``shown(to:)``), and only root's make a reload partial.
+    package var errorOwners: [Owner] = []
+    /// The uid owning each user's own job among ``added``, ``changed`` and ``removed``, as its load
+    /// recorded it. Not on the wire: it decides which a user is shown (``shown(to:)``).
+    package var jobOwners: [String: UInt32] = [:]
+
+    /// Whose an error is.
+    package enum Owner: Sendable, Equatable {
+        /// jobd.conf's, or a system job file's.
+        case root
+        /// A user's own job file's, by the uid its load recorded; `nil` when no live account owns
+        /// it (the account is gone, or the file is another uid's): then only root sees it.
+        case user(UInt32?)
+    }
 
     package init(
         sequence: UInt64, accepted: Bool, generation: UInt64, added: [String] = [], changed: [String] = [],

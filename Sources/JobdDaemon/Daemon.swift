@@ -4,6 +4,7 @@ import JobdCalendar
 import JobdConfig
 import JobdControl
 import JobdFleet
+import JobdLocks
 import JobdLogging
 import JobdRunner
 import JobdScheduler
@@ -69,13 +70,15 @@ package struct Daemon {
     /// The control socket, opened before READY=1 (its requests wait for the loop): once systemd
     /// says jobd started, jobctl must work. Users' own requests are answered on its threads.
     private func openControl(
-        lock: PidFileLock?, users: UserJobStore, directory: JobDirectory, post: @escaping @Sendable (DaemonEvent) -> Void
+        lock: PidFileLock?, users: UserJobStore, directory: JobDirectory, generation: LockedBox<Generation>,
+        post: @escaping @Sendable (DaemonEvent) -> Void
     ) -> RuntimeFiles {
-        let userRequests = UserRequests(store: users, directory: directory, post: post)
+        let userRequests = UserRequests(store: users, directory: directory, post: post, generation: generation)
         let crontabRequests = CrontabRequests(spool: CrontabSpool(path: options.crontabSpool), accessDirectory: options.cronAccessDirectory)
         return RuntimeFiles(lock: lock, directory: options.runtimeDirectory, logger: logger) { request, reply in
-            if crontabRequests.handle(request, reply: reply) { return }
-            if !userRequests.handle(request, reply: reply) { post(.control(request, reply)) }
+            // The authorizer first (in userRequests), then whose crontab (crontabRequests).
+            if userRequests.handle(request, reply: reply) || crontabRequests.handle(request, reply: reply) { return }
+            post(.control(request, reply))
         }
     }
 
@@ -147,9 +150,11 @@ package struct Daemon {
             clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
             post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
         context.trimMemory = { malloc_trim(0) }
-        context.stall = DaemonFaults.blocking(stall)
-        let control = openControl(lock: runtimeLock, users: userJobs, directory: directory) { continuation.yield($0) }
+        // What the connections' threads decide requests against (ControlAuthorizer), as the loop applies it.
+        let published = LockedBox(Generation(jobs: []))
+        let control = openControl(lock: runtimeLock, users: userJobs, directory: directory, generation: published) { continuation.yield($0) }
         context.limitUserConnections = control.limitUserConnections
+        context.publishGeneration = { generation in published.withLock { $0 = generation } }
         let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)
         for notice in joined.notices { continuation.yield(.fleet(notice)) }
         let watchdog = watchdogInterval.map { interval in

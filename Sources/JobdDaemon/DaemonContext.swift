@@ -28,6 +28,8 @@ package struct DaemonContext: Sendable {
     package var trimMemory: @Sendable () -> Void = {}
     /// Applies `UserConnectionsMax=` to the control socket, at start and at each reload.
     package var limitUserConnections: @Sendable (Int) -> Void = { _ in }
+    /// Gives the connections' threads the generation the loop applies now (``ControlAuthorizer``).
+    package var publishGeneration: @Sendable (Generation) -> Void = { _ in }
     /// Fault injection (``DaemonFaults/stall``, the tests' own build only): blocks the loop, as a hung filesystem would.
     package var stall: (@Sendable () -> Void)?
 

@@ -1,3 +1,4 @@
+import Glibc
 import JobdCalendar
 import JobdConfig
 import JobdControl
@@ -20,18 +21,18 @@ struct JobListing: Sendable {
     /// Who asked: a reader sees only what it could read itself, a user only their own jobs.
     let peer: ControlPeer?
 
-    init(_ sources: StatusView, owners: [String: JobOwner], brief: Bool, peer: ControlPeer?) {
+    /// `onlyJobsOf`: the uid whose jobs alone are listed (``ControlAuthorizer/Decision/allowOwnJobsOf(_:)``).
+    init(_ sources: StatusView, owners: [String: JobOwner], brief: Bool, peer: ControlPeer?, onlyJobsOf uid: uid_t? = nil) {
         self.brief = brief
         self.peer = peer
         // Room for all at once: growing the array copies (and retains) every entry.
         var jobs: [(name: String, owner: StatusView.OwnerFacts?)] = []
         jobs.reserveCapacity(owners.count + sources.broken.count)
-        // A user (not root, not a reader) lists their own jobs alone, as UserRequests decides whose a job is.
-        let user = peer?.level == .user ? peer : nil
-        for (name, owner) in owners where user?.owns(definition: owner.definition, broken: nil) ?? true {
+        // A user (not root, not a reader) lists their own jobs alone: by the uid the load recorded.
+        for (name, owner) in owners where uid == nil || owner.definition.owningUID == uid {
             jobs.append((name: name, owner: StatusView.OwnerFacts(owner, wallClock: sources.wallClock)))
         }
-        for (name, broken) in sources.broken where owners[name] == nil && user?.owns(definition: nil, broken: broken) ?? true {
+        for (name, broken) in sources.broken where owners[name] == nil && (uid == nil || broken.ownerUID == uid) {
             jobs.append((name: name, owner: nil))
         }
         self.sources = sources

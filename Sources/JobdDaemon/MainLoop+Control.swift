@@ -14,9 +14,20 @@ extension MainLoop {
     /// `watch-reload` keep the reply until what they wait for happens.
     func handleControl(_ request: ControlRequest, reply: ControlReply) {
         guard !stopping else { return reply.finish(with: .error("jobd is stopping")) }
-        if let refusal = UserRequests.refusal(of: request, from: reply.peer, definition: request.job.flatMap(admission.definition(of:)),
-                                              broken: request.job.flatMap { generation.broken[$0] }) {
-            return reply.finish(with: .error(refusal, code: .permissionDenied))
+        // Decided on the connection's thread against the generation published then; decided again
+        // here against the loop's own where it matters: a reload in between may have changed a
+        // job's owner, and a user's list shows their own jobs. users.allow and users.deny were read
+        // there, as the loop reads no file; a user's `user-save` waits for its reload as a
+        // `watch-reload` the loop is given on the user's behalf.
+        var ownJobsOf: uid_t?
+        if let peer = reply.peer, request.job != nil || request.command == .list {
+            let snapshot = ControlAuthorizer.Snapshot(
+                generation: generation, access: UserAccessList(allowed: nil, denied: nil), readersGroup: RuntimeFiles.readersGroupName)
+            switch ControlAuthorizer.decide(request, from: peer, in: snapshot) {
+            case .refuse(let reason): return reply.finish(with: .error(reason, code: .permissionDenied))
+            case .allowOwnJobsOf(let uid): ownJobsOf = uid
+            case .allow: break
+            }
         }
         if let refusal = request.refusal(in: generation, inFlight: { !admission.runsInFlight(of: $0).isEmpty }) {
             return reply.finish(with: refusal)
@@ -34,7 +45,8 @@ extension MainLoop {
                 reply.finish(with: ControlResponse(type: .status, daemon: daemonStatus(for: reply.peer)))
             }
         case .list:
-            let listing = JobListing(statusView, owners: scheduler.generation.owners, brief: request.brief == true, peer: reply.peer)
+            let listing = JobListing(statusView, owners: scheduler.generation.owners, brief: request.brief == true, peer: reply.peer,
+                                     onlyJobsOf: ownJobsOf)
             reply.finish { listing.jsonLine() }
         case .run:
             let run = admission.manualRun(job: name, now: now)

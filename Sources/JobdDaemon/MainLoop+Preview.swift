@@ -53,7 +53,7 @@ extension MainLoop {
         }
         preview.kept = next.jobs.count - changes.filter { $0.kind != .removed }.count
         // As ReloadMachine.applied: only root's errors make a reload fail; a user's break that job alone.
-        preview.accepted = !configuration.errorOwners.contains(nil)
+        preview.accepted = !configuration.errorOwners.contains { $0 == nil }
         preview.errors = configuration.errors.map(\.description)
         return preview
     }

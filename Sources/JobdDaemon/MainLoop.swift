@@ -101,6 +101,7 @@ package final class MainLoop {
         scheduler.catchUpBurst = settings.catchUpBurst ?? 0
         let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
         perform(admission.configure(generation, now: now))
+        context.publishGeneration(generation)
         recordAbandonedRuns()
         configureSuccessDeadlines()
         logger.daemonReady(summary, configuration: configuration, settings: settings)
@@ -217,7 +218,8 @@ package final class MainLoop {
             logger.reloadRejected(fatal, generation: scheduler.generation.number)
             answer = reloads.rejected(fatal, generation: scheduler.generation.number, finishedRealtimeUSec: wallNowUSec)
         } else {
-            let generation = Generation(configuration, after: generation)
+            let previous = generation
+            let generation = Generation(configuration, after: previous)
             if generation.settings != settings { context.apply(generation.settings, logger: logger) }
             scheduler.catchUpBurst = generation.settings.catchUpBurst ?? 0
             // The reader looked again at zone files that changed (a tzdata upgrade): so does the
@@ -228,12 +230,19 @@ package final class MainLoop {
             // A job whose file is gone takes its kept history with it (once its last run ended).
             for name in summary.removed { context.store.saveHistory(of: name, scheduler.histories[name]) }
             perform(admission.configure(generation, now: now))
+            context.publishGeneration(generation)
             // A user who may no longer have jobs has none running either.
             for job in configuration.broken where job.revoked { perform(admission.stop(job: job.name, reason: .revoked)) }
             configureSuccessDeadlines()
             scheduler.leakDetector?.grace = settings.leakGrace.duration
             logger.reloadApplied(summary, configuration: configuration, settings: settings, jobFiles: reloads.jobFiles)
-            answer = reloads.applied(summary, errors: configuration.errors, owners: configuration.errorOwners, finishedRealtimeUSec: wallNowUSec)
+            // Whose each name and error is, for what each user is shown of the report: by uid.
+            var jobOwners: [String: UInt32] = [:]
+            for (names, source) in [(summary.added + summary.changed, generation), (summary.removed, previous)] {
+                for name in names { jobOwners[name] = source.definition(of: name)?.owningUID }
+            }
+            answer = reloads.applied(summary, errors: configuration.errors, owners: configuration.errorOwners.map { $0.map { .user($0.uid) } ?? .root },
+                                     jobOwners: jobOwners, finishedRealtimeUSec: wallNowUSec)
         }
         metricsChanged()
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of

@@ -70,14 +70,16 @@ struct ReloadMachine {
     /// `OnFailure=` of a user's made every reload fail). Returns the report, numbered, and the
     /// clients to answer with it.
     mutating func applied(
-        _ summary: Scheduler.ReloadSummary, errors: [ConfigError], owners: [String?] = [], finishedRealtimeUSec: Int64
+        _ summary: Scheduler.ReloadSummary, errors: [ConfigError], owners: [ReloadReport.Owner] = [], jobOwners: [String: UInt32] = [:],
+        finishedRealtimeUSec: Int64
     ) -> (report: ReloadReport, watchers: [ControlReply]) {
-        let owners = owners.count == errors.count ? owners : Array(repeating: nil, count: errors.count)
-        let accepted = !owners.contains(nil)
+        let owners = owners.count == errors.count ? owners : Array(repeating: .root, count: errors.count)
+        let accepted = !owners.contains(.root)
         var report = ReloadReport(sequence: 0, accepted: accepted, generation: summary.generation, added: summary.added,
                                   changed: summary.changed, removed: summary.removed, kept: summary.kept.count,
                                   errors: errors.map(\.description), finishedRealtimeUSec: finishedRealtimeUSec)
         report.errorOwners = owners
+        report.jobOwners = jobOwners
         return finished(report, as: accepted ? .applied : .partial)
     }
 

@@ -32,6 +32,12 @@ final class RuntimeFiles {
         }
     }
 
+    /// The group whose members may list and look: `JOBD_READERS_GROUP` names another group than
+    /// `jobd`, for tests, which must not add groups to the machine.
+    static var readersGroupName: String {
+        getenv("JOBD_READERS_GROUP").map { String(cString: $0) } ?? ControlAccess.readersGroupName
+    }
+
     /// With the lock taken: the control socket, then the pid in the pid file.
     init(lock: PidFileLock?, directory: String, logger: Logger, handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void) {
         self.lock = lock
@@ -40,10 +46,7 @@ final class RuntimeFiles {
             return
         }
         do {
-            // Members of the readers' group may list and look (`JOBD_READERS_GROUP` names another
-            // group than `jobd`: for tests, which must not add groups to the machine).
-            let readersName = getenv("JOBD_READERS_GROUP").map { String(cString: $0) } ?? ControlAccess.readersGroupName
-            let access = ControlAccess(ownUID: geteuid(), readers: ControlAccess.readersGroup(named: readersName))
+            let access = ControlAccess(ownUID: geteuid(), readers: ControlAccess.readersGroup(named: Self.readersGroupName))
             server = try ControlServer(path: directory + "/" + ControlProtocol.socketName, access: access, handler: handler)
         } catch {
             logger.warning("no control socket: \(error)")

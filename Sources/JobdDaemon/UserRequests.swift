@@ -1,33 +1,42 @@
 import JobdConfig
 import JobdControl
+import JobdLocks
+import JobdScheduler
 import SystemdKit
 import UnixSignals
 
-/// Users' requests about their own jobs (`jobctl --user`), decided on the connection's own thread,
-/// before any reaches the main loop: whether the user may have jobs at all (`users.allow`,
-/// `users.deny`, read at each request), and `user-file` and `user-save`, which read and write the
-/// user's files (``UserJobStore``) and look up accounts, so that no file system or user database
-/// ever holds up the loop. A saved job is taken by a reload, as if root had sent SIGHUP, and the
-/// request then waits for it as `watch-reload` does.
+/// Every control request first, on the connection's own thread, before any reaches the main loop:
+/// who may send it (``ControlAuthorizer``, against the generation the loop published last and
+/// `users.allow`/`users.deny` read at each request), then users' requests about their own files
+/// (`jobctl --user`): `user-file` and `user-save`, which read and write the user's files
+/// (``UserJobStore``) and look up accounts, and `logs`, which reads the journal, so that no file
+/// system, journal or user database ever holds up the loop. A saved job is taken by a reload, as
+/// if root had sent SIGHUP, and the request then waits for it as `watch-reload` does.
 struct UserRequests: Sendable {
     let store: UserJobStore
     let directory: JobDirectory
     /// Where the loop's events go.
     let post: @Sendable (DaemonEvent) -> Void
+    /// The generation the loop applies, as it published it last: whose each job is.
+    let generation: LockedBox<Generation>
 
-    /// Answers `request` if it is this type's to answer, or refuses it; `false` leaves it to the loop.
+    /// Answers `request` if it is this type's to answer, or refuses it (``ControlAuthorizer``);
+    /// `false` leaves it to the loop.
     func handle(_ request: ControlRequest, reply: ControlReply) -> Bool {
-        guard let peer = reply.peer, peer.level != .full || request.command == .userFile || request.command == .userSave else {
-            return false
+        guard let peer = reply.peer else { return false }
+        // users.allow and users.deny are read only where they can refuse: never for root, nor for a
+        // reader that only looks.
+        let lists = peer.level == .user || (peer.level == .readOnly && !ControlAccess.isReadOnly(request.command))
+        let snapshot = ControlAuthorizer.Snapshot(
+            generation: generation.withLock { $0 },
+            access: lists ? UserAccessList.read(configDirectory: directory.path) : UserAccessList(allowed: nil, denied: nil),
+            readersGroup: RuntimeFiles.readersGroupName)
+        if let refusal = ControlAuthorizer.decide(request, from: peer, in: snapshot).refusal {
+            reply.finish(with: .error(refusal, code: .permissionDenied))
+            return true
         }
+        guard peer.level != .full || request.command == .userFile || request.command == .userSave else { return false }
         let user = peer.userName ?? String(peer.uid)
-        let own = request.isAbout(jobsOf: user)
-        if peer.level == .user || own {
-            if let refusal = UserAccessList.read(configDirectory: directory.path).refusal(of: user) {
-                reply.finish(with: .error("permission denied: " + refusal, code: .permissionDenied))
-                return true
-            }
-        }
         switch request.command {
         case .userFile:
             guard let job = ownJob(request, of: user, reply: reply) else { return true }
@@ -57,15 +66,6 @@ struct UserRequests: Sendable {
             return false
         }
         return true
-    }
-
-    /// Why `peer`, who is not root, may not act on the job `request` names, as the loop knows it
-    /// (`definition`, or the file with errors `broken`): the name says `USER:JOB`, but a
-    /// system job may have a `:` in its name too, and only a job the user owns is theirs.
-    static func refusal(of request: ControlRequest, from peer: ControlPeer?, definition: JobDefinition?, broken: JobdConfiguration.BrokenJob?) -> String? {
-        guard let peer, let name = request.job, peer.level == .user || (peer.level == .readOnly && !ControlAccess.isReadOnly(request.command))
-        else { return nil }
-        return peer.owns(definition: definition, broken: broken) ?? true ? nil : "permission denied: \(name) is not a job of yours"
     }
 
     /// The job of `user` that `request` names, without `USER:`; `nil` (with the error sent) when
@@ -161,15 +161,5 @@ struct UserRequests: Sendable {
         reply.send(ControlResponse(type: .userSaved, message: message))
         post(.control(ControlRequest(command: .watchReload), reply))
         post(.signal(.sighup))
-    }
-}
-
-extension ControlPeer {
-    /// Whether the job of `definition` (or, with none, of the file with errors `broken`) is this
-    /// user's own, as the load recorded it: the name says `USER:JOB`, but a system job may have a
-    /// `:` in its name too. `nil` when there is neither.
-    func owns(definition: JobDefinition?, broken: JobdConfiguration.BrokenJob?) -> Bool? {
-        let user = userName ?? String(uid)
-        return definition.map { $0.owningUser == user } ?? broken.map { $0.owner == user }
     }
 }

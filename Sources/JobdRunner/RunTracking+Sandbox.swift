@@ -7,7 +7,7 @@ extension RunTracking {
     /// line; `nil` when it can (or it asks for none). The sandbox is set up by `jobd-cgexec` as
     /// root, and `PrivateDevices=` and `ProtectClock=` need the run's cgroup v2 for their device
     /// policy: never a sandbox silently weaker than the job file says.
-    package func sandboxRefusal(_ definition: JobDefinition, euid: uid_t? = nil) -> ConfigError? {
+    package func sandboxRefusal(_ definition: JobDefinition, euid: Glibc.uid_t? = nil) -> ConfigError? {
         let sandbox = definition.sandbox
         guard !sandbox.isDefault else { return nil }
         if (euid ?? geteuid()) != 0 {

@@ -51,10 +51,10 @@ import Testing
         // A user's broken job (a dangling OnFailure=) breaks that job alone: root's reload is
         // applied, with the user's error in the report for the user to see (issue 37).
         let users = ConfigError(file: "/var/spool/jobd/alice/a.job", line: 2, message: "OnFailure=: no job is named 'gone'")
-        let usersOnly = machine.applied(summary, errors: [users], owners: ["alice"], finishedRealtimeUSec: 8).report
+        let usersOnly = machine.applied(summary, errors: [users], owners: [.user(1000)], finishedRealtimeUSec: 8).report
         #expect(usersOnly.accepted && usersOnly.errors == [users.description] && usersOnly.sequence == 2)
         let error = ConfigError(file: "/etc/jobd/jobs.d/b.job", line: 3, message: "bad")
-        let partial = machine.applied(summary, errors: [users, error], owners: ["alice", nil], finishedRealtimeUSec: 8).report
+        let partial = machine.applied(summary, errors: [users, error], owners: [.user(1000), .root], finishedRealtimeUSec: 8).report
         #expect(!partial.accepted && partial.errors == [users.description, error.description] && partial.generation == 5 && partial.sequence == 3)
         let fatal = ConfigError(file: "/etc/jobd/jobs.d", line: nil, message: "cannot read")
         let rejected = machine.rejected(fatal, generation: 5, finishedRealtimeUSec: 9).report

@@ -221,6 +221,26 @@ import Testing
     /// Issue 37: an empty `CapabilityBoundingSet=` is the empty bounding set, not "unset"; a user's
     /// run got it without no_new_privs, so a set-user-ID root program's `setuid(getuid())`
     /// "succeeded" and kept saved uid 0. A user's run always has no_new_privs, as the kernel shows.
+    /// Issue 37: whose a job is is the uid its load recorded, never the name. An account deleted
+    /// and made again with the same name (another uid) gets none of the old account's jobs: it
+    /// can neither run nor list them, before a reload or after it (the file is then another uid's).
+    @Test func aNewAccountGivenADeletedOnesNameGetsNoneOfItsJobs() throws {
+        let setup = try Setup()
+        let old = setup.alice
+        let (saved, output) = try setup.jobctl(["--user", "edit", "mine"], as: old, editing: old.job)
+        #expect(saved == 0, "\(output)")
+        let reused = try TestUser(old.name, in: setup.base + "/reused")
+        try #require(reused.uid != old.uid, "useradd gave the new account the deleted one's uid")
+        for reload in [false, true] {
+            if reload { _ = try setup.jobctl(["reload"]) }
+            let (run, refusal) = try setup.jobctl(["--user", "run", "mine"], as: reused)
+            #expect(run == 4 && refusal.contains("\(old.name):mine is not a job of yours"), "after a reload: \(reload): \(refusal)")
+            let (_, list) = try setup.jobctl(["--user", "list"], as: reused)
+            #expect(!list.contains("\(old.name):mine"), "after a reload: \(reload): \(list)")
+        }
+        #expect(setup.uid(writtenBy: reused) == nil, "the old account's job ran for the new one")
+    }
+
     @Test func aUsersRunAlwaysHasNoNewPrivilegesEvenWithAnEmptyBoundingSet() throws {
         let setup = try Setup()
         let alice = setup.alice

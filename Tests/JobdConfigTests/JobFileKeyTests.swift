@@ -1,0 +1,86 @@
+import JobdTestKit
+import Testing
+
+@testable import JobdConfig
+
+/// The key table (``JobFileKey``, issue 37): each key's declared repetition is what its reader
+/// does, and a user's job is refused or taken by the policy the table gives the key.
+@Suite struct JobFileKeyTests {
+    static func read(_ body: String) -> Result<JobDefinition, ConfigErrors> {
+        JobFileReader.read(name: "keys", path: "keys.job", text: "[Job]\nExecStart=/bin/true\n" + body)
+    }
+
+    /// Two different values of each list key.
+    static let listExamples: [String: (String, String)] = [
+        "OnStartupSec": ("1min", "2min"), "OnUnitActiveSec": ("1h", "2h"), "OnUnitInactiveSec": ("1h", "2h"),
+        "OnCalendar": ("daily", "weekly"), "Cron": ("0 3 * * *", "0 4 * * *"), "ExecStart": ("/bin/true", "/bin/false"),
+        "Environment": ("A=1", "B=2"), "EnvironmentFile": ("/etc/a.env", "-/etc/b.env"), "SupplementaryGroups": ("root", "nogroup"),
+        "OnFailure": ("a", "b"), "OnSuccess": ("a", "b"), "MailTo": ("root", "admin"), "SuccessExitStatus": ("2", "3"),
+        "RestartPreventExitStatus": ("2", "3"), "ReadWritePaths": ("/var/a", "/var/b"), "ReadOnlyPaths": ("/var/a", "/var/b"),
+        "InaccessiblePaths": ("/var/a", "/var/b"), "ConditionPathExists": ("/a", "/b"), "AssertPathExists": ("/a", "/b"),
+        "ConditionPathIsDirectory": ("/a", "/b"), "AssertPathIsDirectory": ("/a", "/b"), "ConditionFileNotEmpty": ("/a", "/b"),
+        "AssertFileNotEmpty": ("/a", "/b"), "ConditionACPower": ("yes", "no"), "AssertACPower": ("yes", "no"),
+        "ConditionVirtualization": ("vm", "container"), "AssertVirtualization": ("vm", "container"),
+        "ConditionCapability": ("CAP_CHOWN", "CAP_KILL"), "AssertCapability": ("CAP_CHOWN", "CAP_KILL"),
+        "ConditionUser": ("root", "0"), "AssertUser": ("root", "0"),
+    ]
+
+    /// A list key's lines add up, and an empty line clears what came before it, as systemd's.
+    @Test(arguments: JobFileKey.all.filter { $0.repetition == .list }.map(\.name))
+    func aListKeyAddsItsLinesAndAnEmptyValueClearsThem(key: String) throws {
+        let (first, second) = try #require(Self.listExamples[key], "no example of the list key \(key)=")
+        // ExecStart= is a list of one: a second line is an error, which is what adding is there.
+        let prefix = key == "ExecStart" ? "ExecStart=\n" : ""
+        let one = try Self.read(prefix + "\(key)=\(second)\n").get()
+        let cleared = try Self.read(prefix + "\(key)=\(first)\n\(key)=\n\(key)=\(second)\n").get()
+        #expect(cleared == one, "\(key)= empty does not clear the lines before it")
+        if key != "ExecStart" {
+            #expect(try Self.read("\(key)=\(first)\n\(key)=\n").get() == Self.read("").get(), "\(key)= empty leaves a line before it")
+        }
+        switch Self.read(prefix + "\(key)=\(first)\n\(key)=\(second)\n") {
+        case .success(let both): #expect(both != one, "\(key)='s second line replaced its first")
+        case .failure(let errors): #expect(key == "ExecStart" && errors.description.contains("ExecStart= is given 2 times"), "\(errors)")
+        }
+    }
+
+    /// The keys the table gives to ``Sandbox`` and ``ProcessAttributes`` are the ones their readers
+    /// know: a wrong value of each is an error, never a key those readers silently pass over; and
+    /// every resource limit has its `Limit…=` key there.
+    @Test func theKeysOfTheSandboxAndTheProcessAttributesAreTheOnesTheirReadersKnow() {
+        #expect(!Sandbox.keys.isEmpty && !ProcessAttributes.keys.isEmpty && Sandbox.keys.isDisjoint(with: ProcessAttributes.keys))
+        for key in Sandbox.keys {
+            var sandbox = Sandbox()
+            #expect(sandbox.read(key: key, value: "wrong value") != nil, "Sandbox does not read \(key)=")
+        }
+        for key in ProcessAttributes.keys {
+            var attributes = ProcessAttributes()
+            #expect(attributes.read(key: key, value: "wrong value") != nil, "ProcessAttributes does not read \(key)=")
+        }
+        #expect(Set(ResourceLimit.Resource.allCases.map(\.key)).isSubset(of: ProcessAttributes.keys))
+    }
+
+    /// Whatever the value, a key the table makes root's is refused in a user's job with its line,
+    /// and a free or sandbox key is never refused for being set: UserJobPolicy keeps no list of
+    /// its own.
+    @Test(arguments: JobFileKey.all)
+    func aUsersJobIsRefusedExactlyTheKeysTheTableMakesRoots(key: JobFileKey) throws {
+        let owner = try #require(try Account.resolve(user: "nobody", group: nil))
+        let bounds = UserJobPolicy.Bounds(settings: DaemonSettings(), systemMaximum: 10_000)
+        let errors = UserJobPolicy.errors(in: "[Job]\nExecStart=/bin/true\n\(key.name)=x\n", path: "mine.job", owner: owner, bounds: bounds)
+            .map(\.description)
+        switch key.userPolicy {
+        case .rootOnly:
+            #expect(errors.count == 1 && errors.first?.hasPrefix("mine.job:3: error: \(key.name)= needs root: a user's job may not set it") == true,
+                    "\(errors)")
+        case .free, .sandbox:
+            #expect(errors.isEmpty, "\(errors)")
+        case .checked, .bounded:
+            #expect(UserJobPolicy.allowedKeys.contains(key.name))
+        }
+        #expect(UserJobPolicy.allowedKeys.contains(key.name) == key.userPolicy.isAllowed)
+    }
+}
+
+extension JobFileKey: CustomTestStringConvertible {
+    var testDescription: String { name }
+}
