@@ -141,6 +141,8 @@ let package = Package(
                 "CMalloc", "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
                 "JobdLocks",
                 "JobdControl", "JobdFleet",
+                // Cron mode: cron's files read as the importer reads them (CronTable).
+                "JobdImport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -44,6 +44,7 @@ package struct Daemon {
         UserJobStore.move(from: options.stateDirectory + "/users", to: options.spoolDirectory, logger: logger)
         var configuration = directory.read(using: &jobFiles)
         configuration.addUserJobs(from: users, configDirectory: options.configDirectory)
+        configuration.addCronJobs(from: CronSources(environment: options.environment))
         guard let fatal = configuration.fatal else { return configuration }
         logger.log(configErrors: [fatal])
         let reason = "jobd cannot start: \(fatal)"
@@ -134,8 +135,11 @@ package struct Daemon {
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let tasks = BackgroundTasks()
         let environment = options.environment
+        let cronSources = CronSources(environment: options.environment)
+        // Cron mode hears cron's files change as cron does, without a reload command.
+        let cronWatch = settings.cron.enabled ? CronWatch(sources: cronSources) { continuation.yield(.cronChanged($0)) } : nil
         let source = DirectorySource(
-            directory: directory, users: userJobs,
+            directory: directory, users: userJobs, cron: cronSources,
             slowSeconds: environment[Self.slowLoadVariable].flatMap(Double.init), logger: logger)
         let launcher = TaskLauncher(runner: JobRunner(logger: logger, environment: environment), tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
@@ -177,7 +181,8 @@ package struct Daemon {
         // Every thread jobd started ends here: the zone watch's (the timing thread's with its queue,
         // the control socket's with `control.remove()` below).
         zoneWatch?.stop()
-        withExtendedLifetime((watchdog, zoneWatch, loop)) {}
+        cronWatch?.stop()
+        withExtendedLifetime((watchdog, zoneWatch, cronWatch, loop)) {}
         control.remove()
         logger.event(.daemonExit, "jobd stopped: \(queue.statistics.liveTimers - ownTimers) job timer(s) live, "
                      + "\(scheduler.liveOwners) owner(s) in the generation", [:])

@@ -66,16 +66,19 @@ struct TaskLauncher: RunLauncher {
 struct DirectorySource: ConfigurationSource {
     let directory: JobDirectory
     let users: UserJobStore
+    /// cron's files, read when jobd.conf's `[Cron]` says so.
+    let cron: CronSources
     /// ``Daemon/slowLoadVariable``: seconds to wait before reading, as a hung mount would make it.
     let slowSeconds: Double?
     let logger: Logger
 
     func read(using cache: JobFileCache, done: @escaping @Sendable (JobdConfiguration, JobFileCache) -> Void) {
-        let (directory, users, slow) = (directory, users, slowSeconds)
+        let (directory, users, cron, slow) = (directory, users, self.cron, slowSeconds)
         let read = { @Sendable in
             var cache = cache
             var configuration = directory.read(using: &cache)
             configuration.addUserJobs(from: users, configDirectory: directory.path)
+            configuration.addCronJobs(from: cron)
             done(configuration, cache)
         }
         do {
