@@ -10,12 +10,22 @@ package struct CronSettings: Sendable, Hashable {
         case ignore
     }
 
-    /// `Enable=`: whether jobd reads cron's files.
-    package var enabled = false
+    /// `Enable=`: whether jobd reads cron's files; `nil` when jobd.conf does not say, and then
+    /// `$JOBD_CRON_MODE` decides (``isEnabled(environment:)``).
+    package var enabled: Bool?
     /// `FailureResult=`: ``FailureResult``; `judge` by default.
     package var failureResult = FailureResult.judge
 
-    package init(enabled: Bool = false, failureResult: FailureResult = .judge) {
+    /// What the `jobd-cron` package sets for jobd.service (a drop-in of `Environment=`): `yes`
+    /// makes cron mode the default, which `Enable=` in jobd.conf still overrides.
+    package static let environmentVariable = "JOBD_CRON_MODE"
+
+    /// Whether cron mode is on: `Enable=`, else `$JOBD_CRON_MODE`, else off.
+    package func isEnabled(environment: [String: String]) -> Bool {
+        enabled ?? environment[Self.environmentVariable].flatMap(JobFileReader.boolean) ?? false
+    }
+
+    package init(enabled: Bool? = nil, failureResult: FailureResult = .judge) {
         self.enabled = enabled
         self.failureResult = failureResult
     }
@@ -31,7 +41,7 @@ package struct CronSettings: Sendable, Hashable {
             switch assignment.key {
             case "Enable":
                 if value.isEmpty {
-                    settings.enabled = false
+                    settings.enabled = nil
                 } else if let enabled = JobFileReader.boolean(value) {
                     settings.enabled = enabled
                 } else {

@@ -8,9 +8,12 @@ import JobdImport
 /// three paths (`$JOBD_CRON_ROOT`, for tests); it is empty on a machine.
 struct CronSources: Sendable {
     var root: String
+    /// jobd's environment, where `$JOBD_CRON_MODE` may make cron mode the default (``CronSettings``).
+    var environment: [String: String]
 
     /// `$JOBD_CRON_ROOT`, or the machine's own paths.
     init(environment: [String: String]) {
+        self.environment = environment
         root = environment["JOBD_CRON_ROOT"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
     }
 
@@ -95,7 +98,7 @@ extension JobdConfiguration {
     /// Adds the jobs of cron's files (``CronSources``) to those already read: a job file or a
     /// user's job of the same name wins, and the cron line is reported broken.
     mutating func addCronJobs(from sources: CronSources) {
-        guard let cron = settings?.cron, cron.enabled else { return }
+        guard let cron = settings?.cron, cron.isEnabled(environment: sources.environment) else { return }
         let result = sources.read(settings: cron)
         let taken = Set(jobs.lazy.map(\.name) + broken.lazy.map(\.name))
         for job in result.jobs {

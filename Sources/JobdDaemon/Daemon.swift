@@ -137,7 +137,7 @@ package struct Daemon {
         let environment = options.environment
         let cronSources = CronSources(environment: options.environment)
         // Cron mode hears cron's files change as cron does, without a reload command.
-        let cronWatch = settings.cron.enabled ? CronWatch(sources: cronSources) { continuation.yield(.cronChanged($0)) } : nil
+        let cronWatch = settings.cron.isEnabled(environment: options.environment) ? CronWatch(sources: cronSources) { continuation.yield(.cronChanged($0)) } : nil
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             slowSeconds: environment[Self.slowLoadVariable].flatMap(Double.init), logger: logger)
