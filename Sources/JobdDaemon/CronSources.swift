@@ -51,6 +51,7 @@ struct CronSources: Sendable {
             }
             result.jobs += table.jobs
             result.broken += table.broken
+            result.warnings += table.warnings
         }
         return result
     }
@@ -96,9 +97,11 @@ struct CronSources: Sendable {
 
 extension JobdConfiguration {
     /// Adds the jobs of cron's files (``CronSources``) to those already read: a job file or a
-    /// user's job of the same name wins, and the cron line is reported broken.
-    mutating func addCronJobs(from sources: CronSources) {
-        guard let cron = settings?.cron, cron.isEnabled(environment: sources.environment) else { return }
+    /// user's job of the same name wins, and the cron line is reported broken. Returns the lines
+    /// that run but probably not as meant, for the journal.
+    @discardableResult
+    mutating func addCronJobs(from sources: CronSources) -> [ConfigError] {
+        guard let cron = settings?.cron, cron.isEnabled(environment: sources.environment) else { return [] }
         let result = sources.read(settings: cron)
         let taken = Set(jobs.lazy.map(\.name) + broken.lazy.map(\.name))
         for job in result.jobs {
@@ -111,5 +114,13 @@ extension JobdConfiguration {
             }
         }
         broken += result.broken.filter { !taken.contains($0.name) }
+        return result.warnings
+    }
+}
+
+extension ConfigError {
+    /// The problem as a warning line for the journal: the line runs all the same.
+    var warningLine: String {
+        "\(location): warning: \(message)" + (hint.map { "; \($0)" } ?? "")
     }
 }

@@ -44,7 +44,7 @@ package struct Daemon {
         UserJobStore.move(from: options.stateDirectory + "/users", to: options.spoolDirectory, logger: logger)
         var configuration = directory.read(using: &jobFiles)
         configuration.addUserJobs(from: users, configDirectory: options.configDirectory)
-        configuration.addCronJobs(from: CronSources(environment: options.environment))
+        for warning in configuration.addCronJobs(from: CronSources(environment: options.environment)) { logger.warning("\(warning.warningLine)") }
         guard let fatal = configuration.fatal else { return configuration }
         logger.log(configErrors: [fatal])
         let reason = "jobd cannot start: \(fatal)"

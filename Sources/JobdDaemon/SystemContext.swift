@@ -73,12 +73,12 @@ struct DirectorySource: ConfigurationSource {
     let logger: Logger
 
     func read(using cache: JobFileCache, done: @escaping @Sendable (JobdConfiguration, JobFileCache) -> Void) {
-        let (directory, users, cron, slow) = (directory, users, self.cron, slowSeconds)
+        let (directory, users, cron, slow, logger) = (directory, users, self.cron, slowSeconds, logger)
         let read = { @Sendable in
             var cache = cache
             var configuration = directory.read(using: &cache)
             configuration.addUserJobs(from: users, configDirectory: directory.path)
-            configuration.addCronJobs(from: cron)
+            for warning in configuration.addCronJobs(from: cron) { logger.warning("\(warning.warningLine)") }
             done(configuration, cache)
         }
         do {

@@ -54,7 +54,15 @@ extension CronTable {
                 }
                 if !variableErrors.isEmpty { return broken(variableErrors.joined(separator: "; ")) }
                 switch definition(name: name, line: line, schedule: schedule, user: user, home: account.home, commandText: commandText) {
-                case .success(let definition): result.jobs.append(definition)
+                case .success(let definition):
+                    result.jobs.append(definition)
+                    if failureResult == .judge, let test = CronCommand.failingTestIdiom(definition.cron?.command ?? "") {
+                        result.warnings.append(ConfigError(
+                            file: source.path, line: line.number,
+                            message: "\(name) ends in '\(test) && …': where the test fails, cron ran nothing and said nothing, but the "
+                                + "status is 1, which jobd counts as a failure",
+                            hint: "write 'if \(test); then …; fi', add '|| true', or set FailureResult=ignore in [Cron] of jobd.conf"))
+                    }
                 case .failure(let error): broken(error.message, hint: error.hint)
                 }
             }

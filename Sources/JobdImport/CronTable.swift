@@ -21,10 +21,13 @@ package enum CronTable {
     package struct Result: Sendable {
         package var jobs: [JobDefinition] = []
         package var broken: [JobdConfiguration.BrokenJob] = []
+        /// Lines that run, but probably not as meant (``CronCommand/failingTestIdiom(_:)``).
+        package var warnings: [ConfigError] = []
 
-        package init(jobs: [JobDefinition] = [], broken: [JobdConfiguration.BrokenJob] = []) {
+        package init(jobs: [JobDefinition] = [], broken: [JobdConfiguration.BrokenJob] = [], warnings: [ConfigError] = []) {
             self.jobs = jobs
             self.broken = broken
+            self.warnings = warnings
         }
     }
 

@@ -156,4 +156,14 @@ struct CronTableTests {
         #expect(ignored.successExitStatus.statuses == Set(1...255))
         #expect(ignored.successExitStatus.signals.isEmpty)
     }
+
+    @Test func aTestThatExitsOneInNormalOperationIsWarnedAboutWhenJobdJudges() {
+        let sysstat = "5-55/10 * * * * root command -v debian-sa1 > /dev/null && debian-sa1 1 1\n"
+            + "25 6 * * * root test -x /usr/sbin/anacron || run-parts /etc/cron.daily\n"
+        let judged = Self.read(sysstat)
+        #expect(judged.jobs.count == 2)
+        #expect(judged.warnings.map(\.location) == ["/etc/cron.d/example:1"])
+        #expect(judged.warnings.first?.message.contains("'command -v debian-sa1 > /dev/null && …'") == true)
+        #expect(Self.read(sysstat, failureResult: .ignore).warnings.isEmpty)
+    }
 }
