@@ -136,8 +136,9 @@ package struct Daemon {
         let tasks = BackgroundTasks()
         let environment = options.environment
         let cronSources = CronSources(environment: options.environment)
-        // Cron mode hears cron's files change as cron does, without a reload command.
-        let cronWatch = settings.cron.isEnabled(environment: options.environment) ? CronWatch(sources: cronSources) { continuation.yield(.cronChanged($0)) } : nil
+        // Cron mode hears cron's files change as cron does, without a reload command. Watched even
+        // while it is off, so that Enable=yes and a reload are enough; the loop ignores it then.
+        let cronWatch = CronWatch(sources: cronSources) { continuation.yield(.cronChanged($0)) }
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             slowSeconds: environment[Self.slowLoadVariable].flatMap(Double.init), logger: logger)

@@ -147,6 +147,7 @@ package final class MainLoop {
             if !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache) }
         case .cronChanged(let what):
             // As cron, with no reload command: the same reload as a SIGHUP's, said with its cause.
+            guard settings.cron.isEnabled(environment: options.environment) else { return }
             if !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache, because: "cron's files changed (\(what))") }
         case .configurationRead(let configuration, let cache):
             let again = reloads.read(cache)
