@@ -1,5 +1,6 @@
 import Glibc
 import JobdConfig
+import JobdImport
 import JobdLocks
 
 /// Hears cron's files change (cron mode), on a thread of its own: inotify on `/etc` (for
@@ -36,11 +37,14 @@ final class CronWatch: Sendable {
             self.onChange = onChange
         }
 
-        /// The directories watched, and whether an event's name there is one of cron's.
+        /// The directories watched, and whether an event's name there is one of cron's files: an
+        /// editor's or a package's temporary file (`x.dpkg-new`, crontab(1)'s `tmp.*`) reloads
+        /// nothing until it is renamed into place.
         private var directories: [(path: String, counts: (String) -> Bool)] {
             let crontab = String(sources.crontab.split(separator: "/").last ?? "crontab")
             return [(String(sources.crontab.dropLast(crontab.count + 1)), { $0 == crontab }),
-                    (sources.cronDirectory, { _ in true }), (sources.spoolDirectory, { _ in true })]
+                    (sources.cronDirectory, CronSourceFile.countsInCronDirectory),
+                    (sources.spoolDirectory, { !$0.hasPrefix(".") && !$0.hasPrefix("tmp.") })]
         }
 
         private func addWatches() {
