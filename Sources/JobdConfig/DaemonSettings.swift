@@ -68,6 +68,8 @@ package struct DaemonSettings: Sendable, Equatable {
 
     /// The `[Fleet]` section: `nil` (no section) is a single machine.
     package var fleet: FleetSettings?
+    /// The `[Cron]` section: whether jobd reads cron's files, and how their lines' statuses count.
+    package var cron = CronSettings()
 
     package init(maxConcurrentRuns: Int? = nil, leakGrace: TimeSpan = .seconds(5), fleet: FleetSettings? = nil) {
         self.maxConcurrentRuns = maxConcurrentRuns
@@ -84,8 +86,8 @@ package struct DaemonSettings: Sendable, Equatable {
     /// `databaseCheck` checks `[Fleet]`'s `Database=`.
     /// An error for each section of `file` that jobd.conf does not have.
     private static func unknownSections(of file: UnitFile, path: String) -> [ConfigError] {
-        file.sections.filter { $0.name != Self.section && $0.name != FleetSettings.section && !$0.name.hasPrefix("X-") }.map {
-            ConfigError(file: path, line: $0.line, message: "unknown section [\($0.name)]", hint: "jobd.conf has the sections [Daemon] and [Fleet]")
+        file.sections.filter { ![Self.section, FleetSettings.section, CronSettings.section].contains($0.name) && !$0.name.hasPrefix("X-") }.map {
+            ConfigError(file: path, line: $0.line, message: "unknown section [\($0.name)]", hint: "jobd.conf has the sections [Daemon], [Fleet] and [Cron]")
         }
     }
 
@@ -96,6 +98,7 @@ package struct DaemonSettings: Sendable, Equatable {
         var errors = syntaxErrors + unknownSections(of: file, path: path)
         var settings = DaemonSettings()
         settings.fleet = FleetSettings.read(file, path: path, check: databaseCheck, errors: &errors)
+        settings.cron = CronSettings.read(file, path: path, errors: &errors)
         /// `value` as an absolute file path; `nil` when it is empty (the default) or no such path
         /// (an error, with `example` as the hint).
         func filePath(_ key: String, _ value: String, _ line: Int, example: String) -> String? {

@@ -85,6 +85,8 @@ package struct JobDefinition: Sendable, Hashable {
         var timing = TimerOptions()
         /// The exposure the read computed, for `jobctl list` (``SecurityExposure``).
         var exposure = ExposureCache()
+        /// The cron line the job was read from, in cron mode (``CronOrigin``).
+        var cron: CronOrigin?
     }
 
     /// A definition's exposure in tenths, computed once by the read: `nil` once a setting it
@@ -348,6 +350,12 @@ package struct JobDefinition: Sendable, Hashable {
     package var userTasksLimit: UInt64? {
         get { storage.fields.uncommon.userTasksLimit }
         set { fields.uncommon.userTasksLimit = newValue }
+    }
+    /// The cron line the job was read from (``CronSettings``); `nil` for a job file's job. Its
+    /// runs' mail is cron's (``CronOrigin``).
+    package var cron: CronOrigin? {
+        get { storage.fields.uncommon.cron }
+        set { fields.uncommon.cron = newValue }
     }
     /// `RunOn=`: whether every node of a fleet runs the job (the default) or one node per elapse.
     package var runOn: RunOn {

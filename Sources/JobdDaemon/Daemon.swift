@@ -45,6 +45,7 @@ package struct Daemon {
         UserJobStore.move(from: options.stateDirectory + "/users", to: options.spoolDirectory, logger: logger)
         var configuration = directory.read(using: &jobFiles)
         configuration.addUserJobs(from: users, configDirectory: options.configDirectory)
+        for warning in configuration.addCronJobs(from: CronSources(environment: options.environment)) { logger.warning("\(warning.warningLine)") }
         guard let fatal = configuration.fatal else { return configuration }
         logger.log(configErrors: [fatal])
         let reason = "jobd cannot start: \(fatal)"
@@ -139,8 +140,12 @@ package struct Daemon {
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let tasks = BackgroundTasks()
         let environment = options.environment
+        let cronSources = CronSources(environment: options.environment)
+        // Cron mode hears cron's files change as cron does, without a reload command. Watched even
+        // while it is off, so that Enable=yes and a reload are enough; the loop ignores it then.
+        let cronWatch = CronWatch(sources: cronSources) { continuation.yield(.cronChanged($0)) }
         let source = DirectorySource(
-            directory: directory, users: userJobs,
+            directory: directory, users: userJobs, cron: cronSources,
             beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)
         let runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(),
                                beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
@@ -186,7 +191,8 @@ package struct Daemon {
         // Every thread jobd started ends here: the zone watch's (the timing thread's with its queue,
         // the control socket's with `control.remove()` below).
         zoneWatch?.stop()
-        withExtendedLifetime((watchdog, zoneWatch, loop)) {}
+        cronWatch?.stop()
+        withExtendedLifetime((watchdog, zoneWatch, cronWatch, loop)) {}
         control.remove()
         logger.event(.daemonExit, "jobd stopped: \(queue.statistics.liveTimers - ownTimers) job timer(s) live, "
                      + "\(scheduler.liveOwners) owner(s) in the generation", [:])

@@ -35,6 +35,8 @@ package enum DaemonEvent: Sendable {
     case wallClockSet
     /// `/etc/localtime` changed.
     case timeZoneChanged
+    /// One of cron's files changed (cron mode, ``CronWatch``): what changed, for the journal.
+    case cronChanged(String)
     /// A request on the control socket, and the way to answer it.
     case control(ControlRequest, ControlReply)
     /// A fleet claim's verdict for a run the admission started (MainLoop+Fleet.swift).

@@ -146,6 +146,10 @@ package final class MainLoop {
             notifier.flush()
         case .signal(let signal) where signal == .sighup:
             if !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache) }
+        case .cronChanged(let what):
+            // As cron, with no reload command: the same reload as a SIGHUP's, said with its cause.
+            guard settings.cron.isEnabled(environment: options.environment) else { return }
+            if !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache, because: "cron's files changed (\(what))") }
         case .configurationRead(let configuration, let cache):
             let again = reloads.read(cache)
             if !stopping { finishReload(configuration) }
@@ -199,9 +203,9 @@ package final class MainLoop {
     /// Starts a reload: the loader thread reads the configuration (file system reads and account
     /// look-ups may block for long), and the loop goes on scheduling meanwhile. A SIGHUP during a
     /// reload makes another one follow it.
-    private func beginReload(_ cache: JobFileCache) {
+    private func beginReload(_ cache: JobFileCache, because reason: String? = nil) {
         notifier.send(.reloading)
-        logger.event(.reloadStart, "reloading \(options.configDirectory)", [:])
+        logger.event(.reloadStart, "reloading \(options.configDirectory)" + (reason.map { ": \($0)" } ?? ""), [:])
         let post = context.post
         context.configuration.read(using: cache) { post(.configurationRead($0, $1)) }
         reloadWatch.arm(at: now + Self.slowReloadNotice)

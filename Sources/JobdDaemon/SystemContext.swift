@@ -67,16 +67,19 @@ struct TaskLauncher: RunLauncher {
 struct DirectorySource: ConfigurationSource {
     let directory: JobDirectory
     let users: UserJobStore
+    /// cron's files, read when jobd.conf's `[Cron]` says so.
+    let cron: CronSources
     /// Called on the loader's thread before it reads (``DaemonFaults/slowLoad``): as slow as a hung mount.
     let beforeRead: (@Sendable () -> Void)?
     let logger: Logger
 
     func read(using cache: JobFileCache, done: @escaping @Sendable (JobdConfiguration, JobFileCache) -> Void) {
-        let (directory, users, beforeRead) = (directory, users, beforeRead)
+        let (directory, users, cron, beforeRead, logger) = (directory, users, self.cron, beforeRead, logger)
         let read = { @Sendable in
             var cache = cache
             var configuration = directory.read(using: &cache)
             configuration.addUserJobs(from: users, configDirectory: directory.path)
+            for warning in configuration.addCronJobs(from: cron) { logger.warning("\(warning.warningLine)") }
             done(configuration, cache)
         }
         do {

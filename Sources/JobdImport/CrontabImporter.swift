@@ -16,6 +16,9 @@ package enum CrontabImporter {
         package var homeDirectory: @Sendable (String) -> String?
         /// Put before every job's name (`--prefix`).
         package var namePrefix: String
+        /// Whether `CRON_TZ` zones the schedules below it, as cronie reads it; Debian's cron
+        /// (jobd's cron mode) passes it to the command as any variable.
+        package var zonesCronTZ = true
 
         package init(
             path: String, systemFormat: Bool, user: String?, homeDirectory: @escaping @Sendable (String) -> String?,
@@ -118,10 +121,11 @@ package enum CrontabImporter {
                                       + "but the status is 1, which jobd counts as a failure (OnFailure=, MailOn=failure, jobctl list --failed); "
                                       + "write 'if \(test); then …; fi', or add '|| true'")
                 }
+                let name = naming.name(for: CronCommand(cronText: commandText).command, comment: comment)
                 result.jobs.append(convertJob(
                     line: line.text, number: number, schedule: schedule, user: user ?? options.user,
-                    commandText: commandText, comment: comment, environment: environment, options: options,
-                    naming: &naming, report: &result.report))
+                    commandText: commandText, name: name, environment: environment, options: options,
+                    report: &result.report))
             }
         }
         if result.report.hasRefusals { result.jobs = [] }
@@ -169,10 +173,10 @@ package enum CrontabImporter {
         return mailto.split(separator: ",").joined(separator: " ")
     }
 
-    private static func convertJob(
-        line: String, number: Int, schedule: String, user: String?, commandText: String, comment: String?,
-        environment: [(name: String, value: String, line: Int)], options: Options,
-        naming: inout JobNaming, report: inout ImportReport
+    /// The job file of the crontab line `number` (`line`), named `name`, under the variables set above it.
+    static func convertJob(
+        line: String, number: Int, schedule: String, user: String?, commandText: String, name: String,
+        environment: [(name: String, value: String, line: Int)], options: Options, report: inout ImportReport
     ) -> JobFile {
         let command = CronCommand(cronText: commandText)
         let variables = Dictionary(environment.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
@@ -197,7 +201,7 @@ package enum CrontabImporter {
                        + "add WorkingDirectory= to the job file")
         }
 
-        var job = JobFile(name: naming.name(for: command.command, comment: comment))
+        var job = JobFile(name: name)
         job.comment("Imported by jobctl import cron from \(options.path), line \(number):")
         job.comment("  \(line)")
         let description = description(of: command.command)
@@ -208,7 +212,7 @@ package enum CrontabImporter {
             job.set("MailTo", recipients)
         }
         // cronie's CRON_TZ: the schedule is matched in that zone (Cron= takes it after the fields).
-        let cron = variables["CRON_TZ"].flatMap { zoned(schedule, zone: $0.value) } ?? schedule
+        let cron = options.zonesCronTZ ? variables["CRON_TZ"].flatMap { zoned(schedule, zone: $0.value) } ?? schedule : schedule
         job.set("Cron", cron)
         if schedule == "@reboot" {
             report.add(.note, line: number, "@reboot: jobd runs \(job.name) once when it first starts in a boot")

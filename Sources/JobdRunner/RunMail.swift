@@ -58,12 +58,16 @@ package struct RunMail: Sendable, Equatable {
         case .failure where !result.isFailure: return nil
         default: break
         }
-        return RunMail(
-            recipients: definition.mailTo,
-            message: message(
+        let runID = fields[JobdField.runID] ?? ""
+        // A cron line's mail is cron's, with the command as the crontab has it (RunMail+Cron.swift).
+        let message = if let origin = definition.cron {
+            cronMessage(origin, host: shortHostName(), job: definition.name, runID: runID, output: bytes, omitted: omitted)
+        } else {
+            message(
                 recipients: definition.mailTo, user: userName(account), host: shortHostName(), command: definition.command.text,
-                job: definition.name, runID: fields[JobdField.runID] ?? "", failed: result.isFailure, output: bytes, omitted: omitted),
-            account: account, fields: fields)
+                job: definition.name, runID: runID, failed: result.isFailure, output: bytes, omitted: omitted)
+        }
+        return RunMail(recipients: definition.mailTo, message: message, account: account, fields: fields)
     }
 
     /// The host's name up to its first dot, as cron's subject has it.

@@ -33,9 +33,9 @@ import Testing
         #expect(Set(keys).count == keys.count, "a key is defined twice: \(keys)")
     }
 
-    @Test func jobdConfDefinesEveryDaemonSettingAndNoOther() throws {
+    @Test func jobdConfDefinesEveryDaemonAndCronSettingAndNoOther() throws {
         let keys = try ManPageSource("jobd.conf.5").definedKeys
-        #expect(keys.sorted() == DaemonSettings.keys.sorted())
+        #expect(keys.sorted() == (DaemonSettings.keys + CronSettings.keys).sorted())
     }
 
     @Test func jobctlHasASectionForEveryCommandNamingEachOfItsOptions() throws {

@@ -1,0 +1,40 @@
+import Foundation
+import JobdTestKit
+import Testing
+
+/// jobd in cron mode (`[Cron]` `Enable=yes`, turned on by a reload, issue 38) picks up a file
+/// dropped into `/etc/cron.d` with no reload command: inotify tells it, and it reloads as for a SIGHUP.
+@Suite(.serialized) struct CronModeTests {
+    @Test(.enabled(if: getuid() == 0, "cron reads only root's files in /etc/cron.d"))
+    func aFileDroppedIntoCronDIsPickedUpWithoutAReload() throws {
+        let config = try TemporaryConfiguration()
+        let root = config.path + "/cron-root"
+        try FileManager.default.createDirectory(atPath: root + "/etc/cron.d", withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment.filter { !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].contains($0.key) }
+        environment["JOBD_CRON_ROOT"] = root
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
+        defer { daemon.signal(SIGTERM) }
+        let started = try daemon.waitForEvent("daemon.ready")
+        #expect(daemon.lines[started].contains("jobd ready: 0 job(s)"), "\(daemon.lines[started])")
+        // Cron mode turned on by jobd.conf and a reload, as an administrator would, without a restart.
+        try "[Cron]\nEnable=yes\n".write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        let ready = try daemon.waitForEvent("reload.done", from: started)
+
+        // A package's file: root's, mode 0644; a second file with a dot in its name, which cron skips.
+        try "# m h dom mon dow user command\n0 4 * * * root echo from-cron\n".write(toFile: root + "/etc/cron.d/example", atomically: false, encoding: .utf8)
+        try "0 4 * * * root echo skipped\n".write(toFile: root + "/etc/cron.d/example.dpkg-old", atomically: false, encoding: .utf8)
+        let reload = try daemon.waitForLine(from: ready, "a reload for cron's files") {
+            $0.contains("reload.start") && $0.contains("cron's files changed (\(root)/etc/cron.d/example")
+        }
+        // The file's creation and its close are two changes: the reload after the last has the job.
+        let done = try daemon.waitForLine(from: reload, "the cron line added") { $0.contains("reload.done") && $0.contains("1 added") }
+
+        // A broken line disables itself alone, named with its file and line.
+        try "0 4 * * * root echo from-cron\n61 * * * * root echo broken\n".write(toFile: root + "/etc/cron.d/example", atomically: false, encoding: .utf8)
+        let error = try daemon.waitForLine(from: done, "the broken line's error") { $0.contains("\(root)/etc/cron.d/example:2") }
+        #expect(daemon.lines[error].contains("'61 * * * *' is not a schedule"), "\(daemon.lines[error])")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+}
