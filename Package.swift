@@ -5,8 +5,9 @@
 // The data flows one way, and the targets follow it (docs/development.md says what each owns):
 //   config files  -> JobdConfig (and JobdCalendar for calendar triggers)
 //   definitions   -> JobdScheduler (job owners, generations, RunAdmission) on JobdTimers (the weak-target timer core)
-//   runs          -> JobdRunner, through jobd-cgexec (C: cgroups, attributes, sandbox, credentials, fences); each
-//                    run's end is one RunOutcome (JobdConfig) for the admission, history, waiters and metrics
+//   runs          -> JobdRunner, through jobd-cgexec (C, CJobdExec: one exec plan; cgroups, attributes, sandbox,
+//                    credentials, fences); each run's end is one RunOutcome (JobdConfig) for the admission,
+//                    history, waiters and metrics
 //   journal       -> JobdLogging on SystemdKit (the only target that imports libsystemd)
 //   claims        -> JobdFleet on libpq (the only target that imports CLibpq), for RunOn=one-node
 //   control       -> JobdControl (the socket's protocol and JSON), JobctlCommands (jobctl)
@@ -61,8 +62,15 @@ let package = Package(
         .target(name: "JobdTimers", dependencies: ["CTimerfd", "JobdLocks"], swiftSettings: swiftSettings),
         // Calendar arithmetic: OnCalendar= and Cron=, pure, no I/O beyond reading tzdata.
         .target(name: "JobdCalendar", dependencies: ["JobdLocks"], swiftSettings: swiftSettings),
-        // Job files -> job definitions; and RunOutcome, how a run ended, which every module after it takes.
-        .target(name: "JobdConfig", dependencies: ["JobdCalendar"], swiftSettings: swiftSettings),
+        // jobd-cgexec's library (plain C): the exec plan's parser, exit statuses and each step of a
+        // run's setup (credentials, cgroup, attributes, mounts, devices, seccomp, fence). Swift
+        // imports its header for the exit statuses and the plan's tags: one table for both sides.
+        // Its seccomp filters come from libseccomp, loaded (dlopen) only by a run that has one: the
+        // build needs Debian's libseccomp-dev for the header, and the package depends on libseccomp2.
+        .target(name: "CJobdExec"),
+        // Job files -> job definitions; and RunOutcome, how a run ended, which every module after it
+        // takes; and ExecPlan, what jobd tells jobd-cgexec (CJobdExec parses it).
+        .target(name: "JobdConfig", dependencies: ["JobdCalendar", "CJobdExec"], swiftSettings: swiftSettings),
         // Definitions -> owners and timers, generations, scheduling decisions.
         .target(
             name: "JobdScheduler",
@@ -90,11 +98,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The trampoline that puts a run's process into its cgroup, sets its attributes and sandbox and
-        // switches its credentials before the job's command runs (Sources/jobd-cgexec, plain C, no Swift);
-        // installed beside jobd, in libexec. Its seccomp filters (SystemCallFilter= and the keys that
-        // imply one) come from libseccomp, loaded (dlopen) only by a run that has one: the build needs
-        // Debian's libseccomp-dev for the header, and the package depends on libseccomp2.
-        .executableTarget(name: "jobd-cgexec"),
+        // switches its credentials before the job's command runs: a thin main over CJobdExec (plain C,
+        // no Swift), reading an exec plan on stdin; installed beside jobd, in libexec.
+        .executableTarget(name: "jobd-cgexec", dependencies: ["CJobdExec"]),
         // libsystemd, bound for exactly one Swift target: SystemdKit.
         .systemLibrary(
             name: "CSystemd",
@@ -197,7 +203,7 @@ let package = Package(
         .testTarget(name: "JobdCalendarTests", dependencies: ["JobdCalendar", "JobdLocks"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdConfigTests",
-            dependencies: ["JobdConfig", "JobdTestKit"],
+            dependencies: ["JobdConfig", "JobdTestKit", "CJobdExec"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

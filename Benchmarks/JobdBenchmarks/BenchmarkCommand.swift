@@ -43,7 +43,20 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: .hidden)
     var soakDriver: String?
 
+    /// scripts/benchmark-sandbox: write the exec plan of a set of sandboxing keys to stdout.
+    @Option(help: .hidden)
+    var execPlan: String?
+
+    @Option(help: .hidden)
+    var planCgroup = "/sys/fs/cgroup/jobd-benchmark-sandbox/run"
+
+    @Option(help: .hidden)
+    var planPrivateTmp: String?
+
     func run() throws {
+        if let execPlan {
+            return try SandboxPlan.write(keys: execPlan, cgroup: planCgroup, privateTmp: planPrivateTmp)
+        }
         if let soakDriver {
             // Inside scripts/with-journald: drive jobd, write the figures for the outer run.
             return try SoakDriver(directory: soakDriver, reloads: reloads).run()

@@ -120,17 +120,14 @@ package struct ProcessAttributes: Sendable, Hashable {
         }
     }
 
-    /// The options of `jobd-cgexec` that give a process these attributes.
-    package var trampolineOptions: [String] {
-        var words: [String] = []
-        for resource in ResourceLimit.Resource.allCases {
-            guard let limit = limits[resource] else { continue }
-            words += ["--rlimit", "\(resource.number):\(ResourceLimit.text(limit.soft)):\(ResourceLimit.text(limit.hard))"]
-        }
-        if let nice { words += ["--nice", String(nice)] }
-        if let ioPriorityValue { words += ["--ioprio", String(ioPriorityValue)] }
-        if let cpuScheduling { words += ["--sched", "\(cpuScheduling.policy):\(cpuScheduling.priority)"] }
-        if let umask { words += ["--umask", String(umask, radix: 8)] }
-        return words
+    /// The exec plan's attributes that give a process these.
+    package var execAttributes: ExecPlan.Attributes {
+        var plan = ExecPlan.Attributes()
+        plan.limits = ResourceLimit.Resource.allCases.compactMap { resource in limits[resource].map { .init(resource: resource, limit: $0) } }
+        plan.nice = nice
+        plan.ioPriority = ioPriorityValue.map { UInt32(bitPattern: $0) }
+        plan.scheduling = cpuScheduling.map { .init(policy: UInt32(bitPattern: $0.policy), priority: UInt32(bitPattern: $0.priority)) }
+        plan.umask = umask
+        return plan
     }
 }

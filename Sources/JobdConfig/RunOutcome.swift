@@ -1,3 +1,5 @@
+import CJobdExec
+
 /// How a run ended, in the terms systemd writes to the journal.
 package enum RunTermination: Sendable, Hashable, CustomStringConvertible {
     /// The process exited with this status.
@@ -27,7 +29,7 @@ package enum RunTermination: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .exited(let status): String(status)
         case .killed(let signal), .dumped(let signal): SignalName.name(of: signal)
-        case .failedToStart: "203"
+        case .failedToStart: String(Self.failedToStartStatus)
         case .unknown: "-"
         }
     }
@@ -39,10 +41,13 @@ package enum RunTermination: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .exited(let status): status
         case .killed(let signal), .dumped(let signal): 128 + signal
-        case .failedToStart: 203
+        case .failedToStart: Self.failedToStartStatus
         case .unknown: 255
         }
     }
+
+    /// systemd's `EXIT_EXEC`, jobd-cgexec's status for a command it could not execute (its header's).
+    package static let failedToStartStatus = Int32(EXIT_EXEC)
 
     /// Why the run could not start, for one that did not.
     package var startFailure: String? {

@@ -1,27 +1,17 @@
 import Glibc
 
-/// What `jobd-cgexec` is told to do for a sandbox (Sources/jobd-cgexec/sandbox.c): systemd 252's
+/// What `jobd-cgexec` is told to do for a sandbox (Sources/CJobdExec/sandbox.c): systemd 252's
 /// tables of what each key mounts, filters and drops (its namespace.c, seccomp-util.c and
-/// unit_patch_contexts()), expressed as the trampoline's options.
+/// unit_patch_contexts()), expressed as the exec plan's sandbox.
 extension Sandbox {
     /// One entry of the run's mount namespace. `mode` in the order systemd prefers one mode to
     /// another for the same path (inaccessible wins over read-only, read-only over read-write…).
-    struct MountEntry: Hashable {
-        enum Mode: Int { case inaccessible, readOnly, readWrite, tmpfs, keep }
-        var path: String
-        var mode: Mode
-        var optional: Bool
-
-        var word: String {
-            let mode = switch mode {
-            case .inaccessible: "inaccessible"
-            case .readOnly: "ro"
-            case .readWrite: "rw"
-            case .tmpfs: "tmpfs"
-            case .keep: "keep"
-            }
-            return mode + ":" + (optional ? "-" : "") + path
-        }
+    package struct MountEntry: Sendable, Hashable {
+        package enum Mode: Int, Sendable { case inaccessible, readOnly, readWrite, tmpfs, keep }
+        package var path: String
+        package var mode: Mode
+        /// A missing path is left out (a leading `-` in the job file).
+        package var optional: Bool
     }
 
     /// The mount entries, parents first, one per path, none under an inaccessible one.
@@ -106,38 +96,36 @@ extension Sandbox {
         return set == Self.allCapabilities ? nil : set
     }
 
-    /// The options of `jobd-cgexec` for this sandbox; `privateTmp`: the directories jobd made for
-    /// `PrivateTmp=` (`/tmp`'s, `/var/tmp`'s). `userPaths`: a user's own job, whose paths are looked
-    /// up as the user, so that one the user cannot reach fails (or is left out) as a missing one
-    /// does: root's lookup would tell the user whether a path under a directory of root's exists.
-    package func trampolineOptions(privateTmp: (String, String)? = nil, userPaths: Bool = false) -> [String] {
-        guard !isDefault else { return [] }
-        var words: [String] = []
-        if needsDeviceCgroup { words += ["--device-policy", protectClock ? "clock" : "closed"] }
-        if privateNetwork { words.append("--private-network") }
-        if protectHostname { words.append("--new-uts") }
-        if privateDevices { words.append("--private-dev") }
-        if let privateTmp { words += ["--private-tmp", privateTmp.0 + ":" + privateTmp.1] }
-        let entries = mountEntries
-        if userPaths, !entries.isEmpty { words.append("--user-paths") }
-        for entry in entries { words += ["--mount", entry.word] }
-        if noNewPrivileges, needsMountNamespace { words.append("--nosuid-mounts") }
-        if let boundingSet { words += ["--bounding", String(boundingSet, radix: 16)] }
-        if ambientCapabilities != 0 { words += ["--ambient", String(ambientCapabilities, radix: 16)] }
-        if noNewPrivileges { words.append("--no-new-privileges") }
-        if let allowedNamespaces, allowedNamespaces != Self.namespaceFlags.values.reduce(0, |) {
-            words += ["--restrict-namespaces", String(allowedNamespaces, radix: 16)]
-        }
-        if lockPersonality { words.append("--lock-personality") }
-        if restrictRealtime { words.append("--restrict-realtime") }
-        if memoryDenyWriteExecute { words.append("--memory-deny-write-execute") }
+    /// The exec plan's sandbox; `privateTmp`: the directories jobd made for `PrivateTmp=`
+    /// (`/tmp`'s, `/var/tmp`'s). `userPaths`: a user's own job, whose paths are looked up as the
+    /// user, so that one the user cannot reach fails (or is left out) as a missing one does: root's
+    /// lookup would tell the user whether a path under a directory of root's exists.
+    package func execSandbox(privateTmp: (String, String)? = nil, userPaths: Bool = false) -> ExecPlan.Sandbox {
+        var plan = ExecPlan.Sandbox()
+        guard !isDefault else { return plan }
+        if needsDeviceCgroup { plan.devicePolicy = protectClock ? .clock : .closed }
+        plan.privateNetwork = privateNetwork
+        plan.newUTS = protectHostname
+        plan.privateDevices = privateDevices
+        plan.privateTmp = privateTmp.map { ExecPlan.Sandbox.PrivateTmp(tmp: $0.0, varTmp: $0.1) }
+        plan.mounts = mountEntries
+        plan.userPaths = userPaths && !plan.mounts.isEmpty
+        plan.nosuidMounts = noNewPrivileges && needsMountNamespace
+        plan.boundingSet = boundingSet
+        plan.ambientCapabilities = ambientCapabilities
+        plan.noNewPrivileges = noNewPrivileges
+        if let allowedNamespaces, allowedNamespaces != Self.namespaceFlags.values.reduce(0, |) { plan.allowedNamespaces = allowedNamespaces }
+        plan.lockPersonality = lockPersonality
+        plan.restrictRealtime = restrictRealtime
+        plan.memoryDenyWriteExecute = memoryDenyWriteExecute
         let protected = protectedCalls
-        if !protected.isEmpty { words += ["--seccomp", "allow:\(EPERM):" + protected.sorted().joined(separator: ",")] }
+        if !protected.isEmpty { plan.filters.append(.init(defaultAction: .allow, action: .error(EPERM), names: protected.sorted())) }
         if let filter = systemCallFilter, !(filter.names.isEmpty && !filter.allowList) {
-            let failing = systemCallErrorNumber.map(String.init) ?? "kill"
-            let names = filter.names.sorted().joined(separator: ",")
-            words += ["--seccomp", filter.allowList ? "\(failing):allow:\(names)" : "allow:\(failing):\(names)"]
+            let failing = systemCallErrorNumber.map(ExecPlan.Sandbox.Action.error) ?? .kill
+            let names = filter.names.sorted()
+            plan.filters.append(filter.allowList ? .init(defaultAction: failing, action: .allow, names: names)
+                                                 : .init(defaultAction: .allow, action: failing, names: names))
         }
-        return words
+        return plan
     }
 }

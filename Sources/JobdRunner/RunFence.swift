@@ -1,7 +1,7 @@
 import JobdConfig
 
 /// The fence of a fleet run (`RunOn=one-node`): the file that holds the deadline of its node's
-/// lease, which `jobd-cgexec` watches from outside jobd (Sources/jobd-cgexec/fence.c). When the
+/// lease, which `jobd-cgexec` watches from outside jobd (Sources/CJobdExec/fence.c). When the
 /// deadline passes, that supervisor stops the run (SIGTERM, SIGKILL after `TimeoutStopSec=`) and
 /// leaves ``stoppedPath`` with the instant the run ended, so that jobd, even one that was stopped
 /// meanwhile, ends the run as `lost` (`lease-lost`) at its true time.
@@ -16,9 +16,9 @@ package struct RunFence: Sendable, Hashable {
     /// Where the supervisor says it stopped the run.
     package var stoppedPath: String { path + ".stopped" }
 
-    /// The trampoline's words for this fence and the job's `TimeoutStopSec=`.
-    func options(stopTimeout: TimeSpan) -> [String] {
-        ["--fence", path, "--fence-stop", stopTimeout.isInfinite ? "infinity" : String(stopTimeout.microseconds)]
+    /// The exec plan's fence for this one and the job's `TimeoutStopSec=`.
+    func planned(stopTimeout: TimeSpan) -> ExecPlan.Fence {
+        ExecPlan.Fence(path: path, stopTimeout: stopTimeout)
     }
 
     /// What the supervisor left when it stopped the run.

@@ -123,16 +123,27 @@ extension JobRunner {
             logger.event(.runMail, level: .notice, "\(job)'s \(mail.content) was not mailed: \(sendmail) is not installed (no mail transfer agent)", fields)
             return
         }
-        var argv = [sendmail, "-Fjobd", "-i", "-B8BITMIME", "-oem"] + mail.recipients
+        let argv = [sendmail, "-Fjobd", "-i", "-B8BITMIME", "-oem"] + mail.recipients
+        // jobd's fixed environment, never the job's.
+        let environment = ["PATH": JobRunner.defaultPath, "LANG": "C.UTF-8"]
+        var executable = FilePath(sendmail), arguments = Array(argv.dropFirst()), input = mail.message, own = environment
         if let account = mail.account, account.userName != nil {
-            // As cron, as the job's user; setpriv gets jobd's fixed environment, never the job's.
-            argv = ["/usr/bin/setpriv", "--reuid=\(account.uid)", "--regid=\(account.gid)", "--init-groups", "--"] + argv
+            // As cron, as the job's user: through jobd-cgexec, the one switch of credentials, with
+            // the message after its plan on the same stdin.
+            guard let trampoline = Trampoline.located else {
+                logger.event(.runMail, level: .warning, "\(job)'s \(mail.content) was not mailed: \(Trampoline.missing)", fields)
+                return
+            }
+            executable = FilePath(trampoline)
+            arguments = []
+            own = [:]
+            input = Trampoline.mailPlan(account, argv: argv, environment: environment).encoded() + mail.message
         }
         do {
             let result = try await Subprocess.run(
-                .path(FilePath(argv[0])), arguments: Arguments(Array(argv.dropFirst())),
-                environment: .custom(["PATH": JobRunner.defaultPath, "LANG": "C.UTF-8"]),
-                input: .array(mail.message), output: .discarded, error: .string(limit: 4_096))
+                .path(executable), arguments: Arguments(arguments),
+                environment: .custom(Dictionary(uniqueKeysWithValues: own.map { (Environment.Key(rawValue: $0.key)!, $0.value) })),
+                input: .array(input), output: .discarded, error: .string(limit: 4_096))
             if case .exited(0) = result.terminationStatus {
                 logger.event(.runMail, "\(job)'s \(mail.content) (\(mail.message.count) bytes with headers) was mailed to "
                              + mail.recipients.joined(separator: ", "), fields)

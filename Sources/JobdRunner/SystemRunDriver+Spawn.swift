@@ -13,7 +13,8 @@ import SystemPackage
 
 extension SystemRunDriver {
     /// How a run is started: its command directly (a job that keeps jobd's credentials and has no
-    /// cgroup), or through the trampoline with an empty environment, the job's on `handshake`.
+    /// cgroup), or through the trampoline with no arguments and an empty environment, its exec plan
+    /// (with the job's environment) on `handshake`.
     /// A run started directly keeps jobd's session keyring and glibc's signals 32 and 33 ignored,
     /// which the trampoline would reset; it is spawned directly all the same, because the
     /// trampoline's start and handshake cut the runs benchmark from 958 to 382 runs a second
@@ -23,9 +24,11 @@ extension SystemRunDriver {
         var arguments: [String]
         var environment: [String: String]
         var workingDirectory: FilePath
-        /// jobd's end of the trampoline's stdin: the job's environment goes in, a failure before the
+        /// jobd's end of the trampoline's stdin: the exec plan goes in, a failure before the
         /// command comes back, and the end of file says the command was executed.
         var handshake: Int32?
+        /// The encoded exec plan, for `handshake`.
+        var plan: [UInt8] = []
         var input: Int32
 
         init(_ configuration: SpawnConfiguration) throws(PreparationError) {
@@ -43,11 +46,12 @@ extension SystemRunDriver {
             }
             guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
             executable = .path(FilePath(trampoline))
-            arguments = Trampoline.options(cgroup: configuration.cgroup, attributes: configuration.attributes,
-                                           sandbox: configuration.sandbox.trampolineOptions(privateTmp: configuration.privateTmp?.mounted,
-                                                                                            userPaths: configuration.ownedByUser),
-                                           account: configuration.account,
-                                           directory: configuration.userDirectory, fence: configuration.fence) + argv
+            arguments = []
+            plan = Trampoline.plan(cgroup: configuration.cgroup, attributes: configuration.attributes,
+                                   sandbox: configuration.sandbox.execSandbox(privateTmp: configuration.privateTmp?.mounted,
+                                                                              userPaths: configuration.ownedByUser),
+                                   account: configuration.account, directory: configuration.userDirectory, fence: configuration.fence,
+                                   environment: configuration.environment, argv: argv).encoded()
             // Nothing of the job's before its own execve: jobd-cgexec needs no variable at all.
             environment = [:]
             workingDirectory = configuration.userDirectory == nil ? configuration.workingDirectory : FilePath("/")
@@ -60,11 +64,10 @@ extension SystemRunDriver {
         }
     }
 
-    /// Sends the job's environment to the trampoline and waits for its answer: nil once the
-    /// command was executed, or why it was not. On a thread of its own: the trampoline may wait
-    /// on a slow file system (its working directory) before it answers.
-    private static func handshake(_ socket: Int32, environment: [String: String]) async -> String? {
-        let bytes = Trampoline.encode(environment)
+    /// Sends the exec plan to the trampoline and waits for its answer: nil once the command was
+    /// executed, or why it was not. On a thread of its own: the trampoline may wait on a slow file
+    /// system (its working directory) before it answers.
+    private static func handshake(_ socket: Int32, plan bytes: [UInt8]) async -> String? {
         let answer = await aside { () -> Result<String?, PreparationError> in
             defer { close(socket) }
             var sent = 0
@@ -83,7 +86,7 @@ extension SystemRunDriver {
                 guard count > 0 else { break }
                 reply += buffer.prefix(count)
             }
-            if reply.isEmpty && sent < bytes.count { return .success("jobd-cgexec did not take the job's environment") }
+            if reply.isEmpty && sent < bytes.count { return .success("jobd-cgexec did not take the run's exec plan") }
             return .success(reply.isEmpty ? nil : String(decoding: reply, as: UTF8.self))
         }
         switch answer {
@@ -125,7 +128,7 @@ extension SystemRunDriver {
                 registry.started(runID: runID, pid: pid, cgroup: configuration.cgroup)
                 handshakeTaken.withLock { $0 = true }
                 let failure = if let socket = launch.handshake {
-                    await Self.handshake(socket, environment: configuration.environment)
+                    await Self.handshake(socket, plan: launch.plan)
                 } else { String?.none }
                 startFailure.withLock { $0 = failure }
                 if failure == nil { await started(pid) }

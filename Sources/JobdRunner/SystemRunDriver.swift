@@ -134,8 +134,8 @@ package struct SystemRunDriver: RunDriver {
         let files = definition.environmentFiles
         do {
             let result = try await Subprocess.run(
-                .path(FilePath(trampoline)), arguments: Arguments(Trampoline.readOptions(account, files: files)),
-                environment: .custom([:]), workingDirectory: FilePath("/"), input: .none,
+                .path(FilePath(trampoline)), arguments: [],
+                environment: .custom([:]), workingDirectory: FilePath("/"), input: .array(Trampoline.readPlan(account, files: files).encoded()),
                 output: .bytes(limit: files.count * (EnvironmentFile.sizeLimit + 64)), error: .string(limit: 4_096))
             guard result.terminationStatus == .exited(0),
                   let reads = Trampoline.decodeReads(result.standardOutput, count: files.count) else {

@@ -1,16 +1,16 @@
 import Glibc
 import JobdConfig
 
-/// `jobd-cgexec` (Sources/jobd-cgexec/main.c), the one program that runs as root between jobd and a
+/// `jobd-cgexec` (Sources/jobd-cgexec/main.c over Sources/CJobdExec), the one program that runs as root between jobd and a
 /// run's command wherever the run needs a cgroup or other credentials: started with an empty
 /// environment, it enters the cgroup, joins a session keyring of the run's own (as systemd's
 /// `KeyringMode=private`), switches groups, gid and uid, changes to the working directory
-/// as the job's user, and only then `execve`s the command with the job's environment, which it
-/// reads from stdin. So nothing a job controls (`Environment=`, `EnvironmentFile=`, an imported
-/// crontab's variables) reaches a process that runs as root (issue 26). Its other mode reads a
-/// `User=` job's `EnvironmentFile=`s as that user.
+/// as the job's user, and only then `execve`s the command with the job's environment. All of that is
+/// one ``ExecPlan`` it reads on stdin. So nothing a job controls (`Environment=`, `EnvironmentFile=`,
+/// an imported crontab's variables) reaches a process that runs as root (issue 26). Its other mode
+/// reads a `User=` job's `EnvironmentFile=`s as that user; a `User=` run's mail goes through it too.
 ///
-/// Here: its words, and what it sends back, as pure functions; the spawning is ``JobRunner``'s.
+/// Here: its plans, and what it sends back, as pure functions; the spawning is ``JobRunner``'s.
 enum Trampoline {
     /// `jobd-cgexec` beside jobd's binary (a build directory) or in `../libexec/jobd/` (installed).
     static let located: String? = {
@@ -25,45 +25,43 @@ enum Trampoline {
     /// Why a run that needs the trampoline cannot start without it.
     static let missing = "jobd-cgexec is not installed beside jobd (nor in ../libexec/jobd/): it is needed to run a job in a cgroup, as User=/Group=, or with RunOn=one-node (its fence)"
 
-    /// The options that switch to `account` as `setpriv --reuid --regid --groups` would: the uid only
-    /// for `User=`; without `User=` (only `Group=`), jobd's own supplementary groups are kept.
-    static func credentialOptions(_ account: Account) -> [String] {
-        var words: [String] = []
-        if let groups = account.supplementaryGroups { words += ["--groups", groups.map(String.init).joined(separator: ",")] }
-        words += ["--gid", String(account.gid)]
-        if account.userName != nil { words += ["--uid", String(account.uid)] }
-        return words
+    /// The plan of a run: its cgroup, its process attributes (`Nice=`, `Limit…=`…, set while it is
+    /// still root), its sandbox, a session keyring of its own, its credentials, the working
+    /// directory (changed to after the switch), its environment and command. A fleet run's `fence`
+    /// makes the trampoline stay as the run's supervisor (``RunFence``).
+    static func plan(cgroup: RunCgroup?, attributes: ProcessAttributes = ProcessAttributes(), sandbox: ExecPlan.Sandbox = ExecPlan.Sandbox(),
+                     account: Account?, directory: WorkingDirectory?, fence: (RunFence, stopTimeout: TimeSpan)? = nil,
+                     environment: [String: String], argv: [String]) -> ExecPlan {
+        var plan = ExecPlan()
+        plan.cgroups = cgroup?.entered ?? []
+        plan.attributes = attributes.execAttributes
+        plan.sandbox = sandbox
+        plan.keyring = true
+        plan.fence = fence.map { $0.0.planned(stopTimeout: $0.stopTimeout) }
+        plan.credentials = account.map(ExecPlan.Credentials.init) ?? ExecPlan.Credentials()
+        plan.directory = directory
+        plan.environment = environment
+        plan.argv = argv
+        return plan
     }
 
-    /// The words before the command's own for a run: its cgroup, its process attributes (`Nice=`,
-    /// `Limit…=`…, set while it is still root), its credentials, and the working
-    /// directory (changed to after the switch; a leading `-`: a missing one means `/`).
-    /// A fleet run's `fence` makes the trampoline stay as the run's supervisor (``RunFence``).
-    static func options(cgroup: RunCgroup?, attributes: ProcessAttributes = ProcessAttributes(), sandbox: [String] = [], account: Account?,
-                        directory: WorkingDirectory?, fence: (RunFence, stopTimeout: TimeSpan)? = nil) -> [String] {
-        var words: [String] = []
-        for entered in cgroup?.entered ?? [] { words += ["--cgroup", entered] }
-        words += attributes.trampolineOptions + sandbox
-        if let (fence, stopTimeout) = fence { words += fence.options(stopTimeout: stopTimeout) }
-        if let account { words += credentialOptions(account) }
-        if let directory { words += ["--directory", (directory.optional ? "-" : "") + directory.path] }
-        return words + ["--"]
+    /// The plan that reads `files` as `account`'s user.
+    static func readPlan(_ account: Account, files: [EnvironmentFile]) -> ExecPlan {
+        var plan = ExecPlan(mode: .readFiles(limit: UInt64(EnvironmentFile.sizeLimit)))
+        plan.credentials = ExecPlan.Credentials(account)
+        plan.readFiles = files.map(\.path)
+        return plan
     }
 
-    /// The words that read `files` as `account`'s user.
-    static func readOptions(_ account: Account, files: [EnvironmentFile]) -> [String] {
-        credentialOptions(account) + ["--limit", String(EnvironmentFile.sizeLimit), "--read", "--"] + files.map(\.path)
-    }
-
-    /// The environment as the trampoline reads it from stdin: `NAME=value` entries, each ended by a
-    /// NUL, then one more NUL, which tells the trampoline that it has all of it (and not a stream
-    /// that jobd closed early).
-    static func encode(_ environment: [String: String]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for (name, value) in environment.sorted(by: { $0.key < $1.key }) {
-            bytes += Array(name.utf8) + [UInt8(ascii: "=")] + Array(value.utf8) + [0]
-        }
-        return bytes + [0]
+    /// The plan that hands a run's mail to `argv` (sendmail) as `account`'s user, through the same
+    /// switch as the run's; the message follows the plan on stdin.
+    static func mailPlan(_ account: Account, argv: [String], environment: [String: String]) -> ExecPlan {
+        var plan = ExecPlan()
+        plan.credentials = ExecPlan.Credentials(account)
+        plan.environment = environment
+        plan.argv = argv
+        plan.keepsStandardInput = true
+        return plan
     }
 
     /// What the read mode wrote: for each file, a line `ERRNO MODE SIZE` and SIZE bytes. `nil` when

@@ -1,4 +1,4 @@
-import JobdConfig
+@testable import JobdConfig
 import Testing
 
 /// `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`, `UMask=` and the `Limit…=` keys, read
@@ -15,7 +15,8 @@ struct ProcessAttributesTests {
     @Test func niceIOAndUmaskAreTheKernelsValues() throws {
         let set = try Self.attributes("Nice=10\nIOSchedulingClass=idle\nUMask=0027\n")
         #expect(set.nice == 10 && set.ioClass == 3 && set.umask == 0o027)
-        #expect(set.trampolineOptions == ["--nice", "10", "--ioprio", String(3 << 13 | 4), "--umask", "27"])
+        let planned = set.execAttributes
+        #expect(planned.nice == 10 && planned.ioPriority == 3 << 13 | 4 && planned.umask == 0o027 && planned.scheduling == nil && planned.limits.isEmpty)
         // A class alone gets priority 4; a priority alone is best-effort, as systemd does.
         #expect(try Self.attributes("IOSchedulingClass=realtime\n").ioPriorityValue == 1 << 13 | 4)
         // systemd 252 keeps the priority with the idle class (man-db.service: idle:7), and the kernel reports it.
@@ -23,11 +24,11 @@ struct ProcessAttributesTests {
         #expect(try Self.attributes("IOSchedulingPriority=7\n").ioPriorityValue == 2 << 13 | 7)
         #expect(try Self.attributes("IOSchedulingClass=best-effort\nIOSchedulingPriority=0\n").ioPriorityValue == 2 << 13)
         #expect(try Self.attributes("Nice=-20\n").nice == -20)
-        #expect(try Self.attributes("CPUSchedulingPolicy=batch\n").trampolineOptions == ["--sched", "3:0"])
-        #expect(try Self.attributes("CPUSchedulingPolicy=fifo\n").trampolineOptions == ["--sched", "1:1"])
-        #expect(try Self.attributes("CPUSchedulingPolicy=rr\nCPUSchedulingPriority=50\n").trampolineOptions == ["--sched", "2:50"])
+        #expect(try Self.attributes("CPUSchedulingPolicy=batch\n").execAttributes.scheduling == .init(policy: 3, priority: 0))
+        #expect(try Self.attributes("CPUSchedulingPolicy=fifo\n").execAttributes.scheduling == .init(policy: 1, priority: 1))
+        #expect(try Self.attributes("CPUSchedulingPolicy=rr\nCPUSchedulingPriority=50\n").execAttributes.scheduling == .init(policy: 2, priority: 50))
         #expect(try Self.attributes("Nice=5\nNice=\n").isDefault, "an empty value resets")
-        #expect(try Self.attributes("").trampolineOptions.isEmpty)
+        #expect(try Self.attributes("").execAttributes == ExecPlan.Attributes())
     }
 
     @Test(arguments: [
@@ -67,7 +68,10 @@ struct ProcessAttributesTests {
 
     @Test func limitsGoToTheTrampolineByResourceNumber() throws {
         let set = try Self.attributes("LimitNOFILE=1000:2000\nLimitCORE=0\nLimitAS=infinity\n")
-        #expect(set.trampolineOptions == ["--rlimit", "4:0:0", "--rlimit", "7:1000:2000", "--rlimit", "9:infinity:infinity"])
+        #expect(set.execAttributes.limits == [
+            .init(resource: .core, limit: ResourceLimit(soft: 0, hard: 0)), .init(resource: .nofile, limit: ResourceLimit(soft: 1_000, hard: 2_000)),
+            .init(resource: .as, limit: ResourceLimit(soft: nil, hard: nil)),
+        ])
     }
 
     /// A hard limit above jobd's own needs CAP_SYS_RESOURCE (an nspawn container's root has none):

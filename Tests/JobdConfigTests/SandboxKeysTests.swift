@@ -17,7 +17,7 @@ struct SandboxKeysTests {
 
     @Test func aJobWithoutKeysHasNoSandboxAndNoOptions() throws {
         let none = try Self.sandbox("")
-        #expect(none.isDefault && none.trampolineOptions().isEmpty)
+        #expect(none.isDefault && none.execSandbox() == ExecPlan.Sandbox())
         // Every key at its default, written out, is still no sandbox.
         #expect(try Self.sandbox("PrivateDevices=no\nPrivateUsers=no\nProtectSystem=no\nProtectHome=false\nRestrictNamespaces=no\n").isDefault)
     }
@@ -67,11 +67,12 @@ struct SandboxKeysTests {
         #expect(!deny.allowList && deny.names == ["swapon", "swapoff", "kexec_load", "kexec_file_load"])
         #expect(try Self.sandbox("SystemCallFilter=~@swap\nSystemCallFilter=\n").systemCallFilter == nil, "an empty value resets")
 
-        let options = try Self.sandbox("SystemCallFilter=~@swap\nSystemCallErrorNumber=EPERM\n").trampolineOptions()
-        #expect(options == ["--seccomp", "allow:1:swapoff,swapon"])
-        let killing = try Self.sandbox("SystemCallFilter=~@swap\n").trampolineOptions()
-        #expect(killing == ["--seccomp", "allow:kill:swapoff,swapon"])
-        #expect(try Self.sandbox("SystemCallFilter=read\nSystemCallErrorNumber=ENOSYS\n").trampolineOptions().last?.hasPrefix("38:allow:") == true)
+        let filters = try Self.sandbox("SystemCallFilter=~@swap\nSystemCallErrorNumber=EPERM\n").execSandbox().filters
+        #expect(filters == [.init(defaultAction: .allow, action: .error(1), names: ["swapoff", "swapon"])])
+        let killing = try Self.sandbox("SystemCallFilter=~@swap\n").execSandbox().filters
+        #expect(killing == [.init(defaultAction: .allow, action: .kill, names: ["swapoff", "swapon"])])
+        let allowing = try Self.sandbox("SystemCallFilter=read\nSystemCallErrorNumber=ENOSYS\n").execSandbox().filters.last
+        #expect(allowing?.defaultAction == .error(38) && allowing?.action == .allow && allowing?.names.contains("read") == true)
     }
 
     @Test func theGroupsAreSystemd252s() {
@@ -109,13 +110,14 @@ struct SandboxKeysTests {
         #expect(manDB.protectedCalls.isSuperset(of: ["settimeofday", "init_module", "syslog", "ioperm", "sethostname", "setdomainname", "_sysctl"]))
         let dropped = Sandbox.capabilityMask("CAP_MKNOD", "CAP_SYS_RAWIO", "CAP_SYS_MODULE", "CAP_SYSLOG", "CAP_SYS_TIME", "CAP_WAKE_ALARM")
         #expect(manDB.boundingSet == Sandbox.allCapabilities & ~dropped)
-        let options = manDB.trampolineOptions(privateTmp: ("/tmp/a/tmp", "/var/tmp/b/tmp"))
-        #expect(options.starts(with: ["--device-policy", "clock", "--new-uts", "--private-dev", "--private-tmp", "/tmp/a/tmp:/var/tmp/b/tmp"]), "\(options)")
-        #expect(options.contains("--lock-personality") && options.contains("--restrict-realtime") && !options.contains("--no-new-privileges"))
-        #expect(try Self.sandbox("PrivateDevices=yes\n").trampolineOptions().starts(with: ["--device-policy", "closed"]))
+        let planned = manDB.execSandbox(privateTmp: ("/tmp/a/tmp", "/var/tmp/b/tmp"))
+        #expect(planned.devicePolicy == .clock && planned.newUTS && planned.privateDevices, "\(planned)")
+        #expect(planned.privateTmp == .init(tmp: "/tmp/a/tmp", varTmp: "/var/tmp/b/tmp"))
+        #expect(planned.lockPersonality && planned.restrictRealtime && !planned.noNewPrivileges)
+        #expect(try Self.sandbox("PrivateDevices=yes\n").execSandbox().devicePolicy == .closed)
         // NoNewPrivileges= with a mount namespace: every mount nosuid, as systemd mounts them.
-        #expect(try Self.sandbox("NoNewPrivileges=yes\nPrivateTmp=yes\n").trampolineOptions(privateTmp: ("/a", "/b")).contains("--nosuid-mounts"))
-        #expect(try !Self.sandbox("NoNewPrivileges=yes\n").trampolineOptions().contains("--nosuid-mounts"))
+        #expect(try Self.sandbox("NoNewPrivileges=yes\nPrivateTmp=yes\n").execSandbox(privateTmp: ("/a", "/b")).nosuidMounts)
+        #expect(try !Self.sandbox("NoNewPrivileges=yes\n").execSandbox().nosuidMounts)
     }
 
     @Test(arguments: [
@@ -173,5 +175,19 @@ struct SandboxKeysTests {
         let definition = try Self.read("Nice=1\nProtectClock=yes\nPrivateDevices=yes\n").get()
         #expect(definition.sandboxDeviceLine == 4)
         #expect(try Self.read("PrivateTmp=yes\n").get().sandboxDeviceLine == nil)
+    }
+}
+
+extension Sandbox.MountEntry {
+    /// `MODE:PATH` (`ro:-/boot`), for the tables above.
+    var word: String {
+        let mode = switch mode {
+        case .inaccessible: "inaccessible"
+        case .readOnly: "ro"
+        case .readWrite: "rw"
+        case .tmpfs: "tmpfs"
+        case .keep: "keep"
+        }
+        return mode + ":" + (optional ? "-" : "") + path
     }
 }

@@ -103,7 +103,7 @@ import Testing
         let definition = try store.definition(of: try Self.nobody(), job: "mine", path: "mine.job",
                                               text: "[Job]\nExecStart=/bin/true\n" + body, names: ["mine"], bounds: Self.bounds).get()
         #expect(definition.sandbox.noNewPrivileges && definition.user == "nobody")
-        #expect(definition.sandbox.trampolineOptions().contains("--no-new-privileges"), "\(definition.sandbox.trampolineOptions())")
+        #expect(definition.sandbox.execSandbox().noNewPrivileges, "\(definition.sandbox.execSandbox())")
     }
 
     @Test func theStoreRunsTheJobAsItsOwnerAndNamesItsOwnJobs() throws {

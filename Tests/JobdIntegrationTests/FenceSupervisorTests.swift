@@ -1,10 +1,11 @@
 import Foundation
+import JobdConfig
 import JobdTestKit
 import Testing
 
-/// `jobd-cgexec --fence`: the supervisor a fleet run gets. It reports how the command ended, as the
+/// `jobd-cgexec` with a fence in its plan: the supervisor a fleet run gets. It reports how the command ended, as the
 /// trampoline did before; once the deadline in its fence file passes it stops the run (SIGTERM,
-/// SIGKILL after `--fence-stop`) and leaves `FILE.stopped` with the run's end. Each run is its own
+/// SIGKILL after the plan's stop timeout) and leaves `FILE.stopped` with the run's end. Each run is its own
 /// session (`setsid`), as jobd starts it, so that the supervisor signals the run alone, and starts
 /// with no signal blocked, as jobd starts it (the test runner's threads block nearly all, and a
 /// child inherits that; perl, which Debian always has, clears it).
@@ -40,13 +41,15 @@ import Testing
         }
     }
 
-    static func supervised(_ fence: Fence, stop: String = "5000000", options: [String] = [], _ command: [String]) throws -> CapturedProcess {
-        let trampoline = DaemonProcess.productsDirectory + "/jobd-cgexec"
-        return try CapturedProcess.run(
-            "/bin/sh", ["-c", "printf 'PATH=/usr/bin:/bin\\0\\0' | /usr/bin/setsid -w \"$@\"", "sh",
-                        "/usr/bin/perl", "-MPOSIX", "-e", "sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die; exec @ARGV or die", trampoline,
-                        "--fence", fence.path, "--fence-stop", stop] + options + ["--"] + command,
-            environment: ["PATH": "/usr/bin:/bin"])
+    static func supervised(_ fence: Fence, stop: TimeSpan = .seconds(5), nice: Int32? = nil, _ command: [String]) throws -> CapturedProcess {
+        var plan = ExecPlan()
+        plan.fence = ExecPlan.Fence(path: fence.path, stopTimeout: stop)
+        plan.attributes.nice = nice
+        plan.environment = ["PATH": "/usr/bin:/bin"]
+        plan.argv = command
+        return try TrampolineExitTests.trampoline(plan.encoded(), prefix: [
+            "/usr/bin/setsid", "-w", "/usr/bin/perl", "-MPOSIX", "-e", "sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die; exec @ARGV or die",
+        ])
     }
 
     @Test func beforeItsDeadlineTheCommandEndsAsItWouldWithoutTheFence() throws {
@@ -65,7 +68,7 @@ import Testing
     /// The job's attributes are the command's, not its supervisor's: a `Nice=` cannot slow the fence.
     @Test func theSupervisorKeepsJobdsPriority() throws {
         let fence = try Fence(secondsFromNow: 60)
-        let result = try Self.supervised(fence, options: ["--nice", "15"], ["/bin/sh", "-c", "ps -o ni= -p $PPID; ps -o ni= -p $$"])
+        let result = try Self.supervised(fence, nice: 15, ["/bin/sh", "-c", "ps -o ni= -p $PPID; ps -o ni= -p $$"])
         let values = result.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         errno = 0
         let own = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
@@ -95,7 +98,7 @@ import Testing
         // The fence passes once the shell ignores SIGTERM: a deadline of 0 has passed.
         let fence = try Fence(secondsFromNow: 60)
         try "0\n".write(toFile: fence.next, atomically: true, encoding: .utf8)
-        let result = try Self.supervised(fence, stop: "300000", ["/bin/sh", "-c", "trap '' TERM; mv \"$0\" \"$1\"; sleep 60",
+        let result = try Self.supervised(fence, stop: TimeSpan(microseconds: 300_000), ["/bin/sh", "-c", "trap '' TERM; mv \"$0\" \"$1\"; sleep 60",
                                                                  fence.next, fence.path])
         #expect(result.status == 128 + SIGKILL)
         #expect(result.standardError.contains("the run outlived its stop timeout after the lease ended: SIGKILL"))

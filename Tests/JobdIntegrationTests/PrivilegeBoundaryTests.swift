@@ -1,4 +1,5 @@
 import Foundation
+import JobdConfig
 import JobdTestKit
 import Testing
 
@@ -300,42 +301,63 @@ import Testing
 
 /// jobd-cgexec on its own, as jobd starts it but without the socket: each failure before the
 /// command is systemd's exit status for it, with the reason on stderr, and the command gets the
-/// job's environment alone.
+/// plan's environment alone.
 @Suite struct TrampolineExitTests {
-    static let complete = "PATH=/nonexistent:/usr/bin:/bin\\0\\0"
+    static let path = ["PATH": "/nonexistent:/usr/bin:/bin"]
+
+    static func plan(_ argv: [String], _ change: (inout ExecPlan) -> Void = { _ in }) -> ExecPlan {
+        var plan = ExecPlan()
+        plan.argv = argv
+        plan.environment = path
+        change(&plan)
+        return plan
+    }
 
     @Test(arguments: [
-        (["--directory", "/nonexistent", "--", "/bin/true"], complete, 200,
+        (plan(["/bin/true"]) { $0.directory = WorkingDirectory(path: "/nonexistent", optional: false) }, 200,
          "jobd-cgexec: cannot change to the working directory /nonexistent: No such file or directory"),
-        (["--", "jobd-no-such-command"], complete, 203, "jobd-cgexec: jobd-no-such-command: executable not found in PATH"),
-        (["--", "/nonexistent/command"], complete, 203, "jobd-cgexec: /nonexistent/command: No such file or directory"),
-        (["--", "/bin/true"], "PATH=/bin\\0", 203, "jobd-cgexec: the job's environment was cut short"),
-        (["--gid", "4294967295", "--", "/bin/true"], complete, 216, "jobd-cgexec: not a gid: 4294967295"),
-        (["--uid", "4294967295", "--", "/bin/true"], complete, 217, "jobd-cgexec: not a uid: 4294967295"),
-        (["--cgroup", "/nonexistent/cgroup", "--", "/bin/true"], complete, 219,
+        (plan(["jobd-no-such-command"]), 203, "jobd-cgexec: jobd-no-such-command: executable not found in PATH"),
+        (plan(["/nonexistent/command"]), 203, "jobd-cgexec: /nonexistent/command: No such file or directory"),
+        (plan(["/bin/true"]) { $0.credentials.gid = 4_294_967_295 }, 216, "jobd-cgexec: not a gid: 4294967295"),
+        (plan(["/bin/true"]) { $0.credentials.uid = 4_294_967_295 }, 217, "jobd-cgexec: not a uid: 4294967295"),
+        (plan(["/bin/true"]) { $0.cgroups = ["/nonexistent/cgroup"] }, 219,
          "jobd-cgexec: cannot enter the run's cgroup /nonexistent/cgroup: No such file or directory"),
     ])
-    func aFailureBeforeTheCommandIsSystemdsStatus(arguments: [String], environment: String, status: Int32, reason: String) throws {
-        let result = try Self.trampoline(arguments, environment: environment)
+    func aFailureBeforeTheCommandIsSystemdsStatus(plan: ExecPlan, status: Int32, reason: String) throws {
+        let result = try Self.trampoline(plan.encoded())
         #expect(result.status == status)
         #expect(result.standardError == reason + "\n")
         #expect(result.standardOutput.isEmpty)
     }
 
-    @Test func theCommandGetsTheJobsEnvironmentAloneAndItsPath() throws {
-        // `env` is found in the job's PATH, not the trampoline's (it has none), and sees nothing of
+    /// A plan cut short (jobd stopped writing) is never run with part of it.
+    @Test func aPlanCutShortIsRefused() throws {
+        let whole = Self.plan(["/bin/true"]).encoded()
+        let result = try Self.trampoline(Array(whole.dropLast()))
+        #expect(result.status == 203 && result.standardError == "jobd-cgexec: the exec plan was cut short\n")
+    }
+
+    @Test func theCommandGetsThePlansEnvironmentAloneAndItsPath() throws {
+        // `env` is found in the plan's PATH, not the trampoline's (it has none), and sees nothing of
         // the environment the trampoline itself was started with.
-        let result = try Self.trampoline(["--directory", "-/nonexistent", "--", "env"], environment: "JOB=x\\0" + Self.complete)
+        let plan = Self.plan(["env"]) {
+            $0.directory = WorkingDirectory(path: "/nonexistent", optional: true)
+            $0.environment["JOB"] = "x"
+        }
+        let result = try Self.trampoline(plan.encoded())
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "JOB=x\nPATH=/nonexistent:/usr/bin:/bin\n")
     }
 
-    /// Runs jobd-cgexec with `arguments`, `environment` (printf's escapes) on its stdin, and a
-    /// variable of its own (`TRAMPOLINE_ONLY`) in its own environment.
-    static func trampoline(_ arguments: [String], environment: String) throws -> CapturedProcess {
+    /// Runs jobd-cgexec with `plan` on its stdin (after `prefix`, a command that execs the rest), and
+    /// a variable of its own (`TRAMPOLINE_ONLY`) in its own environment.
+    static func trampoline(_ plan: [UInt8], prefix: [String] = []) throws -> CapturedProcess {
         let trampoline = DaemonProcess.productsDirectory + "/jobd-cgexec"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jobd-plan-\(UUID().uuidString)")
+        try Data(plan).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
         return try CapturedProcess.run(
-            "/bin/sh", ["-c", "printf \"$0\" | \"$@\"", environment, trampoline] + arguments,
+            "/bin/sh", ["-c", "\"$@\" < \"$0\"", file.path] + prefix + [trampoline],
             environment: ["PATH": "/usr/bin:/bin", "TRAMPOLINE_ONLY": "1"])
     }
 }

@@ -3,7 +3,7 @@ import JobdConfig
 @testable import JobdRunner
 import Testing
 
-/// The words jobd gives jobd-cgexec, and what it reads back from it (issue 26).
+/// The plans jobd gives jobd-cgexec, and what it reads back from it (issues 26, 39).
 struct TrampolineTests {
     static func account(user: String?, groups: [gid_t]?) throws -> Account {
         var account = try #require(try Account.resolve(user: "0", group: "0"))
@@ -17,35 +17,40 @@ struct TrampolineTests {
     @Test func aUserSwitchesGroupsGidAndUidAndTheDirectoryIsTheTrampolines() throws {
         let account = try Self.account(user: "alice", groups: [100, 27])
         let cgroup = RunCgroup(directory: "/sys/fs/cgroup/jobd/run-1", path: "/jobd/run-1")
-        #expect(Trampoline.options(cgroup: cgroup, account: account, directory: WorkingDirectory(path: "/home/alice", optional: true)) == [
-            "--cgroup", "/sys/fs/cgroup/jobd/run-1", "--groups", "100,27", "--gid", "100", "--uid", "1000",
-            "--directory", "-/home/alice", "--",
-        ])
+        let directory = WorkingDirectory(path: "/home/alice", optional: true)
+        let plan = Trampoline.plan(cgroup: cgroup, account: account, directory: directory, environment: ["PATH": "/bin"], argv: ["id"])
+        #expect(plan.cgroups == ["/sys/fs/cgroup/jobd/run-1"])
+        #expect(plan.credentials == ExecPlan.Credentials(groups: [100, 27], gid: 100, uid: 1_000))
+        #expect(plan.directory == directory && plan.keyring && plan.mode == .run && !plan.keepsStandardInput)
+        #expect(plan.environment == ["PATH": "/bin"] && plan.argv == ["id"])
         // Group= alone keeps jobd's uid and its supplementary groups, as setpriv --keep-groups did.
         let groupOnly = try Self.account(user: nil, groups: nil)
-        #expect(Trampoline.options(cgroup: nil, account: groupOnly, directory: nil) == ["--gid", "100", "--"])
-        #expect(Trampoline.readOptions(account, files: [EnvironmentFile(path: "/etc/a.env", optional: false)]) == [
-            "--groups", "100,27", "--gid", "100", "--uid", "1000", "--limit", "1048576", "--read", "--", "/etc/a.env",
-        ])
+        #expect(Trampoline.plan(cgroup: nil, account: groupOnly, directory: nil, environment: [:], argv: ["id"]).credentials
+                == ExecPlan.Credentials(gid: 100))
+        let read = Trampoline.readPlan(account, files: [EnvironmentFile(path: "/etc/a.env", optional: false)])
+        #expect(read.mode == .readFiles(limit: 1_048_576) && read.readFiles == ["/etc/a.env"] && read.argv.isEmpty && !read.keyring)
+        #expect(read.credentials == ExecPlan.Credentials(groups: [100, 27], gid: 100, uid: 1_000))
     }
 
-    /// A fleet run's fence: the supervisor's file and the job's TimeoutStopSec=, after the
-    /// attributes it applies as root and before the switch of credentials.
+    /// A User= run's mail goes through the same switch as the run, sendmail reading the message
+    /// that follows the plan, with jobd's environment and no keyring of its own.
+    @Test func aUsersMailIsSentThroughTheSameSwitch() throws {
+        let account = try Self.account(user: "alice", groups: [100])
+        let plan = Trampoline.mailPlan(account, argv: ["/usr/sbin/sendmail", "-i", "ops@example.com"], environment: ["PATH": "/bin"])
+        #expect(plan.credentials == ExecPlan.Credentials(account))
+        #expect(plan.keepsStandardInput && !plan.keyring && plan.cgroups.isEmpty && plan.mode == .run)
+        #expect(plan.argv == ["/usr/sbin/sendmail", "-i", "ops@example.com"] && plan.environment == ["PATH": "/bin"])
+    }
+
+    /// A fleet run's fence: the supervisor's file and the job's TimeoutStopSec=.
     @Test func aFencedRunNamesItsFenceAndItsStopTimeout() throws {
         let account = try Self.account(user: "alice", groups: nil)
         let fence = RunFence(path: "/run/jobd/fence/abc")
-        #expect(Trampoline.options(cgroup: nil, account: account, directory: nil, fence: (fence, .seconds(90))) == [
-            "--fence", "/run/jobd/fence/abc", "--fence-stop", "90000000", "--gid", "100", "--uid", "1000", "--",
-        ])
-        #expect(Trampoline.options(cgroup: nil, account: nil, directory: nil, fence: (fence, .infinity)) == [
-            "--fence", "/run/jobd/fence/abc", "--fence-stop", "infinity", "--",
-        ])
+        let timed = Trampoline.plan(cgroup: nil, account: account, directory: nil, fence: (fence, .seconds(90)), environment: [:], argv: ["x"])
+        #expect(timed.fence?.path == "/run/jobd/fence/abc" && timed.fence?.stopMicroseconds == 90_000_000)
+        let endless = Trampoline.plan(cgroup: nil, account: nil, directory: nil, fence: (fence, .infinity), environment: [:], argv: ["x"])
+        #expect(endless.fence?.path == "/run/jobd/fence/abc" && endless.fence?.stopMicroseconds == nil)
         #expect(fence.stoppedPath == "/run/jobd/fence/abc.stopped")
-    }
-
-    @Test func theEnvironmentIsNulTerminatedEntriesAndAnEmptyOne() {
-        #expect(Trampoline.encode(["PATH": "/bin", "A": "x=y z"]) == Array("A=x=y z\u{0}PATH=/bin\u{0}\u{0}".utf8))
-        #expect(Trampoline.encode([:]) == [0])
     }
 
     @Test func whatTheReaderWroteIsEachFilesTextOrItsError() throws {

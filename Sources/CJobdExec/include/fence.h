@@ -2,11 +2,13 @@
 #ifndef JOBD_CGEXEC_FENCE_H
 #define JOBD_CGEXEC_FENCE_H
 
+#include <stdint.h>
+
 // Forks: returns 0 in the child, which goes on to become the command; the parent becomes the run's
 // supervisor and never returns. -1 (errno set) when it cannot fork. `file` holds the deadline
 // (CLOCK_BOOTTIME microseconds, decimal), `stop` the microseconds between SIGTERM and SIGKILL
-// ("infinity": never SIGKILL), `cgroup` the run's cgroup directory or NULL, and `status_fd` the
+// (EXEC_UNLIMITED: never SIGKILL), `cgroup` the run's cgroup directory or NULL, and `status_fd` the
 // status socket (the supervisor closes its copy, so that jobd hears the command's execve).
-int fence_supervise(const char *file, const char *stop, const char *cgroup, int status_fd);
+int fence_supervise(const char *file, uint64_t stop, const char *cgroup, int status_fd);
 
 #endif

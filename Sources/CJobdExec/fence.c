@@ -132,17 +132,7 @@ static void __attribute__((noreturn)) end_like(int status) {
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
-int fence_supervise(const char *file, const char *stop, const char *cgroup, int status_fd) {
-    uint64_t grace = UINT64_MAX;
-    if (strcmp(stop, "infinity") != 0) {
-        char *end;
-        errno = 0;
-        grace = strtoull(stop, &end, 10);
-        if (errno != 0 || end == stop || *end != '\0' || stop[0] == '-') {
-            errno = EINVAL;
-            return -1;
-        }
-    }
+int fence_supervise(const char *file, uint64_t grace, const char *cgroup, int status_fd) {
     sigset_t children, before, ignored;
     sigemptyset(&children);
     sigaddset(&children, SIGCHLD);

@@ -1,0 +1,39 @@
+// The attributes of the run's process that need root: resource limits, nice value, I/O priority,
+// CPU scheduling; and the umask. Set before the switch of credentials, as systemd sets them (a
+// negative nice value or a raised hard limit needs root).
+#define _GNU_SOURCE
+#include "process.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "exit.h"
+
+static rlim_t limit_value(uint64_t value) {
+    return value == EXEC_UNLIMITED ? RLIM_INFINITY : (rlim_t)value;
+}
+
+void exec_apply_attributes(const struct exec_attributes *wanted) {
+    for (size_t i = 0; i < wanted->rlimit_count; i++) {
+        const struct exec_rlimit *limit = &wanted->rlimits[i];
+        struct rlimit value = {limit_value(limit->soft), limit_value(limit->hard)};
+        if (setrlimit((int)limit->resource, &value) != 0)
+            exec_fail(EXIT_LIMITS, "cannot set resource limit %u: %s", limit->resource, strerror(errno));
+    }
+    if (wanted->has_nice && setpriority(PRIO_PROCESS, 0, wanted->nice) != 0)
+        exec_fail(EXIT_NICE, "cannot set nice value %d: %s", wanted->nice, strerror(errno));
+    // ioprio_set(IOPRIO_WHO_PROCESS, 0, value): glibc has no wrapper.
+    if (wanted->has_ioprio && syscall(SYS_ioprio_set, 1, 0, (int)wanted->ioprio) != 0)
+        exec_fail(EXIT_IOPRIO, "cannot set I/O priority %u: %s", wanted->ioprio, strerror(errno));
+    if (wanted->has_sched) {
+        struct sched_param parameter = {.sched_priority = (int)wanted->sched_priority};
+        if (sched_setscheduler(0, (int)wanted->sched_policy, &parameter) != 0)
+            exec_fail(EXIT_SETSCHEDULER, "cannot set CPU scheduling %u:%u: %s", wanted->sched_policy, wanted->sched_priority, strerror(errno));
+    }
+    if (wanted->has_umask) umask((mode_t)wanted->umask);
+}
