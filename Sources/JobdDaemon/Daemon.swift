@@ -155,6 +155,7 @@ package struct Daemon {
             clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
             post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
         context.trimMemory = { malloc_trim(0) }
+        context.stall = DaemonFaults.blocking(stall)
         // What the connections' threads decide requests against (ControlAuthorizer), as the loop applies it.
         let published = LockedBox(Generation(jobs: []))
         let control = openControl(lock: runtimeLock, users: userJobs, directory: directory, generation: published) { continuation.yield($0) }
