@@ -78,11 +78,13 @@ let package = Package(
         .systemLibrary(name: "CEventfd"),
         // bpf(2), reached only through syscall(2): whether BPF device programs load; JobdRunner alone.
         .systemLibrary(name: "CBPFDevices"),
+        // epoll, pidfd_open, pipe2 and glibc's posix_spawn extensions; imported by JobdRunner alone.
+        .systemLibrary(name: "CSpawn"),
         // Definitions -> processes.
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices",
+                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -199,7 +201,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JobdRunnerTests",
-            dependencies: ["JobdRunner", "JobdConfig", "JobdCalendar", "JobdLogging", .product(name: "InMemoryLogging", package: "swift-log")],
+            dependencies: ["JobdRunner", "JobdConfig", "JobdCalendar", "JobdLogging", "JobdLocks", .product(name: "InMemoryLogging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "JobdControlTests", dependencies: ["JobdControl", "JobdTestKit"], swiftSettings: swiftSettings),
