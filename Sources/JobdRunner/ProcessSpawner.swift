@@ -23,7 +23,8 @@ package enum ProcessSpawner {
     }
 
     /// Starts `executable` (a path, or a name looked up in `environment`'s `PATH`) with `arguments`
-    /// (its argv, the first its name). `input` becomes its stdin and is closed here, started or not.
+    /// after its argv[0], which is the path it is started from (as swift-subprocess gave it).
+    /// `input` becomes its stdin and is closed here, started or not.
     package static func spawn(
         _ executable: String, arguments: [String], environment: [String: String], workingDirectory: String, input: Int32
     ) -> Result<Spawned, Failure> {
@@ -42,7 +43,7 @@ package enum ProcessSpawner {
         // The child's ends block, as a program expects of its stdout; dup2 clears their CLOEXEC.
         _ = fcntl(output[1], F_SETFL, 0)
         _ = fcntl(error[1], F_SETFL, 0)
-        let started = start(path, arguments: arguments, environment: environment, workingDirectory: workingDirectory,
+        let started = start(path, arguments: [path] + arguments, environment: environment, workingDirectory: workingDirectory,
                             descriptors: (input, output[1], error[1]))
         close(output[1])
         close(error[1])

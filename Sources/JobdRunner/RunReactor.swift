@@ -53,9 +53,10 @@ package final class RunReactor: Sendable {
         }
     }
 
-    /// Follows `process` until it has exited and both its pipes are closed, calling `line` for
-    /// each line it writes (on the reactor's thread); closes its descriptors and returns how it
-    /// exited. Call ``prepare()`` first.
+    /// Follows `process` until it has exited, calling `line` for each line it writes (on the
+    /// reactor's thread), to the end of its pipes or what they hold when it exits (a process it
+    /// left behind may keep them open); closes its descriptors and returns how it exited. Call
+    /// ``prepare()`` first.
     package func follow(_ process: ProcessSpawner.Spawned, line: @escaping @Sendable (String, Stream) -> Void) async -> Exit {
         guard let loop = loop.withLock({ $0 }) else { preconditionFailure("RunReactor.follow before prepare()") }
         return await withCheckedContinuation { continuation in

@@ -9,7 +9,7 @@ import JobdLocks
 final class RunReactorLoop: Sendable {
     /// One run followed: what only the reactor's thread touches once it is added.
     final class Followed: @unchecked Sendable {
-        let process: ProcessSpawner.Spawned
+        var process: ProcessSpawner.Spawned
         let line: @Sendable (String, RunReactor.Stream) -> Void
         let done: @Sendable (RunReactor.Exit) -> Void
         var output: OutputLineSplitter?
@@ -100,7 +100,7 @@ final class RunReactorLoop: Sendable {
                 switch slot {
                 case .output: read(run, slot, into: buffer)
                 case .error: read(run, slot, into: buffer)
-                case .exit: reap(run)
+                case .exit: reap(run, into: buffer)
                 }
                 if run.open == 0 { finish(run, number: token >> 2) }
             }
@@ -108,13 +108,15 @@ final class RunReactorLoop: Sendable {
     }
 
     /// One read of at most the buffer from a run's pipe, its lines handed over; at its end the
-    /// rest of the last line, and the pipe is closed.
-    private func read(_ run: Followed, _ slot: Slot, into buffer: UnsafeMutableRawBufferPointer) {
+    /// rest of the last line, and the pipe is closed. Returns whether it read anything.
+    @discardableResult
+    private func read(_ run: Followed, _ slot: Slot, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
         let descriptor = slot == .output ? run.process.standardOutput : run.process.standardError
+        guard descriptor >= 0 else { return false }
+        let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+        if count < 0 && (errno == EAGAIN || errno == EINTR) { return false }
         let stream: RunReactor.Stream = slot == .output ? .standardOutput : .standardError
         let emit = { (line: String) in run.line(line, stream) }
-        let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-        if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
         // A splitter is made at a run's first byte: a run that writes nothing holds no buffer.
         // Mutated in place through the run, so that its pending bytes are never copied.
         if count > 0 {
@@ -126,16 +128,33 @@ final class RunReactorLoop: Sendable {
                 if run.error == nil { run.error = OutputLineSplitter() }
                 run.error!.append(bytes, emit: emit)
             }
-            return
+            return true
         }
         // The end of the stream, or a pipe that failed: the exit status still tells how the run ended.
-        if slot == .output { run.output?.finish(emit: emit); run.output = nil } else { run.error?.finish(emit: emit); run.error = nil }
-        release(descriptor)
+        end(run, slot, emit: emit)
+        return false
+    }
+
+    /// The rest of a stream's last line, and its pipe closed.
+    private func end(_ run: Followed, _ slot: Slot, emit: (String) -> Void) {
+        if slot == .output {
+            run.output?.finish(emit: emit)
+            run.output = nil
+            release(run.process.standardOutput)
+            run.process.standardOutput = -1
+        } else {
+            run.error?.finish(emit: emit)
+            run.error = nil
+            release(run.process.standardError)
+            run.process.standardError = -1
+        }
         run.open -= 1
     }
 
-    /// The process exited: reaped, its status kept until its pipes are closed too.
-    private func reap(_ run: Followed) {
+    /// The process exited: reaped, and its pipes read for what it wrote before it ended, as much as
+    /// a pipe holds; what processes it left behind write after that is not the run's (as with
+    /// swift-subprocess), so that they hold neither the run nor its end.
+    private func reap(_ run: Followed, into buffer: UnsafeMutableRawBufferPointer) {
         var status: Int32 = 0
         var reaped = waitpid(run.process.pid, &status, WNOHANG)
         while reaped < 0 && errno == EINTR { reaped = waitpid(run.process.pid, &status, WNOHANG) }
@@ -146,6 +165,14 @@ final class RunReactorLoop: Sendable {
         if reaped == run.process.pid { run.exit = signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal) }
         release(run.process.pidfd)
         run.open -= 1
+        for slot in [Slot.output, .error] {
+            var reads = 0
+            while reads < 65_536 / bufferSize + 1, read(run, slot, into: buffer) { reads += 1 }
+            let stream: RunReactor.Stream = slot == .output ? .standardOutput : .standardError
+            if (slot == .output ? run.process.standardOutput : run.process.standardError) >= 0 {
+                end(run, slot) { run.line($0, stream) }
+            }
+        }
     }
 
     private func finish(_ run: Followed, number: UInt64) {

@@ -17,19 +17,20 @@ import Testing
     }
 
     @Test func aRunIsALeaderOfASessionOfItsOwnInItsDirectoryWithItsEnvironment() async throws {
-        let run = try await Self.lines(of: "sh", ["sh", "-c", "echo $$ $(cut -d' ' -f6 /proc/$$/stat); pwd; echo $GREETING; env | cut -d= -f1 | sort | grep -vx -e PWD -e SHLVL -e _ | paste -sd' '"],
+        let run = try await Self.lines(of: "sh", ["-c", "echo $$ $(cut -d' ' -f6 /proc/$$/stat); tr '\\0' '\\n' < /proc/$$/cmdline | head -n 1; pwd; echo $GREETING; env | cut -d= -f1 | sort | grep -vx -e PWD -e SHLVL -e _ | paste -sd' '"],
                                        environment: ["PATH": "/usr/bin:/bin", "GREETING": "hello"], directory: "/tmp")
         #expect(run.exit == .exited(0))
         let ids = run.lines.first?.split(separator: " ") ?? []
         #expect(ids.count == 2 && ids[0] == ids[1], "its session id is its pid: \(run.lines)")
-        #expect(Array(run.lines.dropFirst()) == ["/tmp", "hello", "GREETING PATH"], "nothing of jobd's environment")
+        #expect(Array(run.lines.dropFirst()) == ["/usr/bin/sh", "/tmp", "hello", "GREETING PATH"],
+                "argv[0] the path found in its PATH; nothing of jobd's environment")
     }
 
     /// Every descriptor of jobd's stays with jobd, also one opened without close-on-exec.
     @Test func aRunInheritsOnlyItsThreeDescriptors() async throws {
         let stray = open("/dev/null", O_RDONLY)
         defer { close(stray) }
-        let run = try await Self.lines(of: "/bin/sh", ["sh", "-c", "ls /proc/$$/fd"])
+        let run = try await Self.lines(of: "/bin/sh", ["-c", "ls /proc/$$/fd"])
         #expect(run.lines == ["0", "1", "2"])
     }
 
@@ -38,19 +39,19 @@ import Testing
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
         _ = "from jobd\n".withCString { send(pair[0], $0, 10, 0) }
         shutdown(pair[0], Int32(SHUT_WR))
-        let run = try await Self.lines(of: "/bin/cat", ["cat"], input: pair[1])
+        let run = try await Self.lines(of: "/bin/cat", [], input: pair[1])
         close(pair[0])
         #expect(run.lines == ["from jobd"])
         #expect(run.exit == .exited(0))
     }
 
     @Test func aCommandThatCannotBeStartedIsAFailureThatSaysWhy() {
-        let missing = ProcessSpawner.spawn("/nonexistent/command", arguments: ["command"], environment: [:], workingDirectory: "/",
+        let missing = ProcessSpawner.spawn("/nonexistent/command", arguments: [], environment: [:], workingDirectory: "/",
                                            input: open("/dev/null", O_RDONLY | O_CLOEXEC))
         #expect(throws: ProcessSpawner.Failure.self) { try missing.get() }
         #expect((try? missing.get()) == nil)
         if case .failure(let failure) = missing { #expect(failure.description.contains("No such file or directory"), "\(failure)") }
-        let unnamed = ProcessSpawner.spawn("no-such-command-here", arguments: ["x"], environment: ["PATH": "/bin"], workingDirectory: "/",
+        let unnamed = ProcessSpawner.spawn("no-such-command-here", arguments: [], environment: ["PATH": "/bin"], workingDirectory: "/",
                                            input: open("/dev/null", O_RDONLY | O_CLOEXEC))
         if case .failure(let failure) = unnamed { #expect(failure.description.contains("no such executable in PATH")) } else { Issue.record("started") }
     }
