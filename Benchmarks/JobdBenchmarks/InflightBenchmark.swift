@@ -29,6 +29,10 @@ struct InflightBenchmark {
             report.figure("runs started / failed to start / ended", "\(result.tally.started) / \(result.tally.failed) / \(result.tally.exited) (jobd exit \(result.status))")
             report.figure("jobd RSS \(settleSeconds) s after the last run ended", Format.bytes(Double(result.after))
                           + String(format: " (%+.1f%% of before)", 100 * Double(result.after - result.before) / Double(result.before)))
+            // What stays: the heap (anonymous), or code first run by the runs (file pages, which the kernel may drop).
+            report.figure("RssAnon / RssFile before → after",
+                          "\(Format.bytes(Double(result.kinds.before.anonymous))) / \(Format.bytes(Double(result.kinds.before.file))) → "
+                          + "\(Format.bytes(Double(result.kinds.after.anonymous))) / \(Format.bytes(Double(result.kinds.after.file)))")
             report.target("\(runs) runs in flight: ≤ 16 KiB each, none failed",
                           measured: Format.bytes(perRun) + ", \(result.tally.failed) failed",
                           passed: perRun <= 16 * 1_024 && result.tally.failed == 0 && result.tally.started == runs)
@@ -39,7 +43,8 @@ struct InflightBenchmark {
     }
 
     /// One jobd with `runs` sleepers, its RSS before, in flight and after.
-    private func measure(runs: Int) throws -> (before: Int, inFlight: Int, peak: Int, after: Int, tally: Tally, status: Int32) {
+    private func measure(runs: Int) throws -> (before: Int, inFlight: Int, peak: Int, after: Int, tally: Tally, status: Int32,
+                                               kinds: (before: (anonymous: Int, file: Int), after: (anonymous: Int, file: Int))) {
         Self.raiseOpenFiles(to: runs * 4 + 4_096)
         let work = NSTemporaryDirectory() + "jobd-bench-inflight-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -65,6 +70,7 @@ struct InflightBenchmark {
         try daemon.waitForReady()
         Thread.sleep(forTimeInterval: 2)
         let before = daemon.probe.residentBytes.rss
+        let kindsBefore = daemon.probe.residentKinds
         try Self.wait("every run to start", timeout: Double(startup + sleepSeconds)) {
             tally.withLock { $0.started + $0.failed } >= runs
         }
@@ -73,9 +79,10 @@ struct InflightBenchmark {
         try Self.wait("every run to end", timeout: Double(sleepSeconds * 4 + 60)) { tally.withLock { $0.exited } >= runs }
         Thread.sleep(forTimeInterval: Double(settleSeconds))
         let after = daemon.probe.residentBytes.rss
+        let kindsAfter = daemon.probe.residentKinds
         let (status, _) = daemon.stop()
         lines.waitForEnd()
-        return (before, inFlight.rss, inFlight.peak, after, tally.withLock { $0 }, status)
+        return (before, inFlight.rss, inFlight.peak, after, tally.withLock { $0 }, status, (kindsBefore, kindsAfter))
     }
 
     private static func wait(_ what: String, timeout: Double, until done: () -> Bool) throws {
