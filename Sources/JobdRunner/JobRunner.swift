@@ -34,6 +34,8 @@ package struct JobRunner: Sendable {
     package let outputTaps = RunOutputTaps()
     /// Each user's budget of journal lines for their own jobs' output.
     package let outputBudget = OutputBudget()
+    /// The one thread that reads every run's output and sees its process end (issue 39).
+    let reactor = RunReactor()
     /// For the tests (`JOBD_FAULT_SLOW_ACCOUNT_SECONDS`): each `User=`/`Group=` look-up of a run
     /// waits this long first, as a hung LDAP server or sssd would make it.
     package static let slowAccountVariable = "JOBD_FAULT_SLOW_ACCOUNT_SECONDS"
@@ -441,104 +443,71 @@ package struct JobRunner: Sendable {
         } catch {
             return (.failedToStart(error.description), nil)
         }
-        var options = PlatformOptions()
-        options.createSession = true
-        let environment = Dictionary(uniqueKeysWithValues: launch.environment.map {
-            (Environment.Key(rawValue: $0.key)!, $0.value)
-        })
-        let pidBox = LockedBox<pid_t?>(nil)
-        let startFailure = LockedBox<String?>(nil)
-        let handshakeTaken = LockedBox(false)
-        do {
-            let result = try await Subprocess.run(
-                launch.executable, arguments: Arguments(launch.arguments), environment: .custom(environment),
-                workingDirectory: launch.workingDirectory, platformOptions: options,
-                input: .fileDescriptor(FileDescriptor(rawValue: launch.input), closeAfterSpawningProcess: true),
-                output: .sequence, error: .sequence
-            ) { execution in
-                let pid = execution.processIdentifier.value
-                pidBox.withLock { $0 = pid }
-                registry.started(runID: runID, pid: pid, cgroup: configuration.cgroup)
-                handshakeTaken.withLock { $0 = true }
-                let failure = if let socket = launch.handshake {
-                    await Self.handshake(socket, environment: configuration.environment)
-                } else { String?.none }
-                startFailure.withLock { $0 = failure }
-                if failure == nil {
-                    logger.event(.runStart, "run \(runID) of \(definition.name) started: \(definition.command.text)",
-                                 fields.merging([JobdField.pid: String(pid)]) { $1 })
-                }
-                let standardOutput = execution.standardOutput
-                let standardError = execution.standardError
-                let runner = self
-                await withTaskGroup(of: Void.self) { group in
-                    // Output carries the job's name (or its SyslogIdentifier=) and the command's pid,
-                    // so that `journalctl -t JOB` finds it and it reads `backup[4242]: …`.
-                    var merged = fields.merging([JobdField.pid: String(pid)]) { $1 }
-                    if let identifier = definition.syslogIdentifier { merged[JobdField.syslogIdentifier] = identifier }
-                    // A constant for the two tasks (a captured var is shared between them).
-                    let outputFields = merged
-                    let user = definition.owningUser
-                    let dropped = LockedBox(0)
-                    group.addTask {
-                        await runner.forward(standardOutput, runID: runID, level: .info, fields: outputFields, mailed: mailed, user: user, dropped: dropped)
-                    }
-                    group.addTask {
-                        await runner.forward(standardError, runID: runID, level: .error, fields: outputFields, mailed: mailed, user: user, dropped: dropped)
-                    }
-                    await group.waitForAll()
-                    let count = dropped.withLock { $0 }
-                    if count > 0, let user {
-                        logger.event(.runOutputDropped, level: .warning,
-                                     "\(count) line(s) of run \(runID) of \(definition.name)'s output were not logged: \(user)'s runs wrote more "
-                                     + "than UserLogRateLimitBurst= lines in UserLogRateLimitIntervalSec= (jobd.conf)",
-                                     fields.merging([JobdField.droppedCount: String(count)]) { $1 })
-                    }
-                }
-            }
-            if let failure = startFailure.withLock({ $0 }) { return (.failedToStart(failure), nil) }
-            let pid = pidBox.withLock { $0 }
-            switch result.terminationStatus {
-            case .exited(let status): return (.exited(status), pid)
-            case .signaled(let signal):
-                // A run with LimitCORE= of its own dumps core by its limit, not jobd's.
-                let core = configuration.attributes.limits[.core].map { $0.soft ?? .max }
-                return (.signaled(signal, coreLimit: core), pid)
-            }
-        } catch {
-            if let socket = launch.handshake, !handshakeTaken.withLock({ $0 }) { close(socket) }
-            return (.failedToStart(String(describing: error)), nil)
+        if case .failure(let failure) = reactor.prepare() {
+            close(launch.input)
+            if let socket = launch.handshake { close(socket) }
+            return (.failedToStart(failure.description), nil)
+        }
+        let spawned: ProcessSpawner.Spawned
+        switch ProcessSpawner.spawn(launch.executable.description, arguments: launch.arguments, environment: launch.environment,
+                                    workingDirectory: launch.workingDirectory.string, input: launch.input) {
+        case .failure(let failure):
+            if let socket = launch.handshake { close(socket) }
+            return (.failedToStart(failure.description), nil)
+        case .success(let process):
+            spawned = process
+        }
+        let pid = spawned.pid
+        registry.started(runID: runID, pid: pid, cgroup: configuration.cgroup)
+        let failure = if let socket = launch.handshake {
+            await Self.handshake(socket, environment: configuration.environment)
+        } else { String?.none }
+        if failure == nil {
+            logger.event(.runStart, "run \(runID) of \(definition.name) started: \(definition.command.text)",
+                         fields.merging([JobdField.pid: String(pid)]) { $1 })
+        }
+        // Output carries the job's name (or its SyslogIdentifier=) and the command's pid,
+        // so that `journalctl -t JOB` finds it and it reads `backup[4242]: …`.
+        var outputFields = fields.merging([JobdField.pid: String(pid)]) { $1 }
+        if let identifier = definition.syslogIdentifier { outputFields[JobdField.syslogIdentifier] = identifier }
+        let user = definition.owningUser
+        let dropped = LockedBox(0)
+        let exit = await reactor.follow(spawned) { [outputFields] line, stream in
+            forward(line, runID: runID, level: stream == .standardOutput ? .info : .error, fields: outputFields, mailed: mailed,
+                    user: user, dropped: dropped)
+        }
+        let count = dropped.withLock { $0 }
+        if count > 0, let user {
+            logger.event(.runOutputDropped, level: .warning,
+                         "\(count) line(s) of run \(runID) of \(definition.name)'s output were not logged: \(user)'s runs wrote more "
+                         + "than UserLogRateLimitBurst= lines in UserLogRateLimitIntervalSec= (jobd.conf)",
+                         fields.merging([JobdField.droppedCount: String(count)]) { $1 })
+        }
+        if let failure { return (.failedToStart(failure), nil) }
+        switch exit {
+        case .exited(let status): return (.exited(status), pid)
+        case .signaled(let signal):
+            // A run with LimitCORE= of its own dumps core by its limit, not jobd's.
+            let core = configuration.attributes.limits[.core].map { $0.soft ?? .max }
+            return (.signaled(signal, coreLimit: core), pid)
         }
     }
 
     /// Each line a run writes becomes its own `run.output` entry: priority 6 for stdout (info), 3
-    /// for stderr (error), with the job and run. The pipe is read only as fast as lines are
-    /// logged, so a job that writes without end cannot grow jobd's memory.
+    /// for stderr (error), with the job and run. ``RunReactor`` reads a pipe only as fast as its
+    /// lines are taken here, so a job that writes without end cannot grow jobd's memory.
     private func forward(
-        _ output: SubprocessOutputSequence, runID: UInt64, level: Logger.Level, fields: [String: String], mailed: MailedOutput?,
+        _ line: String, runID: UInt64, level: Logger.Level, fields: [String: String], mailed: MailedOutput?,
         user: String?, dropped: LockedBox<Int>
-    ) async {
-        var splitter = OutputLineSplitter()
-        let taps = outputTaps
-        let budget = outputBudget
-        let emit = { (line: String) in
-            // A user's line beyond their budget is counted, not logged (``OutputBudget``).
-            if let user, !budget.take(user: user) {
-                dropped.withLock { $0 += 1 }
-            } else {
-                logger.event(.runOutput, level: level, line, fields)
-            }
-            taps.deliver(runID: runID, line: line, standardOutput: level == .info)
-            mailed?.append(line)
+    ) {
+        // A user's line beyond their budget is counted, not logged (``OutputBudget``).
+        if let user, !outputBudget.take(user: user) {
+            dropped.withLock { $0 += 1 }
+        } else {
+            logger.event(.runOutput, level: level, line, fields)
         }
-        do {
-            for try await buffer in output {
-                buffer.withUnsafeBytes { splitter.append($0, emit: emit) }
-            }
-        } catch {
-            // The pipe failed; the exit status still tells how the run ended.
-        }
-        splitter.finish(emit: emit)
+        outputTaps.deliver(runID: runID, line: line, standardOutput: level == .info)
+        mailed?.append(line)
     }
 
     // Why the switch of credentials is jobd-cgexec's, not swift-subprocess's `userID`/`groupID`:
