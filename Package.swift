@@ -86,11 +86,13 @@ let package = Package(
         .systemLibrary(name: "CEventfd"),
         // bpf(2), reached only through syscall(2): whether BPF device programs load; JobdRunner alone.
         .systemLibrary(name: "CBPFDevices"),
+        // epoll, pidfd_open, pipe2 and glibc's posix_spawn extensions; imported by JobdRunner alone.
+        .systemLibrary(name: "CSpawn"),
         // Definitions -> processes.
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices",
+                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -217,7 +219,7 @@ let package = Package(
         .testTarget(
             name: "JobdRunnerTests",
             dependencies: [
-                "JobdRunner", "JobdConfig", "JobdCalendar", "JobdLogging", "JobdTimers", "JobdTestKit",
+                "JobdRunner", "JobdConfig", "JobdCalendar", "JobdLogging", "JobdTimers", "JobdLocks", "JobdTestKit",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -6,7 +6,7 @@ import Foundation
 @main
 struct BenchmarkCommand: ParsableCommand {
     enum Part: String, CaseIterable, ExpressibleByArgument {
-        case timers, daemon, runs, calendar, fleet, soak
+        case timers, daemon, runs, calendar, fleet, inflight, soak
     }
 
     static let configuration = CommandConfiguration(
@@ -36,6 +36,12 @@ struct BenchmarkCommand: ParsableCommand {
 
     @Option(help: "Fleet jobs due at the same second (part 6).")
     var fleetJobs = 10_000
+
+    @Option(help: "Runs of /bin/sleep in flight at once, one jobd each (part 7, issue 39).")
+    var inflightRuns: [Int] = [1_000, 10_000]
+
+    @Option(help: "How long each of those runs sleeps, in seconds (part 7).")
+    var inflightSleep = 60
 
     @Option(help: "Reloads in the soak run.")
     var reloads = 1_000
@@ -71,6 +77,7 @@ struct BenchmarkCommand: ParsableCommand {
             case .runs: try RunBenchmark(seconds: runSeconds).run(report)
             case .calendar: try CalendarBenchmark(jobs: calendarJobs).run(report)
             case .fleet: try FleetBenchmark(jobs: fleetJobs).run(report)
+            case .inflight: try InflightBenchmark(counts: inflightRuns, sleepSeconds: inflightSleep).run(report)
             case .soak: try SoakRun(reloads: reloads).run(report)
             }
         }

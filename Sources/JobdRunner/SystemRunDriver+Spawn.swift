@@ -110,98 +110,68 @@ extension SystemRunDriver {
         } catch {
             return .failure(error)
         }
-        var options = PlatformOptions()
-        options.createSession = true
-        let environment = Dictionary(uniqueKeysWithValues: launch.environment.map {
-            (Environment.Key(rawValue: $0.key)!, $0.value)
-        })
-        let startFailure = LockedBox<String?>(nil)
-        let handshakeTaken = LockedBox(false)
-        do {
-            let result = try await Subprocess.run(
-                launch.executable, arguments: Arguments(launch.arguments), environment: .custom(environment),
-                workingDirectory: launch.workingDirectory, platformOptions: options,
-                input: .fileDescriptor(FileDescriptor(rawValue: launch.input), closeAfterSpawningProcess: true),
-                output: .sequence, error: .sequence
-            ) { execution in
-                let pid = execution.processIdentifier.value
-                registry.started(runID: runID, pid: pid, cgroup: configuration.cgroup)
-                handshakeTaken.withLock { $0 = true }
-                let failure = if let socket = launch.handshake {
-                    await Self.handshake(socket, plan: launch.plan)
-                } else { String?.none }
-                startFailure.withLock { $0 = failure }
-                if failure == nil { await started(pid) }
-                let standardOutput = execution.standardOutput
-                let standardError = execution.standardError
-                let runner = self
-                await withTaskGroup(of: Void.self) { group in
-                    // Output carries the job's name (or its SyslogIdentifier=) and the command's pid,
-                    // so that `journalctl -t JOB` finds it and it reads `backup[4242]: …`.
-                    var merged = fields.merging([JobdField.pid: String(pid)]) { $1 }
-                    if let identifier = definition.syslogIdentifier { merged[JobdField.syslogIdentifier] = identifier }
-                    // A constant for the two tasks (a captured var is shared between them).
-                    let outputFields = merged
-                    let user = definition.owningUser
-                    let dropped = LockedBox(0)
-                    group.addTask {
-                        await runner.forward(standardOutput, runID: runID, level: .info, fields: outputFields, mailed: mailed, user: user, dropped: dropped)
-                    }
-                    group.addTask {
-                        await runner.forward(standardError, runID: runID, level: .error, fields: outputFields, mailed: mailed, user: user, dropped: dropped)
-                    }
-                    await group.waitForAll()
-                    let count = dropped.withLock { $0 }
-                    if count > 0, let user {
-                        logger.event(.runOutputDropped, level: .warning,
-                                     "\(count) line(s) of run \(runID) of \(definition.name)'s output were not logged: \(user)'s runs wrote more "
-                                     + "than UserLogRateLimitBurst= lines in UserLogRateLimitIntervalSec= (jobd.conf)",
-                                     fields.merging([JobdField.droppedCount: String(count)]) { $1 })
-                    }
-                }
-            }
-            if let failure = startFailure.withLock({ $0 }) { return .failure(PreparationError(description: failure)) }
-            switch result.terminationStatus {
-            case .exited(let status): return .success(.exited(status))
-            case .signaled(let signal):
-                // A run with LimitCORE= of its own dumps core by its limit, not jobd's.
-                let core = configuration.attributes.limits[.core].map { $0.soft ?? .max }
-                return .success(.signaled(signal, coreLimit: core))
-            }
-        } catch {
-            if let socket = launch.handshake, !handshakeTaken.withLock({ $0 }) { close(socket) }
-            return .failure(PreparationError(description: String(describing: error)))
+        if case .failure(let failure) = reactor.prepare() {
+            close(launch.input)
+            if let socket = launch.handshake { close(socket) }
+            return .failure(PreparationError(description: failure.description))
+        }
+        let spawned: ProcessSpawner.Spawned
+        switch ProcessSpawner.spawn(launch.executable.description, arguments: launch.arguments, environment: launch.environment,
+                                    workingDirectory: launch.workingDirectory.string, input: launch.input) {
+        case .failure(let failure):
+            if let socket = launch.handshake { close(socket) }
+            return .failure(PreparationError(description: failure.description))
+        case .success(let process):
+            spawned = process
+        }
+        let pid = spawned.pid
+        registry.started(runID: runID, pid: pid, cgroup: configuration.cgroup)
+        let failure = if let socket = launch.handshake {
+            await Self.handshake(socket, plan: launch.plan)
+        } else { String?.none }
+        if failure == nil { await started(pid) }
+        // Output carries the job's name (or its SyslogIdentifier=) and the command's pid,
+        // so that `journalctl -t JOB` finds it and it reads `backup[4242]: …`.
+        var outputFields = fields.merging([JobdField.pid: String(pid)]) { $1 }
+        if let identifier = definition.syslogIdentifier { outputFields[JobdField.syslogIdentifier] = identifier }
+        let user = definition.owningUser
+        let dropped = LockedBox(0)
+        let exit = await reactor.follow(spawned) { [outputFields] line, stream in
+            forward(line, runID: runID, level: stream == .standardOutput ? .info : .error, fields: outputFields, mailed: mailed,
+                    user: user, dropped: dropped)
+        }
+        let count = dropped.withLock { $0 }
+        if count > 0, let user {
+            logger.event(.runOutputDropped, level: .warning,
+                         "\(count) line(s) of run \(runID) of \(definition.name)'s output were not logged: \(user)'s runs wrote more "
+                         + "than UserLogRateLimitBurst= lines in UserLogRateLimitIntervalSec= (jobd.conf)",
+                         fields.merging([JobdField.droppedCount: String(count)]) { $1 })
+        }
+        if let failure { return .failure(PreparationError(description: failure)) }
+        switch exit {
+        case .exited(let status): return .success(.exited(status))
+        case .signaled(let signal):
+            // A run with LimitCORE= of its own dumps core by its limit, not jobd's.
+            let core = configuration.attributes.limits[.core].map { $0.soft ?? .max }
+            return .success(.signaled(signal, coreLimit: core))
         }
     }
 
     /// Each line a run writes becomes its own `run.output` entry: priority 6 for stdout (info), 3
-    /// for stderr (error), with the job and run. The pipe is read only as fast as lines are
-    /// logged, so a job that writes without end cannot grow jobd's memory.
+    /// for stderr (error), with the job and run. ``RunReactor`` reads a pipe only as fast as its
+    /// lines are taken here, so a job that writes without end cannot grow jobd's memory.
     private func forward(
-        _ output: SubprocessOutputSequence, runID: UInt64, level: Logger.Level, fields: [String: String], mailed: (@Sendable (String) -> Void)?,
+        _ line: String, runID: UInt64, level: Logger.Level, fields: [String: String], mailed: (@Sendable (String) -> Void)?,
         user: String?, dropped: LockedBox<Int>
-    ) async {
-        var splitter = OutputLineSplitter()
-        let taps = outputTaps
-        let budget = outputBudget
-        let emit = { (line: String) in
-            // A user's line beyond their budget is counted, not logged (``OutputBudget``).
-            if let user, !budget.take(user: user) {
-                dropped.withLock { $0 += 1 }
-            } else {
-                logger.event(.runOutput, level: level, line, fields)
-            }
-            taps.deliver(runID: runID, line: line, standardOutput: level == .info)
-            mailed?(line)
+    ) {
+        // A user's line beyond their budget is counted, not logged (``OutputBudget``).
+        if let user, !outputBudget.take(user: user) {
+            dropped.withLock { $0 += 1 }
+        } else {
+            logger.event(.runOutput, level: level, line, fields)
         }
-        do {
-            for try await buffer in output {
-                buffer.withUnsafeBytes { splitter.append($0, emit: emit) }
-            }
-        } catch {
-            // The pipe failed; the exit status still tells how the run ended.
-        }
-        splitter.finish(emit: emit)
+        outputTaps.deliver(runID: runID, line: line, standardOutput: level == .info)
+        mailed?(line)
     }
 
     // Why the switch of credentials is jobd-cgexec's, not swift-subprocess's `userID`/`groupID`:

@@ -22,6 +22,8 @@ package struct SystemRunDriver: RunDriver {
     let registry: RunRegistry
     let outputTaps: RunOutputTaps
     let outputBudget: OutputBudget
+    /// The one thread that reads every run's output and sees its process end (issue 39).
+    let reactor = RunReactor()
     let tracking: RunTracking
     package let host: any HostFacts
     /// Called on the look-up's own thread before each `User=`/`Group=` look-up: where a test makes

@@ -59,17 +59,41 @@ import Testing
 @Suite struct BurstTrimTests {
     typealias H = DaemonHarness
 
-    @Test func aDrainedBurstTrimsOnceAndAFewRunsNever() {
+    @Test func aDrainedBurstTrimsAsItHalvesAndAFewRunsNever() {
         let daemon = H([H.job("a", overlap: .parallel)])
         for _ in 0..<3 { daemon.control(.run, "a") }
         for _ in 0..<3 { daemon.end("a") }
         #expect(daemon.trims.withLock { $0 } == 0)
         for _ in 0..<100 { daemon.control(.run, "a") }
-        for _ in 0..<74 { daemon.end("a") }
-        #expect(daemon.trims.withLock { $0 } == 0, "26 of 100 still in flight")
+        for _ in 0..<49 { daemon.end("a") }
+        #expect(daemon.trims.withLock { $0 } == 0, "51 of 100 still in flight")
         daemon.end("a")
-        #expect(daemon.trims.withLock { $0 } == 1, "a quarter of the peak left")
-        for _ in 0..<25 { daemon.end("a") }
-        #expect(daemon.trims.withLock { $0 } == 1, "once a burst")
+        #expect(daemon.trims.withLock { $0 } == 1, "half of the peak left")
+        for _ in 0..<49 { daemon.end("a") }
+        #expect(daemon.trims.withLock { $0 } == 1, "50 is below the threshold: no more halvings")
+        daemon.end("a")
+        #expect(daemon.trims.withLock { $0 } == 2, "the burst's last run")
+    }
+
+    /// The decision alone: at which runs in flight a burst of `peak` runs trims as it drains.
+    @Test(arguments: [(peak: 63, trims: [Int]()), (64, [32, 0]), (100, [50, 0]), (1_000, [500, 250, 125, 62, 0]),
+                      (6_000, [3_000, 1_500, 750, 375, 187, 93, 46, 0])])
+    func aBurstTrimsAtEachHalvingAndAtItsEnd(_ burst: (peak: Int, trims: [Int])) {
+        var trim = BurstTrim()
+        for _ in 0..<burst.peak { trim.started() }
+        var trimmedAt: [Int] = []
+        for _ in 0..<burst.peak where trim.ended() { trimmedAt.append(trim.inFlight) }
+        #expect(trimmedAt == burst.trims)
+    }
+
+    /// Runs that start while a burst drains count towards the level it halves from.
+    @Test func runsStartedWhileABurstDrainsMoveTheLevelUp() {
+        var trim = BurstTrim()
+        for _ in 0..<100 { trim.started() }
+        let first = (0..<50).map { _ in trim.ended() }
+        #expect(first == Array(repeating: false, count: 49) + [true], "50 left of 100")
+        for _ in 0..<50 { trim.started() }
+        let second = (0..<50).map { _ in trim.ended() }
+        #expect(second == Array(repeating: false, count: 49) + [true], "50 left of a level of 100 again")
     }
 }
