@@ -4,22 +4,26 @@ import JobdImport
 
 /// cron's files, read for jobd's cron mode (`[Cron]` `Enable=yes`): `/etc/crontab`, the files of
 /// `/etc/cron.d` whose names run-parts would run, and the crontabs of `/var/spool/cron/crontabs`,
-/// each with what `lstat`/`fstat` say of it; ``CronTable`` decides what runs. `root` prefixes the
-/// three paths (`$JOBD_CRON_ROOT`, for tests); it is empty on a machine.
+/// each with what `lstat`/`fstat` say of it; ``CronTable`` decides what runs. `root` stands for `/`
+/// (``DaemonOptions/cronRoot``, `$JOBD_CRON_ROOT` in tests), as for crontab(1)'s spool and
+/// `cron.allow`, so that cron mode reads the very spool `crontab` writes.
 struct CronSources: Sendable {
     var root: String
     /// jobd's environment, where `$JOBD_CRON_MODE` may make cron mode the default (``CronSettings``).
     var environment: [String: String]
 
-    /// `$JOBD_CRON_ROOT`, or the machine's own paths.
-    init(environment: [String: String]) {
+    init(root: String, environment: [String: String]) {
+        self.root = root
         self.environment = environment
-        root = environment["JOBD_CRON_ROOT"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
     }
 
-    var crontab: String { root + "/etc/crontab" }
-    var cronDirectory: String { root + "/etc/cron.d" }
-    var spoolDirectory: String { root + "/var/spool/cron/crontabs" }
+    init(options: DaemonOptions) {
+        self.init(root: options.cronRoot, environment: options.environment)
+    }
+
+    var crontab: String { DaemonOptions.under(root, "/etc/crontab") }
+    var cronDirectory: String { DaemonOptions.under(root, "/etc/cron.d") }
+    var spoolDirectory: String { DaemonOptions.under(root, CrontabSpool.defaultPath) }
 
     /// The files cron reads, in its order: `/etc/crontab`, then `/etc/cron.d` and the spool, each in name order.
     func files() -> [CronSourceFile] {

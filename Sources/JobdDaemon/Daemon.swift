@@ -45,7 +45,7 @@ package struct Daemon {
         UserJobStore.move(from: options.stateDirectory + "/users", to: options.spoolDirectory, logger: logger)
         var configuration = directory.read(using: &jobFiles)
         configuration.addUserJobs(from: users, configDirectory: options.configDirectory)
-        for warning in configuration.addCronJobs(from: CronSources(environment: options.environment)) { logger.warning("\(warning.warningLine)") }
+        for warning in configuration.addCronJobs(from: CronSources(options: options)) { logger.warning("\(warning.warningLine)") }
         guard let fatal = configuration.fatal else { return configuration }
         logger.log(configErrors: [fatal])
         let reason = "jobd cannot start: \(fatal)"
@@ -140,7 +140,7 @@ package struct Daemon {
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let tasks = BackgroundTasks()
         let environment = options.environment
-        let cronSources = CronSources(environment: options.environment)
+        let cronSources = CronSources(options: options)
         // Cron mode hears cron's files change as cron does, without a reload command. Watched even
         // while it is off, so that Enable=yes and a reload are enough; the loop ignores it then.
         let cronWatch = CronWatch(sources: cronSources) { continuation.yield(.cronChanged($0)) }

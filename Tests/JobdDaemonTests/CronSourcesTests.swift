@@ -41,7 +41,8 @@ import Testing
         tree.write("/var/spool/cron/crontabs/root", "* * * * * true\n", mode: 0o600)
         tree.write("/var/spool/cron/crontabs/tmp.X", "* * * * * true\n", mode: 0o600)
         symlink(tree.root + "/var/spool/cron/crontabs/root", tree.root + "/var/spool/cron/crontabs/nobody")
-        let sources = CronSources(environment: ["JOBD_CRON_ROOT": tree.root + "/"])
+        let sources = CronSources(options: DaemonOptions(configDirectory: "/", runtimeDirectory: "/", stateDirectory: "/", instance: "test",
+                                                         environment: ["JOBD_CRON_ROOT": tree.root + "/"]))
         let files = sources.files()
         #expect(files.map(\.kind) == [.systemCrontab, .cronDirectory(name: "linked"), .cronDirectory(name: "sysstat"),
                                       .spool(user: "nobody"), .spool(user: "root")])
