@@ -37,6 +37,8 @@ let package = Package(
         .executable(name: "jobctl", targets: ["jobctl"]),
         // The root trampoline of every run that needs a cgroup, credentials, a sandbox or a fence.
         .executable(name: "jobd-cgexec", targets: ["jobd-cgexec"]),
+        // The unit's main process, which keeps the runs a restarted jobd hands over (issue 36).
+        .executable(name: "jobd-keeper", targets: ["jobd-keeper"]),
         // The timer core, for Swift programs that want weak-target timers without jobd.
         .library(name: "JobdTimers", targets: ["JobdTimers"]),
     ],
@@ -103,6 +105,9 @@ let package = Package(
         // switches its credentials before the job's command runs: a thin main over CJobdExec (plain C,
         // no Swift), reading an exec plan on stdin; installed beside jobd, in libexec.
         .executableTarget(name: "jobd-cgexec", dependencies: ["CJobdExec"]),
+        // The unit's main process before jobd (issue 36): jobd's parent, and the parent of the runs a
+        // jobd leaves behind on a restart, whose ends it keeps for the next jobd. Plain C, no Swift.
+        .executableTarget(name: "jobd-keeper"),
         // libsystemd, bound for exactly one Swift target: SystemdKit.
         .systemLibrary(
             name: "CSystemd",
@@ -141,13 +146,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Runs that outlive a jobd (issue 36): what a handover writes of each run in flight, what the
+        // keeper kept of the ones that ended, and the decisions (stop or hand over; adopt, finish or
+        // abandon). Pure, no I/O.
+        .target(name: "JobdHandover", dependencies: ["JobdConfig", "JobdScheduler"], swiftSettings: swiftSettings),
         // malloc_trim, which Swift's Glibc module leaves out; imported by JobdDaemon alone.
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "JobdDaemon",
             dependencies: [
                 "CMalloc", "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
-                "JobdLocks",
+                "JobdLocks", "JobdHandover",
                 "JobdControl", "JobdFleet",
                 // crontab(1)'s check of a crontab and Debian's header, on the control socket; cron mode's
                 // reading of cron's files (CronTable).
@@ -224,6 +233,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "JobdLogging", "JobdTestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "JobdHandoverTests", dependencies: ["JobdHandover", "JobdConfig"], swiftSettings: swiftSettings),
         .testTarget(name: "JobdControlTests", dependencies: ["JobdControl", "JobdTestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdFleetTests",
@@ -235,7 +245,7 @@ let package = Package(
             name: "JobdDaemonTests",
             dependencies: [
                 "JobdDaemon", "JobdScheduler", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdControl", "JobdFleet",
-                "JobdTimers", "JobdTestKit", "SystemdKit",
+                "JobdTimers", "JobdTestKit", "SystemdKit", "JobdHandover",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -266,7 +276,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JobdIntegrationTests",
-            dependencies: ["JobdTestKit", "SystemdKit", "JobdScheduler", "JobdConfig", "JobdTimers", "JobdLogging",
+            dependencies: ["JobdTestKit", "SystemdKit", "JobdScheduler", "JobdConfig", "JobdTimers", "JobdLogging", "JobdHandover",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),

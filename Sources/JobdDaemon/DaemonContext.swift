@@ -1,6 +1,7 @@
 package import JobdCalendar
 package import JobdConfig
 package import JobdFleet
+package import JobdHandover
 package import JobdRunner
 package import JobdScheduler
 import Logging

@@ -1,5 +1,6 @@
 import JobdConfig
 import JobdControl
+import JobdHandover
 import JobdLogging
 import JobdRunner
 import JobdScheduler

@@ -1,5 +1,6 @@
 import JobdCalendar
 import JobdConfig
+import JobdHandover
 import JobdLogging
 import JobdScheduler
 import Logging

@@ -1,6 +1,7 @@
 import Glibc
 import JobdCalendar
 import JobdConfig
+import JobdHandover
 import JobdLogging
 import JobdScheduler
 import Logging

@@ -2,6 +2,7 @@ import InMemoryLogging
 import JobdConfig
 import JobdControl
 import JobdDaemon
+import JobdHandover
 import JobdScheduler
 import JobdTestKit
 import Logging

@@ -4,6 +4,7 @@ import JobdConfig
 import JobdControl
 import JobdDaemon
 import JobdFleet
+import JobdHandover
 import JobdRunner
 import JobdScheduler
 import JobdTestKit

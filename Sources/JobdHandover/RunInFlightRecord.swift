@@ -4,23 +4,31 @@ import JobdScheduler
 /// A run in flight, as the state directory keeps it (`runs/JOBD_RUN_ID`) from its start to its
 /// end: if jobd stops without recording the end (SIGKILL, a crash, the watchdog), the next jobd
 /// finds it and records the run as ``RunResult/abandoned`` (issue 36), in ``SavedFields``' text.
+/// With the process's pid and start time, the next jobd can instead adopt the run, or take its real
+/// end from the keeper (``Adoption``): the pair names one process even when the pid is reused.
 package struct RunInFlightRecord: Sendable, Hashable {
     package var invocationID: String
     package var job: String
     package var cause: String
     /// When it started, in microseconds since the epoch.
     package var startUSec: Int64
+    /// The run's process, once it is spawned; `nil` in a record written before (or by an older jobd).
+    package var process: ProcessIdentity?
 
-    package init(invocationID: String, job: String, cause: String, startUSec: Int64) {
+    package init(invocationID: String, job: String, cause: String, startUSec: Int64, process: ProcessIdentity? = nil) {
         self.invocationID = invocationID
         self.job = job
         self.cause = cause
         self.startUSec = startUSec
+        self.process = process
     }
 
     package var savedText: String {
-        [SavedFields.line("job", job), SavedFields.line("cause", cause), SavedFields.line("start", String(startUSec))]
-            .joined(separator: "\n") + "\n"
+        var lines = [SavedFields.line("job", job), SavedFields.line("cause", cause), SavedFields.line("start", String(startUSec))]
+        if let process {
+            lines += [SavedFields.line("pid", String(process.pid)), SavedFields.line("start_ticks", String(process.startTicks))]
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// The record kept as `text` under `invocationID`; `nil` when it names no job.
@@ -28,7 +36,7 @@ package struct RunInFlightRecord: Sendable, Hashable {
         let values = SavedFields.values(of: text)
         guard let job = values["job"], !job.isEmpty else { return nil }
         self.init(invocationID: invocationID, job: String(job), cause: values["cause"].map(String.init) ?? "",
-                  startUSec: values["start"].flatMap { Int64($0) } ?? 0)
+                  startUSec: values["start"].flatMap { Int64($0) } ?? 0, process: ProcessIdentity(values))
     }
 
     /// How the run ended, as far as anyone knows: ``RunResult/abandoned``, at `nowUSec`.

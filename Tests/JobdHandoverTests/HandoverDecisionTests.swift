@@ -1,0 +1,80 @@
+import JobdConfig
+import JobdHandover
+import Testing
+
+/// What a SIGTERM means, and what a starting jobd does with each run a handover left (issue 36).
+@Suite struct HandoverDecisionTests {
+    @Test(arguments: [
+        ("restart", StopKind.handover), ("try-restart", .handover),
+        ("stop", .stop), ("start", .stop), ("reload", .stop), ("reload-or-start", .stop), ("try-reload", .stop),
+        ("verify-active", .stop), ("nop", .stop), ("", .stop), ("RESTART", .stop),
+    ])
+    func aRestartHandsOverAndAnyOtherJobStops(jobType: String, kind: StopKind) {
+        #expect(StopKind.decide(jobType: jobType) == kind)
+    }
+
+    @Test func notKnowingTheJobStops() {
+        // No job (SIGTERM from kill(1)), or the bus could not be asked: nobody would adopt the runs.
+        #expect(StopKind.decide(jobType: nil) == .stop)
+    }
+
+    @Test func aRecordWithItsProcessReadsBackTheSame() {
+        let record = RunInFlightRecord(invocationID: "0123abcd", job: "backup", cause: "timer", startUSec: 1_700_000_000_000_000,
+                                       process: ProcessIdentity(pid: 4242, startTicks: 987_654))
+        #expect(RunInFlightRecord(savedText: Substring(record.savedText), invocationID: "0123abcd") == record)
+        #expect(record.savedText.contains("pid=4242\n"))
+    }
+
+    @Test func aRecordOfAnOlderJobdHasNoProcessAndIsAbandoned() {
+        let old = RunInFlightRecord(savedText: "job=backup\ncause=timer\nstart=7\n", invocationID: "ab")
+        #expect(old?.process == nil)
+        #expect(old.map { Adoption.decide(record: $0, ended: [], liveStartTicks: 7) } == .abandon)
+    }
+
+    @Test func aRunThatEndedUnderTheKeeperIsFinishedWithItsRealEnd() {
+        let process = ProcessIdentity(pid: 300, startTicks: 55)
+        let ended = [EndedRun(process: ProcessIdentity(pid: 301, startTicks: 55), termination: .exited(0)),
+                     EndedRun(process: process, termination: .exited(3))]
+        #expect(Adoption.decide(record: record(process), ended: ended, liveStartTicks: nil) == .finish(.exited(3)))
+    }
+
+    @Test func aRunStillAliveIsFollowed() {
+        let process = ProcessIdentity(pid: 300, startTicks: 55)
+        #expect(Adoption.decide(record: record(process), ended: [], liveStartTicks: 55) == .follow(process))
+    }
+
+    @Test func aPidReusedByAnotherProcessIsNotAdoptedNorFinished() {
+        let process = ProcessIdentity(pid: 300, startTicks: 55)
+        // The pid now names a process started later; the keeper's file names an earlier one.
+        let ended = [EndedRun(process: ProcessIdentity(pid: 300, startTicks: 12), termination: .exited(0))]
+        #expect(Adoption.decide(record: record(process), ended: ended, liveStartTicks: 90) == .abandon)
+    }
+
+    @Test func aRunGoneWithNoKeeperRecordIsAbandoned() {
+        #expect(Adoption.decide(record: record(ProcessIdentity(pid: 300, startTicks: 55)), ended: [], liveStartTicks: nil) == .abandon)
+    }
+
+    @Test(arguments: [
+        ("pid=300\nstart_ticks=55\ncode=exited\nstatus=3\n", RunTermination?.some(.exited(3))),
+        ("pid=300\nstart_ticks=55\ncode=killed\nstatus=9\n", .killed(signal: 9)),
+        ("pid=300\nstart_ticks=55\ncode=dumped\nstatus=11\n", .dumped(signal: 11)),
+        ("pid=300\nstart_ticks=55\ncode=exited\n", nil),
+        ("pid=300\ncode=exited\nstatus=3\n", nil),
+        ("pid=300\nstart_ticks=55\ncode=stopped\nstatus=19\n", nil),
+    ])
+    func theKeepersFileReadsAsTheRunsEnd(text: String, termination: RunTermination?) {
+        let ended = EndedRun(keeperText: Substring(text))
+        #expect(ended?.termination == termination)
+        if ended != nil { #expect(ended?.process == ProcessIdentity(pid: 300, startTicks: 55)) }
+    }
+
+    @Test func theStartTimeIsField22EvenWhenTheCommandHoldsSpacesAndParentheses() {
+        let stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000000 200"
+        #expect(ProcessIdentity.startTicks(procStat: Substring(stat)) == 987_654)
+        #expect(ProcessIdentity.startTicks(procStat: "4242 (short) S 1") == nil)
+    }
+
+    private func record(_ process: ProcessIdentity) -> RunInFlightRecord {
+        RunInFlightRecord(invocationID: "0123abcd", job: "backup", cause: "timer", startUSec: 1, process: process)
+    }
+}
