@@ -88,14 +88,11 @@ let package = Package(
         .systemLibrary(name: "CBPFDevices"),
         // epoll, pidfd_open, pipe2 and glibc's posix_spawn extensions; imported by JobdRunner alone.
         .systemLibrary(name: "CSpawn"),
-        // How a run that needs no trampoline is started: posix_spawn's way, plus the run's
-        // RLIMIT_NOFILE set in the child (plain C); imported by JobdRunner alone.
-        .target(name: "CJobdSpawn"),
         // Definitions -> processes.
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn", "CJobdSpawn",
+                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

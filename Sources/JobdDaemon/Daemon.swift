@@ -147,10 +147,7 @@ package struct Daemon {
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)
-        // Three descriptors a run in flight: jobd's soft limit raised, the runs' kept (issue 39).
-        let descriptors = DescriptorLimit.applyToJobd()
         let runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(),
-                               descriptorLimit: descriptors.raise == nil ? nil : descriptors.runs,
                                beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
         let launcher = TaskLauncher(runner: runner, tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }

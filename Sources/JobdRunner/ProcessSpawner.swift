@@ -1,11 +1,8 @@
-import CJobdSpawn
 import CSpawn
 import Glibc
-package import JobdConfig
 
-/// Starts a run's process as `posix_spawn` does (``jobd_run_spawn``), without swift-subprocess's
-/// per-run tasks and 64 KiB read buffers (issue 39), with the run's `RLIMIT_NOFILE` when one is
-/// given (``DescriptorLimit``): in a session of its own, every
+/// Starts a run's process with `posix_spawn`, as swift-subprocess did, without its per-run tasks
+/// and 64 KiB read buffers (issue 39): in a session of its own (`POSIX_SPAWN_SETSID`), every
 /// signal at its default and none blocked, stdin from `input`, stdout and stderr into pipes of
 /// their own, every other descriptor closed, in `workingDirectory`. Every descriptor jobd keeps is
 /// `O_CLOEXEC`, so that no other run inherits it. The process's end is read through a pidfd
@@ -29,8 +26,7 @@ package enum ProcessSpawner {
     /// after its argv[0], which is the path it is started from (as swift-subprocess gave it).
     /// `input` becomes its stdin and is closed here, started or not.
     package static func spawn(
-        _ executable: String, arguments: [String], environment: [String: String], workingDirectory: String, input: Int32,
-        descriptorLimit: ResourceLimit? = nil
+        _ executable: String, arguments: [String], environment: [String: String], workingDirectory: String, input: Int32
     ) -> Result<Spawned, Failure> {
         defer { close(input) }
         guard let path = resolve(executable, path: environment["PATH"] ?? JobRunner.defaultPath) else {
@@ -48,7 +44,7 @@ package enum ProcessSpawner {
         _ = fcntl(output[1], F_SETFL, 0)
         _ = fcntl(error[1], F_SETFL, 0)
         let started = start(path, arguments: [path] + arguments, environment: environment, workingDirectory: workingDirectory,
-                            descriptors: (input, output[1], error[1]), descriptorLimit: descriptorLimit)
+                            descriptors: (input, output[1], error[1]))
         close(output[1])
         close(error[1])
         switch started {
@@ -70,42 +66,46 @@ package enum ProcessSpawner {
         }
     }
 
-    /// The child's setup (``jobd_run_spawn``, posix_spawn's way plus the resource limit), the pid of
-    /// the child.
+    /// `posix_spawn` with the run's attributes and file actions; the pid of the child.
     private static func start(
         _ path: String, arguments: [String], environment: [String: String], workingDirectory: String,
-        descriptors: (input: Int32, output: Int32, error: Int32), descriptorLimit: ResourceLimit?
+        descriptors: (input: Int32, output: Int32, error: Int32)
     ) -> Result<pid_t, Failure> {
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        var all = sigset_t()
+        var none = sigset_t()
+        sigfillset(&all)
+        // The kernel refuses a disposition for these two, and neither can have one to reset.
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | JOBD_POSIX_SPAWN_SETSID))
+        for (from, to) in [(descriptors.input, 0), (descriptors.output, 1), (descriptors.error, 2)] {
+            posix_spawn_file_actions_adddup2(&actions, from, Int32(to))
+        }
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        posix_spawn_file_actions_addchdir_np(&actions, workingDirectory)
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
-        var step: UnsafePointer<CChar>?
-        // It waits for the child's execve (CLONE_VFORK): a command that cannot be executed, or a
-        // working directory that cannot be entered, is its result here.
-        let result = path.withCString { path in
-            workingDirectory.withCString { directory in
-                argv.withUnsafeBufferPointer { argv in
-                    envp.withUnsafeBufferPointer { envp in
-                        var spawn = jobd_run_spawn(
-                            path: path, argv: argv.baseAddress, envp: envp.baseAddress, directory: directory,
-                            input: descriptors.input, output: descriptors.output, error: descriptors.error,
-                            set_nofile: descriptorLimit == nil ? 0 : 1,
-                            nofile_soft: descriptorLimit.map { $0.soft ?? .max } ?? 0,
-                            nofile_hard: descriptorLimit.map { $0.hard ?? .max } ?? 0)
-                        return jobd_run_spawn(&spawn, &step)
-                    }
-                }
-            }
-        }
-        guard result >= 0 else {
-            let what = step.map { String(cString: $0) }
-            // As posix_spawn said it: the command's own failure names the command alone.
-            return .failure(failure(what == "execve" || what == "chdir" || what == nil ? "cannot start \(path)" : "cannot start \(path) (\(what!))", -result))
-        }
-        return .success(result)
+        var pid: pid_t = 0
+        // posix_spawn waits for the child's execve (CLONE_VFORK): a command that cannot be
+        // executed, or a working directory that cannot be entered, is its result here.
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard result == 0 else { return .failure(failure("cannot start \(path)", result)) }
+        return .success(pid)
     }
 
     /// `name` itself when it holds a `/`; else the first executable file of that name in `path`'s

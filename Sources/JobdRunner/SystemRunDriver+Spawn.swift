@@ -15,8 +15,8 @@ extension SystemRunDriver {
     /// How a run is started: its command directly (a job that keeps jobd's credentials and has no
     /// cgroup), or through the trampoline with no arguments and an empty environment, its exec plan
     /// (with the job's environment) on `handshake`.
-    /// A run started directly keeps jobd's session keyring, which the trampoline would replace
-    /// (its signals are reset either way); it is spawned directly all the same, because the
+    /// A run started directly keeps jobd's session keyring and glibc's signals 32 and 33 ignored,
+    /// which the trampoline would reset; it is spawned directly all the same, because the
     /// trampoline's start and handshake cut the runs benchmark from 958 to 382 runs a second
     /// (2026-11-26): it is a root job outside jobd's unit, sharing nothing across an account.
     private struct Launch {
@@ -30,11 +30,8 @@ extension SystemRunDriver {
         /// The encoded exec plan, for `handshake`.
         var plan: [UInt8] = []
         var input: Int32
-        /// The run's `RLIMIT_NOFILE` where jobd raised its own (``DescriptorLimit``), for a run
-        /// started directly; the trampoline's is in its plan.
-        var descriptorLimit: ResourceLimit?
 
-        init(_ configuration: SpawnConfiguration, descriptorLimit: ResourceLimit?) throws(PreparationError) {
+        init(_ configuration: SpawnConfiguration) throws(PreparationError) {
             let argv = configuration.argv
             guard configuration.account != nil || configuration.cgroup != nil || !configuration.attributes.isDefault
                     || configuration.fence != nil || !configuration.sandbox.isDefault else {
@@ -43,7 +40,6 @@ extension SystemRunDriver {
                 arguments = Array(argv.dropFirst())
                 environment = configuration.environment
                 workingDirectory = configuration.workingDirectory
-                self.descriptorLimit = descriptorLimit
                 input = open("/dev/null", O_RDONLY | O_CLOEXEC)
                 guard input >= 0 else { throw PreparationError(description: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
                 return
@@ -51,9 +47,7 @@ extension SystemRunDriver {
             guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
             executable = .path(FilePath(trampoline))
             arguments = []
-            var attributes = configuration.attributes
-            if let descriptorLimit, attributes.limits[.nofile] == nil { attributes.limits[.nofile] = descriptorLimit }
-            plan = Trampoline.plan(cgroup: configuration.cgroup, attributes: attributes,
+            plan = Trampoline.plan(cgroup: configuration.cgroup, attributes: configuration.attributes,
                                    sandbox: configuration.sandbox.execSandbox(privateTmp: configuration.privateTmp?.mounted,
                                                                               userPaths: configuration.ownedByUser),
                                    account: configuration.account, directory: configuration.userDirectory, fence: configuration.fence,
@@ -112,7 +106,7 @@ extension SystemRunDriver {
     ) async -> Result<RunTermination, PreparationError> {
         let launch: Launch
         do {
-            launch = try Launch(configuration, descriptorLimit: descriptorLimit)
+            launch = try Launch(configuration)
         } catch {
             return .failure(error)
         }
@@ -123,8 +117,7 @@ extension SystemRunDriver {
         }
         let spawned: ProcessSpawner.Spawned
         switch ProcessSpawner.spawn(launch.executable.description, arguments: launch.arguments, environment: launch.environment,
-                                    workingDirectory: launch.workingDirectory.string, input: launch.input,
-                                    descriptorLimit: launch.descriptorLimit) {
+                                    workingDirectory: launch.workingDirectory.string, input: launch.input) {
         case .failure(let failure):
             if let socket = launch.handshake { close(socket) }
             return .failure(PreparationError(description: failure.description))

@@ -26,18 +26,14 @@ package struct SystemRunDriver: RunDriver {
     let reactor = RunReactor()
     let tracking: RunTracking
     package let host: any HostFacts
-    /// Each run's `RLIMIT_NOFILE` unless its job sets one, where jobd raised its own (``DescriptorLimit``).
-    let descriptorLimit: ResourceLimit?
     /// Called on the look-up's own thread before each `User=`/`Group=` look-up: where a test makes
     /// it as slow as a hung LDAP server or sssd would.
     private let beforeAccountLookUp: (@Sendable () -> Void)?
 
     package init(
         logger: Logger, environment: [String: String], host: any HostFacts, registry: RunRegistry, outputTaps: RunOutputTaps,
-        outputBudget: OutputBudget, tracking: RunTracking, descriptorLimit: ResourceLimit? = nil,
-        beforeAccountLookUp: (@Sendable () -> Void)? = nil
+        outputBudget: OutputBudget, tracking: RunTracking, beforeAccountLookUp: (@Sendable () -> Void)? = nil
     ) {
-        self.descriptorLimit = descriptorLimit
         (self.logger, self.host, self.registry, self.tracking) = (logger, host, registry, tracking)
         (self.outputTaps, self.outputBudget) = (outputTaps, outputBudget)
         inheritedLanguage = environment["LANG"]

@@ -1,5 +1,4 @@
 import Glibc
-import JobdConfig
 import JobdLocks
 import JobdRunner
 import Testing
@@ -8,12 +7,10 @@ import Testing
 /// stdin from what it was given, its working directory and environment, and no descriptor of jobd's.
 @Suite struct ProcessSpawnerTests {
     static func lines(of executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String = "/",
-                      input: Int32 = open("/dev/null", O_RDONLY | O_CLOEXEC),
-                      descriptorLimit: ResourceLimit? = nil) async throws -> (lines: [String], exit: RunReactor.Exit) {
+                      input: Int32 = open("/dev/null", O_RDONLY | O_CLOEXEC)) async throws -> (lines: [String], exit: RunReactor.Exit) {
         let reactor = RunReactor()
         try reactor.prepare().get()
-        let spawned = try ProcessSpawner.spawn(executable, arguments: arguments, environment: environment, workingDirectory: directory, input: input,
-                                               descriptorLimit: descriptorLimit).get()
+        let spawned = try ProcessSpawner.spawn(executable, arguments: arguments, environment: environment, workingDirectory: directory, input: input).get()
         let lines = LockedBox<[String]>([])
         let exit = await reactor.follow(spawned) { line, _ in lines.withLock { $0.append(line) } }
         return (lines.withLock { $0 }, exit)
@@ -63,38 +60,5 @@ import Testing
         #expect(ProcessSpawner.resolve("sh", path: "/nonexistent:relative:/bin:/usr/bin") == "/bin/sh")
         #expect(ProcessSpawner.resolve("./local", path: "/bin") == "./local")
         #expect(ProcessSpawner.resolve("sh", path: "/nonexistent") == nil)
-    }
-
-    /// Issue 39: jobd raises its own RLIMIT_NOFILE; a run gets the limit jobd was started with, set
-    /// in the child before the command runs (the command sees it from its first instruction).
-    @Test func aRunGetsTheDescriptorLimitItIsGiven() async throws {
-        let run = try await Self.lines(of: "/bin/sh", ["-c", "ulimit -Sn; ulimit -Hn"], descriptorLimit: ResourceLimit(soft: 256, hard: 512))
-        #expect(run.lines == ["256", "512"])
-        let unchanged = try await Self.lines(of: "/bin/sh", ["-c", "ulimit -Sn"])
-        var own = rlimit()
-        getrlimit(__rlimit_resource_t(UInt32(RLIMIT_NOFILE.rawValue)), &own)
-        #expect(unchanged.lines == [String(own.rlim_cur)], "without one, jobd's own")
-    }
-
-    /// What jobd ignores or blocks, a run does not: every signal at its default, none blocked.
-    @Test func aRunStartsWithEverySignalAtItsDefault() async throws {
-        let previous = signal(SIGUSR1, SIG_IGN)
-        defer { signal(SIGUSR1, previous) }
-        var block = sigset_t()
-        sigemptyset(&block)
-        sigaddset(&block, SIGUSR2)
-        var old = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &block, &old)
-        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
-        let run = try await Self.lines(of: "/bin/grep", ["-E", "^Sig(Ign|Blk):", "/proc/self/status"])
-        #expect(run.lines == ["SigBlk:\t0000000000000000", "SigIgn:\t0000000000000000"])
-    }
-
-    /// A working directory that cannot be entered fails the start, as posix_spawn's did.
-    @Test func aMissingWorkingDirectoryFailsTheStart() {
-        let started = ProcessSpawner.spawn("/bin/true", arguments: [], environment: [:], workingDirectory: "/nonexistent/dir",
-                                           input: open("/dev/null", O_RDONLY | O_CLOEXEC))
-        guard case .failure(let failure) = started else { Issue.record("it started"); return }
-        #expect(failure.description == "cannot start /bin/true: No such file or directory")
     }
 }
