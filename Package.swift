@@ -86,8 +86,9 @@ let package = Package(
         .systemLibrary(name: "CEventfd"),
         // bpf(2), reached only through syscall(2): whether BPF device programs load; JobdRunner alone.
         .systemLibrary(name: "CBPFDevices"),
-        // epoll, pidfd_open, pipe2 and glibc's posix_spawn extensions; imported by JobdRunner alone.
-        .systemLibrary(name: "CSpawn"),
+        // epoll, pidfd_open, pipe2, and the runs' own spawn (clone3 into the run's cgroup, its limits
+        // set in the child: spawn.c); imported by JobdRunner alone.
+        .target(name: "CSpawn"),
         // Definitions -> processes.
         .target(
             name: "JobdRunner",

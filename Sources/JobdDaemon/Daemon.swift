@@ -147,7 +147,12 @@ package struct Daemon {
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)
-        let runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(),
+        // Three descriptors a run in flight: jobd's soft limit up to its hard one, its runs' as it was.
+        let descriptors = DescriptorLimit.raiseOwn()
+        if let raised = descriptors.raisedSoft, let runs = descriptors.runs?.soft {
+            logger.debug("raised jobd's soft RLIMIT_NOFILE from \(runs) to \(raised); runs keep \(runs)")
+        }
+        let runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(), descriptorLimit: descriptors.runs,
                                beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
         let launcher = TaskLauncher(runner: runner, tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }

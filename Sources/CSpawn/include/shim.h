@@ -2,19 +2,15 @@
 #define JOBD_CSPAWN_SHIM_H
 
 // What JobdRunner's spawner and run reactor need beyond Swift's Glibc module (built without
-// _GNU_SOURCE, and without epoll): epoll, pidfd_open, pipe2, and glibc's posix_spawn extensions (a
-// session of the child's own, its working directory, every descriptor from 3 up closed). Declared
+// _GNU_SOURCE, and without epoll): epoll, pidfd_open and pipe2 (the spawn itself is spawn.h). Declared
 // here rather than by including the system headers, whose declarations would then belong to this
 // module instead of Glibc (as Sources/CSocket does). JobdRunner alone imports this.
 
 
 int pipe2(int pipefd[2], int flags);
 int pidfd_open(int pid, unsigned int flags);
-// The first parameter is a posix_spawn_file_actions_t * (Glibc's type, passed from Swift).
-int posix_spawn_file_actions_addchdir_np(void *actions, const char *path);
-int posix_spawn_file_actions_addclosefrom_np(void *actions, int from);
-// glibc 2.26+: the child calls setsid() before it executes.
-#define JOBD_POSIX_SPAWN_SETSID 0x80
+// <fcntl.h> under _GNU_SOURCE: a descriptor that only names a directory (a cgroup to start in).
+#define JOBD_O_PATH 010000000
 
 // <sys/epoll.h>, whose event is packed on x86-64 alone.
 typedef union jobd_epoll_data {
