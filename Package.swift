@@ -3,10 +3,11 @@
 // jobd: a job scheduler daemon for Linux.
 //
 // The data flows one way, and the targets follow it (docs/development.md says what each owns):
-//   config files  -> JobdConfig (and JobdCalendar for calendar triggers)
+//   config files  -> JobdConfig (and JobdCalendar for calendar triggers), over JobdSystem -> JobdUnitFile ->
+//                    JobdDefinition (the key table); JobdPolicy above it, for users' own jobs
 //   definitions   -> JobdScheduler (job owners, generations, RunAdmission) on JobdTimers (the weak-target timer core)
 //   runs          -> JobdRunner, through jobd-cgexec (C, CJobdExec: one exec plan; cgroups, attributes, sandbox,
-//                    credentials, fences); each run's end is one RunOutcome (JobdConfig) for the admission,
+//                    credentials, fences); each run's end is one RunOutcome (JobdDefinition) for the admission,
 //                    history, waiters and metrics
 //   journal       -> JobdLogging on SystemdKit (the only target that imports libsystemd)
 //   claims        -> JobdFleet on libpq (the only target that imports CLibpq), for RunOn=one-node
@@ -68,9 +69,30 @@ let package = Package(
         // Its seccomp filters come from libseccomp, loaded (dlopen) only by a run that has one: the
         // build needs Debian's libseccomp-dev for the header, and the package depends on libseccomp2.
         .target(name: "CJobdExec"),
-        // Job files -> job definitions; and RunOutcome, how a run ended, which every module after it
-        // takes; and ExecPlan, what jobd tells jobd-cgexec (CJobdExec parses it).
-        .target(name: "JobdConfig", dependencies: ["JobdCalendar", "CJobdExec"], swiftSettings: swiftSettings),
+        // JobdConfig, split by what each part owns (issue 37), bottom up:
+        // the system utilities: accounts, file descriptors and directories, atomic writes.
+        .target(name: "JobdSystem", swiftSettings: swiftSettings),
+        // The unit-file syntax: the lexer and parser, spellings, and the value parsers (time spans,
+        // sizes, command lines, environment files, exit statuses, resource values, system call groups).
+        .target(name: "JobdUnitFile", dependencies: ["JobdSystem", "CJobdExec"], swiftSettings: swiftSettings),
+        // The job definition with its key table (JobFileKey), the drafts the reader fills, the
+        // sandbox, the exposure; RunOutcome, how a run ended, which every module after it takes; and
+        // ExecPlan, what jobd tells jobd-cgexec (CJobdExec parses it).
+        .target(
+            name: "JobdDefinition",
+            dependencies: ["JobdSystem", "JobdUnitFile", "JobdCalendar", "CJobdExec"],
+            swiftSettings: swiftSettings
+        ),
+        // The configuration: jobd.conf's settings, the directory of job files and its cache. It
+        // re-exports the three modules above, so that importing JobdConfig still sees all of them.
+        .target(
+            name: "JobdConfig",
+            dependencies: ["JobdSystem", "JobdUnitFile", "JobdDefinition", "JobdCalendar"],
+            swiftSettings: swiftSettings
+        ),
+        // Users' jobs: the user policy over the key table, the users' job store, users.allow/deny,
+        // cron.allow/deny and crontab's spool.
+        .target(name: "JobdPolicy", dependencies: ["JobdConfig", "JobdDefinition", "JobdUnitFile", "JobdSystem"], swiftSettings: swiftSettings),
         // Definitions -> owners and timers, generations, scheduling decisions.
         .target(
             name: "JobdScheduler",
@@ -146,7 +168,7 @@ let package = Package(
         .target(
             name: "JobdDaemon",
             dependencies: [
-                "CMalloc", "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
+                "CMalloc", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
                 "JobdLocks",
                 "JobdControl", "JobdFleet",
                 // crontab(1)'s check of a crontab and Debian's header, on the control socket; cron mode's
@@ -162,11 +184,11 @@ let package = Package(
         // JSONWriter, jobd's one JSON writer (`jobctl audit --json`).
         .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar", "JobdControl"], swiftSettings: swiftSettings),
         // crontabs and systemd timers -> job files: pure, no I/O (jobctl import reads and writes).
-        .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdCalendar"], swiftSettings: swiftSettings),
+        .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdPolicy", "JobdCalendar"], swiftSettings: swiftSettings),
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport", "JobdFleet",
+                "CBuildInfo", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport", "JobdFleet",
                 // jobctl plan without a running jobd plans with the scheduler's own rules.
                 "JobdScheduler", "JobdTimers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -205,7 +227,7 @@ let package = Package(
         .testTarget(name: "JobdCalendarTests", dependencies: ["JobdCalendar", "JobdLocks"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdConfigTests",
-            dependencies: ["JobdConfig", "JobdTestKit", "CJobdExec"],
+            dependencies: ["JobdConfig", "JobdDefinition", "JobdUnitFile", "JobdSystem", "JobdPolicy", "JobdTestKit", "CJobdExec"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -234,7 +256,7 @@ let package = Package(
         .testTarget(
             name: "JobdDaemonTests",
             dependencies: [
-                "JobdDaemon", "JobdScheduler", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdControl", "JobdFleet",
+                "JobdDaemon", "JobdScheduler", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdRunner", "JobdControl", "JobdFleet",
                 "JobdTimers", "JobdTestKit", "SystemdKit",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
@@ -249,7 +271,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JobdImportTests",
-            dependencies: ["JobdImport", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdTestKit", "JobctlCommands",
+            dependencies: ["JobdImport", "JobdConfig", "JobdDefinition", "JobdUnitFile", "JobdCalendar", "JobdRunner", "JobdTestKit", "JobctlCommands",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
@@ -261,7 +283,7 @@ let package = Package(
         // The manual pages (docs/man) against the code: every key, every jobctl command and option.
         .testTarget(
             name: "ManPageTests",
-            dependencies: ["JobdConfig", "JobctlCommands", "JobdTestKit"],
+            dependencies: ["JobdConfig", "JobdDefinition", "JobdUnitFile", "JobctlCommands", "JobdTestKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import CMalloc
 import Glibc
 import JobdCalendar
 import JobdConfig
+import JobdPolicy
 import JobdControl
 import JobdFleet
 import JobdLocks
