@@ -185,10 +185,20 @@ let package = Package(
         .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar", "JobdControl"], swiftSettings: swiftSettings),
         // crontabs and systemd timers -> job files: pure, no I/O (jobctl import reads and writes).
         .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdPolicy", "JobdCalendar"], swiftSettings: swiftSettings),
+        // What jobctl shows, rendered from what jobd or the journal answered: the why report, the list,
+        // security and calendar tables, schedules, log lines; pure, no socket and no journal.
+        .target(
+            name: "JobctlReports",
+            dependencies: [
+                "JobdConfig", "JobdCalendar", "JobdControl", "SystemdKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "CBuildInfo", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport", "JobdFleet",
+                "JobctlReports", "CBuildInfo", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport", "JobdFleet",
                 // jobctl plan without a running jobd plans with the scheduler's own rules.
                 "JobdScheduler", "JobdTimers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -271,13 +281,13 @@ let package = Package(
         ),
         .testTarget(
             name: "JobdImportTests",
-            dependencies: ["JobdImport", "JobdConfig", "JobdDefinition", "JobdUnitFile", "JobdCalendar", "JobdRunner", "JobdTestKit", "JobctlCommands",
+            dependencies: ["JobdImport", "JobdConfig", "JobdDefinition", "JobdUnitFile", "JobdCalendar", "JobdRunner", "JobdTestKit", "JobctlCommands", "JobctlReports",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "JobctlCommandsTests",
-            dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit", "JobdCalendar"],
+            dependencies: ["JobctlCommands", "JobctlReports", "JobdTestKit", "SystemdKit", "JobdCalendar"],
             swiftSettings: swiftSettings
         ),
         // The manual pages (docs/man) against the code: every key, every jobctl command and option.

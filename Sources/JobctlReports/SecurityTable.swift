@@ -1,13 +1,13 @@
 import JobdConfig
-import JobdControl
+package import JobdControl
 
 /// `jobctl security`'s text, in `systemd-analyze security`'s layout: for one job, a row per check
 /// (a ✓ or ✗ unless it does not apply, NAME, DESCRIPTION, EXPOSURE), sorted as systemd 252 sorts
 /// them (by description, last first, then by name), and the overall exposure under it; for
 /// several, one line each. Pure, so that the layout is tested without a daemon.
-enum SecurityTable {
+package enum SecurityTable {
     /// The table of one job's `checks` and its overall line.
-    static func details(name: String, exposureTenths: Int, checks: [SecurityCheck], colour: Bool) -> String {
+    package static func details(name: String, exposureTenths: Int, checks: [SecurityCheck], colour: Bool) -> String {
         let sorted = checks.sorted { $0.description != $1.description ? $0.description > $1.description : $0.id < $1.id }
         var rows = [["", "NAME", "DESCRIPTION", "EXPOSURE"]]
         var marks: [String?] = [nil]
@@ -29,7 +29,7 @@ enum SecurityTable {
     }
 
     /// The overview of `jobs` (name and exposure in tenths), sorted by name as systemd's is.
-    static func overview(_ jobs: [(name: String, exposureTenths: Int)], colour: Bool) -> String {
+    package static func overview(_ jobs: [(name: String, exposureTenths: Int)], colour: Bool) -> String {
         var rows = [["JOB", "EXPOSURE", "PREDICATE", "HAPPY"]]
         var predicates: [SecurityExposure.Predicate?] = [nil]
         for job in jobs.sorted(by: { $0.name < $1.name }) {

@@ -1,11 +1,11 @@
 import SystemdKit
 
 /// What of the journal and of job files jobctl shows on a terminal, and how.
-enum TerminalText {
+package enum TerminalText {
     /// `text` with every control character but tab written as `\xNN`, as journalctl escapes what it
     /// shows: a job's output cannot retitle the terminal, erase lines or paint fake text. (`-o json`
     /// and `jobctl run --wait` stay raw: one is for programs, the other stands for the command.)
-    static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 8)
@@ -21,7 +21,7 @@ enum TerminalText {
     }
 
     /// As ``escaped(_:)``, but the newlines of a text of several lines (an error and its hint) stay.
-    static func escapedLines(_ text: String) -> String {
+    package static func escapedLines(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\n")
     }
 
@@ -35,5 +35,5 @@ extension JournalEntry {
     /// Whether jobd, which runs as root, wrote this entry, by journald's own `_UID` (which no client
     /// can set): anyone may write `SYSLOG_IDENTIFIER=jobd`, `JOB=` or `JOBD_RUN_ID=`. An entry
     /// without `_UID` (a journal exported without trusted fields) is taken as it is.
-    var writtenByRoot: Bool { fields["_UID"].map { $0 == "0" } ?? true }
+    package var writtenByRoot: Bool { fields["_UID"].map { $0 == "0" } ?? true }
 }

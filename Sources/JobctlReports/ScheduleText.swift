@@ -1,7 +1,7 @@
-import JobdControl
+package import JobdControl
 
 /// `jobctl plan`'s table and `jobctl reload --dry-run`'s report, from jobd's answer.
-enum ScheduleText {
+package enum ScheduleText {
     /// When an elapse may start: one time, or EARLIEST - LATEST when `RandomizedDelaySec=` spreads it
     /// (apart by less than a second reads as one time, as the times show seconds).
     static func when(_ elapse: SchedulePreview.Elapse) -> String {
@@ -22,7 +22,7 @@ enum ScheduleText {
     }
 
     /// The plan as a table: WHEN, JOB, TRIGGER, WHY, a line an elapse in time order.
-    static func plan(_ elapses: [SchedulePreview.Elapse]) -> String {
+    package static func plan(_ elapses: [SchedulePreview.Elapse]) -> String {
         guard !elapses.isEmpty else { return "No job falls due in this window.\n" }
         let rows = [["WHEN", "JOB", "TRIGGER", "WHY"]] + elapses.map { [when($0), TerminalText.escaped($0.job), $0.trigger, why($0)] }
         let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -36,7 +36,7 @@ enum ScheduleText {
 
     /// What a reload would do, a line a job it adds, changes or removes, then those that would run
     /// at once and why, then a summary.
-    static func reloadPreview(_ preview: SchedulePreview) -> String {
+    package static func reloadPreview(_ preview: SchedulePreview) -> String {
         func next(_ elapse: SchedulePreview.Elapse?) -> String {
             elapse.map { "\(when($0)) (\($0.trigger))" } ?? "none"
         }

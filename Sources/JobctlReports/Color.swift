@@ -4,10 +4,10 @@ import JobdConfig
 
 /// Colour for a terminal, as systemctl uses it: a failed result in red, a success in green. Never
 /// when the output is not a terminal, or when `NO_COLOR` is set (no-color.org) or `TERM=dumb`.
-enum Color {
-    enum Stream { case standardOutput }
+package enum Color {
+    package enum Stream { case standardOutput }
 
-    static func enabled(on stream: Stream) -> Bool { standardOutputEnabled }
+    package static func enabled(on stream: Stream) -> Bool { standardOutputEnabled }
 
     /// Worked out once: jobctl's environment and standard output stay as they are while it runs,
     /// and `jobctl list` asks for every row (building the environment each time was most of its time).
@@ -18,7 +18,7 @@ enum Color {
     }()
 
     /// `result` (a `JOBD_RESULT=` value), in red when it is a failure and colour is on.
-    static func result(_ result: String, on stream: Stream) -> String {
+    package static func result(_ result: String, on stream: Stream) -> String {
         enabled(on: stream) ? painted(result: result) : result
     }
 

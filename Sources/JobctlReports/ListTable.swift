@@ -1,5 +1,5 @@
 import JobdConfig
-import JobdControl
+package import JobdControl
 
 /// `jobctl list`'s table, as text: a header, one row per job in aligned columns (the last one not
 /// padded), the RESULT cells coloured when `colour` is on, then a count. Pure, so that the layout
@@ -8,13 +8,13 @@ import JobdControl
 /// Written into one byte buffer, each cell's width counted once (for an ASCII cell, its length):
 /// at 10,000 jobs, joining and padding `String`s row by row took about a fifth of `jobctl list`
 /// (issue 19).
-struct ListTable {
+package struct ListTable {
     static let header = ["NEXT", "LEFT", "LAST", "PASSED", "RESULT", "JOB", "TRIGGER"]
     /// The RESULT column.
     static let resultColumn = 4
 
     /// The whole output of `jobctl list` for `jobs` at `now`.
-    static func render(_ jobs: [JobStatus], now: Int64, colour: Bool) -> [UInt8] {
+    package static func render(_ jobs: [JobStatus], now: Int64, colour: Bool) -> [UInt8] {
         // In a fleet, which node ran each RunOn=one-node job last.
         let fleet = jobs.contains { $0.lastNode != nil }
         let columns = header.count + (fleet ? 1 : 0)

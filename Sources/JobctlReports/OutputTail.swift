@@ -1,9 +1,9 @@
-import SystemdKit
+package import SystemdKit
 
 /// The last lines a run wrote, from the journal (`JOBD_RUN_ID=`), for `jobctl status JOB`, or why
 /// there are none to show.
-enum OutputTail {
-    enum Tail: Equatable {
+package enum OutputTail {
+    package enum Tail: Equatable {
         /// The run's last lines (none when it wrote nothing).
         case lines([String])
         /// The journal holds no entry of the run at all: jobd logs elsewhere (stderr), or the
@@ -13,7 +13,7 @@ enum OutputTail {
         case unreadable(String)
     }
 
-    static func lines(job: String, runID: String, count: Int, source: JournalReader.Source = .local) -> Tail {
+    package static func lines(job: String, runID: String, count: Int, source: JournalReader.Source = .local) -> Tail {
         do {
             let reader = try JournalReader(source)
             try reader.addMatch("JOBD_RUN_ID", runID)
