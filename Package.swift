@@ -163,12 +163,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // malloc_trim, which Swift's Glibc module leaves out; imported by JobdDaemon alone.
+        // malloc_trim and mallopt, which Swift's Glibc module leaves out; imported by JobdHost and JobdDaemon.
         .systemLibrary(name: "CMalloc"),
+        // What jobd watches of its host and does to it, each on a thread or timer of its own: inotify
+        // (InotifyThread, TimeZoneWatch), the watchdog's heartbeat, malloc's arenas and trims.
+        .target(name: "JobdHost", dependencies: ["CMalloc", "JobdLocks", "JobdTimers"], swiftSettings: swiftSettings),
+        // MetricsFile=: the Prometheus text of jobd's and its jobs' metrics, and when it is rewritten.
+        .target(
+            name: "JobdMetrics",
+            dependencies: [
+                "JobdCalendar", "JobdConfig", "JobdControl", "JobdScheduler", "JobdTimers",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "JobdDaemon",
             dependencies: [
-                "CMalloc", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
+                "JobdHost", "JobdMetrics", "CMalloc", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
                 "JobdLocks",
                 "JobdControl", "JobdFleet",
                 // crontab(1)'s check of a crontab and Debian's header, on the control socket; cron mode's
@@ -176,7 +189,6 @@ let package = Package(
                 "JobdImport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -210,7 +222,7 @@ let package = Package(
         .executableTarget(
             name: "jobd",
             dependencies: [
-                "JobdDaemon", "JobdLogging", "JobdControl", "SystemdKit", "JobctlCommands",
+                "JobdDaemon", "JobdHost", "JobdLogging", "JobdControl", "SystemdKit", "JobctlCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -266,7 +278,7 @@ let package = Package(
         .testTarget(
             name: "JobdDaemonTests",
             dependencies: [
-                "JobdDaemon", "JobdScheduler", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdRunner", "JobdControl", "JobdFleet",
+                "JobdDaemon", "JobdHost", "JobdMetrics", "JobdScheduler", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdRunner", "JobdControl", "JobdFleet",
                 "JobdTimers", "JobdTestKit", "SystemdKit",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),

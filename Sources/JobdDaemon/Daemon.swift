@@ -13,6 +13,7 @@ import JobdTimers
 package import Logging
 import SystemdKit
 import UnixSignals
+import JobdHost
 
 extension Daemon {
     /// `$STATE_DIRECTORY` (the first, if systemd set several) or `/var/lib/jobd`.

@@ -1,31 +1,31 @@
 import JobdCalendar
 import JobdConfig
-import JobdScheduler
-import JobdTimers
-import Logging
+package import JobdScheduler
+package import JobdTimers
+package import Logging
 
 /// `MetricsFile=`'s writes: at most once a second after something changed (a run ended, a reload),
 /// once a minute anyway with nothing changing (so that the file's age says jobd is alive), and at
 /// the stop. A failure is said once until a write succeeds again, not at every run.
-final class MetricsWriter {
+package final class MetricsWriter {
     private let timer: DeadlineTimer
     private let rewriteInterval: Duration
     private let logger: Logger
     /// Whether something changed since the last write.
-    private(set) var isDirty = false
+    package private(set) var isDirty = false
     private var written: MonotonicInstant?
     private var failed = false
 
     /// `onDue` is called on the timing thread when a write is due: it should make the loop call
     /// ``write(to:now:again:text:)``.
-    init(queue: TimerQueue, rewriteInterval: Duration, logger: Logger, onDue: @escaping @Sendable () -> Void) {
+    package init(queue: TimerQueue, rewriteInterval: Duration, logger: Logger, onDue: @escaping @Sendable () -> Void) {
         timer = DeadlineTimer(queue: queue, label: "metrics", onDue: onDue)
         self.rewriteInterval = rewriteInterval
         self.logger = logger
     }
 
     /// Something the metrics show changed: a write is due now, or a second after the last one.
-    func changed(now: MonotonicInstant) {
+    package func changed(now: MonotonicInstant) {
         guard !isDirty else { return }
         isDirty = true
         let earliest = written.map { $0 + .seconds(1) } ?? now
@@ -34,7 +34,7 @@ final class MetricsWriter {
 
     /// Writes `text` to `path` (nothing without one); with `again`, the next write is due a
     /// rewrite interval later.
-    func write(to path: String?, now: MonotonicInstant, again: Bool, text: () -> String) {
+    package func write(to path: String?, now: MonotonicInstant, again: Bool, text: () -> String) {
         isDirty = false
         guard let path else { return }
         written = now
@@ -49,14 +49,14 @@ final class MetricsWriter {
     }
 
     /// jobd stops: no write is due any more but the last.
-    func stop() {
+    package func stop() {
         timer.timer.invalidate(reason: .shutdown)
     }
 }
 
 extension MetricsFile {
     /// The metrics of jobd as its scheduler, run admission and configuration have them.
-    static func text(
+    package static func text(
         scheduler: Scheduler, admission: RunAdmission, generation: Generation, reloads: ReloadOutcomes, jobdConf: String,
         clocks: Scheduler.Clocks, deadlines: SuccessDeadlines = SuccessDeadlines()
     ) -> String {

@@ -1,13 +1,13 @@
-import JobdTimers
+package import JobdTimers
 
 /// The watchdog's heartbeat. Its timer lives on the same queue as every job's, and a fire only asks
 /// the main loop to ping: a `WATCHDOG=1` reaches systemd only when both the timing thread and the
 /// main loop are alive. A pinger on a thread of its own would keep pinging for a dead scheduler.
-final class WatchdogPinger: TimerTarget {
+package final class WatchdogPinger: TimerTarget {
     let timer: WeakTimer
     private let onTick: @Sendable () -> Void
 
-    init(queue: TimerQueue, interval: Duration, onTick: @escaping @Sendable () -> Void) {
+    package init(queue: TimerQueue, interval: Duration, onTick: @escaping @Sendable () -> Void) {
         self.onTick = onTick
         timer = queue.makeTimer(label: "watchdog")
         timer.bind(to: self)
@@ -20,7 +20,7 @@ final class WatchdogPinger: TimerTarget {
         timer.invalidate(reason: .ownerDeinit)
     }
 
-    func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) {
+    package func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) {
         onTick()
     }
 }

@@ -8,7 +8,7 @@ import Prometheus
 /// `MetricsFile=`: jobd's metrics in the Prometheus text format, for node_exporter's textfile
 /// collector. The text comes from swift-prometheus; this writes it atomically (a temporary file in
 /// the same directory renamed over the old one), so a collector never reads half a file.
-struct MetricsFile {
+package struct MetricsFile {
     /// What the metrics say of one job.
     struct Job {
         var name: String
@@ -24,10 +24,13 @@ struct MetricsFile {
     }
 
     /// Reloads since jobd started, by outcome.
-    struct ReloadOutcomes {
-        var applied: UInt64 = 0
-        var partial: UInt64 = 0
-        var rejected: UInt64 = 0
+    package struct ReloadOutcomes {
+        package var applied: UInt64 = 0
+        package var partial: UInt64 = 0
+        package var rejected: UInt64 = 0
+
+        // Written out: the implicit initializer is internal, and the reload machine is another module.
+        package init() {}
     }
 
     /// What the metrics say of jobd.
@@ -45,7 +48,7 @@ struct MetricsFile {
     /// How often the file is written when nothing changes: an alert on the file's age (or on
     /// `jobd_up` going stale in node_exporter) then tells a stopped jobd within two minutes. For
     /// the tests, their own build shortens it (``DaemonFaults/metricsRewrite``).
-    static let rewriteInterval = Duration.seconds(60)
+    package static let rewriteInterval = Duration.seconds(60)
 
     let path: String
 

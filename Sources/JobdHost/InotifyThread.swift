@@ -4,25 +4,25 @@ import JobdLocks
 /// An inotify descriptor read on a thread of its own, and the pipe that tells that thread to end:
 /// what ``TimeZoneWatch`` and ``CronWatch`` share. Whoever starts it calls ``stop()`` at shutdown;
 /// the thread closes the descriptors on its way out.
-final class InotifyThread: Sendable {
-    let fd: Int32
+package final class InotifyThread: Sendable {
+    package let fd: Int32
     private let wake: (read: Int32, write: Int32)
 
     /// One inotify event: the watch it came from, what happened, and the name in the directory.
-    struct Event {
-        var watch: Int32
-        var mask: UInt32
-        var name: String
+    package struct Event {
+        package var watch: Int32
+        package var mask: UInt32
+        package var name: String
     }
 
     /// What ``wait(timeout:)`` found.
-    enum Wait {
+    package enum Wait {
         case events([Event])
         case timedOut
         case stopped
     }
 
-    init?() {
+    package init?() {
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { return nil }
         var ends: [Int32] = [-1, -1]
@@ -38,7 +38,7 @@ final class InotifyThread: Sendable {
 
     /// Runs `body` on a thread of its own, then closes the descriptors; `false` (descriptors
     /// closed) when no thread could be had.
-    func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+    package func start(_ body: @escaping @Sendable () -> Void) -> Bool {
         do {
             try DetachedThread.start { [self] in
                 body()
@@ -52,7 +52,7 @@ final class InotifyThread: Sendable {
     }
 
     /// Ends the thread at its next wait.
-    func stop() {
+    package func stop() {
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
     }
@@ -64,7 +64,7 @@ final class InotifyThread: Sendable {
     }
 
     /// Waits up to `timeout` milliseconds (`-1`: without end) for events, or for ``stop()``.
-    func wait(timeout: Int32) -> Wait {
+    package func wait(timeout: Int32) -> Wait {
         var buffer = [UInt8](repeating: 0, count: 8_192)
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
         while true {

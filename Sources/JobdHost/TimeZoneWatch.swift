@@ -4,10 +4,10 @@ import Glibc
 /// `/etc`, and calls back on a thread of its own. `TZ` in jobd's environment wins over the file,
 /// and then there is nothing to watch. ``stop()`` ends the thread and closes its descriptors: jobd
 /// calls it at shutdown.
-final class TimeZoneWatch: Sendable {
+package final class TimeZoneWatch: Sendable {
     private let thread: InotifyThread
 
-    init?(onChange: @escaping @Sendable () -> Void) {
+    package init?(onChange: @escaping @Sendable () -> Void) {
         guard let thread = InotifyThread() else { return nil }
         let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE)
         guard inotify_add_watch(thread.fd, "/etc", mask) >= 0 else {
@@ -25,7 +25,7 @@ final class TimeZoneWatch: Sendable {
     }
 
     /// Ends the watching thread; it closes the descriptors on its way out.
-    func stop() {
+    package func stop() {
         thread.stop()
     }
 }
