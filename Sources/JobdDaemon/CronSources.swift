@@ -1,5 +1,6 @@
 import Glibc
 import JobdConfig
+import JobdPolicy
 import JobdImport
 
 /// cron's files, read for jobd's cron mode (`[Cron]` `Enable=yes`): `/etc/crontab`, the files of

@@ -2,6 +2,7 @@ import Glibc
 import JobdConfig
 import JobdImport
 import JobdLocks
+import JobdHost
 
 /// Hears cron's files change (cron mode), on a thread of its own: inotify on `/etc` (for
 /// `crontab`), `/etc/cron.d` and the spool, and, as cron itself does, a look at their times

@@ -2,10 +2,32 @@ import JobdCalendar
 import JobdConfig
 import JobdFleet
 import JobdScheduler
+import JobdLogging
+import JobdTimers
 import Logging
+import UnixSignals
 
-/// What jobd sets up before its main loop runs: the clocks it schedules by and the fleet it joins.
+/// What jobd sets up before its main loop runs: its signals, its timing thread, the clocks it
+/// schedules by and the fleet it joins.
 extension Daemon {
+    /// SIGTERM, SIGINT and SIGHUP, and SIGUSR2 in the tests' own build when it may stall the loop
+    /// (``DaemonFaults/stall``).
+    static func trapSignals(stall: Duration?) async -> UnixSignalsSequence {
+        var trapped: [UnixSignal] = [.sigterm, .sigint, .sighup]
+        if stall != nil { trapped.append(.sigusr2) }
+        return await UnixSignalsSequence(trapping: trapped)
+    }
+
+    /// The timing thread's queue, or `nil` (said as jobd's exit) when the thread cannot start.
+    static func makeTimerQueue(events: OwnerEventBatch, logger: Logger) -> TimerQueue? {
+        do {
+            return try TimerQueue(observer: TimerEventLog(logger: logger, events: events))
+        } catch {
+            logger.event(.daemonExit, level: .critical, "jobd cannot start its timing thread: \(error)", [:])
+            return nil
+        }
+    }
+
     /// The wall clock jobd schedules by: the system's, shifted by `skew` in the tests' own build
     /// (``DaemonFaults/clockSkew``).
     static func clocks(skew: Duration) -> Scheduler.Clocks {

@@ -2,6 +2,7 @@ import CMalloc
 import Glibc
 import JobdCalendar
 import JobdConfig
+import JobdPolicy
 import JobdControl
 import JobdFleet
 import JobdLocks
@@ -12,6 +13,7 @@ import JobdTimers
 package import Logging
 import SystemdKit
 import UnixSignals
+import JobdHost
 
 extension Daemon {
     /// `$STATE_DIRECTORY` (the first, if systemd set several) or `/var/lib/jobd`.
@@ -99,10 +101,7 @@ package struct Daemon {
         guard case .proceed(let runtimeLock) = RuntimeFiles.lock(directory: options.runtimeDirectory, logger: logger) else { return 1 }
         logger.event(.daemonStart, "jobd \(BuildInfo.version) starting with configuration \(options.configDirectory)")
         // Signal handlers first: READY=1 promises that a SIGHUP from now on is a reload.
-        var trapped: [UnixSignal] = [.sigterm, .sigint, .sighup]
-        let stall = options.faults.stall
-        if stall != nil { trapped.append(.sigusr2) }
-        let signals = await UnixSignalsSequence(trapping: trapped)
+        let signals = await Self.trapSignals(stall: options.faults.stall)
         let notifier = ServiceNotifier(logger: logger)
 
         var jobFiles = JobFileCache()
@@ -114,13 +113,7 @@ package struct Daemon {
 
         // Owners and their timers log their bookkeeping through one batch: compact when many come or go at once.
         let ownerEvents = OwnerEventBatch(logger: logger)
-        let queue: TimerQueue
-        do {
-            queue = try TimerQueue(observer: TimerEventLog(logger: logger, events: ownerEvents))
-        } catch {
-            logger.event(.daemonExit, level: .critical, "jobd cannot start its timing thread: \(error)", [:])
-            return 1
-        }
+        guard let queue = Self.makeTimerQueue(events: ownerEvents, logger: logger) else { return 1 }
         let (events, continuation) = AsyncStream.makeStream(of: DaemonEvent.self)
         let state = StateDirectory(path: options.stateDirectory, logger: logger)
         let bootID = (try? ID128.bootID()) ?? "unknown"
@@ -160,7 +153,7 @@ package struct Daemon {
             clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
             post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
         context.trimMemory = { malloc_trim(0) }
-        context.stall = DaemonFaults.blocking(stall)
+        context.stall = DaemonFaults.blocking(options.faults.stall)
         // What the connections' threads decide requests against (ControlAuthorizer), as the loop applies it.
         let published = LockedBox(Generation(jobs: []))
         let control = openControl(lock: runtimeLock, users: userJobs, directory: directory, generation: published) { continuation.yield($0) }

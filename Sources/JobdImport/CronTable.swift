@@ -1,5 +1,6 @@
 import JobdCalendar
 package import JobdConfig
+import JobdPolicy
 
 /// One of cron's files (``CronSourceFile``) as jobd's cron mode runs it: each command line a job
 /// that runs as Debian's cron runs it (the importer's conversion, ``CrontabImporter``), under a
