@@ -1,6 +1,7 @@
 import JobdCalendar
 import JobdConfig
 import JobdFleet
+import JobdRunner
 import JobdScheduler
 import JobdLogging
 import JobdTimers
@@ -72,5 +73,16 @@ extension Daemon {
         } catch {
             return (local, [])
         }
+    }
+
+    /// The runner of every run: jobd's own soft RLIMIT_NOFILE raised first (three descriptors a run
+    /// in flight), its runs' kept as it was (issue 39).
+    func makeRunner(environment: [String: String]) -> JobRunner {
+        let descriptors = DescriptorLimit.raiseOwn()
+        if let raised = descriptors.raisedSoft, let runs = descriptors.runs?.soft {
+            logger.debug("raised jobd's soft RLIMIT_NOFILE from \(runs) to \(raised); runs keep \(runs)")
+        }
+        return JobRunner(logger: logger, environment: environment, host: SystemHostFacts(), descriptorLimit: descriptors.runs,
+                         beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
     }
 }

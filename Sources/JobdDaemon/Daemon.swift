@@ -30,8 +30,8 @@ extension Daemon {
 /// The daemon: loads the configuration, arms one owner per job, tells systemd it is ready, and runs
 /// the main loop until SIGTERM or SIGINT.
 package struct Daemon {
-    private let options: DaemonOptions
-    private let logger: Logger
+    let options: DaemonOptions
+    let logger: Logger
 
     package init(options: DaemonOptions, logger: Logger) {
         self.options = options
@@ -140,13 +140,7 @@ package struct Daemon {
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)
-        // Three descriptors a run in flight: jobd's soft limit up to its hard one, its runs' as it was.
-        let descriptors = DescriptorLimit.raiseOwn()
-        if let raised = descriptors.raisedSoft, let runs = descriptors.runs?.soft {
-            logger.debug("raised jobd's soft RLIMIT_NOFILE from \(runs) to \(raised); runs keep \(runs)")
-        }
-        let runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(), descriptorLimit: descriptors.runs,
-                               beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
+        let runner = makeRunner(environment: environment)
         let launcher = TaskLauncher(runner: runner, tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
         var context = DaemonContext(
