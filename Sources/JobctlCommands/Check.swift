@@ -62,11 +62,7 @@ extension Jobctl {
                     broken = true
                     continue
                 }
-                let check = CrontabCheck.check(source) { name in
-                    // getpwnam's, as cron's: a name, never a uid written as one.
-                    guard let found = try? Account.resolve(user: name, group: nil), found.userName == name else { return nil }
-                    return (uid: found.uid, home: found.home)
-                }
+                let check = CrontabCheck.check(source, account: CronTable.account(named:))
                 for line in check.errors + check.warnings { print(line, to: &standardError) }
                 if check.errors.isEmpty {
                     print("\(path): cron's file, no errors")

@@ -47,10 +47,7 @@ struct CronSources: Sendable {
         for file in files() {
             let table = CronTable.read(file, failureResult: settings.failureResult) { name in
                 if let known = accounts[name] { return known }
-                // getpwnam's, as cron's: a name, never a uid written as one.
-                let found = (try? Account.resolve(user: name, group: nil)).flatMap { account -> CronTable.Account? in
-                    account?.userName == name ? (uid: account!.uid, home: account!.home) : nil
-                }
+                let found = CronTable.account(named: name)
                 accounts[name] = found
                 return found
             }

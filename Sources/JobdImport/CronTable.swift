@@ -19,6 +19,12 @@ package enum CronTable {
     /// What cron needs of an account: its uid (whose file a crontab must be) and home directory.
     package typealias Account = (uid: UInt32, home: String?)
 
+    /// `name`'s account as cron looks one up (getpwnam's): by its name, never a uid written as one.
+    package static func account(named name: String) -> Account? {
+        guard let found = try? JobdSystem.Account.resolve(user: name, group: nil), found.userName == name else { return nil }
+        return (uid: found.uid, home: found.home)
+    }
+
     package struct Result: Sendable {
         package var jobs: [JobDefinition] = []
         package var broken: [JobdConfiguration.BrokenJob] = []
