@@ -3,10 +3,11 @@
 // jobd: a job scheduler daemon for Linux.
 //
 // The data flows one way, and the targets follow it (docs/development.md says what each owns):
-//   config files  -> JobdConfig (and JobdCalendar for calendar triggers)
+//   config files  -> JobdConfig (and JobdCalendar for calendar triggers), over JobdSystem -> JobdUnitFile ->
+//                    JobdDefinition (the key table); JobdPolicy above it, for users' own jobs
 //   definitions   -> JobdScheduler (job owners, generations, RunAdmission) on JobdTimers (the weak-target timer core)
 //   runs          -> JobdRunner, through jobd-cgexec (C, CJobdExec: one exec plan; cgroups, attributes, sandbox,
-//                    credentials, fences); each run's end is one RunOutcome (JobdConfig) for the admission,
+//                    credentials, fences); each run's end is one RunOutcome (JobdDefinition) for the admission,
 //                    history, waiters and metrics
 //   journal       -> JobdLogging on SystemdKit (the only target that imports libsystemd)
 //   claims        -> JobdFleet on libpq (the only target that imports CLibpq), for RunOn=one-node
@@ -70,9 +71,30 @@ let package = Package(
         // Its seccomp filters come from libseccomp, loaded (dlopen) only by a run that has one: the
         // build needs Debian's libseccomp-dev for the header, and the package depends on libseccomp2.
         .target(name: "CJobdExec"),
-        // Job files -> job definitions; and RunOutcome, how a run ended, which every module after it
-        // takes; and ExecPlan, what jobd tells jobd-cgexec (CJobdExec parses it).
-        .target(name: "JobdConfig", dependencies: ["JobdCalendar", "CJobdExec"], swiftSettings: swiftSettings),
+        // JobdConfig, split by what each part owns (issue 37), bottom up:
+        // the system utilities: accounts, file descriptors and directories, atomic writes.
+        .target(name: "JobdSystem", swiftSettings: swiftSettings),
+        // The unit-file syntax: the lexer and parser, spellings, and the value parsers (time spans,
+        // sizes, command lines, environment files, exit statuses, resource values, system call groups).
+        .target(name: "JobdUnitFile", dependencies: ["JobdSystem", "CJobdExec"], swiftSettings: swiftSettings),
+        // The job definition with its key table (JobFileKey), the drafts the reader fills, the
+        // sandbox, the exposure; RunOutcome, how a run ended, which every module after it takes; and
+        // ExecPlan, what jobd tells jobd-cgexec (CJobdExec parses it).
+        .target(
+            name: "JobdDefinition",
+            dependencies: ["JobdSystem", "JobdUnitFile", "JobdCalendar", "CJobdExec"],
+            swiftSettings: swiftSettings
+        ),
+        // The configuration: jobd.conf's settings, the directory of job files and its cache. It
+        // re-exports the three modules above, so that importing JobdConfig still sees all of them.
+        .target(
+            name: "JobdConfig",
+            dependencies: ["JobdSystem", "JobdUnitFile", "JobdDefinition", "JobdCalendar"],
+            swiftSettings: swiftSettings
+        ),
+        // Users' jobs: the user policy over the key table, the users' job store, users.allow/deny,
+        // cron.allow/deny and crontab's spool.
+        .target(name: "JobdPolicy", dependencies: ["JobdConfig", "JobdDefinition", "JobdUnitFile", "JobdSystem"], swiftSettings: swiftSettings),
         // Definitions -> owners and timers, generations, scheduling decisions.
         .target(
             name: "JobdScheduler",
@@ -88,8 +110,9 @@ let package = Package(
         .systemLibrary(name: "CEventfd"),
         // bpf(2), reached only through syscall(2): whether BPF device programs load; JobdRunner alone.
         .systemLibrary(name: "CBPFDevices"),
-        // epoll, pidfd_open, pipe2 and glibc's posix_spawn extensions; imported by JobdRunner alone.
-        .systemLibrary(name: "CSpawn"),
+        // epoll, pidfd_open, pipe2, and the runs' own spawn (clone3 into the run's cgroup, its limits
+        // set in the child: spawn.c); imported by JobdRunner alone.
+        .target(name: "CSpawn"),
         // Definitions -> processes.
         .target(
             name: "JobdRunner",
@@ -150,12 +173,25 @@ let package = Package(
         // keeper kept of the ones that ended, and the decisions (stop or hand over; adopt, finish or
         // abandon). Pure, no I/O.
         .target(name: "JobdHandover", dependencies: ["JobdConfig", "JobdScheduler"], swiftSettings: swiftSettings),
-        // malloc_trim, which Swift's Glibc module leaves out; imported by JobdDaemon alone.
+        // malloc_trim and mallopt, which Swift's Glibc module leaves out; imported by JobdHost and JobdDaemon.
         .systemLibrary(name: "CMalloc"),
+        // What jobd watches of its host and does to it, each on a thread or timer of its own: inotify
+        // (InotifyThread, TimeZoneWatch), the watchdog's heartbeat, malloc's arenas and trims.
+        .target(name: "JobdHost", dependencies: ["CMalloc", "JobdLocks", "JobdTimers"], swiftSettings: swiftSettings),
+        // MetricsFile=: the Prometheus text of jobd's and its jobs' metrics, and when it is rewritten.
+        .target(
+            name: "JobdMetrics",
+            dependencies: [
+                "JobdCalendar", "JobdConfig", "JobdControl", "JobdScheduler", "JobdTimers",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "JobdDaemon",
             dependencies: [
-                "CMalloc", "JobdConfig", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
+                "JobdHost", "JobdMetrics", "CMalloc", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
                 "JobdLocks", "JobdHandover",
                 "JobdControl", "JobdFleet",
                 // crontab(1)'s check of a crontab and Debian's header, on the control socket; cron mode's
@@ -163,7 +199,6 @@ let package = Package(
                 "JobdImport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -171,11 +206,21 @@ let package = Package(
         // JSONWriter, jobd's one JSON writer (`jobctl audit --json`).
         .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar", "JobdControl"], swiftSettings: swiftSettings),
         // crontabs and systemd timers -> job files: pure, no I/O (jobctl import reads and writes).
-        .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdCalendar"], swiftSettings: swiftSettings),
+        .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdPolicy", "JobdCalendar"], swiftSettings: swiftSettings),
+        // What jobctl shows, rendered from what jobd or the journal answered: the why report, the list,
+        // security and calendar tables, schedules, log lines; pure, no socket and no journal.
+        .target(
+            name: "JobctlReports",
+            dependencies: [
+                "JobdConfig", "JobdCalendar", "JobdControl", "SystemdKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "CBuildInfo", "JobdConfig", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport", "JobdFleet",
+                "JobctlReports", "CBuildInfo", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport", "JobdFleet",
                 // jobctl plan without a running jobd plans with the scheduler's own rules.
                 "JobdScheduler", "JobdTimers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -187,7 +232,7 @@ let package = Package(
         .executableTarget(
             name: "jobd",
             dependencies: [
-                "JobdDaemon", "JobdLogging", "JobdControl", "SystemdKit", "JobctlCommands",
+                "JobdDaemon", "JobdHost", "JobdLogging", "JobdControl", "SystemdKit", "JobctlCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -214,7 +259,7 @@ let package = Package(
         .testTarget(name: "JobdCalendarTests", dependencies: ["JobdCalendar", "JobdLocks"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JobdConfigTests",
-            dependencies: ["JobdConfig", "JobdTestKit", "CJobdExec"],
+            dependencies: ["JobdConfig", "JobdDefinition", "JobdUnitFile", "JobdSystem", "JobdPolicy", "JobdTestKit", "CJobdExec"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -244,7 +289,7 @@ let package = Package(
         .testTarget(
             name: "JobdDaemonTests",
             dependencies: [
-                "JobdDaemon", "JobdScheduler", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdControl", "JobdFleet",
+                "JobdDaemon", "JobdHost", "JobdMetrics", "JobdScheduler", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdRunner", "JobdControl", "JobdFleet",
                 "JobdTimers", "JobdTestKit", "SystemdKit", "JobdHandover",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
@@ -259,19 +304,20 @@ let package = Package(
         ),
         .testTarget(
             name: "JobdImportTests",
-            dependencies: ["JobdImport", "JobdConfig", "JobdCalendar", "JobdRunner", "JobdTestKit", "JobctlCommands",
+            dependencies: ["JobdImport", "JobdConfig", "JobdDefinition", "JobdUnitFile", "JobdCalendar", "JobdRunner", "JobdTestKit", "JobctlCommands", "JobctlReports",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "JobctlCommandsTests",
-            dependencies: ["JobctlCommands", "JobdTestKit", "SystemdKit", "JobdCalendar"],
+            dependencies: ["JobctlCommands", "JobctlReports", "JobdTestKit", "SystemdKit", "JobdCalendar"],
             swiftSettings: swiftSettings
         ),
-        // The manual pages (docs/man) against the code: every key, every jobctl command and option.
+        // The manual pages (docs/man) against the code: every key, every jobctl command and option; and
+        // the sources' shape (issue 37): no module over 4,000 lines, no function over 100.
         .testTarget(
             name: "ManPageTests",
-            dependencies: ["JobdConfig", "JobctlCommands", "JobdTestKit"],
+            dependencies: ["JobdConfig", "JobdDefinition", "JobdUnitFile", "JobctlCommands", "JobdTestKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -93,17 +93,24 @@ struct InflightBenchmark {
         }
     }
 
-    /// jobd inherits this process's `RLIMIT_NOFILE` (it sets none of its own): each run in flight
-    /// holds its two pipes and the process's pidfd. Raising the hard limit needs root.
+    /// jobd inherits this process's `RLIMIT_NOFILE` as jobd.service gives it: soft 1,024 (systemd's),
+    /// which jobd raises to the hard limit itself, since each run in flight holds its two pipes and
+    /// the process's pidfd. The hard limit is raised to `wanted` where this process may (root with
+    /// `CAP_SYS_RESOURCE`); elsewhere N is bounded by the hard limit ÷ 3.
     private static func raiseOpenFiles(to wanted: Int) {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        guard limit.rlim_cur < rlim_t(wanted) else { return }
-        limit.rlim_cur = rlim_t(wanted)
-        limit.rlim_max = max(limit.rlim_max, rlim_t(wanted))
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
-            FileHandle.standardError.write("cannot raise RLIMIT_NOFILE to \(wanted): \(String(cString: strerror(errno)))\n".data(using: .utf8)!)
+        if limit.rlim_max < rlim_t(wanted) {
+            var raised = limit
+            raised.rlim_max = rlim_t(wanted)
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 {
+                limit = raised
+            } else {
+                FileHandle.standardError.write("cannot raise RLIMIT_NOFILE's hard limit to \(wanted): \(String(cString: strerror(errno)))\n".data(using: .utf8)!)
+            }
         }
+        limit.rlim_cur = min(1_024, limit.rlim_max)
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 }
 

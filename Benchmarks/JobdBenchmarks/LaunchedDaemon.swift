@@ -14,15 +14,19 @@ final class LaunchedDaemon {
 
     /// Starts jobd. `standardError` is a `FileHandle` or a `Pipe` (jobd's log, with
     /// `JOBD_LOG_TARGET=stderr`, unless `environment` says otherwise).
-    init(configDirectory: String, workDirectory: String, environment extra: [String: String] = [:], standardError: Any) throws {
+    /// In `cgroup` (delegated, as by jobd.service's `Delegate=yes`), jobd gives each run a cgroup of its own.
+    init(configDirectory: String, workDirectory: String, environment extra: [String: String] = [:], cgroup: DelegatedTestCgroup? = nil,
+         standardError: Any) throws {
         notify = try NotifyListener()
         runtimeDirectory = workDirectory + "/run"
         let stateDirectory = workDirectory + "/state"
         for directory in [runtimeDirectory, stateDirectory] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        process.executableURL = URL(fileURLWithPath: Self.product("jobd"))
-        process.arguments = ["--config-dir", configDirectory, "--runtime-dir", runtimeDirectory, "--state-dir", stateDirectory]
+        let arguments = ["--config-dir", configDirectory, "--runtime-dir", runtimeDirectory, "--state-dir", stateDirectory]
+        let (executable, words) = cgroup?.launch(Self.product("jobd"), arguments) ?? (Self.product("jobd"), arguments)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = words
         var environment = ProcessInfo.processInfo.environment.filter {
             !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "JOURNAL_STREAM"].contains($0.key)
         }

@@ -1,12 +1,16 @@
 import Foundation
 import JobdTestKit
 import JobdTimers
+import Testing
 
 /// Part 3: how fast jobd starts runs. `jobs` jobs run `/bin/true` with `OnUnitInactiveSec=1ms`:
 /// each falls due 1 ms after its last run finished, so jobd always has runs to start, `jobs` at a
 /// time. Runs are counted from the `run.exit` lines on jobd's stderr; start lateness is the time
 /// from a job's `run.exit` line to its next `run.start` line, less the 1 ms, both stamped as they
 /// arrive through the same pipe. The limit is a `posix_spawn` + `waitpid` loop in the same run.
+/// Four windows beside it: no key; `UMask=` (through jobd-cgexec); and the two again with jobd in a
+/// delegated cgroup, as under its unit (each run in a cgroup of its own: no key starts straight in
+/// it, `UMask=` through jobd-cgexec, as every run under the unit did before issue 39's clone3).
 struct RunBenchmark {
     struct Tally {
         var windowStart: MonotonicInstant?
@@ -36,17 +40,37 @@ struct RunBenchmark {
         report.target("runs per second ≥ 1/2 of a posix_spawn loop",
                       measured: "\(Format.rate(direct.rate)) vs \(Format.rate(single)) (\(String(format: "%.2f", direct.rate / single)))",
                       passed: direct.rate >= single / 2)
-        // Under jobd's unit every run goes through jobd-cgexec (its cgroup); here a key that needs
-        // it (UMask=) sends each run through it without a cgroup: the trampoline's exec and handshake.
+        // A key that needs jobd-cgexec (UMask=) sends each run through it: the trampoline's exec and handshake.
         let trampoline = try measure(extraKey: "UMask=0022\n")
-        report.figure("through jobd-cgexec (UMask=): runs per second", Format.rate(trampoline.rate) + " (\(trampoline.exits) runs, jobd exit \(trampoline.status))")
-        report.figure("through jobd-cgexec: jobd CPU time per run", Format.duration(nanoseconds: trampoline.cpuPerRun))
-        report.figure("through jobd-cgexec: start lateness", trampoline.lateness.summary)
-        report.figure("through jobd-cgexec: ratio to the direct spawn", String(format: "%.2f", trampoline.rate / max(direct.rate, 1)))
+        self.report(trampoline, "through jobd-cgexec (UMask=)", loop: single, direct: direct.rate, report)
+        // Under jobd's unit every run has a cgroup: in a delegated one, as Delegate=yes gives, a run
+        // with no key starts straight in its cgroup (clone3, CLONE_INTO_CGROUP); with UMask= through jobd-cgexec.
+        do {
+            let cgroup = try DelegatedTestCgroup()
+            let placed = try measure(extraKey: "", cgroup: cgroup)
+            self.report(placed, "in a cgroup, no key", loop: single, direct: direct.rate, report)
+            report.target("runs in a cgroup ≥ 0.8 of a posix_spawn loop",
+                          measured: "\(Format.rate(placed.rate)) vs \(Format.rate(single)) (\(String(format: "%.2f", placed.rate / single)))",
+                          passed: placed.rate >= single * 0.8)
+            let both = try measure(extraKey: "UMask=0022\n", cgroup: DelegatedTestCgroup())
+            self.report(both, "in a cgroup through jobd-cgexec (UMask=)", loop: single, direct: direct.rate, report)
+        } catch {
+            report.figure("in a cgroup", "not measured: \(error)")
+        }
     }
 
+    private func report(_ measured: Measured, _ name: String, loop: Double, direct: Double, _ report: Report) {
+        report.figure("\(name): runs per second", Format.rate(measured.rate) + " (\(measured.exits) runs, jobd exit \(measured.status))")
+        report.figure("\(name): jobd CPU time per run", Format.duration(nanoseconds: measured.cpuPerRun))
+        report.figure("\(name): start lateness", measured.lateness.summary)
+        report.figure("\(name): ratio to the loop, to the direct spawn",
+                      String(format: "%.2f, %.2f", measured.rate / loop, measured.rate / max(direct, 1)))
+    }
+
+    typealias Measured = (rate: Double, exits: Int, status: Int32, cpuPerRun: Double, lateness: Percentiles)
+
     /// One window of the eight spinning jobs, each with `extraKey` in its file.
-    private func measure(extraKey: String) throws -> (rate: Double, exits: Int, status: Int32, cpuPerRun: Double, lateness: Percentiles) {
+    private func measure(extraKey: String, cgroup: DelegatedTestCgroup? = nil) throws -> Measured {
         let work = NSTemporaryDirectory() + "jobd-bench-runs-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: work) }
         try FileManager.default.createDirectory(atPath: work + "/config/jobs.d", withIntermediateDirectories: true)
@@ -57,7 +81,7 @@ struct RunBenchmark {
         }
         let tally = Guarded(Tally())
         let lines = StampedLines { line, now in Self.count(line, at: now, into: tally) }
-        let daemon = try LaunchedDaemon(configDirectory: work + "/config", workDirectory: work, standardError: lines.pipe)
+        let daemon = try LaunchedDaemon(configDirectory: work + "/config", workDirectory: work, cgroup: cgroup, standardError: lines.pipe)
         try daemon.waitForReady()
         // A deliberate warm-up, then the measurement window.
         Thread.sleep(forTimeInterval: 1)

@@ -1,6 +1,7 @@
 package import ArgumentParser
 import Glibc
 import JobdCalendar
+import JobctlReports
 
 extension Jobctl {
     /// `jobctl calendar`: what `systemd-analyze calendar` prints, line for line, for jobd's

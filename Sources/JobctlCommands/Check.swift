@@ -1,7 +1,9 @@
 package import ArgumentParser
 import FoundationEssentials
+import Glibc
 import JobdConfig
 import JobdFleet
+import JobdImport
 
 extension Jobctl {
     /// `jobctl check`: validates a configuration, or single job files, without a daemon and reports
@@ -16,6 +18,11 @@ extension Jobctl {
                 is), with the jobd.conf of --config-dir, or, without --config-dir, the jobd.conf (if \
                 there is one) of the directory holding the first file's jobs.d/, or else of the first \
                 file's own directory.
+
+                A FILE that is one of cron's (/etc/crontab, a file of a cron.d directory, a crontab \
+                of the spool, .../crontabs/USER) is read as jobd's cron mode reads it: the system \
+                format (a user field) by location, cron's checks of its owner and mode, and every \
+                line.
 
                 Each error names the file and line. Exit status: 0 when everything is valid, 1 when \
                 anything is not.
@@ -32,6 +39,42 @@ extension Jobctl {
         package init() {}
 
         package func run() throws {
+            let cronFiles = files.filter { CronSourceFile.kind(ofPath: $0) != nil }
+            let cronBroken = cronFiles.isEmpty ? false : Self.checkCronFiles(cronFiles)
+            // Only cron's files named: no job files, so no configuration directory, to check.
+            guard files.isEmpty || cronFiles.count < files.count else {
+                if cronBroken { throw ExitCode(1) }
+                return
+            }
+            try checkJobFiles(files.filter { CronSourceFile.kind(ofPath: $0) == nil })
+            if cronBroken { throw ExitCode(1) }
+        }
+
+        /// Each of cron's `paths` as cron mode reads it (``CrontabCheck``, as crontab(1) checks
+        /// before it installs): errors and warnings on standard error; `true` if any error.
+        static func checkCronFiles(_ paths: [String]) -> Bool {
+            var standardError = StandardError()
+            var broken = false
+            for path in paths {
+                guard let kind = CronSourceFile.kind(ofPath: path),
+                      let source = CronSourceFile.read(path, kind: kind, followLink: kind.systemFormat) else {
+                    print("\(path): error: cannot be read: \(String(cString: strerror(errno)))", to: &standardError)
+                    broken = true
+                    continue
+                }
+                let check = CrontabCheck.check(source, account: CronTable.account(named:))
+                for line in check.errors + check.warnings { print(line, to: &standardError) }
+                if check.errors.isEmpty {
+                    print("\(path): cron's file, no errors")
+                } else {
+                    print("\(check.errors.count) error(s) in \(path)", to: &standardError)
+                    broken = true
+                }
+            }
+            return broken
+        }
+
+        private func checkJobFiles(_ files: [String]) throws {
             let result: Result<Configuration, ConfigErrors>
             let checked: String
             if files.isEmpty {

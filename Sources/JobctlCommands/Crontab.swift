@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import JobdConfig
+import JobdPolicy
 import JobdControl
 import JobdImport
 

@@ -2,6 +2,7 @@ package import ArgumentParser
 import JobdCalendar
 import JobdConfig
 import JobdFleet
+import JobctlReports
 
 extension Jobctl {
     /// `jobctl fleet`: the nodes of the fleet, their heartbeats and their runs in flight, as the

@@ -2,6 +2,7 @@ package import ArgumentParser
 import Glibc
 import JobdConfig
 import JobdControl
+import JobctlReports
 
 extension Jobctl {
     /// `jobctl list`: every job with its next and last elapse, like `systemctl list-timers`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import JobdCalendar
 import JobdControl
 import SystemdKit
+import JobctlReports
 
 extension Jobctl.Logs {
     /// Prints the last `lines` entries of `job` as jobd reads them from the journal (`logs`), in

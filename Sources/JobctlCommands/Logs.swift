@@ -1,6 +1,7 @@
 package import ArgumentParser
 import Glibc
 import SystemdKit
+import JobctlReports
 
 extension Jobctl {
     /// `jobctl logs JOB`: a job's runs and their output, read from the journal with `sd_journal`.

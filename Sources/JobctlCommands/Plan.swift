@@ -6,6 +6,7 @@ import JobdFleet
 import JobdScheduler
 import SystemdKit
 import JobdTimers
+import JobctlReports
 
 extension Jobctl {
     /// `jobctl plan`: which jobs fall due when, as the running jobd will make them: it simulates its

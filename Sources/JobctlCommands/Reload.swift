@@ -1,6 +1,7 @@
 package import ArgumentParser
 import Glibc
 import JobdControl
+import JobctlReports
 
 extension Jobctl {
     /// `jobctl reload`: SIGHUP to the daemon, then wait for that reload's outcome. It is the unit's

@@ -1,6 +1,7 @@
 package import ArgumentParser
 import JobdConfig
 import JobdControl
+import JobctlReports
 
 extension Jobctl {
     /// `jobctl security [JOB...]`: how exposed each job's runs are, as `systemd-analyze security`

@@ -1,6 +1,7 @@
 package import ArgumentParser
 import JobdConfig
 import JobdControl
+import JobctlReports
 
 extension Jobctl {
     /// `jobctl status [JOB]`: the daemon, or one job.

@@ -2,6 +2,7 @@ package import ArgumentParser
 import JobdCalendar
 import JobdControl
 import SystemdKit
+import JobctlReports
 
 extension Jobctl {
     /// `jobctl why JOB`: the job's last elapses, what became of each and why, and what will decide

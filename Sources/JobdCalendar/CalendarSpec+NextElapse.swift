@@ -58,133 +58,157 @@ extension CalendarSpec {
     /// systemd's `find_next`: walk the fields from year to second, normalizing through `mktime`
     /// after every step so that DST changes behave as they do in systemd.
     private func findNext(_ tm: inout BrokenDownTime, _ subsecond: inout Int, clock: inout LocalClock) -> ElapseOutcome {
-        var c = tm
-        var usec = subsecond
-        func resetTime(from level: Int) {
-            if level <= 0 { c.hour = 0 }
-            if level <= 1 { c.minute = 0 }
-            c.second = 0
-            usec = 0
-        }
+        var candidate = Candidate(time: tm, subsecond: subsecond)
         // The DST flag each round starts with: the expression's, until a round's normalization went
         // backwards (a spring-forward gap where DST is negative, Europe/Dublin); from then on the
         // flag `mktime` settled on, as systemd 252.39 does (its fix for negative DST).
         var flag: Int? = daylightSaving
         // systemd gives up after this many rounds rather than loop forever.
         for _ in 0..<1000 {
-            let before = c
-            _ = clock.normalize(&c)
-            if let flag { c.isDaylightSaving = flag }
+            let before = candidate.time
+            _ = clock.normalize(&candidate.time)
+            if let flag { candidate.time.isDaylightSaving = flag }
             // How far normalization moved the time back, if it did: added back to what this round
             // finds, which is then tried again.
-            let setBack = before.localSeconds - c.localSeconds
-
-            var r = Self.match(year, value: &c.year)
-            if r > 0 {
-                c.month = 0
-                c.day = 1
-                resetTime(from: 0)
+            let setBack = before.localSeconds - candidate.time.localSeconds
+            switch matchFields(&candidate, clock: &clock) {
+            case .never: return .never
+            case .retry: continue
+            case .matched: break
             }
-            if r < 0 || withinBounds(&c, clock: &clock) <= 0 {
-                return .never
-            }
-
-            var month1 = c.month + 1
-            r = Self.match(month, value: &month1)
-            c.month = month1 - 1
-            if r > 0 {
-                c.day = 1
-                resetTime(from: 0)
-            }
-            if r >= 0 {
-                r = withinBounds(&c, clock: &clock)
-            }
-            if r < 0 {
-                c.year += 1
-                c.month = 0
-                c.day = 1
-                resetTime(from: 0)
-                continue
-            }
-            // Normalization moved the time forwards: start over from there.
-            if r == 0 { continue }
-
-            r = matchDay(&c, clock: &clock)
-            if r > 0 {
-                resetTime(from: 0)
-            }
-            if r >= 0 {
-                r = withinBounds(&c, clock: &clock)
-            }
-            if r < 0 {
-                c.month += 1
-                c.day = 1
-                resetTime(from: 0)
-                continue
-            }
-            if r == 0 { continue }
-
-            if !matchesWeekday(c, clock: &clock) {
-                c.day += 1
-                resetTime(from: 0)
-                continue
-            }
-
-            r = Self.match(hour, value: &c.hour)
-            if r > 0 {
-                resetTime(from: 1)
-            }
-            if r >= 0 {
-                r = withinBounds(&c, clock: &clock)
-            }
-            if r < 0 {
-                c.day += 1
-                resetTime(from: 0)
-                continue
-            }
-            // The hour may not exist (a spring-forward gap): retry from the normalized time.
-            if r == 0 { continue }
-
-            r = Self.match(minute, value: &c.minute)
-            if r > 0 {
-                resetTime(from: 2)
-            }
-            if r >= 0 {
-                r = withinBounds(&c, clock: &clock)
-            }
-            if r < 0 {
-                c.hour += 1
-                resetTime(from: 1)
-                continue
-            }
-            if r == 0 { continue }
-
-            var secondInMicroseconds = c.second * 1_000_000 + usec
-            r = Self.match(microsecond, value: &secondInMicroseconds)
-            usec = secondInMicroseconds % 1_000_000
-            c.second = secondInMicroseconds / 1_000_000
-            if r >= 0 {
-                r = withinBounds(&c, clock: &clock)
-            }
-            if r < 0 {
-                c.minute += 1
-                resetTime(from: 2)
-                continue
-            }
-            if r == 0 { continue }
-
             if setBack > 0 {
-                let isDaylightSaving = c.isDaylightSaving
-                c = BrokenDownTime(localSeconds: c.localSeconds + setBack)
-                c.isDaylightSaving = isDaylightSaving
+                let isDaylightSaving = candidate.time.isDaylightSaving
+                candidate.time = BrokenDownTime(localSeconds: candidate.time.localSeconds + setBack)
+                candidate.time.isDaylightSaving = isDaylightSaving
                 flag = nil
                 continue
             }
-            tm = c
-            subsecond = usec
+            tm = candidate.time
+            subsecond = candidate.subsecond
             return .elapse(RealtimeInstant(microseconds: 0))
         }
         return .failed
+    }
+
+    /// The time one round of ``findNext(_:_:clock:)`` moves forward, field by field.
+    private struct Candidate {
+        var time: BrokenDownTime
+        var subsecond: Int
+
+        /// A larger field moved: the smaller ones start again from zero (level 0: from the hour,
+        /// 1: from the minute, 2: the second alone).
+        mutating func resetTime(from level: Int) {
+            if level <= 0 { time.hour = 0 }
+            if level <= 1 { time.minute = 0 }
+            time.second = 0
+            subsecond = 0
+        }
+    }
+
+    /// What one field's step decided: go on to the next field, start the round again from the
+    /// time as it now is, or no time can ever match.
+    private enum Step { case matched, retry, never }
+
+    /// One round: each field from the year to the second, in systemd's order; the first that does
+    /// not match as it is decides the round.
+    private func matchFields(_ c: inout Candidate, clock: inout LocalClock) -> Step {
+        var step = matchYear(&c, clock: &clock)
+        if step == .matched { step = matchMonth(&c, clock: &clock) }
+        if step == .matched { step = matchDayAndWeekday(&c, clock: &clock) }
+        if step == .matched { step = matchHourOrMinute(&c, level: 1, clock: &clock) }
+        if step == .matched { step = matchHourOrMinute(&c, level: 2, clock: &clock) }
+        if step == .matched { step = matchSecond(&c, clock: &clock) }
+        return step
+    }
+
+    /// No later year matches, or the year is past what `mktime` takes: never.
+    private func matchYear(_ c: inout Candidate, clock: inout LocalClock) -> Step {
+        let r = Self.match(year, value: &c.time.year)
+        if r > 0 {
+            c.time.month = 0
+            c.time.day = 1
+            c.resetTime(from: 0)
+        }
+        if r < 0 || withinBounds(&c.time, clock: &clock) <= 0 {
+            return .never
+        }
+        return .matched
+    }
+
+    private func matchMonth(_ c: inout Candidate, clock: inout LocalClock) -> Step {
+        var month1 = c.time.month + 1
+        let r = Self.match(month, value: &month1)
+        c.time.month = month1 - 1
+        if r > 0 {
+            c.time.day = 1
+            c.resetTime(from: 0)
+        }
+        return afterMatch(r, &c, clock: &clock) {
+            $0.time.year += 1
+            $0.time.month = 0
+            $0.time.day = 1
+            $0.resetTime(from: 0)
+        }
+    }
+
+    private func matchDayAndWeekday(_ c: inout Candidate, clock: inout LocalClock) -> Step {
+        let r = matchDay(&c.time, clock: &clock)
+        if r > 0 {
+            c.resetTime(from: 0)
+        }
+        let step = afterMatch(r, &c, clock: &clock) {
+            $0.time.month += 1
+            $0.time.day = 1
+            $0.resetTime(from: 0)
+        }
+        guard step == .matched else { return step }
+        if !matchesWeekday(c.time, clock: &clock) {
+            c.time.day += 1
+            c.resetTime(from: 0)
+            return .retry
+        }
+        return .matched
+    }
+
+    /// The hour (`level` 1) or the minute (`level` 2): one step, as their rules differ only in
+    /// which field they match and which larger one moves on when none matches.
+    private func matchHourOrMinute(_ c: inout Candidate, level: Int, clock: inout LocalClock) -> Step {
+        let r = level == 1 ? Self.match(hour, value: &c.time.hour) : Self.match(minute, value: &c.time.minute)
+        if r > 0 {
+            c.resetTime(from: level)
+        }
+        return afterMatch(r, &c, clock: &clock) {
+            if level == 1 { $0.time.day += 1 } else { $0.time.hour += 1 }
+            $0.resetTime(from: level - 1)
+        }
+    }
+
+    private func matchSecond(_ c: inout Candidate, clock: inout LocalClock) -> Step {
+        var secondInMicroseconds = c.time.second * 1_000_000 + c.subsecond
+        let r = Self.match(microsecond, value: &secondInMicroseconds)
+        c.subsecond = secondInMicroseconds % 1_000_000
+        c.time.second = secondInMicroseconds / 1_000_000
+        return afterMatch(r, &c, clock: &clock) {
+            $0.time.minute += 1
+            $0.resetTime(from: 2)
+        }
+    }
+
+    /// The end of every field's step after the year's, given what matching the field returned: a
+    /// field that matched is checked against `mktime`'s normalization; one with no match left
+    /// (`r < 0`, or a normalization past the field) moves the next larger field on (`carry`) and
+    /// the round starts again, as it does when normalization moved the time forwards (a
+    /// spring-forward gap: the hour may not exist).
+    private func afterMatch(_ r: Int, _ c: inout Candidate, clock: inout LocalClock, carry: (inout Candidate) -> Void) -> Step {
+        var r = r
+        if r >= 0 {
+            r = withinBounds(&c.time, clock: &clock)
+        }
+        if r < 0 {
+            carry(&c)
+            return .retry
+        }
+        return r == 0 ? .retry : .matched
     }
 
     /// systemd's `find_matching_component` for fields not counted from the end of the month:

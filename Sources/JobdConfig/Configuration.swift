@@ -1,3 +1,5 @@
+package import JobdDefinition
+
 /// A whole configuration directory: jobd's settings and every job.
 package struct Configuration: Sendable, Equatable {
     package var daemon: DaemonSettings

@@ -1,3 +1,6 @@
+import JobdUnitFile
+import JobdDefinition
+
 /// The `[Cron]` section of `jobd.conf`: jobd as the machine's cron, reading `/etc/crontab`,
 /// `/etc/cron.d` and the crontabs of `/var/spool/cron/crontabs` itself (issue 38). Off by default:
 /// the `jobd-cron` package turns it on with a drop-in.

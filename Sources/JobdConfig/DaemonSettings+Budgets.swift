@@ -1,3 +1,5 @@
+import JobdUnitFile
+
 extension DaemonSettings {
     /// `StopTimeoutMaxSec=`: a finite, positive time span, the default when empty; `nil` after an error.
     static func stopTimeoutMax(_ value: String, path: String, line: Int, errors: inout [ConfigError]) -> TimeSpan? {

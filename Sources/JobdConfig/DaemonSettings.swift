@@ -1,3 +1,5 @@
+package import JobdUnitFile
+
 /// jobd's own settings: the `[Daemon]` section of `CONFIG_DIR/jobd.conf`, in the same unit-file
 /// syntax as job files. The file is optional; every key has a default.
 package struct DaemonSettings: Sendable, Equatable {

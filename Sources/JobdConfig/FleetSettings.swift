@@ -1,4 +1,6 @@
 import Glibc
+package import JobdUnitFile
+import JobdDefinition
 
 /// The `[Fleet]` section of `jobd.conf`: the PostgreSQL database through which the nodes of a fleet
 /// agree on who runs a `RunOn=one-node` job's elapse. Without the section jobd is a single machine.

@@ -1,5 +1,8 @@
 import Glibc
 import JobdCalendar
+import JobdSystem
+package import JobdUnitFile
+package import JobdDefinition
 
 /// A configuration directory: `jobs.d/*.job`, one job per file, read in name order.
 package struct JobDirectory: Sendable {

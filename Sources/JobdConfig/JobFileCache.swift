@@ -1,4 +1,7 @@
 import Glibc
+import JobdSystem
+import JobdUnitFile
+import JobdDefinition
 
 /// The job files of the previous read of a configuration directory, each parsed definition kept
 /// with the identity and metadata its file had when it was read, so that a reload reads and parses

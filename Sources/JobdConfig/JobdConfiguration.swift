@@ -1,5 +1,8 @@
 package import Glibc
 import JobdCalendar
+import JobdSystem
+package import JobdUnitFile
+package import JobdDefinition
 
 /// A configuration directory as jobd reads it at start and at each reload: every job file that is
 /// valid, every one that is not (a broken file disables its own job only), and `jobd.conf`'s

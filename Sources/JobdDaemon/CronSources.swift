@@ -1,5 +1,6 @@
 import Glibc
 import JobdConfig
+import JobdPolicy
 import JobdImport
 
 /// cron's files, read for jobd's cron mode (`[Cron]` `Enable=yes`): `/etc/crontab`, the files of
@@ -28,13 +29,13 @@ struct CronSources: Sendable {
     /// The files cron reads, in its order: `/etc/crontab`, then `/etc/cron.d` and the spool, each in name order.
     func files() -> [CronSourceFile] {
         var files: [CronSourceFile] = []
-        if let file = Self.read(crontab, kind: .systemCrontab, followLink: true) { files.append(file) }
+        if let file = CronSourceFile.read(crontab, kind: .systemCrontab, followLink: true) { files.append(file) }
         for name in Self.names(in: cronDirectory) where CronSourceFile.countsInCronDirectory(name) {
-            if let file = Self.read(cronDirectory + "/" + name, kind: .cronDirectory(name: name), followLink: true) { files.append(file) }
+            if let file = CronSourceFile.read(cronDirectory + "/" + name, kind: .cronDirectory(name: name), followLink: true) { files.append(file) }
         }
         // cron skips hidden names and crontab(1)'s temporary files (tmp.*): neither is anyone's crontab.
         for name in Self.names(in: spoolDirectory) where !name.hasPrefix("tmp.") {
-            if let file = Self.read(spoolDirectory + "/" + name, kind: .spool(user: name), followLink: false) { files.append(file) }
+            if let file = CronSourceFile.read(spoolDirectory + "/" + name, kind: .spool(user: name), followLink: false) { files.append(file) }
         }
         return files
     }
@@ -46,10 +47,7 @@ struct CronSources: Sendable {
         for file in files() {
             let table = CronTable.read(file, failureResult: settings.failureResult) { name in
                 if let known = accounts[name] { return known }
-                // getpwnam's, as cron's: a name, never a uid written as one.
-                let found = (try? Account.resolve(user: name, group: nil)).flatMap { account -> CronTable.Account? in
-                    account?.userName == name ? (uid: account!.uid, home: account!.home) : nil
-                }
+                let found = CronTable.account(named: name)
                 accounts[name] = found
                 return found
             }
@@ -63,39 +61,6 @@ struct CronSources: Sendable {
     private static func names(in directory: String) -> [String] {
         guard case .success(let entries) = FileSystem.directoryEntries(directory) else { return [] }
         return entries.filter { !$0.hasPrefix(".") }.sorted()
-    }
-
-    /// The file at `path` with its status; `nil` when there is none. A user's crontab is never
-    /// followed through a link (`O_NOFOLLOW`, as cron opens it): a link is reported as one.
-    static func read(_ path: String, kind: CronSourceFile.Kind, followLink: Bool) -> CronSourceFile? {
-        var link = stat()
-        guard lstat(path, &link) == 0 else { return nil }
-        let isLink = link.st_mode & S_IFMT == S_IFLNK
-        var status = CronSourceFile.Status(uid: link.st_uid, permissions: link.st_mode & 0o7777, isRegular: link.st_mode & S_IFMT == S_IFREG,
-                                           linkCount: Int(link.st_nlink), symlinkOwner: isLink ? link.st_uid : nil)
-        if isLink && !followLink { return CronSourceFile(path: path, kind: kind, status: status, bytes: []) }
-        // Not a FIFO's open that waits for a writer: O_NONBLOCK, and only a regular file is read.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followLink ? 0 : O_NOFOLLOW))
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var opened = stat()
-        guard fstat(fd, &opened) == 0 else { return nil }
-        status.uid = opened.st_uid
-        status.permissions = opened.st_mode & 0o7777
-        status.isRegular = opened.st_mode & S_IFMT == S_IFREG
-        status.linkCount = Int(opened.st_nlink)
-        var bytes: [UInt8] = []
-        if status.isRegular {
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            // At most 1 MiB, as a job file: a crontab larger than that is not a crontab.
-            while bytes.count < 1 << 20 {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
-                bytes += buffer[0..<count]
-            }
-        }
-        return CronSourceFile(path: path, kind: kind, status: status, bytes: bytes)
     }
 }
 

@@ -2,12 +2,14 @@ import Glibc
 import JobdConfig
 import JobdImport
 import JobdLocks
+import JobdHost
+import JobdTimers
 
 /// Hears cron's files change (cron mode), on a thread of its own: inotify on `/etc` (for
 /// `crontab`), `/etc/cron.d` and the spool, and, as cron itself does, a look at their times
 /// once a minute, for a directory that was missing when the watch began, a file system without
-/// inotify, or a queue that overflowed. Each change calls back with what changed; the main loop
-/// reloads, as for a SIGHUP. ``stop()`` ends the thread and closes its descriptors.
+/// inotify, or a queue that overflowed. A change calls back with what changed once the files are
+/// quiet (``CronChangeDebounce``: one write, one reload); the main loop reloads, as for a SIGHUP. ``stop()`` ends the thread and closes its descriptors.
 final class CronWatch: Sendable {
     private let thread: InotifyThread
 
@@ -81,10 +83,13 @@ final class CronWatch: Sendable {
         func run() {
             addWatches()
             fingerprint = currentFingerprint()
+            var debounce = CronChangeDebounce()
             while true {
-                switch thread.wait(timeout: Self.untilNextMinute()) {
+                switch thread.wait(timeout: Self.timeout(debounce)) {
                 case .stopped:
                     return
+                case .timedOut where debounce.isPending:
+                    break
                 case .timedOut:
                     addWatches()
                     let now = currentFingerprint()
@@ -93,12 +98,22 @@ final class CronWatch: Sendable {
                         onChange("the per-minute check")
                     }
                 case .events(let events):
-                    if let changed = changedPaths(events).first {
-                        fingerprint = currentFingerprint()
-                        onChange(changed)
-                    }
+                    debounce.heard(changedPaths(events), at: .now())
+                }
+                // One reload for one write, however many events and reads it took.
+                if let changed = debounce.due(at: .now()) {
+                    fingerprint = currentFingerprint()
+                    onChange(changed)
                 }
             }
+        }
+
+        /// Milliseconds to wait: to the waiting changes' deadline, else to the per-minute look.
+        private static func timeout(_ debounce: CronChangeDebounce) -> Int32 {
+            guard let deadline = debounce.deadline else { return untilNextMinute() }
+            let now = MonotonicInstant.now()
+            guard deadline > now else { return 0 }
+            return Int32(min((deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000, 60_000))
         }
 
         /// The paths of cron's files `events` are about.

@@ -1,7 +1,10 @@
 import Glibc
 import JobdConfig
+import JobdPolicy
 import JobdControl
 import JobdImport
+import JobdLogging
+import Logging
 
 /// `crontab`'s requests (`crontab-list`, `crontab-install`, `crontab-remove`), answered on the
 /// connection's own thread: jobd, root, is what Debian's setgid crontab is, and writes users'
@@ -12,6 +15,8 @@ struct CrontabRequests: Sendable {
     let spool: CrontabSpool
     /// Where `cron.allow` and `cron.deny` are (`/etc`).
     let accessDirectory: String
+    /// Where each install, removal and listing is journaled, as Debian's cron logs them.
+    let logger: Logger
 
     /// Whose crontab a request is about.
     struct Owner: Equatable {
@@ -45,12 +50,13 @@ struct CrontabRequests: Sendable {
             switch spool.text(of: owner.name, uid: peer.uid == 0 ? nil : owner.uid) {
             case .failure(let error): reply.finish(with: .error(error.message))
             case .success(let text):
+                journal(.crontabList, "LIST", by: peer, of: owner)
                 var response = ControlResponse(type: .crontab)
                 response.text = text
                 reply.finish(with: response)
             }
-        case .crontabInstall: install(request.text ?? "", source: request.path ?? "-", for: owner, reply: reply)
-        default: remove(for: owner, reply: reply)
+        case .crontabInstall: install(request.text ?? "", source: request.path ?? "-", by: peer, for: owner, reply: reply)
+        default: remove(by: peer, for: owner, reply: reply)
         }
         return true
     }
@@ -82,7 +88,15 @@ struct CrontabRequests: Sendable {
         return .success(Owner(name: name, uid: peer.uid, gid: found.gid))
     }
 
-    private func install(_ text: String, source: String, for owner: Owner, reply: ControlReply) {
+    /// Debian's words, `(alice) REPLACE (alice)`: who ran crontab, what, whose; never the lines.
+    private func journal(_ event: JobdEvent, _ action: String, by peer: ControlPeer, of owner: Owner) {
+        let caller = peer.userName ?? "uid \(peer.uid)"
+        logger.event(event, level: event == .crontabList ? .debug : .notice, "(\(caller)) \(action) (\(owner.name))", [
+            JobdField.callerUID: "\(peer.uid)", JobdField.crontabUID: "\(owner.uid)", JobdField.crontabUser: owner.name,
+        ])
+    }
+
+    private func install(_ text: String, source: String, by peer: ControlPeer, for owner: Owner, reply: ControlReply) {
         let bytes = Array(text.utf8)
         guard bytes.count <= CrontabSpool.maximumBytes else {
             return reply.finish(with: .error("\(source): the crontab is \(bytes.count) bytes; jobd takes at most \(CrontabSpool.maximumBytes)",
@@ -101,12 +115,14 @@ struct CrontabRequests: Sendable {
         } catch {
             return reply.finish(with: .error("crontab: \(error.description)"))
         }
+        journal(.crontabReplace, "REPLACE", by: peer, of: owner)
         reply.finish(with: ControlResponse(type: .crontabSaved, message: check.warnings.isEmpty ? nil : check.warnings.joined(separator: "\n")))
     }
 
-    private func remove(for owner: Owner, reply: ControlReply) {
+    private func remove(by peer: ControlPeer, for owner: Owner, reply: ControlReply) {
         do {
             guard try spool.remove(of: owner.name) else { return reply.finish(with: .error("no crontab for \(owner.name)")) }
+            journal(.crontabDelete, "DELETE", by: peer, of: owner)
             reply.finish(with: ControlResponse(type: .crontabSaved))
         } catch {
             reply.finish(with: .error("crontab: \(error.description)"))

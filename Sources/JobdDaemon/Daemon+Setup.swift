@@ -1,11 +1,34 @@
 import JobdCalendar
 import JobdConfig
 import JobdFleet
+import JobdRunner
 import JobdScheduler
+import JobdLogging
+import JobdTimers
 import Logging
+import UnixSignals
 
-/// What jobd sets up before its main loop runs: the clocks it schedules by and the fleet it joins.
+/// What jobd sets up before its main loop runs: its signals, its timing thread, the clocks it
+/// schedules by and the fleet it joins.
 extension Daemon {
+    /// SIGTERM, SIGINT and SIGHUP, and SIGUSR2 in the tests' own build when it may stall the loop
+    /// (``DaemonFaults/stall``).
+    static func trapSignals(stall: Duration?) async -> UnixSignalsSequence {
+        var trapped: [UnixSignal] = [.sigterm, .sigint, .sighup]
+        if stall != nil { trapped.append(.sigusr2) }
+        return await UnixSignalsSequence(trapping: trapped)
+    }
+
+    /// The timing thread's queue, or `nil` (said as jobd's exit) when the thread cannot start.
+    static func makeTimerQueue(events: OwnerEventBatch, logger: Logger) -> TimerQueue? {
+        do {
+            return try TimerQueue(observer: TimerEventLog(logger: logger, events: events))
+        } catch {
+            logger.event(.daemonExit, level: .critical, "jobd cannot start its timing thread: \(error)", [:])
+            return nil
+        }
+    }
+
     /// The wall clock jobd schedules by: the system's, shifted by `skew` in the tests' own build
     /// (``DaemonFaults/clockSkew``).
     static func clocks(skew: Duration) -> Scheduler.Clocks {
@@ -50,5 +73,16 @@ extension Daemon {
         } catch {
             return (local, [])
         }
+    }
+
+    /// The runner of every run: jobd's own soft RLIMIT_NOFILE raised first (three descriptors a run
+    /// in flight), its runs' kept as it was (issue 39).
+    func makeRunner(environment: [String: String]) -> JobRunner {
+        let descriptors = DescriptorLimit.raiseOwn()
+        if let raised = descriptors.raisedSoft, let runs = descriptors.runs?.soft {
+            logger.debug("raised jobd's soft RLIMIT_NOFILE from \(runs) to \(raised); runs keep \(runs)")
+        }
+        return JobRunner(logger: logger, environment: environment, host: SystemHostFacts(), descriptorLimit: descriptors.runs,
+                         beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
     }
 }

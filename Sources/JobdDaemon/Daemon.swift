@@ -2,6 +2,7 @@ import CMalloc
 import Glibc
 import JobdCalendar
 import JobdConfig
+import JobdPolicy
 import JobdControl
 import JobdFleet
 import JobdLocks
@@ -12,6 +13,7 @@ import JobdTimers
 package import Logging
 import SystemdKit
 import UnixSignals
+import JobdHost
 
 extension Daemon {
     /// `$STATE_DIRECTORY` (the first, if systemd set several) or `/var/lib/jobd`.
@@ -28,8 +30,8 @@ extension Daemon {
 /// The daemon: loads the configuration, arms one owner per job, tells systemd it is ready, and runs
 /// the main loop until SIGTERM or SIGINT.
 package struct Daemon {
-    private let options: DaemonOptions
-    private let logger: Logger
+    let options: DaemonOptions
+    let logger: Logger
 
     package init(options: DaemonOptions, logger: Logger) {
         self.options = options
@@ -75,7 +77,7 @@ package struct Daemon {
         post: @escaping @Sendable (DaemonEvent) -> Void
     ) -> RuntimeFiles {
         let userRequests = UserRequests(store: users, directory: directory, post: post, generation: generation)
-        let crontabRequests = CrontabRequests(spool: CrontabSpool(path: options.crontabSpool), accessDirectory: options.cronAccessDirectory)
+        let crontabRequests = CrontabRequests(spool: CrontabSpool(path: options.crontabSpool), accessDirectory: options.cronAccessDirectory, logger: logger)
         return RuntimeFiles(lock: lock, directory: options.runtimeDirectory, logger: logger) { request, reply in
             // The authorizer first (in userRequests), then whose crontab (crontabRequests).
             if userRequests.handle(request, reply: reply) || crontabRequests.handle(request, reply: reply) { return }
@@ -99,10 +101,7 @@ package struct Daemon {
         guard case .proceed(let runtimeLock) = RuntimeFiles.lock(directory: options.runtimeDirectory, logger: logger) else { return 1 }
         logger.event(.daemonStart, "jobd \(BuildInfo.version) starting with configuration \(options.configDirectory)")
         // Signal handlers first: READY=1 promises that a SIGHUP from now on is a reload.
-        var trapped: [UnixSignal] = [.sigterm, .sigint, .sighup]
-        let stall = options.faults.stall
-        if stall != nil { trapped.append(.sigusr2) }
-        let signals = await UnixSignalsSequence(trapping: trapped)
+        let signals = await Self.trapSignals(stall: options.faults.stall)
         let notifier = ServiceNotifier(logger: logger)
 
         var jobFiles = JobFileCache()
@@ -114,13 +113,7 @@ package struct Daemon {
 
         // Owners and their timers log their bookkeeping through one batch: compact when many come or go at once.
         let ownerEvents = OwnerEventBatch(logger: logger)
-        let queue: TimerQueue
-        do {
-            queue = try TimerQueue(observer: TimerEventLog(logger: logger, events: ownerEvents))
-        } catch {
-            logger.event(.daemonExit, level: .critical, "jobd cannot start its timing thread: \(error)", [:])
-            return 1
-        }
+        guard let queue = Self.makeTimerQueue(events: ownerEvents, logger: logger) else { return 1 }
         let (events, continuation) = AsyncStream.makeStream(of: DaemonEvent.self)
         let state = StateDirectory(path: options.stateDirectory, logger: logger)
         let bootID = (try? ID128.bootID()) ?? "unknown"
@@ -147,15 +140,14 @@ package struct Daemon {
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)
-        let runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(),
-                               beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
+        let runner = makeRunner(environment: environment)
         let launcher = TaskLauncher(runner: runner, tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
         var context = DaemonContext(
             clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
             post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
         context.trimMemory = { malloc_trim(0) }
-        context.stall = DaemonFaults.blocking(stall)
+        context.stall = DaemonFaults.blocking(options.faults.stall)
         // What the connections' threads decide requests against (ControlAuthorizer), as the loop applies it.
         let published = LockedBox(Generation(jobs: []))
         let control = openControl(lock: runtimeLock, users: userJobs, directory: directory, generation: published) { continuation.yield($0) }

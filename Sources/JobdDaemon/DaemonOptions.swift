@@ -1,4 +1,5 @@
 import JobdConfig
+import JobdPolicy
 
 /// How jobd was started.
 package struct DaemonOptions: Sendable {

@@ -1,3 +1,4 @@
+import JobdHost
 import JobdConfig
 import JobdControl
 import JobdHandover

@@ -10,6 +10,8 @@ import JobdTimers
 package import Logging
 import SystemdKit
 import UnixSignals
+import JobdMetrics
+import JobdHost
 
 /// The executor around jobd's decisions: it turns events (fires, runs that ended, signals, control
 /// requests) into calls on the scheduler (owners and timers), the run admission (every run's

@@ -2,6 +2,7 @@ import JobdConfig
 import JobdControl
 import JobdScheduler
 import JobdTimers
+import JobdMetrics
 
 /// Reloads, as decisions: whether the configuration is being read, whether another read follows
 /// it (a SIGHUP came meanwhile), which clients wait for which outcome, and the outcomes so far. It

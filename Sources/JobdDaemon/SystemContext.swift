@@ -1,6 +1,7 @@
 import Glibc
 import JobdCalendar
 import JobdConfig
+import JobdPolicy
 import JobdFleet
 import JobdLocks
 import JobdRunner

@@ -1,5 +1,6 @@
 import Glibc
-package import JobdConfig
+import JobdConfig
+package import JobdPolicy
 package import Logging
 
 package extension UserJobStore {

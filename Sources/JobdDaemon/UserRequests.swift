@@ -1,4 +1,5 @@
 import JobdConfig
+import JobdPolicy
 import JobdControl
 import JobdLocks
 import JobdScheduler

@@ -1,5 +1,6 @@
 import JobdCalendar
 package import JobdConfig
+import JobdPolicy
 
 /// One of cron's files (``CronSourceFile``) as jobd's cron mode runs it: each command line a job
 /// that runs as Debian's cron runs it (the importer's conversion, ``CrontabImporter``), under a
@@ -17,6 +18,12 @@ package import JobdConfig
 package enum CronTable {
     /// What cron needs of an account: its uid (whose file a crontab must be) and home directory.
     package typealias Account = (uid: UInt32, home: String?)
+
+    /// `name`'s account as cron looks one up (getpwnam's): by its name, never a uid written as one.
+    package static func account(named name: String) -> Account? {
+        guard let found = try? JobdSystem.Account.resolve(user: name, group: nil), found.userName == name else { return nil }
+        return (uid: found.uid, home: found.home)
+    }
 
     package struct Result: Sendable {
         package var jobs: [JobDefinition] = []

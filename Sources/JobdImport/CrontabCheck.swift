@@ -1,4 +1,6 @@
-/// What `crontab` checks before it installs a user's crontab: each line read as jobd's cron mode
+import JobdConfig
+
+/// What `crontab` checks before it installs a user's crontab, and `jobctl check` of cron's files: each line read as jobd's cron mode
 /// reads it (``CrontabImporter``, the parser `jobctl import cron` and `jobctl check` use), so that
 /// a crontab with a line that would not run as written is refused with that line, as Debian's
 /// crontab refuses one its parser rejects ("errors in crontab file, can't install.").
@@ -29,5 +31,15 @@ package struct CrontabCheck: Sendable, Equatable {
             }
         }
         return check
+    }
+
+    /// Checks one of cron's files as jobd's cron mode reads it (``CronTable``: cron's checks of
+    /// the file's owner and mode, the system format by location, every line): what `jobctl check`
+    /// reports of `/etc/crontab`, a cron.d file or a spool crontab. `account` looks up a user.
+    package static func check(_ source: CronSourceFile, account: @escaping (String) -> CronTable.Account?) -> CrontabCheck {
+        let table = CronTable.read(source, failureResult: .judge, account: account)
+        let errors = table.broken.flatMap(\.errors).sorted { ($0.line ?? 0) < ($1.line ?? 0) }
+        let warnings = table.warnings.sorted { ($0.line ?? 0) < ($1.line ?? 0) }
+        return CrontabCheck(errors: errors.map(\.description), warnings: warnings.map { "\($0.location): warning: \($0.message)" })
     }
 }

@@ -286,6 +286,24 @@ package enum JobdCatalog {
                 successful run at @JOBD_LAST_SUCCESS_USEC@: its alarm is cleared (jobd_job_overdue 0)
                 and its ExpectSuccessWithinSec= counts again from this success.
                 """)
+        case .crontabReplace:
+            Entry(subject: "A user's crontab was installed", body: """
+                crontab(1), run by uid @JOBD_CALLER_UID@, installed the crontab of
+                @JOBD_CRONTAB_USER@ (uid @JOBD_CRONTAB_UID@) in cron's spool, as Debian's cron logs
+                REPLACE. The crontab's lines are not in the journal; jobd reads the new file by
+                itself (cron mode), and its lines are jobs named @JOBD_CRONTAB_USER@:crontab-HASH.
+                """)
+        case .crontabDelete:
+            Entry(subject: "A user's crontab was removed", body: """
+                crontab -r, run by uid @JOBD_CALLER_UID@, removed the crontab of
+                @JOBD_CRONTAB_USER@ (uid @JOBD_CRONTAB_UID@) from cron's spool, as Debian's cron logs
+                DELETE. jobd drops its lines' jobs by itself (cron mode).
+                """)
+        case .crontabList:
+            Entry(subject: "A user's crontab was listed", body: """
+                crontab -l, run by uid @JOBD_CALLER_UID@, read the crontab of @JOBD_CRONTAB_USER@
+                (uid @JOBD_CRONTAB_UID@), as Debian's cron logs LIST. Logged at debug priority.
+                """)
         case .ownersInit:
             Entry(subject: "Job owners were created", body: """
                 @JOBD_OWNER_COUNT@ job owner(s) were created for generation @JOBD_GENERATION@, at

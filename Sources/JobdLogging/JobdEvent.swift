@@ -61,6 +61,13 @@ package enum JobdEvent: String, Sendable, CaseIterable {
     case jobOverdue = "job.overdue"
     /// The overdue job succeeded again: its alarm is cleared, and armed again from this success.
     case jobOverdueCleared = "job.overdue-cleared"
+    /// crontab(1) installed a user's crontab (Debian's cron logs `(alice) REPLACE (alice)`):
+    /// `JOBD_CALLER_UID`, `JOBD_CRONTAB_UID`, `JOBD_CRONTAB_USER`; never the crontab's lines.
+    case crontabReplace = "crontab.replace"
+    /// crontab(1) removed a user's crontab (`DELETE`): the same fields.
+    case crontabDelete = "crontab.delete"
+    /// crontab(1) listed a user's crontab (`LIST`): the same fields.
+    case crontabList = "crontab.list"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -108,6 +115,9 @@ package enum JobdEvent: String, Sendable, CaseIterable {
         case .clockChange: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1023"
         case .jobOverdue: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1030"
         case .jobOverdueCleared: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1031"
+        case .crontabReplace: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1080"
+        case .crontabDelete: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1081"
+        case .crontabList: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1082"
         }
     }
 }
@@ -192,6 +202,11 @@ package enum JobdField {
     /// beyond that (negative: back), in microseconds.
     package static let suspendedUSec = "JOBD_SUSPENDED_USEC"
     package static let clockJumpUSec = "JOBD_CLOCK_JUMP_USEC"
+    /// On `crontab.replace`, `crontab.delete`, `crontab.list`: the uid of who ran crontab(1)
+    /// (from `SO_PEERCRED`), and the uid and name of the user whose crontab it was.
+    package static let callerUID = "JOBD_CALLER_UID"
+    package static let crontabUID = "JOBD_CRONTAB_UID"
+    package static let crontabUser = "JOBD_CRONTAB_USER"
 }
 
 extension Logger {

@@ -39,16 +39,18 @@ package struct JobRunner: Sendable {
     /// What performs each run's steps.
     package let driver: any RunDriver
 
-    /// jobd's: runs on the system (``SystemRunDriver``), its assertions judged on `host`;
+    /// jobd's: runs on the system (``SystemRunDriver``), its assertions judged on `host`, each
+    /// with `descriptorLimit` as its `RLIMIT_NOFILE` (``DescriptorLimit/runs``; `nil`: jobd's own);
     /// `beforeAccountLookUp` is where a test makes account look-ups slow.
     package init(
         logger: Logger, environment: [String: String], host: any HostFacts, registry: RunRegistry = RunRegistry(),
-        tracking: RunTracking? = nil, beforeAccountLookUp: (@Sendable () -> Void)? = nil
+        tracking: RunTracking? = nil, descriptorLimit: ResourceLimit? = nil, beforeAccountLookUp: (@Sendable () -> Void)? = nil
     ) {
         let tracking = tracking ?? .detect(logger: logger)
         let (taps, budget) = (RunOutputTaps(), OutputBudget())
         let driver = SystemRunDriver(logger: logger, environment: environment, host: host, registry: registry, outputTaps: taps,
-                                     outputBudget: budget, tracking: tracking, beforeAccountLookUp: beforeAccountLookUp)
+                                     outputBudget: budget, tracking: tracking, descriptorLimit: descriptorLimit,
+                                     beforeAccountLookUp: beforeAccountLookUp)
         self.init(logger: logger, environment: environment, driver: driver, registry: registry, tracking: tracking, outputTaps: taps,
                   outputBudget: budget)
     }

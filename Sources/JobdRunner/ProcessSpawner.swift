@@ -1,12 +1,15 @@
 import CSpawn
 import Glibc
+package import JobdConfig
 
-/// Starts a run's process with `posix_spawn`, as swift-subprocess did, without its per-run tasks
-/// and 64 KiB read buffers (issue 39): in a session of its own (`POSIX_SPAWN_SETSID`), every
-/// signal at its default and none blocked, stdin from `input`, stdout and stderr into pipes of
-/// their own, every other descriptor closed, in `workingDirectory`. Every descriptor jobd keeps is
-/// `O_CLOEXEC`, so that no other run inherits it. The process's end is read through a pidfd
-/// (``RunReactor``), which only this process's own `waitpid` can consume.
+/// Starts a run's process (``jobd_spawn``, Sources/CSpawn/spawn.c: `clone3` with `CLONE_VM |
+/// CLONE_VFORK`, as `posix_spawn` clones), without swift-subprocess's per-run tasks and 64 KiB read
+/// buffers (issue 39): in a session of its own, every signal at its default (glibc's 32 and 33 too)
+/// and none blocked, stdin from `input`, stdout and stderr into pipes of their own, every other
+/// descriptor closed, in `workingDirectory`; and what ``Setup`` adds, which `posix_spawn` has no
+/// attribute for. Every descriptor jobd keeps is `O_CLOEXEC`, so that no other run inherits it. The
+/// process's end is read through a pidfd (``RunReactor``), which only this process's own `waitpid`
+/// can consume.
 package enum ProcessSpawner {
     /// A started process, and jobd's ends of it (non-blocking, close-on-exec).
     package struct Spawned: Sendable {
@@ -17,16 +20,36 @@ package enum ProcessSpawner {
         package var standardError: Int32
     }
 
+    /// What the child does before its `execve` beyond the descriptors and directory.
+    package struct Setup: Sendable {
+        /// Its `RLIMIT_NOFILE` (the soft limit jobd started with: ``DescriptorLimit``), or `nil`: jobd's own.
+        package var descriptorLimit: ResourceLimit?
+        /// The run's cgroup: the process starts in it (`CLONE_INTO_CGROUP`) and enters its v1 twins.
+        package var cgroup: RunCgroup?
+        /// A session keyring of its own, as `jobd-cgexec` gives a run.
+        package var keyring = false
+
+        package init(descriptorLimit: ResourceLimit? = nil, cgroup: RunCgroup? = nil, keyring: Bool = false) {
+            self.descriptorLimit = descriptorLimit
+            self.cgroup = cgroup
+            self.keyring = keyring
+        }
+    }
+
     /// Why a process could not be started.
     package struct Failure: Error, CustomStringConvertible {
         package var description: String
+        /// The kernel cannot start a process in a cgroup (no `clone3`, or no `CLONE_INTO_CGROUP`):
+        /// nothing was started, and `jobd-cgexec` can enter the cgroup instead (``CgroupSpawn``).
+        package var cloneIntoCgroupUnsupported = false
     }
 
     /// Starts `executable` (a path, or a name looked up in `environment`'s `PATH`) with `arguments`
     /// after its argv[0], which is the path it is started from (as swift-subprocess gave it).
     /// `input` becomes its stdin and is closed here, started or not.
     package static func spawn(
-        _ executable: String, arguments: [String], environment: [String: String], workingDirectory: String, input: Int32
+        _ executable: String, arguments: [String], environment: [String: String], workingDirectory: String, input: Int32,
+        setup: Setup = Setup()
     ) -> Result<Spawned, Failure> {
         defer { close(input) }
         guard let path = resolve(executable, path: environment["PATH"] ?? JobRunner.defaultPath) else {
@@ -44,68 +67,90 @@ package enum ProcessSpawner {
         _ = fcntl(output[1], F_SETFL, 0)
         _ = fcntl(error[1], F_SETFL, 0)
         let started = start(path, arguments: [path] + arguments, environment: environment, workingDirectory: workingDirectory,
-                            descriptors: (input, output[1], error[1]))
+                            descriptors: (input, output[1], error[1]), setup: setup)
         close(output[1])
         close(error[1])
         switch started {
         case .failure(let reason):
             close(output[0]); close(error[0])
             return .failure(reason)
-        case .success(let pid):
-            let pidfd = pidfd_open(pid, 0)
-            guard pidfd >= 0 else {
-                // Without a pidfd its end would go unseen: stop it rather than leave it running untracked.
-                let code = errno
-                killpg(pid, SIGKILL)
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                close(output[0]); close(error[0])
-                return .failure(failure("cannot open a pidfd of process \(pid)", code))
-            }
-            return .success(Spawned(pid: pid, pidfd: pidfd, standardOutput: output[0], standardError: error[0]))
+        case .success(let process):
+            return .success(Spawned(pid: process.pid, pidfd: process.pidfd, standardOutput: output[0], standardError: error[0]))
         }
     }
 
-    /// `posix_spawn` with the run's attributes and file actions; the pid of the child.
+    /// `jobd_spawn` (Sources/CSpawn/spawn.c) with the run's descriptors, directory and `setup`.
     private static func start(
         _ path: String, arguments: [String], environment: [String: String], workingDirectory: String,
-        descriptors: (input: Int32, output: Int32, error: Int32)
-    ) -> Result<pid_t, Failure> {
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
+        descriptors: (input: Int32, output: Int32, error: Int32), setup: Setup
+    ) -> Result<(pid: pid_t, pidfd: Int32), Failure> {
+        var cgroup: Int32 = -1
+        if let directory = setup.cgroup?.directory {
+            cgroup = open(directory, JOBD_O_PATH | O_DIRECTORY | O_CLOEXEC)
+            // As jobd-cgexec: a cgroup seen gone just after jobd made it is made again once.
+            if cgroup < 0 && errno == ENOENT && (mkdir(directory, 0o755) == 0 || errno == EEXIST) {
+                cgroup = open(directory, JOBD_O_PATH | O_DIRECTORY | O_CLOEXEC)
+            }
+            guard cgroup >= 0 else { return .failure(failure("cannot enter the run's cgroup \(directory)", errno)) }
         }
-        var all = sigset_t()
-        var none = sigset_t()
-        sigfillset(&all)
-        // The kernel refuses a disposition for these two, and neither can have one to reset.
-        sigdelset(&all, SIGKILL)
-        sigdelset(&all, SIGSTOP)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | JOBD_POSIX_SPAWN_SETSID))
-        for (from, to) in [(descriptors.input, 0), (descriptors.output, 1), (descriptors.error, 2)] {
-            posix_spawn_file_actions_adddup2(&actions, from, Int32(to))
-        }
-        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
-        posix_spawn_file_actions_addchdir_np(&actions, workingDirectory)
+        defer { if cgroup >= 0 { close(cgroup) } }
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let legacy = (setup.cgroup.map { Array($0.entered.dropFirst()) } ?? []).map { UnsafePointer(strdup($0)) } + [nil]
+        let directory = strdup(workingDirectory)
+        let executable = strdup(path)
         defer {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
+            for pointer in legacy { free(UnsafeMutablePointer(mutating: pointer)) }
+            free(directory)
+            free(executable)
         }
-        var pid: pid_t = 0
-        // posix_spawn waits for the child's execve (CLONE_VFORK): a command that cannot be
-        // executed, or a working directory that cannot be entered, is its result here.
-        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        guard result == 0 else { return .failure(failure("cannot start \(path)", result)) }
-        return .success(pid)
+        var plan = jobd_spawn_plan()
+        plan.input = descriptors.input
+        plan.output = descriptors.output
+        plan.error = descriptors.error
+        plan.cgroup = cgroup
+        plan.keyring = setup.keyring ? 1 : 0
+        if let limit = setup.descriptorLimit {
+            plan.set_nofile = 1
+            plan.nofile_soft = limit.soft ?? .max
+            plan.nofile_hard = limit.hard ?? .max
+        }
+        // jobd_spawn waits for the child's execve (CLONE_VFORK): a command that cannot be executed,
+        // or a working directory that cannot be entered, is its result here.
+        let result = argv.withUnsafeBufferPointer { argv in
+            envp.withUnsafeBufferPointer { envp in
+                legacy.withUnsafeBufferPointer { legacy in
+                    plan.path = UnsafePointer(executable)
+                    plan.directory = UnsafePointer(directory)
+                    plan.argv = argv.baseAddress
+                    plan.environment = envp.baseAddress
+                    plan.legacy_cgroups = setup.cgroup == nil ? nil : legacy.baseAddress
+                    return jobd_spawn(&plan)
+                }
+            }
+        }
+        guard result == 0 else { return .failure(failure(Int(plan.failed_step), plan.error_number, path: path, directory: workingDirectory, setup: setup)) }
+        return .success((plan.pid, plan.pidfd))
+    }
+
+    /// What a failed step of `jobd_spawn` means for the run.
+    private static func failure(_ step: Int, _ code: Int32, path: String, directory: String, setup: Setup) -> Failure {
+        switch step {
+        case JOBD_SPAWN_CLONE where setup.cgroup != nil && CgroupSpawn.isUnsupported(errno: code):
+            return Failure(description: "cannot start a process in its cgroup: \(String(cString: strerror(code)))", cloneIntoCgroupUnsupported: true)
+        case JOBD_SPAWN_CLONE: return failure("cannot start \(path)", code)
+        case JOBD_SPAWN_SESSION: return failure("cannot start \(path) in a session of its own", code)
+        case JOBD_SPAWN_DESCRIPTORS: return failure("cannot give \(path) its stdin, stdout and stderr", code)
+        case JOBD_SPAWN_DIRECTORY: return failure("cannot change to the working directory \(directory)", code)
+        case JOBD_SPAWN_CGROUP: return failure("cannot enter the run's cgroup \(setup.cgroup?.entered.dropFirst().joined(separator: " ") ?? "")", code)
+        case JOBD_SPAWN_KEYRING: return failure("cannot make the run's session keyring", code)
+        case JOBD_SPAWN_LIMIT: return failure("cannot set the run's LimitNOFILE=", code)
+        case JOBD_SPAWN_CLOSE: return failure("cannot close jobd's descriptors in the run", code)
+        case JOBD_SPAWN_PIDFD: return failure("cannot open a pidfd of \(path)", code)
+        default: return failure("cannot start \(path)", code)
+        }
     }
 
     /// `name` itself when it holds a `/`; else the first executable file of that name in `path`'s

@@ -12,13 +12,15 @@ import SystemPackage
 #endif
 
 extension SystemRunDriver {
-    /// How a run is started: its command directly (a job that keeps jobd's credentials and has no
-    /// cgroup), or through the trampoline with no arguments and an empty environment, its exec plan
-    /// (with the job's environment) on `handshake`.
-    /// A run started directly keeps jobd's session keyring and glibc's signals 32 and 33 ignored,
-    /// which the trampoline would reset; it is spawned directly all the same, because the
-    /// trampoline's start and handshake cut the runs benchmark from 958 to 382 runs a second
-    /// (2026-11-26): it is a root job outside jobd's unit, sharing nothing across an account.
+    /// How a run is started: its command directly (a job that keeps jobd's credentials, and whose
+    /// cgroup, if it has one, the kernel can start it in), or through the trampoline with no
+    /// arguments and an empty environment, its exec plan (with the job's environment) on `handshake`.
+    /// A run started directly in its cgroup gets what the trampoline's plan gives such a run: its v1
+    /// cgroup twins and a session keyring of its own; one without a cgroup keeps jobd's keyring (a
+    /// root job outside jobd's unit, sharing nothing across an account). Every run gets the soft
+    /// `RLIMIT_NOFILE` jobd started with (``DescriptorLimit``), unless its job sets `LimitNOFILE=`.
+    /// Direct, because the trampoline's second exec and handshake cut the runs benchmark from 958 to
+    /// 382 runs a second (2026-11-26).
     private struct Launch {
         var executable: Executable
         var arguments: [String]
@@ -30,16 +32,19 @@ extension SystemRunDriver {
         /// The encoded exec plan, for `handshake`.
         var plan: [UInt8] = []
         var input: Int32
+        var setup = ProcessSpawner.Setup()
 
-        init(_ configuration: SpawnConfiguration) throws(PreparationError) {
+        init(_ configuration: SpawnConfiguration, descriptorLimit: ResourceLimit?, intoCgroup: Bool) throws(PreparationError) {
             let argv = configuration.argv
-            guard configuration.account != nil || configuration.cgroup != nil || !configuration.attributes.isDefault
+            guard configuration.account != nil || (configuration.cgroup != nil && !intoCgroup) || !configuration.attributes.isDefault
                     || configuration.fence != nil || !configuration.sandbox.isDefault else {
                 // The job's environment reaches only its own command, which runs as jobd does.
                 executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
                 arguments = Array(argv.dropFirst())
                 environment = configuration.environment
                 workingDirectory = configuration.workingDirectory
+                setup = ProcessSpawner.Setup(descriptorLimit: descriptorLimit, cgroup: configuration.cgroup,
+                                             keyring: configuration.cgroup != nil)
                 input = open("/dev/null", O_RDONLY | O_CLOEXEC)
                 guard input >= 0 else { throw PreparationError(description: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
                 return
@@ -47,7 +52,9 @@ extension SystemRunDriver {
             guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
             executable = .path(FilePath(trampoline))
             arguments = []
-            plan = Trampoline.plan(cgroup: configuration.cgroup, attributes: configuration.attributes,
+            var attributes = configuration.attributes
+            if attributes.limits[.nofile] == nil, let descriptorLimit { attributes.limits[.nofile] = descriptorLimit }
+            plan = Trampoline.plan(cgroup: configuration.cgroup, attributes: attributes,
                                    sandbox: configuration.sandbox.execSandbox(privateTmp: configuration.privateTmp?.mounted,
                                                                               userPaths: configuration.ownedByUser),
                                    account: configuration.account, directory: configuration.userDirectory, fence: configuration.fence,
@@ -61,6 +68,31 @@ extension SystemRunDriver {
             }
             handshake = pair[0]
             input = pair[1]
+        }
+    }
+
+    /// Starts the run's process, directly or through the trampoline (``Launch``); where the kernel
+    /// turns out unable to start a process in a cgroup, once through the trampoline, as every later run.
+    private func start(_ configuration: SpawnConfiguration) -> Result<(ProcessSpawner.Spawned, Launch), PreparationError> {
+        while true {
+            let launch: Launch
+            do {
+                launch = try Launch(configuration, descriptorLimit: descriptorLimit, intoCgroup: cgroupSpawn.isAvailable)
+            } catch {
+                return .failure(error)
+            }
+            switch ProcessSpawner.spawn(launch.executable.description, arguments: launch.arguments, environment: launch.environment,
+                                        workingDirectory: launch.workingDirectory.string, input: launch.input, setup: launch.setup) {
+            case .failure(let failure) where failure.cloneIntoCgroupUnsupported:
+                if cgroupSpawn.refuse(failure.description) {
+                    logger.warning("runs enter their cgroups through jobd-cgexec: \(failure.description)")
+                }
+            case .failure(let failure):
+                if let socket = launch.handshake { close(socket) }
+                return .failure(PreparationError(description: failure.description))
+            case .success(let process):
+                return .success((process, launch))
+            }
         }
     }
 
@@ -104,25 +136,12 @@ extension SystemRunDriver {
         _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String],
         mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
     ) async -> Result<RunTermination, PreparationError> {
-        let launch: Launch
-        do {
-            launch = try Launch(configuration)
-        } catch {
-            return .failure(error)
-        }
-        if case .failure(let failure) = reactor.prepare() {
-            close(launch.input)
-            if let socket = launch.handshake { close(socket) }
-            return .failure(PreparationError(description: failure.description))
-        }
+        if case .failure(let failure) = reactor.prepare() { return .failure(PreparationError(description: failure.description)) }
         let spawned: ProcessSpawner.Spawned
-        switch ProcessSpawner.spawn(launch.executable.description, arguments: launch.arguments, environment: launch.environment,
-                                    workingDirectory: launch.workingDirectory.string, input: launch.input) {
-        case .failure(let failure):
-            if let socket = launch.handshake { close(socket) }
-            return .failure(PreparationError(description: failure.description))
-        case .success(let process):
-            spawned = process
+        let launch: Launch
+        switch start(configuration) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let started): (spawned, launch) = started
         }
         let pid = spawned.pid
         registry.started(runID: runID, pid: pid, cgroup: configuration.cgroup)

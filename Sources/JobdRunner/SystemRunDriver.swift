@@ -26,14 +26,20 @@ package struct SystemRunDriver: RunDriver {
     let reactor = RunReactor()
     let tracking: RunTracking
     package let host: any HostFacts
+    /// Every run's `RLIMIT_NOFILE` (``DescriptorLimit/runs``), or `nil`: jobd's own.
+    let descriptorLimit: ResourceLimit?
+    /// Whether a run that needs only its cgroup starts in it without the trampoline.
+    let cgroupSpawn = CgroupSpawn()
     /// Called on the look-up's own thread before each `User=`/`Group=` look-up: where a test makes
     /// it as slow as a hung LDAP server or sssd would.
     private let beforeAccountLookUp: (@Sendable () -> Void)?
 
     package init(
         logger: Logger, environment: [String: String], host: any HostFacts, registry: RunRegistry, outputTaps: RunOutputTaps,
-        outputBudget: OutputBudget, tracking: RunTracking, beforeAccountLookUp: (@Sendable () -> Void)? = nil
+        outputBudget: OutputBudget, tracking: RunTracking, descriptorLimit: ResourceLimit? = nil,
+        beforeAccountLookUp: (@Sendable () -> Void)? = nil
     ) {
+        self.descriptorLimit = descriptorLimit
         (self.logger, self.host, self.registry, self.tracking) = (logger, host, registry, tracking)
         (self.outputTaps, self.outputBudget) = (outputTaps, outputBudget)
         inheritedLanguage = environment["LANG"]

@@ -7,6 +7,7 @@ import JobdDaemon
 import JobdLogging
 import Logging
 import SystemdKit
+import JobdHost
 
 /// jobd's entry point: bounds the malloc arenas while only the main thread has allocated (one
 /// arena keeps RSS steady across reloads), then runs the command.

@@ -1,5 +1,6 @@
 import Foundation
 import JobctlCommands
+import JobctlReports
 import Testing
 
 @testable import JobdCalendar

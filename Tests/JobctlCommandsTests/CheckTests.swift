@@ -32,6 +32,26 @@ import Testing
         #expect(try check(["--config-dir", elsewhere.path, good]).status == 0)
     }
 
+    /// Cron's files by location (issue 38): a cron.d file in the system format, each broken line
+    /// as FILE:LINE, exit 1; /etc/crontab with a good line, exit 0.
+    @Test func cronsFilesAreCheckedAsCronModeReadsThem() throws {
+        try Requirement.root("for cron's files to be root's, as cron requires")
+        let root = NSTemporaryDirectory() + "jobctl-check-cron-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/etc/cron.d", withIntermediateDirectories: true)
+        try "* * * * * root true\n0 3 * * * /usr/local/bin/backup\n".write(toFile: root + "/etc/cron.d/backup", atomically: false, encoding: .utf8)
+        try "17 * * * * root cd / && run-parts --report /etc/cron.hourly\n".write(toFile: root + "/etc/crontab", atomically: false, encoding: .utf8)
+        chmod(root + "/etc/cron.d/backup", 0o644)
+        chmod(root + "/etc/crontab", 0o644)
+        let broken = try check([root + "/etc/cron.d/backup", root + "/etc/crontab"])
+        #expect(broken.status == 1)
+        #expect(broken.standardError.contains(root + "/etc/cron.d/backup:2: error: '0 3 * * * /usr/local/bin/backup': the line has a schedule but no command"),
+                "\(broken.standardError)")
+        #expect(!broken.standardError.contains(":1: error"), "\(broken.standardError)")
+        let good = try check([root + "/etc/crontab"])
+        #expect(good.status == 0 && good.standardOutput.contains(root + "/etc/crontab: cron's file, no errors"), "\(good.standardError)")
+    }
+
     @Test func checksSeveralFilesFromAnywhere() throws {
         let one = try TemporaryConfiguration(jobs: ["a": Self.good])
         let two = try TemporaryConfiguration(jobs: ["b": Self.good, "c": Self.broken])

@@ -1,4 +1,5 @@
 @testable import JobctlCommands
+@testable import JobctlReports
 import JobdControl
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import JobctlCommands
+@testable import JobctlReports
 import JobdTestKit
 import Testing
 

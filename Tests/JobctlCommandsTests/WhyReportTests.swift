@@ -1,6 +1,7 @@
 import JobdCalendar
 import JobdControl
 import JobctlCommands
+import JobctlReports
 import SystemdKit
 import Testing
 

@@ -1,4 +1,5 @@
 import JobdConfig
+import JobdPolicy
 import Testing
 
 /// Issue 38: who may use crontab, as Debian's cron decides it from /etc/cron.allow and

@@ -1,6 +1,8 @@
 import CJobdExec
 import Glibc
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 import Testing
 
 /// The exec plan from Swift's encoder to jobd-cgexec's parser (issue 39): every field Swift writes

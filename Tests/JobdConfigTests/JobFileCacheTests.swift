@@ -4,6 +4,8 @@ import JobdTestKit
 import Testing
 
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 
 /// A reload reads and parses only the job files that changed, and never misses a change.
 @Suite struct JobFileCacheTests {

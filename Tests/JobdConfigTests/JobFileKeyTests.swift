@@ -2,6 +2,9 @@ import JobdTestKit
 import Testing
 
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
+import JobdPolicy
 
 /// The key table (``JobFileKey``, issue 37): each key's declared repetition is what its reader
 /// does, and a user's job is refused or taken by the policy the table gives the key.

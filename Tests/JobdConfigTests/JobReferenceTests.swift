@@ -3,6 +3,8 @@ import JobdTestKit
 import Testing
 
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 
 /// `OnFailure=` and `OnSuccess=` must name a job that has a file: a misspelt one is an error at load,
 /// with the file, the line and the nearest job's name, not a `run.skip` found on the day of the failure.

@@ -1,4 +1,6 @@
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 import Testing
 
 /// `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`, `UMask=` and the `Limit…=` keys, read

@@ -4,6 +4,8 @@ import JobdTestKit
 import Testing
 
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 
 /// A read opens each job file by its name in the open `jobs.d`, trusting the `stat` the file cache
 /// made of it a moment before for its type, and checks on the opened file that it is that file.

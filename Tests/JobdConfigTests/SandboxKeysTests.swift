@@ -3,6 +3,8 @@ import JobdTestKit
 import Testing
 
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 
 /// The sandboxing keys read as systemd 252 reads them (systemd.exec(5); issue 27), and what
 /// jobd-cgexec is told for them.

@@ -2,6 +2,8 @@ import JobdTestKit
 import Testing
 
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 
 /// A job's exposure, scored as systemd 252's `systemd-analyze security` scores a service (issue
 /// 27). The expected figures are what systemd-analyze security --offline=true prints for a

@@ -1,5 +1,7 @@
 import Foundation
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 import JobdTestKit
 import Testing
 

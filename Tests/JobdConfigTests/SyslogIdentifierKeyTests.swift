@@ -1,6 +1,8 @@
 import Testing
 
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 
 /// `SyslogIdentifier=` (systemd.exec(5)): the identifier of a run's output lines in the journal.
 struct SyslogIdentifierKeyTests {

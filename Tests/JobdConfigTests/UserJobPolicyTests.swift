@@ -1,5 +1,6 @@
 import Foundation
 import JobdConfig
+import JobdPolicy
 import JobdTestKit
 import Testing
 

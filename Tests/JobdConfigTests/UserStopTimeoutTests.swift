@@ -1,4 +1,5 @@
 import JobdConfig
+import JobdPolicy
 import Testing
 
 /// Issue 37: a user's job may take at most `StopTimeoutMaxSec=` (20 s by default) to stop, so that

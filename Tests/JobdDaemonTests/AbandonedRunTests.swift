@@ -7,6 +7,7 @@ import JobdScheduler
 import JobdTestKit
 import Logging
 import Testing
+import JobdHost
 
 /// Issue 36: a jobd that is killed or crashes with runs in flight loses none of them: each run is
 /// kept as in flight in the state directory from its start to its end, and the next jobd records

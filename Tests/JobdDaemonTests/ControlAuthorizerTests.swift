@@ -1,5 +1,6 @@
 import Glibc
 import JobdConfig
+import JobdPolicy
 import JobdControl
 @testable import JobdDaemon
 import JobdScheduler

@@ -1,3 +1,4 @@
+import JobdMetrics
 import JobdConfig
 import JobdControl
 @testable import JobdDaemon

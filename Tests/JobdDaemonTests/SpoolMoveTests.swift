@@ -1,6 +1,7 @@
 import Foundation
 import InMemoryLogging
 import JobdConfig
+import JobdPolicy
 import JobdDaemon
 import Logging
 import Testing

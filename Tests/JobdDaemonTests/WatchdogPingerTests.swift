@@ -2,6 +2,7 @@
 import JobdTestKit
 import JobdTimers
 import Testing
+@testable import JobdHost
 
 /// The watchdog's heartbeat on a manual timer queue: a tick every half of `WATCHDOG_USEC`, as
 /// sd_watchdog_enabled(3) advises, so that a ping late by less than half the interval still reaches

@@ -1,4 +1,5 @@
 import JobctlCommands
+import JobctlReports
 import JobdCalendar
 import JobdConfig
 import JobdImport

@@ -3,6 +3,8 @@ import JobdTestKit
 import Testing
 
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 
 /// `jobctl security`'s scores against systemd 252's `systemd-analyze security --offline=true`
 /// (issue 27): for each key set, jobd's exposure of the job is systemd's of a service with the

@@ -1,5 +1,6 @@
 import Foundation
 import JobctlCommands
+import JobctlReports
 import JobdCalendar
 import JobdConfig
 import JobdImport

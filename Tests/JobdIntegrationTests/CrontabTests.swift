@@ -125,6 +125,29 @@ import Testing
         #expect(try setup.run("-r", as: alice) == (1, "no crontab for \(alice.name)\n"))
     }
 
+    /// As Debian's cron logs `(alice) REPLACE (alice)` and `DELETE`: who ran crontab and whose
+    /// crontab it was, by uid, and never the crontab's lines.
+    @Test func installsAndRemovalsAreJournaledWithTheCallerAndTheOwner() throws {
+        let setup = try Setup()
+        let alice = setup.alice
+        #expect(try setup.run("-", as: alice, input: "@daily echo secret-word\n").0 == 0)
+        let replaced = try setup.daemon.waitForEvent("crontab.replace", fields: [
+            "JOBD_CALLER_UID": "\(alice.uid)", "JOBD_CRONTAB_UID": "\(alice.uid)", "JOBD_CRONTAB_USER": alice.name,
+        ])
+        #expect(LogLine(setup.daemon.lines[replaced]).message == "(\(alice.name)) REPLACE (\(alice.name))")
+        // Root removes it with -u: the caller is root, the owner alice.
+        #expect(try setup.run("-u \(alice.name) -r").0 == 0)
+        let deleted = try setup.daemon.waitForEvent("crontab.delete", fields: [
+            "JOBD_CALLER_UID": "0", "JOBD_CRONTAB_UID": "\(alice.uid)", "JOBD_CRONTAB_USER": alice.name,
+        ])
+        #expect(LogLine(setup.daemon.lines[deleted]).message == "(root) DELETE (\(alice.name))")
+        let journaled = setup.daemon.events("crontab.replace") + setup.daemon.events("crontab.delete")
+        #expect(!journaled.contains { $0.text.contains("secret-word") }, "a crontab's lines reached the journal")
+        // A refused install is no REPLACE.
+        #expect(try setup.run("-", as: setup.bob, input: "61 * * * * true\n").0 == 1)
+        #expect(setup.daemon.events("crontab.replace").count == 1)
+    }
+
     @Test func anEditIsCheckedWithItsLinesBeforeItIsInstalled() throws {
         let setup = try Setup()
         let alice = setup.alice

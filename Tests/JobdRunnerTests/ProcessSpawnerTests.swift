@@ -1,16 +1,24 @@
 import Glibc
+import JobdConfig
 import JobdLocks
 import JobdRunner
+import JobdTestKit
 import Testing
 
 /// Issue 39: runs are spawned with posix_spawn directly. What a job sees of it: its own session,
 /// stdin from what it was given, its working directory and environment, and no descriptor of jobd's.
 @Suite struct ProcessSpawnerTests {
     static func lines(of executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String = "/",
-                      input: Int32 = open("/dev/null", O_RDONLY | O_CLOEXEC)) async throws -> (lines: [String], exit: RunReactor.Exit) {
+                      input: Int32 = open("/dev/null", O_RDONLY | O_CLOEXEC), setup: ProcessSpawner.Setup = ProcessSpawner.Setup()
+    ) async throws -> (lines: [String], exit: RunReactor.Exit) {
         let reactor = RunReactor()
         try reactor.prepare().get()
-        let spawned = try ProcessSpawner.spawn(executable, arguments: arguments, environment: environment, workingDirectory: directory, input: input).get()
+        let spawned = try ProcessSpawner.spawn(executable, arguments: arguments, environment: environment, workingDirectory: directory, input: input,
+                                               setup: setup).get()
+        return await follow(spawned, on: reactor)
+    }
+
+    static func follow(_ spawned: ProcessSpawner.Spawned, on reactor: RunReactor) async -> (lines: [String], exit: RunReactor.Exit) {
         let lines = LockedBox<[String]>([])
         let exit = await reactor.follow(spawned) { line, _ in lines.withLock { $0.append(line) } }
         return (lines.withLock { $0 }, exit)
@@ -60,5 +68,72 @@ import Testing
         #expect(ProcessSpawner.resolve("sh", path: "/nonexistent:relative:/bin:/usr/bin") == "/bin/sh")
         #expect(ProcessSpawner.resolve("./local", path: "/bin") == "./local")
         #expect(ProcessSpawner.resolve("sh", path: "/nonexistent") == nil)
+    }
+
+    /// jobd runs with a raised soft RLIMIT_NOFILE; a run gets the one it is given (the soft limit
+    /// jobd started with), set in the child before its execve, its hard limit untouched.
+    @Test func aRunHasTheDescriptorLimitItIsGiven() async throws {
+        var own = rlimit()
+        getrlimit(__rlimit_resource_t(UInt32(ResourceLimit.Resource.nofile.number)), &own)
+        let soft = min(UInt64(own.rlim_cur), 512) - 1
+        let hard = own.rlim_max == rlim_t.max ? "unlimited" : String(own.rlim_max)
+        let limited = try await Self.lines(of: "/bin/sh", ["-c", "ulimit -Sn; ulimit -Hn"],
+                                           setup: ProcessSpawner.Setup(descriptorLimit: ResourceLimit(soft: soft, hard: own.rlim_max == rlim_t.max ? nil : UInt64(own.rlim_max))))
+        #expect(limited.lines == [String(soft), hard])
+        let inherited = try await Self.lines(of: "/bin/sh", ["-c", "ulimit -Sn"])
+        #expect(inherited.lines == [String(own.rlim_cur)], "without one, jobd's own")
+    }
+
+    /// Every signal at its default and none blocked, whatever the spawning thread blocked or the
+    /// process ignored (SIGURG: ignored by default all the same, so no other test notices).
+    @Test func aRunStartsWithEverySignalAtItsDefaultAndNoneBlocked() async throws {
+        let reactor = RunReactor()
+        try reactor.prepare().get()
+        let previous = signal(SIGURG, SIG_IGN)
+        defer { signal(SIGURG, previous) }
+        var blocked = sigset_t()
+        var before = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGUSR1)
+        // Blocked on this thread alone, and the spawn made on it without a suspension between.
+        let spawned: ProcessSpawner.Spawned = try {
+            pthread_sigmask(SIG_BLOCK, &blocked, &before)
+            defer { pthread_sigmask(SIG_SETMASK, &before, nil) }
+            // grep reads its own status: a shell blocks every signal while it waits for a child.
+            return try ProcessSpawner.spawn("/bin/grep", arguments: ["-E", "^Sig(Blk|Ign)", "/proc/self/status"], environment: [:],
+                                            workingDirectory: "/", input: open("/dev/null", O_RDONLY | O_CLOEXEC)).get()
+        }()
+        let run = await Self.follow(spawned, on: reactor)
+        #expect(run.lines == ["SigBlk:\t0000000000000000", "SigIgn:\t0000000000000000"])
+    }
+
+    @Test func aWorkingDirectoryThatCannotBeEnteredIsAFailure() {
+        let started = ProcessSpawner.spawn("/bin/true", arguments: [], environment: [:], workingDirectory: "/nonexistent/directory",
+                                           input: open("/dev/null", O_RDONLY | O_CLOEXEC))
+        if case .failure(let failure) = started {
+            #expect(failure.description == "cannot change to the working directory /nonexistent/directory: No such file or directory")
+        } else {
+            Issue.record("started")
+        }
+    }
+
+    /// A run that needs only its cgroup starts in it (`CLONE_INTO_CGROUP`) and enters its cgroup v1
+    /// twins (a hybrid host's pids hierarchy), without jobd-cgexec. Needs root and a writable cgroup v2.
+    @Test func aRunStartsInItsCgroupAndItsTwins() async throws {
+        let delegated = try DelegatedTestCgroup()
+        let name = "run-spawn-test"
+        var legacy: [String: String] = [:]
+        for (controller, directory) in delegated.legacy where mkdir(directory + "/" + name, 0o755) == 0 { legacy[controller] = directory + "/" + name }
+        #expect(mkdir(delegated.directory + "/" + name, 0o755) == 0)
+        let mount = String(delegated.directory[..<delegated.directory.lastIndex(of: "/")!])
+        let path = String(delegated.directory.dropFirst(mount.count)) + "/" + name
+        let cgroup = RunCgroup(directory: delegated.directory + "/" + name, path: path, legacy: legacy)
+        let run = try await Self.lines(of: "/bin/cat", ["/proc/self/cgroup"], setup: ProcessSpawner.Setup(cgroup: cgroup))
+        #expect(run.exit == .exited(0))
+        #expect(run.lines.contains("0::" + path), "\(run.lines)")
+        for controller in legacy.keys {
+            #expect(run.lines.contains { $0.split(separator: ":").dropFirst().first?.split(separator: ",").contains(Substring(controller)) == true
+                                          && $0.hasSuffix("/" + name) }, "its \(controller) twin: \(run.lines)")
+        }
     }
 }

@@ -3,6 +3,8 @@ import JobdTestKit
 import Testing
 
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 
 /// The key table (``JobFileKey``) is what the manual and the README describe: each key is in the
 /// README's table of job keys, and jobd.job(5)'s USER JOBS puts each in the paragraph of the user

@@ -5,6 +5,8 @@ import JobdTestKit
 import Testing
 
 @testable import JobdConfig
+@testable import JobdDefinition
+@testable import JobdUnitFile
 
 /// The manual pages are part of the product: they must say what the code does. Each key of a job
 /// file and of jobd.conf is defined in its page (and no key that does not exist), each jobctl

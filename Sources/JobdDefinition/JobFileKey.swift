@@ -1,0 +1,201 @@
+package import JobdUnitFile
+
+/// Every key a job file takes, declared once: its name and section, whether it repeats, its reader
+/// into the definition being built and what a user's own job may do with it. The job file's reader
+/// (``JobFileReader``), the user policy (``UserJobPolicy``), the spelling hints and the manual's
+/// tests all read this table; the switches below are exhaustive, so a new key without a reader or
+/// a policy does not compile.
+package enum JobFileKey: Hashable, Sendable {
+    case job(JobKey)
+    case resource(ResourceControl.Key)
+    case condition(UnitCondition.Kind, isAssertion: Bool)
+
+    /// How more than one line of the key combine.
+    package enum Repetition: Sendable {
+        /// A later line replaces an earlier one; an empty value is the default.
+        case single
+        /// Each line adds to a list; an empty value clears it.
+        case list
+    }
+
+    /// The section every key is in.
+    package static let section = JobKey.section
+
+    /// Every key, in the order jobd.job(5) documents the job keys, then the resource keys and the
+    /// conditions.
+    package static let all: [JobFileKey] = JobKey.allCases.map { .job($0) } + ResourceControl.Key.allCases.map { .resource($0) }
+        + UnitCondition.Kind.allCases.flatMap { [.condition($0, isAssertion: false), .condition($0, isAssertion: true)] }
+
+    private static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// The key spelt `name` exactly, as it is written before `=`.
+    package init?(name: String) {
+        guard let key = Self.byName[name] else { return nil }
+        self = key
+    }
+
+    package var name: String {
+        switch self {
+        case .job(let key): key.rawValue
+        case .resource(let key): key.rawValue
+        case .condition(let kind, let isAssertion): (isAssertion ? "Assert" : "Condition") + kind.rawValue
+        }
+    }
+
+    /// Reads the key's `value` on `line` into `draft`, or records what is wrong with it there.
+    func read(_ value: String, line: Int, into draft: inout JobFileDraft) {
+        switch self {
+        case .job(let key): key.read(value, line: line, into: &draft)
+        case .resource(let key): draft.readResource(key, value, line: line)
+        case .condition(let kind, let isAssertion): draft.readCondition(kind, isAssertion: isAssertion, value, line: line)
+        }
+    }
+
+    package var repetition: Repetition {
+        switch self {
+        case .job(let key): key.repetition
+        case .resource: .single
+        case .condition: .list
+        }
+    }
+
+    package var userPolicy: UserKeyPolicy {
+        switch self {
+        case .job(let key): key.userPolicy
+        case .resource(.memoryMax), .resource(.memoryHigh), .resource(.memorySwapMax), .resource(.cpuQuota): .free
+        case .resource(.cpuWeight), .resource(.ioWeight): .checked(.lowerWeight)
+        // jobd checks them as root, before the run switches to the user.
+        case .condition: .rootOnly
+        }
+    }
+}
+
+extension JobKey {
+    /// What reads a key's value into the definition being built: one of ``JobFileDraft``'s
+    /// readers, or the type that owns a part of the definition (``ProcessAttributes``,
+    /// ``Sandbox``), whose keys are then these.
+    enum Reader: Sendable, Hashable {
+        case description, spanTrigger, calendarTrigger, span, flag, catchUp, expectSuccessWithin, command, workingDirectory
+        case environment, environmentFile, account, supplementaryGroups, standardInput, syslogIdentifier, overlap, killMode
+        case restart, restartCount, exitStatus, followers, mailTo, mailOn, runOn, tasksMax, processAttribute, sandbox
+    }
+
+    var reader: Reader {
+        switch self {
+        case .description: .description
+        case .onStartupSec, .onUnitActiveSec, .onUnitInactiveSec: .spanTrigger
+        case .onCalendar, .cron: .calendarTrigger
+        case .randomizedDelaySec, .randomizedOffsetSec, .catchUpWindowSec, .accuracySec, .runtimeMaxSec, .timeoutStopSec, .timeoutStartSec,
+             .restartSec, .restartMaxDelaySec:
+            .span
+        case .persistent, .fixedRandomDelay, .deferReactivation, .onClockChange, .onTimezoneChange: .flag
+        case .catchUp: .catchUp
+        case .expectSuccessWithinSec: .expectSuccessWithin
+        case .execStart: .command
+        case .workingDirectory: .workingDirectory
+        case .environment: .environment
+        case .environmentFile: .environmentFile
+        case .user, .group: .account
+        case .supplementaryGroups: .supplementaryGroups
+        case .standardInput: .standardInput
+        case .syslogIdentifier: .syslogIdentifier
+        case .overlap: .overlap
+        case .killMode: .killMode
+        case .restart: .restart
+        case .restartSteps, .restartLimit: .restartCount
+        case .successExitStatus, .restartPreventExitStatus: .exitStatus
+        case .onFailure, .onSuccess: .followers
+        case .mailTo: .mailTo
+        case .mailOn: .mailOn
+        case .runOn: .runOn
+        case .tasksMax: .tasksMax
+        case .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy, .cpuSchedulingPriority, .umask, .limitCpu, .limitFsize,
+             .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS, .limitLocks, .limitSigpending,
+             .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
+            .processAttribute
+        case .noNewPrivileges, .privateTmp, .privateDevices, .privateNetwork, .privateUsers, .protectSystem, .protectHome,
+             .protectKernelTunables, .protectKernelModules, .protectKernelLogs, .protectControlGroups, .protectHostname, .protectClock,
+             .lockPersonality, .restrictRealtime, .restrictNamespaces, .memoryDenyWriteExecute, .systemCallFilter, .systemCallErrorNumber,
+             .readWritePaths, .readOnlyPaths, .inaccessiblePaths, .capabilityBoundingSet, .ambientCapabilities:
+            .sandbox
+        }
+    }
+
+    /// The names of the keys `reader` reads.
+    static func names(readBy reader: Reader) -> Set<String> {
+        Set(allCases.filter { $0.reader == reader }.map(\.rawValue))
+    }
+
+    fileprivate func read(_ value: String, line: Int, into draft: inout JobFileDraft) {
+        switch reader {
+        case .description: draft.description = value.isEmpty ? nil : value
+        case .spanTrigger: draft.readSpanTrigger(self, value, line: line)
+        case .calendarTrigger: draft.readCalendarTrigger(self, value, line: line)
+        case .span: draft.readSpan(self, value, line: line)
+        case .flag: draft.readFlag(self, value, line: line)
+        case .catchUp: draft.readCatchUp(value, line: line)
+        case .expectSuccessWithin: draft.readExpectSuccessWithin(value, line: line)
+        case .command: draft.readCommand(value, line: line)
+        case .workingDirectory: draft.readWorkingDirectory(value, line: line)
+        case .environment: draft.readEnvironment(value, line: line)
+        case .environmentFile: draft.readEnvironmentFile(value, line: line)
+        case .account: draft.readAccount(self, value, line: line)
+        case .supplementaryGroups: draft.readSupplementaryGroups(value, line: line)
+        case .standardInput: draft.readStandardInput(value, line: line)
+        case .syslogIdentifier: draft.readSyslogIdentifier(value, line: line)
+        case .overlap: draft.readOverlap(value, line: line)
+        case .killMode: draft.readKillMode(value, line: line)
+        case .restart: draft.readRestart(value, line: line)
+        case .restartCount: draft.readRestartCount(self, value, line: line)
+        case .exitStatus: draft.readExitStatus(self, value, line: line)
+        case .followers: draft.readFollowers(self, value, line: line)
+        case .mailTo: draft.readMailTo(value, line: line)
+        case .mailOn: draft.readMailOn(value, line: line)
+        case .runOn: draft.readRunOn(value, line: line)
+        case .tasksMax: draft.readTasksMax(value, line: line)
+        case .processAttribute: draft.readProcessAttribute(self, value, line: line)
+        case .sandbox: draft.readSandbox(self, value, line: line)
+        }
+    }
+
+    fileprivate var repetition: JobFileKey.Repetition {
+        switch self {
+        case .onStartupSec, .onUnitActiveSec, .onUnitInactiveSec, .onCalendar, .cron, .execStart, .environment, .environmentFile,
+             .supplementaryGroups, .onFailure, .onSuccess, .mailTo, .successExitStatus, .restartPreventExitStatus, .readWritePaths,
+             .readOnlyPaths, .inaccessiblePaths:
+            .list
+        default: .single
+        }
+    }
+
+    fileprivate var userPolicy: UserKeyPolicy {
+        switch self {
+        case .description, .onStartupSec, .onUnitActiveSec, .onUnitInactiveSec, .onCalendar, .cron, .randomizedDelaySec, .accuracySec,
+             .persistent, .fixedRandomDelay, .randomizedOffsetSec, .deferReactivation, .onClockChange, .onTimezoneChange, .catchUp,
+             .catchUpWindowSec, .runtimeMaxSec, .timeoutStartSec, .overlap, .restart, .restartSec, .restartSteps, .restartMaxDelaySec,
+             .restartLimit, .killMode, .mailTo, .mailOn, .expectSuccessWithinSec, .successExitStatus, .restartPreventExitStatus,
+             .standardInput, .umask:
+            .free
+        // Entered and read as the user, by the trampoline.
+        case .execStart, .workingDirectory, .environment, .environmentFile: .free
+        case .user: .checked(.owner)
+        case .noNewPrivileges: .checked(.noNewPrivileges)
+        case .group, .supplementaryGroups: .checked(.memberGroups)
+        case .onFailure, .onSuccess: .checked(.ownJobs)
+        case .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy: .checked(.lowerScheduling)
+        case .tasksMax: .bounded(.tasks)
+        case .timeoutStopSec: .bounded(.stopTimeout)
+        case .privateTmp, .privateDevices, .privateUsers, .protectSystem, .protectHome, .protectKernelTunables, .protectKernelModules,
+             .protectKernelLogs, .protectControlGroups, .protectHostname, .protectClock, .lockPersonality, .restrictRealtime,
+             .restrictNamespaces, .memoryDenyWriteExecute, .systemCallFilter, .systemCallErrorNumber, .readOnlyPaths, .inaccessiblePaths,
+             .capabilityBoundingSet:
+            .sandbox
+        // jobd writes a run's lines to the journal as root: a user's must not pass for another program's.
+        case .syslogIdentifier: .rootOnly
+        case .runOn, .cpuSchedulingPriority, .privateNetwork, .readWritePaths, .ambientCapabilities: .rootOnly
+        case .limitCpu, .limitFsize, .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS,
+             .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
+            .rootOnly
+        }
+    }
+}
