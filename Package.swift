@@ -192,7 +192,7 @@ let package = Package(
             name: "JobdDaemon",
             dependencies: [
                 "JobdHost", "JobdMetrics", "CMalloc", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
-                "JobdLocks", "JobdHandover",
+                "JobdLocks", "JobdHandover", "JobdSystem",
                 "JobdControl", "JobdFleet",
                 // crontab(1)'s check of a crontab and Debian's header, on the control socket; cron mode's
                 // reading of cron's files (CronTable).
@@ -220,7 +220,7 @@ let package = Package(
         .target(
             name: "JobctlCommands",
             dependencies: [
-                "JobctlReports", "CBuildInfo", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport", "JobdFleet",
+                "JobctlReports", "JobdSystem", "CBuildInfo", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdControl", "JobdAudit", "SystemdKit", "JobdImport", "JobdFleet",
                 // jobctl plan without a running jobd plans with the scheduler's own rules.
                 "JobdScheduler", "JobdTimers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,6 +1,7 @@
 package import ArgumentParser
 import Glibc
 import JobdControl
+import JobdSystem
 import JobctlReports
 
 extension Jobctl {
@@ -35,6 +36,17 @@ extension Jobctl {
 
         package init() {}
 
+        /// The parent of `pid`'s parent (field 4 of `/proc/PID/stat`, twice), if it can be read.
+        static func grandparent(of pid: Int32) -> Int32? {
+            func parent(_ pid: Int32) -> Int32? {
+                guard case .success(let text) = FileSystem.readTextFile("/proc/\(pid)/stat", limit: 4_096),
+                      let close = text.lastIndex(of: ")") else { return nil }
+                let fields = text[text.index(after: close)...].split(separator: " ")
+                return fields.count > 1 ? Int32(fields[1]) : nil
+            }
+            return parent(pid).flatMap(parent)
+        }
+
         package func run() throws {
             if dryRun { return try preview() }
             let seconds = max(timeout, 1)
@@ -47,7 +59,8 @@ extension Jobctl {
                 print("jobctl: cannot tell which process listens on jobd's socket; nothing signalled", to: &standardError)
                 throw ExitCode(ExitStatus.noDaemon)
             }
-            if let pid, pid != daemonPid {
+            // Under jobd-keeper, systemd's $MAINPID is the keeper, jobd's grandparent (issue 36).
+            if let pid, pid != daemonPid, Self.grandparent(of: daemonPid) != pid {
                 print("jobctl: the jobd on \(runtime.directory)/\(ControlProtocol.socketName) is pid \(daemonPid), not \(pid); nothing signalled",
                       to: &standardError)
                 throw ExitCode(ExitStatus.noDaemon)

@@ -77,12 +77,15 @@ extension Daemon {
 
     /// The runner of every run: jobd's own soft RLIMIT_NOFILE raised first (three descriptors a run
     /// in flight), its runs' kept as it was (issue 39).
-    func makeRunner(environment: [String: String]) -> JobRunner {
+    /// `post` hears of each run's process (``DaemonEvent/runSpawned(job:invocationID:pid:)``).
+    func makeRunner(environment: [String: String], post: @escaping @Sendable (DaemonEvent) -> Void) -> JobRunner {
         let descriptors = DescriptorLimit.raiseOwn()
         if let raised = descriptors.raisedSoft, let runs = descriptors.runs?.soft {
             logger.debug("raised jobd's soft RLIMIT_NOFILE from \(runs) to \(raised); runs keep \(runs)")
         }
-        return JobRunner(logger: logger, environment: environment, host: SystemHostFacts(), descriptorLimit: descriptors.runs,
-                         beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
+        var runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(), descriptorLimit: descriptors.runs,
+                               beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
+        runner.spawned = { job, invocationID, pid in post(.runSpawned(job: job, invocationID: invocationID, pid: pid)) }
+        return runner
     }
 }

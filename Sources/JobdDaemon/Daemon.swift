@@ -140,7 +140,7 @@ package struct Daemon {
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)
-        let runner = makeRunner(environment: environment)
+        let runner = makeRunner(environment: environment) { continuation.yield($0) }
         let launcher = TaskLauncher(runner: runner, tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
         var context = DaemonContext(
@@ -152,6 +152,7 @@ package struct Daemon {
         let published = LockedBox(Generation(jobs: []))
         let control = openControl(lock: runtimeLock, users: userJobs, directory: directory, generation: published) { continuation.yield($0) }
         context.limitUserConnections = control.limitUserConnections
+        wireHandover(&context, state: state)
         context.publishGeneration = { generation in published.withLock { $0 = generation } }
         let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)
         for notice in joined.notices { continuation.yield(.fleet(notice)) }

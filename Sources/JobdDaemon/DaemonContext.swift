@@ -31,6 +31,21 @@ package struct DaemonContext: Sendable {
     package var limitUserConnections: @Sendable (Int) -> Void = { _ in }
     /// Gives the connections' threads the generation the loop applies now (``ControlAuthorizer``).
     package var publishGeneration: @Sendable (Generation) -> Void = { _ in }
+    /// What a SIGTERM means now: a restart that hands the runs over, or a stop (issue 36).
+    package var stopKind: @Sendable () -> StopKind = { .stop }
+    /// After a handover: the process ends, its runs left running (``Daemon`` exits).
+    package var exitAfterHandover: @Sendable () -> Void = {}
+    /// The pipes the jobd before left in systemd's file descriptor store, by name, taken once.
+    package var takeStoredDescriptors: @Sendable () -> [String: Int32] = { [:] }
+    /// Puts a run's pipe in systemd's file descriptor store under `name`.
+    package var storeDescriptor: @Sendable (Int32, String) -> Void = { _, _ in }
+    /// How the process ended, if jobd-keeper has recorded it yet.
+    package var keeperRecord: @Sendable (ProcessIdentity) -> EndedRun? = { _ in nil }
+    /// How the process of a run handed over ended, as jobd-keeper recorded it, waiting for the
+    /// record if the process has just ended (``RunTermination/unknown`` when there is none).
+    package var keeperEnd: @Sendable (ProcessIdentity) async -> RunTermination = { _ in .unknown }
+    /// The start time of the live process `pid` (`/proc/PID/stat`), `nil` when there is none.
+    package var processStartTicks: @Sendable (Int32) -> UInt64? = { _ in nil }
     /// Fault injection (``DaemonFaults/stall``, the tests' own build only): blocks the loop, as a hung filesystem would.
     package var stall: (@Sendable () -> Void)?
 
@@ -103,9 +118,29 @@ package protocol RunLauncher: Sendable {
     func pid(of runID: UInt64) -> Int32?
     /// The machine runs are judged on: their `Condition…=`, and jobd's own limits for their `Limit…=`.
     var host: any HostFacts { get }
+    /// Follows `adopted`, a run an earlier jobd started, as `request` (issue 36); `ended` as for ``launch``.
+    func adopt(
+        _ definition: JobDefinition, as request: RunRequest, adopted: AdoptedProcess, fields: [String: String], sendmail: String,
+        ended: @escaping @Sendable (RunOutcome) -> Void)
+    /// Leaves every run in flight running and returns them, for the next jobd (a restart).
+    func handOver() -> [JobRunner.HandedRun]
+    /// The cgroup of run `runID`, once its process is in it.
+    func cgroup(of runID: UInt64) -> RunCgroup?
 }
 
 extension RunLauncher {
+    /// A launcher of no real processes adopts a run as it starts one.
+    package func adopt(
+        _ definition: JobDefinition, as request: RunRequest, adopted: AdoptedProcess, fields: [String: String], sendmail: String,
+        ended: @escaping @Sendable (RunOutcome) -> Void
+    ) {
+        launch(definition, as: request, context: [:], fields: fields, sendmail: sendmail, fence: nil, ended: ended)
+    }
+
+    package func handOver() -> [JobRunner.HandedRun] { [] }
+
+    package func cgroup(of runID: UInt64) -> RunCgroup? { nil }
+
     /// The first of `definition`'s `Condition…=` that does not hold now, if one does not.
     package func unmetCondition(of definition: JobDefinition) -> UnitCondition? {
         host.failing(definition, assertions: false)

@@ -76,20 +76,4 @@ extension MainLoop {
         perform(ended.actions)
         if admission.runsInFlight(of: outcome.job).isEmpty { runWaiters.stopped(outcome.job) }
     }
-
-    /// At start: every run an earlier jobd kept as in flight and never recorded the end of is
-    /// recorded as abandoned (`run.abandoned`, the job's history and metrics), and starts its
-    /// job's `OnFailure=` jobs (issue 36).
-    func recordAbandonedRuns() {
-        for run in context.store.abandonedRuns() {
-            let outcome = run.outcome(nowUSec: wallNowUSec)
-            logger.runAbandoned(run, outcome)
-            if admission.definition(of: run.job) != nil {
-                scheduler.runFinished(outcome, now: now)
-                context.store.saveHistory(of: run.job, scheduler.histories[run.job])
-            }
-            context.store.runEnded(run.invocationID)
-            perform(admission.abandoned(outcome, now: now))
-        }
-    }
 }

@@ -1,5 +1,6 @@
 import JobdCalendar
 package import JobdConfig
+import JobdHandover
 import JobdControl
 import JobdFleet
 import JobdLocks
@@ -58,6 +59,8 @@ package final class MainLoop {
     var burstTrim = BurstTrim()
     /// The clocks as they stood at the last change of the wall clock (or jobd's start): `clock.change`.
     private var clockOffsets: ClockOffsets
+    /// Set once the runs are handed over to the next jobd (a restart): the loop ends at once.
+    var handedOver = false
 
     /// `invocationIDs` makes each run's `JOBD_RUN_ID` (random but in tests).
     package init(
@@ -104,7 +107,7 @@ package final class MainLoop {
         let summary = scheduler.load(generation, active: admission.activeJobs, now: now)
         perform(admission.configure(generation, now: now))
         context.publishGeneration(generation)
-        recordAbandonedRuns()
+        adoptRuns()
         configureSuccessDeadlines()
         logger.daemonReady(summary, configuration: configuration, settings: settings)
         notifier.send(.ready, .status(status))
@@ -115,6 +118,7 @@ package final class MainLoop {
     /// left in flight.
     package func handle(_ event: DaemonEvent) -> Bool {
         dispatch(event)
+        if handedOver { return false }
         settle()
         return !stopping || admission.running > 0
     }
@@ -132,6 +136,8 @@ package final class MainLoop {
             runEnded(outcome, finished: finished)
             settle()
             if !stopping || admission.running > 0 { notifier.send(.status(status)) }
+        case .runSpawned(let job, let invocationID, let pid):
+            runSpawned(job: job, invocationID: invocationID, pid: pid)
         case .retriesDue:
             perform(admission.retriesDue(now: now))
         case .successDeadlineDue:
@@ -170,6 +176,8 @@ package final class MainLoop {
                 logger.warning("fault injection: the main loop stalls")
                 stall()
             }
+        case .signal(let signal) where signal == .sigterm && !stopping && context.stopKind() == .handover:
+            handOver()
         case .signal(let signal):
             beginStop(on: signal)
         case .leakCheck:
@@ -265,18 +273,39 @@ package final class MainLoop {
         guard !stopping else { return }
         notifier.send(.stopping, .status("stopping"))
         logger.event(.daemonStop, "jobd stopping on \(signal): \(admission.running) run(s) in flight", [:])
+        stopTimers()
+        perform(admission.shutdown())
+        scheduler.shutdown()
+        answerWaiters("jobd is stopping")
+        if admission.running > 0 { notifier.send(.status(status)) }
+    }
+
+    /// A restart (issue 36): as a stop for the timers, owners and waiting clients, but every run in
+    /// flight is left running and recorded for the next jobd, which adopts it; then jobd exits.
+    private func handOver() {
+        notifier.send(.stopping, .status("handing \(admission.running) run(s) over to the next jobd"))
+        logger.event(.daemonStop, "jobd stopping for a restart: \(admission.running) run(s) in flight are handed over", [:])
+        stopTimers()
+        scheduler.shutdown()
+        answerWaiters("jobd is restarting")
+        handOverRuns()
+        handedOver = true
+        context.exitAfterHandover()
+    }
+
+    private func stopTimers() {
         retryTimer.timer.invalidate(reason: .shutdown)
         overdueTimer.timer.invalidate(reason: .shutdown)
         reloadWatch.timer.invalidate(reason: .shutdown)
         metrics.stop()
         if metrics.isDirty { writeMetrics() }
-        perform(admission.shutdown())
-        scheduler.shutdown()
+    }
+
+    private func answerWaiters(_ message: String) {
         for waiter in reloads.shutdown() {
-            waiter.finish(with: .error("jobd is stopping"))
+            waiter.finish(with: .error(message))
         }
-        runWaiters.finishAll(with: .error("jobd is stopping"))
-        if admission.running > 0 { notifier.send(.status(status)) }
+        runWaiters.finishAll(with: .error(message))
     }
 
     /// Something the metrics show changed: they are written now, or a second after the last write.

@@ -54,6 +54,22 @@ struct TaskLauncher: RunLauncher {
         }
     }
 
+    func adopt(
+        _ definition: JobDefinition, as request: RunRequest, adopted: AdoptedProcess, fields: [String: String], sendmail: String,
+        ended: @escaping @Sendable (RunOutcome) -> Void
+    ) {
+        let runner = self.runner
+        tasks.spawn {
+            let (outcome, mail) = await runner.run(definition, runID: request.runID, invocationID: request.invocationID, fields: fields,
+                                                   adopted: adopted)
+            ended(outcome)
+            if let mail { await runner.mail(mail, sendmail: sendmail) }
+        }
+    }
+
+    func handOver() -> [JobRunner.HandedRun] { runner.handOver() }
+    func cgroup(of runID: UInt64) -> RunCgroup? { runner.registry.cgroup(of: runID) }
+
     func mailOverdue(_ definition: JobDefinition, deadline: RealtimeInstant, lastSuccess: RealtimeInstant?, sendmail: String) {
         let runner = self.runner
         tasks.spawn { await runner.mailOverdue(definition, deadline: deadline, lastSuccess: lastSuccess, sendmail: sendmail) }

@@ -14,13 +14,19 @@ package struct RunInFlightRecord: Sendable, Hashable {
     package var startUSec: Int64
     /// The run's process, once it is spawned; `nil` in a record written before (or by an older jobd).
     package var process: ProcessIdentity?
+    /// What a handover adds: the cgroup, and the start of a line on each pipe.
+    package var handedOver = HandedOverRun()
 
-    package init(invocationID: String, job: String, cause: String, startUSec: Int64, process: ProcessIdentity? = nil) {
+    package init(
+        invocationID: String, job: String, cause: String, startUSec: Int64, process: ProcessIdentity? = nil,
+        handedOver: HandedOverRun = HandedOverRun()
+    ) {
         self.invocationID = invocationID
         self.job = job
         self.cause = cause
         self.startUSec = startUSec
         self.process = process
+        self.handedOver = handedOver
     }
 
     package var savedText: String {
@@ -28,6 +34,7 @@ package struct RunInFlightRecord: Sendable, Hashable {
         if let process {
             lines += [SavedFields.line("pid", String(process.pid)), SavedFields.line("start_ticks", String(process.startTicks))]
         }
+        lines += handedOver.savedLines
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -36,7 +43,8 @@ package struct RunInFlightRecord: Sendable, Hashable {
         let values = SavedFields.values(of: text)
         guard let job = values["job"], !job.isEmpty else { return nil }
         self.init(invocationID: invocationID, job: String(job), cause: values["cause"].map(String.init) ?? "",
-                  startUSec: values["start"].flatMap { Int64($0) } ?? 0, process: ProcessIdentity(values))
+                  startUSec: values["start"].flatMap { Int64($0) } ?? 0, process: ProcessIdentity(values),
+                  handedOver: HandedOverRun(values))
     }
 
     /// How the run ended, as far as anyone knows: ``RunResult/abandoned``, at `nowUSec`.

@@ -304,6 +304,30 @@ package enum JobdCatalog {
                 crontab -l, run by uid @JOBD_CALLER_UID@, read the crontab of @JOBD_CRONTAB_USER@
                 (uid @JOBD_CRONTAB_UID@), as Debian's cron logs LIST. Logged at debug priority.
                 """)
+        case .runHandover:
+            Entry(subject: "A job run was handed over to the next jobd", body: """
+                systemctl restart jobd (or the package's upgrade) asked jobd to stop while run
+                @JOBD_RUN_ID@ of job @JOB@ was in flight. jobd left the run's processes running, kept
+                its record in /var/lib/jobd/runs and its output pipes in systemd's file descriptor
+                store, and exited; jobd-keeper stays the run's parent and keeps its exit status. The
+                next jobd adopts the run (run.adopt), logs the rest of its output and records its real
+                end (run.exit), with its OnFailure=/OnSuccess= jobs, history, metrics and mail.
+                """)
+        case .runAdopt:
+            Entry(subject: "A job run was adopted from the jobd before", body: """
+                Run @JOBD_RUN_ID@ of job @JOB@ (pid @PID@) was started by an earlier jobd, which
+                handed it over at a restart or was killed while it ran. This jobd follows it: its
+                output goes on in the journal, and its end is recorded as any run's (run.exit), from
+                the exit status jobd-keeper kept. A run whose process is gone and whose end nobody
+                kept is recorded as abandoned instead (run.abandoned).
+                """)
+        case .daemonHandover:
+            Entry(subject: "jobd handed its runs over and exited", body: """
+                systemd asked jobd to stop as part of a restart (systemctl restart jobd, the package's
+                upgrade): jobd released every owner and timer as at a stop, left its
+                @JOBD_RUN_COUNT@ run(s) in flight running for the next jobd (run.handover) and exited
+                0 without stopping them. A plain systemctl stop or a shutdown stops every run instead.
+                """)
         case .ownersInit:
             Entry(subject: "Job owners were created", body: """
                 @JOBD_OWNER_COUNT@ job owner(s) were created for generation @JOBD_GENERATION@, at

@@ -68,6 +68,14 @@ package enum JobdEvent: String, Sendable, CaseIterable {
     case crontabDelete = "crontab.delete"
     /// crontab(1) listed a user's crontab (`LIST`): the same fields.
     case crontabList = "crontab.list"
+    /// A run in flight left running for the next jobd at a restart (issue 36): its process and
+    /// pipes live on; `run.adopt` of the next jobd follows with the same `JOBD_RUN_ID`.
+    case runHandover = "run.handover"
+    /// A run an earlier jobd handed over (or left in flight when it was killed), followed by this one
+    /// to its end: its `run.exit` follows.
+    case runAdopt = "run.adopt"
+    /// jobd left its runs in flight to the next jobd and exited: systemd restarts it (`JOBD_RUN_COUNT`).
+    case daemonHandover = "jobd.handover"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -118,6 +126,9 @@ package enum JobdEvent: String, Sendable, CaseIterable {
         case .crontabReplace: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1080"
         case .crontabDelete: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1081"
         case .crontabList: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1082"
+        case .runHandover: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1083"
+        case .runAdopt: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1084"
+        case .daemonHandover: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1085"
         }
     }
 }
@@ -207,6 +218,8 @@ package enum JobdField {
     package static let callerUID = "JOBD_CALLER_UID"
     package static let crontabUID = "JOBD_CRONTAB_UID"
     package static let crontabUser = "JOBD_CRONTAB_USER"
+    /// On `jobd.handover`: how many runs in flight jobd left to the next one.
+    package static let runCount = "JOBD_RUN_COUNT"
 }
 
 extension Logger {

@@ -10,6 +10,7 @@ extension JobRunner {
     func perform(
         _ action: RunLifecycle.Action, of run: inout RunInProgress, lifecycle: RunLifecycle, group: inout TaskGroup<Void>
     ) async -> [RunLifecycle.Event] {
+        if let adopted = run.adopted, let events = adopt(action, adopted, of: &run, lifecycle: lifecycle, group: &group) { return events }
         switch action {
         case .checkAssertions, .resolveAccount, .readEnvironment, .makeCgroup, .makePrivateTmp:
             return await prepare(action, of: &run, lifecycle: lifecycle)
@@ -26,8 +27,9 @@ extension JobRunner {
             }
         case .stopWatching:
             run.stopWatching()
-        case .logStart(_, let fields):
+        case .logStart(let pid, let fields):
             logger.event(.runStart, "run \(lifecycle.plan.runID) of \(run.definition.name) started: \(run.definition.command.text)", fields)
+            spawned?(run.definition.name, lifecycle.plan.invocationID, pid)
         case .logStartFailure(let message, let fields):
             logger.event(.runStart, level: .error, message, fields)
         case .terminate(let reason, let fields):
@@ -89,6 +91,48 @@ extension JobRunner {
             }
         default:
             return []
+        }
+    }
+
+    /// The steps of an adopted run that differ from a started one's: what the earlier jobd prepared
+    /// (its assertions held, its environment read, its cgroup made) is taken as done, and its process
+    /// is followed, not spawned; `nil` for the steps that are the same.
+    private func adopt(
+        _ action: RunLifecycle.Action, _ adopted: AdoptedProcess, of run: inout RunInProgress, lifecycle: RunLifecycle,
+        group: inout TaskGroup<Void>
+    ) -> [RunLifecycle.Event]? {
+        switch action {
+        case .checkAssertions:
+            return [.assertionsHeld]
+        case .readEnvironment:
+            return [.environmentRead]
+        case .makeCgroup:
+            run.cgroup = adopted.cgroup
+            return [.cgroupMade(path: adopted.cgroup?.path)]
+        case .makePrivateTmp:
+            // Its directories stay the earlier jobd's: this one does not know them to remove them.
+            return [.privateTmpMade]
+        case .logStart(let pid, let fields):
+            logger.event(.runAdopt, "run \(lifecycle.plan.invocationID) of \(run.definition.name) (pid \(pid)) adopted from the jobd before", fields)
+            return []
+        case .spawn:
+            guard let inbox = run.inbox else { return [] }
+            let (definition, runID, fields, driver) = (run.definition, lifecycle.plan.runID, lifecycle.fields, driver)
+            let mailed = run.mailed.map { output in { @Sendable (line: String) in output.append(line) } }
+            group.addTask {
+                let result = await driver.adopt(adopted, definition: definition, runID: runID, fields: fields, mailed: mailed) { pid in
+                    await withCheckedContinuation { done in
+                        inbox.yield(RunInProgress.Posted(event: .spawned(pid: pid), acknowledge: { done.resume() }))
+                    }
+                }
+                switch result {
+                case .success(let termination): inbox.yield(RunInProgress.Posted(event: .exited(termination)))
+                case .failure(let error): inbox.yield(RunInProgress.Posted(event: .spawnFailed(error.description)))
+                }
+            }
+            return []
+        default:
+            return nil
         }
     }
 

@@ -38,6 +38,9 @@ package struct JobRunner: Sendable {
     package let tracking: RunTracking
     /// What performs each run's steps.
     package let driver: any RunDriver
+    /// Told each run's process once it runs its command (its job, `JOBD_RUN_ID` and pid): jobd
+    /// records it, so that the next jobd can adopt the run if this one is killed (issue 36).
+    package var spawned: (@Sendable (_ job: String, _ invocationID: String, _ pid: Int32) -> Void)?
 
     /// jobd's: runs on the system (``SystemRunDriver``), its assertions judged on `host`, each
     /// with `descriptorLimit` as its `RLIMIT_NOFILE` (``DescriptorLimit/runs``; `nil`: jobd's own);
@@ -112,13 +115,18 @@ package struct JobRunner: Sendable {
     /// The run's ``RunLifecycle`` decides each step; this performs them through the ``driver`` and
     /// hands it what came of them, one event at a time: the process, the watch beside it and the
     /// stop's timeout report theirs from tasks of their own, through one stream.
+    ///
+    /// With `adopted`, the run is one an earlier jobd started and handed over (issue 36): its
+    /// process is followed from where that jobd left it, and its end recorded as any run's.
     package func run(
         _ definition: JobDefinition, runID: UInt64, invocationID: String,
-        context: [String: String] = [:], fields extraFields: [String: String] = [:], fence: RunFence? = nil
+        context: [String: String] = [:], fields extraFields: [String: String] = [:], fence: RunFence? = nil,
+        adopted: AdoptedProcess? = nil
     ) async -> (outcome: RunOutcome, mail: RunMail?) {
         var lifecycle = RunLifecycle(.init(definition, runID: runID, invocationID: invocationID, hasFence: fence != nil), fields: extraFields)
         var run = RunInProgress(definition: definition, context: context, fence: fence, started: driver.now(),
                                 requests: registry.add(runID: runID, job: definition.name))
+        run.adopted = adopted
         let (events, inbox) = AsyncStream.makeStream(of: RunInProgress.Posted.self)
         run.inbox = inbox
         return await withTaskGroup(of: Void.self) { group in

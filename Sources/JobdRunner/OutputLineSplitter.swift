@@ -16,6 +16,16 @@ package struct OutputLineSplitter: Sendable {
         pending.reserveCapacity(limit)
     }
 
+    /// A splitter that goes on from `pending`, the start of a line another one had read (a run
+    /// handed over across a restart of jobd).
+    package init(limit: Int = 4_096, pending: [UInt8]) {
+        self.init(limit: limit)
+        self.pending.append(contentsOf: pending.prefix(limit))
+    }
+
+    /// The start of a line not yet ended.
+    package var pendingBytes: [UInt8] { pending }
+
     /// Feeds `bytes`; calls `emit` for each line completed by them. Lines are found with
     /// `memchr` and copied whole, so a job that writes a lot costs little per byte.
     package mutating func append(_ bytes: UnsafeRawBufferPointer, emit: (String) -> Void) {

@@ -6,12 +6,12 @@ import Glibc
 /// from it rather than guessed from process groups.
 package struct RunCgroup: Sendable {
     /// The directory, under the cgroup file system's mount.
-    let directory: String
+    package let directory: String
     /// As `/proc/PID/cgroup` names it: `/system.slice/jobd.service/runs/run-…`.
     package let path: String
     /// Its twins on the cgroup v1 hierarchies of controllers the unified one lacks, by controller
     /// (`pids`, `memory`, `cpu`, `blkio`), where jobd limits the run there.
-    let legacy: [String: String]
+    package let legacy: [String: String]
 
     package init(directory: String, path: String, legacy: [String: String] = [:]) {
         self.directory = directory

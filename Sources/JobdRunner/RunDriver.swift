@@ -33,6 +33,13 @@ package protocol RunDriver: Sendable {
         _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String],
         mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
     ) async -> Result<RunTermination, RunPreparationError>
+    /// Follows a process an earlier jobd handed over until it ends, as ``spawn`` does one it starts.
+    func adopt(
+        _ process: AdoptedProcess, definition: JobDefinition, runID: UInt64, fields: [String: String],
+        mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
+    ) async -> Result<RunTermination, RunPreparationError>
+    /// Stops following every run and returns their processes and pipes, open (a handover).
+    func handOver() -> [RunReactor.Detached]
     /// Returns true once the OOM killer killed a process in the run's cgroup; false if it cannot tell.
     func oomKilled(in cgroup: RunCgroup) async -> Bool
     /// Sends `signal` (SIGTERM with SIGCONT, or SIGKILL) to the run's processes, now or once it has one.
@@ -59,4 +66,9 @@ package struct RunPreparationError: Error, CustomStringConvertible, Sendable {
     package init(description: String) {
         self.description = description
     }
+}
+
+extension RunDriver {
+    /// A driver with no processes of its own hands nothing over.
+    package func handOver() -> [RunReactor.Detached] { [] }
 }

@@ -31,6 +31,9 @@ struct RunInProgress: Sendable {
     var endWatch: AsyncStream<Void>.Continuation?
     var outcome: RunOutcome?
     var mail: RunMail?
+    /// The process an earlier jobd started and handed over, for a run this jobd adopts (issue 36):
+    /// nothing is prepared or spawned for it, and its start is logged as `run.adopt`.
+    var adopted: AdoptedProcess?
 
     init(definition: JobDefinition, context: [String: String], fence: RunFence?, started: MonotonicInstant, requests: AsyncStream<StopReason>) {
         self.definition = definition

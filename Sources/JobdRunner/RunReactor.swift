@@ -27,6 +27,15 @@ package final class RunReactor: Sendable {
         package var description: String
     }
 
+    /// A run the reactor followed until a handover: its process and pipes, and the start of a line
+    /// on each pipe that it had read but not yet ended.
+    package struct Detached: Sendable {
+        package var runID: UInt64
+        package var process: ProcessSpawner.Spawned
+        package var pendingOutput: [UInt8]
+        package var pendingError: [UInt8]
+    }
+
     /// The shared read buffer: at most this much of one pipe is read at a time.
     package static let bufferSize = 16_384
 
@@ -57,10 +66,24 @@ package final class RunReactor: Sendable {
     /// reactor's thread), to the end of its pipes or what they hold when it exits (a process it
     /// left behind may keep them open); closes its descriptors and returns how it exited. Call
     /// ``prepare()`` first.
-    package func follow(_ process: ProcessSpawner.Spawned, line: @escaping @Sendable (String, Stream) -> Void) async -> Exit {
+    /// `pending` is what was read of the run's last line on each pipe before a handover.
+    package func follow(
+        _ process: ProcessSpawner.Spawned, runID: UInt64, pending: (output: [UInt8], error: [UInt8]) = ([], []),
+        line: @escaping @Sendable (String, Stream) -> Void
+    ) async -> Exit {
         guard let loop = loop.withLock({ $0 }) else { preconditionFailure("RunReactor.follow before prepare()") }
         return await withCheckedContinuation { continuation in
-            loop.add(RunReactorLoop.Followed(process, line: line) { continuation.resume(returning: $0) })
+            let followed = RunReactorLoop.Followed(process, runID: runID, line: line) { continuation.resume(returning: $0) }
+            if !pending.output.isEmpty { followed.output = OutputLineSplitter(pending: pending.output) }
+            if !pending.error.isEmpty { followed.error = OutputLineSplitter(pending: pending.error) }
+            loop.add(followed)
         }
+    }
+
+    /// Stops following every run and returns them, their descriptors open (a handover). The
+    /// reactor follows nothing more afterwards.
+    package func detach() -> [Detached] {
+        guard let loop = loop.withLock({ $0 }) else { return [] }
+        return loop.detach()
     }
 }

@@ -10,18 +10,23 @@ final class RunReactorLoop: Sendable {
     /// One run followed: what only the reactor's thread touches once it is added.
     final class Followed: @unchecked Sendable {
         var process: ProcessSpawner.Spawned
+        /// The run's number (`JOBD_RUN`), by which a handover names what it hands over.
+        let runID: UInt64
         let line: @Sendable (String, RunReactor.Stream) -> Void
         let done: @Sendable (RunReactor.Exit) -> Void
         var output: OutputLineSplitter?
         var error: OutputLineSplitter?
-        var open = 3
+        /// Its descriptors still registered: an adopted run may have no pipes (a crashed jobd's).
+        var open: Int
         var exit: RunReactor.Exit?
 
-        init(_ process: ProcessSpawner.Spawned, line: @escaping @Sendable (String, RunReactor.Stream) -> Void,
+        init(_ process: ProcessSpawner.Spawned, runID: UInt64, line: @escaping @Sendable (String, RunReactor.Stream) -> Void,
              done: @escaping @Sendable (RunReactor.Exit) -> Void) {
             self.process = process
+            self.runID = runID
             self.line = line
             self.done = done
+            open = [process.standardOutput, process.standardError, process.pidfd].count { $0 >= 0 }
         }
     }
 
@@ -31,6 +36,9 @@ final class RunReactorLoop: Sendable {
     private let wake: Int32
     private let bufferSize: Int
     private let runs = LockedBox<(next: UInt64, followed: [UInt64: Followed])>((1, [:]))
+    /// Set once the thread has left its loop: a handover takes the runs only then.
+    private let ended = Condition()
+    private let hasEnded = LockedBox(false)
 
     private init(epoll: Int32, wake: Int32, bufferSize: Int) {
         self.epoll = epoll
@@ -74,7 +82,7 @@ final class RunReactorLoop: Sendable {
             return number
         }
         let descriptors = [(run.process.standardOutput, Slot.output), (run.process.standardError, Slot.error), (run.process.pidfd, Slot.exit)]
-        for (descriptor, slot) in descriptors {
+        for (descriptor, slot) in descriptors where descriptor >= 0 {
             var event = jobd_epoll_event(events: UInt32(JOBD_EPOLLIN), data: jobd_epoll_data(u64: number << 2 | slot.rawValue))
             epoll_ctl(epoll, JOBD_EPOLL_CTL_ADD, descriptor, &event)
         }
@@ -87,6 +95,10 @@ final class RunReactorLoop: Sendable {
             buffer.deallocate()
             close(epoll)
             close(wake)
+            ended.withLock {
+                hasEnded.withLock { $0 = true }
+                ended.broadcast()
+            }
         }
         while true {
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
@@ -172,6 +184,24 @@ final class RunReactorLoop: Sendable {
             if (slot == .output ? run.process.standardOutput : run.process.standardError) >= 0 {
                 end(run, slot) { run.line($0, stream) }
             }
+        }
+    }
+
+    /// Ends the thread and returns every run it followed, with its descriptors open and what it
+    /// wrote of a line not yet ended (a handover: the next jobd reads on where this one stopped).
+    /// Their `done` is never called.
+    func detach() -> [RunReactor.Detached] {
+        stop()
+        ended.withLock {
+            while !hasEnded.withLock({ $0 }) { ended.wait() }
+        }
+        let followed = runs.withLock { runs in
+            defer { runs.followed = [:] }
+            return runs.followed.values
+        }
+        return followed.map { run in
+            RunReactor.Detached(runID: run.runID, process: run.process, pendingOutput: run.output?.pendingBytes ?? [],
+                                pendingError: run.error?.pendingBytes ?? [])
         }
     }
 

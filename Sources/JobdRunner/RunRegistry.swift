@@ -37,6 +37,9 @@ package final class RunRegistry: Sendable {
     /// The process of a run in flight, once it has one.
     package func pid(of runID: UInt64) -> Int32? { state.withLock { $0.runs[runID]?.pid } }
 
+    /// The cgroup of a run in flight, once its process is started in it.
+    package func cgroup(of runID: UInt64) -> RunCgroup? { state.withLock { $0.runs[runID]?.cgroup } }
+
     /// Adds a run about to start; returns the stop requests its watcher waits on.
     func add(runID: UInt64, job: String) -> AsyncStream<StopReason> {
         let (requests, continuation) = AsyncStream.makeStream(of: StopReason.self, bufferingPolicy: .bufferingNewest(1))

@@ -149,13 +149,29 @@ extension SystemRunDriver {
             await Self.handshake(socket, plan: launch.plan)
         } else { String?.none }
         if failure == nil { await started(pid) }
-        // Output carries the job's name (or its SyslogIdentifier=) and the command's pid,
-        // so that `journalctl -t JOB` finds it and it reads `backup[4242]: …`.
-        var outputFields = fields.merging([JobdField.pid: String(pid)]) { $1 }
+        let exit = await follow(spawned, definition: definition, runID: runID, fields: fields, mailed: mailed)
+        if let failure { return .failure(PreparationError(description: failure)) }
+        switch exit {
+        case .exited(let status): return .success(.exited(status))
+        case .signaled(let signal):
+            // A run with LimitCORE= of its own dumps core by its limit, not jobd's.
+            let core = configuration.attributes.limits[.core].map { $0.soft ?? .max }
+            return .success(.signaled(signal, coreLimit: core))
+        }
+    }
+
+    /// Follows the run's process on the reactor until it has ended, each line it writes forwarded.
+    /// Output carries the job's name (or its SyslogIdentifier=) and the command's pid, so that
+    /// `journalctl -t JOB` finds it and it reads `backup[4242]: …`.
+    func follow(
+        _ spawned: ProcessSpawner.Spawned, definition: JobDefinition, runID: UInt64, fields: [String: String],
+        mailed: (@Sendable (String) -> Void)?, pending: (output: [UInt8], error: [UInt8]) = ([], [])
+    ) async -> RunReactor.Exit {
+        var outputFields = fields.merging([JobdField.pid: String(spawned.pid)]) { $1 }
         if let identifier = definition.syslogIdentifier { outputFields[JobdField.syslogIdentifier] = identifier }
         let user = definition.owningUser
         let dropped = LockedBox(0)
-        let exit = await reactor.follow(spawned) { [outputFields] line, stream in
+        let exit = await reactor.follow(spawned, runID: runID, pending: pending) { [outputFields] line, stream in
             forward(line, runID: runID, level: stream == .standardOutput ? .info : .error, fields: outputFields, mailed: mailed,
                     user: user, dropped: dropped)
         }
@@ -166,14 +182,7 @@ extension SystemRunDriver {
                          + "than UserLogRateLimitBurst= lines in UserLogRateLimitIntervalSec= (jobd.conf)",
                          fields.merging([JobdField.droppedCount: String(count)]) { $1 })
         }
-        if let failure { return .failure(PreparationError(description: failure)) }
-        switch exit {
-        case .exited(let status): return .success(.exited(status))
-        case .signaled(let signal):
-            // A run with LimitCORE= of its own dumps core by its limit, not jobd's.
-            let core = configuration.attributes.limits[.core].map { $0.soft ?? .max }
-            return .success(.signaled(signal, coreLimit: core))
-        }
+        return exit
     }
 
     /// Each line a run writes becomes its own `run.output` entry: priority 6 for stdout (info), 3

@@ -100,6 +100,12 @@ package struct RunAdmission: Sendable {
     package func runsInFlight(of job: String) -> [RunInFlight] {
         (jobs[job]?.inFlight.values).map { $0.sorted { $0.request.runID < $1.request.runID } } ?? []
     }
+    /// Every run in flight, by its number.
+    package var runsInFlightByID: [UInt64: RunInFlight] {
+        var runs: [UInt64: RunInFlight] = [:]
+        for job in jobs.values { runs.merge(job.inFlight) { $1 } }
+        return runs
+    }
     /// Whether a run of the job is in flight or waits for a slot: `Overlap=` and `OnUnitInactiveSec=` ask this.
     package func isActive(_ job: String) -> Bool {
         !(jobs[job]?.inFlight.isEmpty ?? true) || waitingByJob[job] != nil
@@ -284,6 +290,17 @@ package struct RunAdmission: Sendable {
     package mutating func abandoned(_ end: RunOutcome, now: MonotonicInstant) -> [Action] {
         guard !isStopping, let definition = generation.definition(of: end.job) else { return [] }
         return followUps(of: end, definition: definition, chain: [end.job], now: now)
+    }
+
+    /// A run an earlier jobd handed over (or left in flight when it was killed) whose process this
+    /// jobd follows (issue 36): in flight from `now`, under its own `JOBD_RUN_ID`, counted for its
+    /// user and against `MaxConcurrentRuns=` as any run (it may exceed it: it already runs). `nil`
+    /// for a job that is gone or while jobd stops.
+    package mutating func adopt(job: String, invocationID: String, cause: RunRequest.Cause, now: MonotonicInstant) -> RunRequest? {
+        guard !isStopping, generation.definition(of: job) != nil else { return nil }
+        let request = RunRequest(runID: takeRunID(), invocationID: invocationID, job: job, cause: cause, dueAt: now)
+        enter(request, now: now)
+        return request
     }
 
     /// `job` fell overdue (``SuccessDeadlines``): its `OnFailure=` jobs start, as after a failed

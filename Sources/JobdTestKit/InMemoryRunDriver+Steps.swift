@@ -48,6 +48,16 @@ extension InMemoryRunDriver {
         return .success(await run(runID))
     }
 
+    /// An adopted process: no spawn; it ends as its `end` says.
+    package func adopt(
+        _ process: AdoptedProcess, definition: JobDefinition, runID: UInt64, fields: [String: String],
+        mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
+    ) async -> Result<RunTermination, RunPreparationError> {
+        record("adopt")
+        await started(process.pid)
+        return .success(await process.end())
+    }
+
     /// Never an OOM kill: waits until the watch ends.
     package func oomKilled(in cgroup: RunCgroup) async -> Bool {
         (try? await sleep(for: .infinity)) != nil

@@ -20,7 +20,7 @@ import Testing
 
     static func follow(_ spawned: ProcessSpawner.Spawned, on reactor: RunReactor) async -> (lines: [String], exit: RunReactor.Exit) {
         let lines = LockedBox<[String]>([])
-        let exit = await reactor.follow(spawned) { line, _ in lines.withLock { $0.append(line) } }
+        let exit = await reactor.follow(spawned, runID: 0) { line, _ in lines.withLock { $0.append(line) } }
         return (lines.withLock { $0 }, exit)
     }
 

@@ -18,7 +18,7 @@ import Testing
         let spawned = try ProcessSpawner.spawn("/bin/sh", arguments: ["-c", script] + arguments, environment: [:],
                                                workingDirectory: "/", input: input).get()
         let lines = LockedBox<[(String, RunReactor.Stream)]>([])
-        let exit = await reactor.follow(spawned) { line, stream in lines.withLock { $0.append((line, stream)) } }
+        let exit = await reactor.follow(spawned, runID: 0) { line, stream in lines.withLock { $0.append((line, stream)) } }
         let all = lines.withLock { $0 }
         return Followed(output: all.filter { $0.1 == .standardOutput }.map(\.0),
                         error: all.filter { $0.1 == .standardError }.map(\.0), exit: exit)
@@ -75,7 +75,7 @@ import Testing
         let spawned = try ProcessSpawner.spawn("/usr/bin/yes", arguments: [], environment: [:], workingDirectory: "/", input: input).get()
         let held = Gate()
         let taken = LockedBox(0)
-        async let exit = reactor.follow(spawned) { _, _ in
+        async let exit = reactor.follow(spawned, runID: 0) { _, _ in
             taken.withLock { $0 += 1 }
             held.pass()
         }

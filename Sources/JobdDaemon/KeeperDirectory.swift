@@ -1,0 +1,45 @@
+import Glibc
+import JobdConfig
+import JobdHandover
+import JobdSystem
+
+/// Where jobd-keeper writes how each process it reaped ended (issue 36): `JOBD_KEEPER_DIR`, which
+/// the keeper sets for jobd, or `keeper` in jobd's runtime directory.
+struct KeeperDirectory: Sendable {
+    let path: String
+
+    init(environment: [String: String], runtimeDirectory: String) {
+        path = environment["JOBD_KEEPER_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? runtimeDirectory + "/keeper"
+    }
+
+    /// Whether jobd-keeper is this process's parent: only then does a run outlive jobd with a parent
+    /// that learns its end, so only then may a restart hand runs over.
+    static func isParent(environment: [String: String]) -> Bool {
+        environment["JOBD_KEEPER"].flatMap { Int32($0) } == getppid()
+    }
+
+    /// How `process` ended, once the keeper has recorded it; the record is taken (removed).
+    func take(_ process: ProcessIdentity) -> EndedRun? {
+        let file = path + "/" + String(process.pid)
+        guard case .success(let text) = FileSystem.readTextFile(file, limit: 4_096),
+              let ended = EndedRun(keeperText: Substring(text)), ended.process == process else { return nil }
+        _ = unlink(file)
+        return ended
+    }
+
+    /// How `process` ended, waiting for the keeper's record of a process that has just ended: the
+    /// keeper writes it after the process exits, a moment after its pidfd said so.
+    func awaitEnd(of process: ProcessIdentity) async -> RunTermination {
+        for _ in 0..<500 {
+            if let ended = take(process) { return ended.termination }
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
+        }
+        return .unknown
+    }
+
+    /// The start time of the live process `pid`, or `nil` when there is none.
+    static func startTicks(of pid: Int32) -> UInt64? {
+        guard case .success(let text) = FileSystem.readTextFile("/proc/\(pid)/stat", limit: 4_096) else { return nil }
+        return ProcessIdentity.startTicks(procStat: Substring(text))
+    }
+}

@@ -1,0 +1,107 @@
+import Glibc
+import JobdConfig
+import JobdHandover
+import JobdLogging
+import JobdRunner
+import JobdScheduler
+import JobdTimers
+import Logging
+
+extension MainLoop {
+    /// Leaves every run in flight running for the next jobd (issue 36): its record in the state
+    /// directory gets its process (pid and start time), cgroup and the start of a line on each pipe;
+    /// its pipes go to systemd's file descriptor store. Logs `run.handover` for each and
+    /// `jobd.handover`.
+    func handOverRuns() {
+        let handed = context.launcher.handOver()
+        let inFlight = admission.runsInFlightByID
+        for run in handed {
+            guard let running = inFlight[run.runID] else { continue }
+            let request = running.request
+            let pid = run.process.pid
+            let handedOver = HandedOverRun(
+                cgroupDirectory: run.cgroup?.directory, cgroupPath: run.cgroup?.path, cgroupLegacy: run.cgroup?.legacy ?? [:],
+                pendingOutput: run.pendingOutput, pendingError: run.pendingError)
+            context.store.runStarted(record(of: running, pid: pid, handedOver: handedOver))
+            if run.process.standardOutput >= 0 {
+                context.storeDescriptor(run.process.standardOutput, HandedOverRun.outputName(request.invocationID))
+            }
+            if run.process.standardError >= 0 {
+                context.storeDescriptor(run.process.standardError, HandedOverRun.errorName(request.invocationID))
+            }
+            logger.event(.runHandover, "run \(request.invocationID) of \(request.job) (pid \(pid)) left running for the next jobd", [
+                JobdField.job: request.job, JobdField.run: String(request.runID), JobdField.runID: request.invocationID,
+                JobdField.pid: String(pid),
+            ])
+        }
+        logger.event(.daemonHandover, "jobd handed \(handed.count) run(s) over to the next jobd and exits",
+                     [JobdField.runCount: String(handed.count)])
+    }
+
+    /// A run's process runs its command: its record gets the process and the cgroup, so that a
+    /// jobd started after this one was killed can adopt it (its pipes are gone with this jobd).
+    func runSpawned(job: String, invocationID: String, pid: Int32) {
+        guard let running = admission.runsInFlight(of: job).first(where: { $0.request.invocationID == invocationID }) else { return }
+        let cgroup = context.launcher.cgroup(of: running.request.runID)
+        let handedOver = HandedOverRun(cgroupDirectory: cgroup?.directory, cgroupPath: cgroup?.path, cgroupLegacy: cgroup?.legacy ?? [:])
+        context.store.runStarted(record(of: running, pid: pid, handedOver: handedOver))
+    }
+
+    /// The record of a run in flight, with its process (pid and start time) and what `handedOver` adds.
+    private func record(of running: RunAdmission.RunInFlight, pid: Int32, handedOver: HandedOverRun) -> RunInFlightRecord {
+        let request = running.request
+        let age = Int64((now.nanoseconds &- running.startedAt.nanoseconds) / 1_000)
+        return RunInFlightRecord(
+            invocationID: request.invocationID, job: request.job, cause: request.cause.rawValue, startUSec: wallNowUSec - age,
+            process: context.processStartTicks(pid).map { ProcessIdentity(pid: pid, startTicks: $0) }, handedOver: handedOver)
+    }
+
+    /// At start: each run an earlier jobd kept as in flight is adopted when its process lives on
+    /// (or ended with the end jobd-keeper kept), and followed to its real end as any run; the others
+    /// are recorded as abandoned (`run.abandoned`, the job's history and metrics, its `OnFailure=`).
+    func adoptRuns() {
+        var stored = context.takeStoredDescriptors()
+        defer { for descriptor in stored.values { _ = Glibc.close(descriptor) } }
+        for record in context.store.abandonedRuns() {
+            let output = stored.removeValue(forKey: HandedOverRun.outputName(record.invocationID)) ?? -1
+            let error = stored.removeValue(forKey: HandedOverRun.errorName(record.invocationID)) ?? -1
+            let ended = record.process.flatMap { context.keeperRecord($0) }.map { [$0] } ?? []
+            let live = record.process.flatMap { context.processStartTicks($0.pid) }
+            let decision = Adoption.decide(record: record, ended: ended, liveStartTicks: live)
+            guard decision != .abandon, let process = record.process, let definition = admission.definition(of: record.job),
+                  let request = admission.adopt(job: record.job, invocationID: record.invocationID,
+                                                cause: RunRequest.Cause(rawValue: record.cause) ?? .timer, now: now) else {
+                for descriptor in [output, error] where descriptor >= 0 { _ = Glibc.close(descriptor) }
+                recordAbandoned(record)
+                continue
+            }
+            let keeperEnd = context.keeperEnd
+            let end: @Sendable () async -> RunTermination = switch decision {
+            case .finish(let termination): { termination }
+            default: { await keeperEnd(process) }
+            }
+            let handed = record.handedOver
+            let cgroup = handed.cgroupDirectory.flatMap { directory in
+                handed.cgroupPath.map { RunCgroup(directory: directory, path: $0, legacy: handed.cgroupLegacy) }
+            }
+            let adopted = AdoptedProcess(pid: process.pid, standardOutput: output, standardError: error, pendingOutput: handed.pendingOutput,
+                                         pendingError: handed.pendingError, cgroup: cgroup, end: end)
+            scheduler.runStarted(job: request.job, cause: request.cause.rawValue, now: now)
+            let (post, clock) = (context.post, context.clocks.monotonic)
+            context.launcher.adopt(definition, as: request, adopted: adopted, fields: request.launchFields(claimedBy: nil),
+                                   sendmail: settings.sendmail) { post(.runFinished($0, finished: clock())) }
+        }
+    }
+
+    /// A run nobody can follow: recorded as abandoned at once.
+    private func recordAbandoned(_ run: RunInFlightRecord) {
+        let outcome = run.outcome(nowUSec: wallNowUSec)
+        logger.runAbandoned(run, outcome)
+        if admission.definition(of: run.job) != nil {
+            scheduler.runFinished(outcome, now: now)
+            context.store.saveHistory(of: run.job, scheduler.histories[run.job])
+        }
+        context.store.runEnded(run.invocationID)
+        perform(admission.abandoned(outcome, now: now))
+    }
+}
