@@ -194,7 +194,8 @@ package final class DelegatedCgroup: Sendable {
             }
         }
         if user != nil, let refusal = prepareUserCgroup(parent, twins: Array(twins.keys)) { return .failure(refusal) }
-        for made in run.entered where mkdir(made, 0o755) != 0 {
+        // One that exists is an adopted run's (issue 36): names are its JOBD_RUN_ID, made once.
+        for made in run.entered where mkdir(made, 0o755) != 0 && errno != EEXIST {
             let reason = "cannot create the cgroup \(made): \(CgroupFile.describe(errno))"
             _ = run.remove()
             return .failure(CgroupProbe.Refusal(reason))

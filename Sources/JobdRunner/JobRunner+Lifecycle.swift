@@ -95,8 +95,10 @@ extension JobRunner {
     }
 
     /// The steps of an adopted run that differ from a started one's: what the earlier jobd prepared
-    /// (its assertions held, its environment read, its cgroup made) is taken as done, and its process
-    /// is followed, not spawned; `nil` for the steps that are the same.
+    /// (its assertions held, its environment read) is taken as done, and its process is followed,
+    /// not spawned; `nil` for the steps that are the same. Its cgroup is made as any run's: it is
+    /// there already, under its `JOBD_RUN_ID`, and gets its limits again (jobd-keeper disabled the
+    /// controllers when the earlier jobd exited).
     private func adopt(
         _ action: RunLifecycle.Action, _ adopted: AdoptedProcess, of run: inout RunInProgress, lifecycle: RunLifecycle,
         group: inout TaskGroup<Void>
@@ -106,9 +108,6 @@ extension JobRunner {
             return [.assertionsHeld]
         case .readEnvironment:
             return [.environmentRead]
-        case .makeCgroup:
-            run.cgroup = adopted.cgroup
-            return [.cgroupMade(path: adopted.cgroup?.path)]
         case .makePrivateTmp:
             // Its directories stay the earlier jobd's: this one does not know them to remove them.
             return [.privateTmpMade]
@@ -119,7 +118,9 @@ extension JobRunner {
             guard let inbox = run.inbox else { return [] }
             let (definition, runID, fields, driver) = (run.definition, lifecycle.plan.runID, lifecycle.fields, driver)
             let mailed = run.mailed.map { output in { @Sendable (line: String) in output.append(line) } }
-            group.addTask {
+            var adopted = adopted
+            adopted.cgroup = run.cgroup ?? adopted.cgroup
+            group.addTask { [adopted] in
                 let result = await driver.adopt(adopted, definition: definition, runID: runID, fields: fields, mailed: mailed) { pid in
                     await withCheckedContinuation { done in
                         inbox.yield(RunInProgress.Posted(event: .spawned(pid: pid), acknowledge: { done.resume() }))

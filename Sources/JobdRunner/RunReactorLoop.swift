@@ -195,10 +195,8 @@ final class RunReactorLoop: Sendable {
         ended.withLock {
             while !hasEnded.withLock({ $0 }) { ended.wait() }
         }
-        let followed = runs.withLock { runs in
-            defer { runs.followed = [:] }
-            return runs.followed.values
-        }
+        // Left in place: their continuations are never resumed, and jobd exits.
+        let followed = runs.withLock { $0.followed.values }
         return followed.map { run in
             RunReactor.Detached(runID: run.runID, process: run.process, pendingOutput: run.output?.pendingBytes ?? [],
                                 pendingError: run.error?.pendingBytes ?? [])

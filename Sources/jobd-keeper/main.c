@@ -20,6 +20,7 @@
 //   socket), which descriptors and watchdog are its own (LISTEN_PID, WATCHDOG_PID), and that a
 //   keeper holds its runs (JOBD_KEEPER: the holder's pid; JOBD_KEEPER_DIR).
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -80,6 +81,71 @@ static void record_end(const char *directory, const siginfo_t *info) {
 
 // The holder: starts jobd, tells the keeper its pid ("W<pid>\n") and, when it ends, its status as
 // the keeper should exit with ("X<status>\n"); records and reaps every other child until none is left.
+// The unit's cgroup directory on the unified hierarchy (`/sys/fs/cgroup` + the path in
+// /proc/self/cgroup), or "" where there is none.
+static char unit_cgroup[4096];
+
+static void find_unit_cgroup(void) {
+    char line[4096], path[2048] = "", mount[2048] = "";
+    FILE *file = fopen("/proc/self/cgroup", "re");
+    while (file != NULL && fgets(line, sizeof line, file) != NULL)
+        if (strncmp(line, "0::", 3) == 0) sscanf(line + 3, "%2047s", path);
+    if (file != NULL) fclose(file);
+    file = fopen("/proc/self/mountinfo", "re");
+    while (file != NULL && fgets(line, sizeof line, file) != NULL) {
+        char point[2048];
+        const char *type = strstr(line, " - cgroup2 ");
+        if (type != NULL && sscanf(line, "%*s %*s %*s %*s %2047s", point) == 1) snprintf(mount, sizeof mount, "%s", point);
+    }
+    if (file != NULL) fclose(file);
+    if (path[0] == '/' && strcmp(path, "/") != 0 && mount[0] == '/') snprintf(unit_cgroup, sizeof unit_cgroup, "%s%s", mount, path);
+}
+
+// Moves this process into `directory` (writing "0" to its cgroup.procs moves the writer).
+static int enter_cgroup(const char *directory) {
+    char procs[4200];
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", directory);
+    int fd = open(procs, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int written = (int)write(fd, "0", 1);
+    close(fd);
+    return written == 1 ? 0 : -1;
+}
+
+// Disables, deepest first, every controller enabled below the unit's cgroup. systemd 252 cannot
+// start the next main process in a cgroup whose controllers are enabled for its children while
+// processes are left in them (the runs a jobd handed over, or left behind when it was killed):
+// its start would fail with 219/CGROUP. The next jobd enables them again and sets each run's
+// limits anew (issue 36).
+static void release_controllers(const char *directory, int depth) {
+    DIR *entries = depth < 8 ? opendir(directory) : NULL;
+    struct dirent *entry;
+    while (entries != NULL && (entry = readdir(entries)) != NULL) {
+        if (entry->d_type != DT_DIR || entry->d_name[0] == '.') continue;
+        char child[4200];
+        snprintf(child, sizeof child, "%s/%s", directory, entry->d_name);
+        release_controllers(child, depth + 1);
+    }
+    if (entries != NULL) closedir(entries);
+    char path[4200], enabled[512] = "";
+    snprintf(path, sizeof path, "%s/cgroup.subtree_control", directory);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t size = read(fd, enabled, sizeof enabled - 1);
+    close(fd);
+    if (size <= 0) return;
+    enabled[size] = '\0';
+    for (char *save = NULL, *name = strtok_r(enabled, " \n", &save); name != NULL; name = strtok_r(NULL, " \n", &save)) {
+        char change[64];
+        int length = snprintf(change, sizeof change, "-%s", name);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        if (write(fd, change, (size_t)length) != length)
+            fprintf(stderr, "jobd-keeper: cannot disable the %s controller in %s: %s\n", name, directory, strerror(errno));
+        close(fd);
+    }
+}
+
 static volatile sig_atomic_t held_worker;
 
 // The keeper died while jobd runs: it was killed (systemd's SIGKILL after a watchdog's abort, or
@@ -105,6 +171,8 @@ static int hold(char **argv, const char *directory, int report, const char *noti
         if (notify_socket != NULL) setenv("NOTIFY_SOCKET", notify_socket, 1);
         setenv("JOBD_KEEPER", holder, 1);
         setenv("JOBD_KEEPER_DIR", directory, 1);
+        // jobd starts alone in the unit's cgroup, as its main process would, and takes it over.
+        if (unit_cgroup[0] != '\0') enter_cgroup(unit_cgroup);
         execvp(argv[0], argv);
         fprintf(stderr, "jobd-keeper: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -128,6 +196,8 @@ static int hold(char **argv, const char *directory, int report, const char *noti
     signal(SIGTERM, SIG_IGN);
     signal(SIGINT, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
+    // A keeper that was killed reads nothing more: the holder goes on without it.
+    signal(SIGPIPE, SIG_IGN);
     for (;;) {
         siginfo_t info = {0};
         if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0) {
@@ -136,6 +206,7 @@ static int hold(char **argv, const char *directory, int report, const char *noti
         }
         if (info.si_pid == worker) {
             held_worker = 0;
+            if (unit_cgroup[0] != '\0') release_controllers(unit_cgroup, 0);
             dprintf(report, "X%d\n", info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status);
             close(report);
             report = -1;
@@ -268,6 +339,16 @@ int main(int argc, char **argv) {
     if (pipe2(report, O_CLOEXEC) != 0 || pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         fprintf(stderr, "jobd-keeper: cannot make a pipe: %s\n", strerror(errno));
         return 1;
+    }
+    // The keeper and the holder live in a leaf of their own, `keeper`, so that jobd is alone in the
+    // unit's cgroup (it gives each run a cgroup below it, and cgroup v2 keeps processes out of a
+    // cgroup whose controllers are enabled for its children). Where the cgroup is not the unit's to
+    // change (no Delegate=), all stay where they are and jobd tracks runs by process group.
+    find_unit_cgroup();
+    if (unit_cgroup[0] != '\0') {
+        char leaf[4200];
+        snprintf(leaf, sizeof leaf, "%s/keeper", unit_cgroup);
+        if ((mkdir(leaf, 0755) != 0 && errno != EEXIST) || enter_cgroup(leaf) != 0) unit_cgroup[0] = '\0';
     }
     // A mask inherited from whoever started the keeper (a test runner blocks nearly every signal)
     // would hold back SIGTERM in jobd, which inherits it: start with none blocked.

@@ -7,6 +7,7 @@ import JobdScheduler
 import JobdTestKit
 import Logging
 import Testing
+import UnixSignals
 import JobdHost
 
 /// Issue 36: a jobd that is killed or crashes with runs in flight loses none of them: each run is
@@ -54,6 +55,60 @@ import JobdHost
         let saved = RunInFlightRecord(savedText: Substring(RunInFlightRecord(invocationID: "ab", job: "j", cause: "timer",
                                                                                startUSec: 7).savedText), invocationID: "ab")
         #expect(saved == RunInFlightRecord(invocationID: "ab", job: "j", cause: "timer", startUSec: 7))
+    }
+}
+
+/// Issue 36: a restart hands the runs over instead of stopping them, and the next jobd adopts each
+/// run whose process lives on (the same pid and start time), recording its real end.
+@Suite struct HandoverTests {
+    typealias H = DaemonHarness
+
+    static func store(process: ProcessIdentity?) -> FakeStore {
+        let store = FakeStore()
+        store.runStarted(RunInFlightRecord(invocationID: "0123abcd", job: "backup", cause: "timer",
+                                           startUSec: DaemonHarness.wallStart - 60_000_000, process: process))
+        return store
+    }
+
+    @Test func aRunWhoseProcessLivesOnIsAdoptedAndItsRealEndRecorded() throws {
+        let daemon = H([H.job("backup") { $0.onFailure = ["alert"] }, H.job("alert")],
+                       store: Self.store(process: ProcessIdentity(pid: 4242, startTicks: 99))) { context in
+            context.processStartTicks = { $0 == 4242 ? 99 : nil }
+        }
+        let adopted = try #require(daemon.running("backup").first)
+        #expect(adopted.request.invocationID == "0123abcd" && daemon.events("run.abandoned").isEmpty)
+        #expect(daemon.running().count == 1)
+        daemon.end("backup", .exited(7))
+        #expect(daemon.scheduler.histories["backup"]?.lastRun?.result == .exitCode)
+        #expect(daemon.started("alert").first?.request.triggeredBy?.invocationID == "0123abcd")
+    }
+
+    @Test func aRunWhosePidNowNamesAnotherProcessIsAbandoned() {
+        let daemon = H([H.job("backup")], store: Self.store(process: ProcessIdentity(pid: 4242, startTicks: 99))) { context in
+            context.processStartTicks = { $0 == 4242 ? 100 : nil }
+        }
+        #expect(daemon.running("backup").isEmpty)
+        #expect(daemon.events("run.abandoned", job: "backup").count == 1)
+    }
+
+    @Test func aRestartLeavesEveryRunRunningAndAStopStopsThem() {
+        let exits = Guarded(0)
+        let restart = H([H.job("backup")]) { context in
+            context.stopKind = { .handover }
+            context.exitAfterHandover = { exits.withLock { $0 += 1 } }
+        }
+        restart.control(.run, "backup")
+        restart.send(.signal(.sigterm))
+        #expect(restart.launcher.stops.withLock { $0.isEmpty }, "no run is stopped")
+        #expect(exits.withLock { $0 } == 1 && restart.ended)
+        #expect(restart.events("jobd.handover").first?.metadata["JOBD_RUN_COUNT"] == "0", "the fake launcher hands none over")
+        #expect(restart.scheduler.liveOwners == 0, "every owner is released, as at a stop")
+
+        let stop = H([H.job("backup")])
+        stop.control(.run, "backup")
+        stop.send(.signal(.sigterm))
+        #expect(stop.launcher.stops.withLock { $0.map(\.job) } == [nil], "a stop stops every run")
+        #expect(stop.events("jobd.handover").isEmpty)
     }
 }
 

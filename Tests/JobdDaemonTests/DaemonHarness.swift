@@ -42,7 +42,8 @@ final class DaemonHarness {
 
     init(
         _ jobs: [JobDefinition], settings: DaemonSettings = DaemonSettings(), broken: [JobdConfiguration.BrokenJob] = [],
-        disabled: Set<String> = [], fleet node: String? = nil, store: FakeStore = FakeStore(), restored: [String: JobHistory] = [:]
+        disabled: Set<String> = [], fleet node: String? = nil, store: FakeStore = FakeStore(), restored: [String: JobHistory] = [:],
+        context configure: (inout DaemonContext) -> Void = { _ in }
     ) {
         self.store = store
         queue = TimerQueue.manual(observer: timers)
@@ -62,6 +63,7 @@ final class DaemonHarness {
             clocks: clocks, configuration: source, store: store, launcher: launcher, fleet: fleet, post: post)
         let trims = self.trims
         context.trimMemory = { trims.withLock { $0 += 1 } }
+        configure(&context)
         let invocations = Guarded<Int>(0)
         loop = MainLoop(
             options: DaemonOptions(configDirectory: "/etc/jobd", runtimeDirectory: "/run/jobd", stateDirectory: "/var/lib/jobd",

@@ -74,6 +74,19 @@ import Testing
         #expect(ProcessIdentity.startTicks(procStat: "4242 (short) S 1") == nil)
     }
 
+    /// A handed-over run's record keeps its cgroup and the start of a line on each pipe, any bytes,
+    /// through the state directory's text.
+    @Test func aHandedOverRunsCgroupAndHalfLinesReadBackTheSame() {
+        let handed = HandedOverRun(
+            cgroupDirectory: "/sys/fs/cgroup/system.slice/jobd.service/runs/run-ab", cgroupPath: "/system.slice/jobd.service/runs/run-ab",
+            cgroupLegacy: ["pids": "/sys/fs/cgroup/pids/jobd/run-ab"], pendingOutput: Array("half a li".utf8),
+            pendingError: [0, 0x0a, 0xff, 0x3d])
+        let kept = RunInFlightRecord(invocationID: "ab", job: "backup", cause: "timer", startUSec: 5,
+                                     process: ProcessIdentity(pid: 300, startTicks: 55), handedOver: handed)
+        #expect(RunInFlightRecord(savedText: Substring(kept.savedText), invocationID: "ab") == kept)
+        #expect(HandedOverRun.outputName("ab") != HandedOverRun.errorName("ab"))
+    }
+
     private func record(_ process: ProcessIdentity) -> RunInFlightRecord {
         RunInFlightRecord(invocationID: "0123abcd", job: "backup", cause: "timer", startUSec: 1, process: process)
     }

@@ -50,6 +50,23 @@ import Testing
         #expect(exit.metadata[JobdField.pid] == "1001")
     }
 
+    /// Issue 36: a run an earlier jobd handed over is followed, not spawned: nothing is prepared
+    /// for it again, its start is `run.adopt` (never a second `run.start`), and its end is the one
+    /// jobd-keeper kept, judged as any run's.
+    @Test func anAdoptedRunIsFollowedToTheEndTheKeeperKept() async throws {
+        let harness = Harness()
+        let definition = try JobFileReader.read(name: "backup", path: "/etc/jobd/jobs.d/backup.job",
+                                                text: "[Job]\nExecStart=/usr/bin/backup\nAssertPathExists=/srv/nowhere\n").get()
+        let adopted = AdoptedProcess(pid: 4242, standardOutput: -1, standardError: -1, cgroup: nil) { .exited(7) }
+        let (outcome, _) = await harness.runner.run(definition, runID: 3, invocationID: "abc", adopted: adopted)
+        #expect(outcome.result == .exitCode && outcome.termination == .exited(7) && outcome.invocationID == "abc")
+        #expect(harness.driver.steps == ["makeCgroup", "adopt", "countLeftovers"], "its Assert…= and environment are not judged again")
+        #expect(harness.entries(.runStart).isEmpty)
+        let adoption = try #require(harness.entries(.runAdopt).first)
+        #expect(adoption.metadata[JobdField.pid] == "4242" && adoption.metadata[JobdField.runID] == "abc")
+        #expect(harness.entries(.runExit).first?.metadata[JobdField.result] == "exit-code")
+    }
+
     @Test func aFailedAssertionStartsNothing() async throws {
         var host = FixedHostFacts()
         host.paths = ["/srv/other"]

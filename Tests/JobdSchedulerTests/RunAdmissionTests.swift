@@ -116,6 +116,23 @@ import Testing
 
     // MARK: Slots
 
+    /// Issue 36: a run handed over by an earlier jobd is in flight under its own `JOBD_RUN_ID`:
+    /// counted against the limit and for Overlap=, its end judged as any run's; none of a job that
+    /// is gone, none while jobd stops.
+    @Test func anAdoptedRunIsInFlightUnderItsOwnRunIDAndCounts() throws {
+        var admission = Self.admission([Self.job("backup"), Self.job("other")], max: 1)
+        let adoption = admission.adopt(job: "backup", invocationID: "0123abcd", cause: .timer, now: Self.at(0))
+        let adopted = try #require(adoption)
+        #expect(adopted.invocationID == "0123abcd" && admission.running == 1 && admission.isActive("backup"))
+        let backup = admission.due(job: "backup", now: Self.at(1))
+        #expect(backup.contains { if case .skip = $0 { true } else { false } }, "Overlap=skip sees the adopted run")
+        let other = admission.due(job: "other", now: Self.at(1))
+        #expect(other.contains { if case .wait(_, .slot) = $0 { true } else { false } })
+        #expect(admission.adopt(job: "gone", invocationID: "4567abcd", cause: .timer, now: Self.at(2)) == nil)
+        _ = admission.shutdown()
+        #expect(admission.adopt(job: "other", invocationID: "89abcdef", cause: .timer, now: Self.at(3)) == nil)
+    }
+
     @Test func runsWaitForASlotInTheOrderTheyFellDueAndARaisedLimitStartsThem() throws {
         var admission = Self.admission(["a", "b", "c"].map { Self.job($0) }, max: 1)
         let a = try #require(Self.started(admission.due(job: "a", now: Self.at(1))).first)
