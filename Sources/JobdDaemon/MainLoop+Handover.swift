@@ -36,6 +36,9 @@ extension MainLoop {
         }
         logger.event(.daemonHandover, "jobd handed \(handed.count) run(s) over to the next jobd and exits",
                      [JobdField.runCount: String(handed.count)])
+        // As at a stop: `jobctl audit` reads the instance as ended cleanly, every owner released.
+        logger.event(.daemonExit, "jobd stopped for a restart: \(handed.count) run(s) handed over, "
+                     + "\(scheduler.liveOwners) owner(s) in the generation", [:])
     }
 
     /// A run's process runs its command: its record gets the process and the cgroup, so that a
