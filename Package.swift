@@ -114,10 +114,13 @@ let package = Package(
         // set in the child: spawn.c); imported by JobdRunner alone.
         .target(name: "CSpawn"),
         // Definitions -> processes.
+        // One run, from its Assert…= to its run.exit, as a pure state machine (RunLifecycle): what
+        // JobdRunner performs, step by step, and tests drive event by event without processes.
+        .target(name: "JobdRunLifecycle", dependencies: ["JobdConfig", "JobdLogging"], swiftSettings: swiftSettings),
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
+                "JobdRunLifecycle", "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

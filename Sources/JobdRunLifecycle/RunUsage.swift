@@ -10,6 +10,13 @@ package struct RunUsage: Sendable, Equatable {
     /// Bytes; nil where the cgroup has no `memory.peak`.
     package var memoryPeak: UInt64?
 
+    package init(cpuUSec: UInt64, userUSec: UInt64, systemUSec: UInt64, memoryPeak: UInt64?) {
+        self.cpuUSec = cpuUSec
+        self.userUSec = userUSec
+        self.systemUSec = systemUSec
+        self.memoryPeak = memoryPeak
+    }
+
     /// `JOBD_CPU_USEC=`, `JOBD_CPU_USER_USEC=`, `JOBD_CPU_SYSTEM_USEC=` and `JOBD_MEMORY_PEAK=`.
     package var fields: [String: String] {
         var fields = [
@@ -26,7 +33,7 @@ package struct RunUsage: Sendable, Equatable {
     }
 
     /// A CPU time as systemd prints it, to the millisecond: `0`, `45ms`, `1.234s`, `2min 3.5s`, `1h 2min 3s`.
-    static func cpuTime(_ microseconds: UInt64) -> String {
+    package static func cpuTime(_ microseconds: UInt64) -> String {
         let milliseconds = microseconds / 1_000
         guard milliseconds >= 1_000 else { return milliseconds == 0 ? "0" : "\(milliseconds)ms" }
         var parts: [String] = []
@@ -46,7 +53,7 @@ package struct RunUsage: Sendable, Equatable {
     }
 
     /// A size as systemd prints it, in powers of 1024 with one decimal: `512B`, `12.3M`, `1.0G`.
-    static func bytes(_ count: UInt64) -> String {
+    package static func bytes(_ count: UInt64) -> String {
         let units: [(String, UInt64)] = [("E", 1 << 60), ("P", 1 << 50), ("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)]
         for (suffix, factor) in units where count >= factor {
             let tenths = count % factor / (factor / 10)
