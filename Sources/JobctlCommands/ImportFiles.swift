@@ -54,8 +54,7 @@ package enum ImportFiles {
     }
 
     static func account(named name: String) -> CrontabAccount.Account? {
-        guard let entry = getpwnam(name) else { return nil }
-        return CrontabAccount.Account(uid: entry.pointee.pw_uid, name: String(cString: entry.pointee.pw_name))
+        CronTable.account(named: name).map { CrontabAccount.Account(uid: $0.uid, name: name) }
     }
 
     @Sendable static func homeDirectory(of user: String) -> String? {

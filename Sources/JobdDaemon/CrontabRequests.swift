@@ -70,19 +70,15 @@ struct CrontabRequests: Sendable {
     /// The account whose crontab `request` is about: the peer's own, or, for root, `user`'s.
     /// Looked up with the thread-safe calls (``Account``): connections are answered in parallel.
     static func owner(of request: ControlRequest, from peer: ControlPeer) -> Result<Owner, Refusal> {
-        func account(_ name: String) -> Account? {
-            guard let found = try? Account.resolve(user: name, group: nil), found.userName == name else { return nil }
-            return found
-        }
         if let name = request.user, name != peer.userName {
-            guard let found = account(name) else { return .failure(Refusal(message: "crontab:  user `\(name)' unknown")) }
+            guard let found = Account.named(name) else { return .failure(Refusal(message: "crontab:  user `\(name)' unknown")) }
             // Debian lets -u name yourself; any other user's crontab is root's to touch.
             guard peer.uid == 0 || found.uid == peer.uid else {
                 return .failure(Refusal(message: "must be privileged to use -u", code: .permissionDenied))
             }
             return .success(Owner(name: name, uid: found.uid, gid: found.gid))
         }
-        guard let name = peer.userName, let found = account(name), found.uid == peer.uid else {
+        guard let name = peer.userName, let found = Account.named(name), found.uid == peer.uid else {
             return .failure(Refusal(message: "crontab: your UID isn't in the passwd file.\nbailing out.", code: .permissionDenied))
         }
         return .success(Owner(name: name, uid: peer.uid, gid: found.gid))
@@ -103,7 +99,7 @@ struct CrontabRequests: Sendable {
                                              code: .invalidJob))
         }
         let check = CrontabCheck.check(bytes, user: owner.name, path: source) { user in
-            (try? Account.resolve(user: user, group: nil))?.home
+            Account.named(user)?.home
         }
         guard check.errors.isEmpty else {
             let lines = check.errors + check.warnings.sorted() + ["errors in crontab file, can't install."]

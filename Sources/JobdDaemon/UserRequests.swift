@@ -83,7 +83,7 @@ struct UserRequests: Sendable {
 
     private func save(_ text: String, as job: String, of user: String, path: String, reply: ControlReply) {
         let name = UserJobStore.jobName(user: user, job: job)
-        guard let owner = try? Account.resolve(user: user, group: nil), owner.userName == user else {
+        guard let owner = Account.named(user) else {
             return reply.finish(with: .error("your account \(user) cannot be looked up"))
         }
         let existing = store.jobs(of: user)

@@ -21,8 +21,7 @@ package enum CronTable {
 
     /// `name`'s account as cron looks one up (getpwnam's): by its name, never a uid written as one.
     package static func account(named name: String) -> Account? {
-        guard let found = try? JobdSystem.Account.resolve(user: name, group: nil), found.userName == name else { return nil }
-        return (uid: found.uid, home: found.home)
+        JobdSystem.Account.named(name).map { (uid: $0.uid, home: $0.home) }
     }
 
     package struct Result: Sendable {
