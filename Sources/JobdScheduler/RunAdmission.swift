@@ -232,7 +232,7 @@ package struct RunAdmission: Sendable {
             let at = now + delay.duration
             let retry = RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: end.job, cause: .retry,
                                    attempt: attempt, triggeredBy: request.triggeredBy, dueAt: at,
-                                   scheduledElapse: request.scheduledElapse)
+                                   scheduledElapse: request.scheduledElapse, owningUID: definition.owningUID)
             if let superseded = jobs[end.job]?.retry {
                 actions.append(.cancelRetry(superseded.request, reason: "superseded"))
             }
@@ -318,7 +318,7 @@ package struct RunAdmission: Sendable {
         let delay = definition.restart.delay(beforeRetry: attempt + 1)
         let at = now + delay.duration
         let retry = RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: job, cause: .retry,
-                               attempt: attempt + 1, dueAt: at, scheduledElapse: elapse)
+                               attempt: attempt + 1, dueAt: at, scheduledElapse: elapse, owningUID: definition.owningUID)
         var actions: [Action] = []
         if let superseded = jobs[job]?.retry {
             actions.append(.cancelRetry(superseded.request, reason: "superseded"))
@@ -373,7 +373,8 @@ package struct RunAdmission: Sendable {
     private mutating func makeRequest(
         job: String, cause: RunRequest.Cause, now: MonotonicInstant, triggeredBy: TriggeringRun? = nil
     ) -> RunRequest {
-        RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: job, cause: cause, triggeredBy: triggeredBy, dueAt: now)
+        RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: job, cause: cause, triggeredBy: triggeredBy, dueAt: now,
+                   owningUID: generation.definition(of: job)?.owningUID)
     }
 
     /// A run is asked for: `Overlap=` decides whether it starts, waits or is skipped.
