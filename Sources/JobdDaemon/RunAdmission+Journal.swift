@@ -129,10 +129,11 @@ extension DueJob {
 extension Logger {
     /// `run.abandoned`: a run of an earlier jobd that stopped without recording its end.
     func runAbandoned(_ run: RunInFlightRecord, _ outcome: RunOutcome) {
+        var fields = [JobdField.job: run.job, JobdField.runID: run.invocationID, JobdField.result: outcome.result.rawValue,
+                      JobdField.cause: run.cause, JobdField.startUSec: String(run.startUSec),
+                      JobdField.durationUSec: String(outcome.duration.microseconds)]
+        if let uid = run.owningUID { fields[JobdField.jobUID] = String(uid) }
         event(.runAbandoned, level: .warning,
-              "run \(run.invocationID) of \(run.job) was abandoned: the jobd that started it stopped without recording its end",
-              [JobdField.job: run.job, JobdField.runID: run.invocationID, JobdField.result: outcome.result.rawValue,
-               JobdField.cause: run.cause, JobdField.startUSec: String(run.startUSec),
-               JobdField.durationUSec: String(outcome.duration.microseconds)])
+              "run \(run.invocationID) of \(run.job) was abandoned: the jobd that started it stopped without recording its end", fields)
     }
 }

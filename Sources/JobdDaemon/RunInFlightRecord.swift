@@ -10,16 +10,21 @@ package struct RunInFlightRecord: Sendable, Hashable {
     package var cause: String
     /// When it started, in microseconds since the epoch.
     package var startUSec: Int64
+    /// For a user's job, whose it was (``RunRequest/owningUID``): its `run.abandoned` entry is
+    /// hers as the run's other entries were (`JOBD_JOB_UID=`), whatever the job is by then.
+    package var owningUID: UInt32?
 
-    package init(invocationID: String, job: String, cause: String, startUSec: Int64) {
+    package init(invocationID: String, job: String, cause: String, startUSec: Int64, owningUID: UInt32? = nil) {
         self.invocationID = invocationID
         self.job = job
         self.cause = cause
         self.startUSec = startUSec
+        self.owningUID = owningUID
     }
 
     package var savedText: String {
-        [SavedFields.line("job", job), SavedFields.line("cause", cause), SavedFields.line("start", String(startUSec))]
+        ([SavedFields.line("job", job), SavedFields.line("cause", cause), SavedFields.line("start", String(startUSec))]
+            + (owningUID.map { [SavedFields.line("uid", String($0))] } ?? []))
             .joined(separator: "\n") + "\n"
     }
 
@@ -28,7 +33,7 @@ package struct RunInFlightRecord: Sendable, Hashable {
         let values = SavedFields.values(of: text)
         guard let job = values["job"], !job.isEmpty else { return nil }
         self.init(invocationID: invocationID, job: String(job), cause: values["cause"].map(String.init) ?? "",
-                  startUSec: values["start"].flatMap { Int64($0) } ?? 0)
+                  startUSec: values["start"].flatMap { Int64($0) } ?? 0, owningUID: values["uid"].flatMap { UInt32($0) })
     }
 
     /// How the run ended, as far as anyone knows: ``RunResult/abandoned``, at `nowUSec`.
