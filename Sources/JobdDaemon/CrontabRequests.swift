@@ -3,7 +3,9 @@ import JobdConfig
 import JobdPolicy
 import JobdControl
 import JobdImport
+import JobdLocks
 import JobdLogging
+import JobdScheduler
 import Logging
 
 /// `crontab`'s requests (`crontab-list`, `crontab-install`, `crontab-remove`), answered on the
@@ -17,6 +19,9 @@ struct CrontabRequests: Sendable {
     let accessDirectory: String
     /// Where each install, removal and listing is journaled, as Debian's cron logs them.
     let logger: Logger
+    /// The configuration the loop applies: its `[Cron] FailureResult=` decides, as for cron mode's
+    /// own reading, whether an idiom that exits non-zero is worth a warning at install.
+    let generation: LockedBox<Generation>
 
     /// Whose crontab a request is about.
     struct Owner: Equatable {
@@ -102,9 +107,9 @@ struct CrontabRequests: Sendable {
             return reply.finish(with: .error("\(source): the crontab is \(bytes.count) bytes; jobd takes at most \(CrontabSpool.maximumBytes)",
                                              code: .invalidJob))
         }
-        let check = CrontabCheck.check(bytes, user: owner.name, path: source) { user in
-            (try? Account.resolve(user: user, group: nil))?.home
-        }
+        let failureResult = generation.withLock { $0.settings.cron.failureResult }
+        let check = CrontabCheck.check(crontab: bytes, of: owner.name, path: source, failureResult: failureResult,
+                                       account: CronTable.account(named:))
         guard check.errors.isEmpty else {
             let lines = check.errors + check.warnings.sorted() + ["errors in crontab file, can't install."]
             return reply.finish(with: .error(lines.joined(separator: "\n"), code: .invalidJob))
