@@ -22,7 +22,8 @@ extension Jobctl {
                 A FILE that is one of cron's (/etc/crontab, a file of a cron.d directory, a crontab \
                 of the spool, .../crontabs/USER) is read as jobd's cron mode reads it: the system \
                 format (a user field) by location, cron's checks of its owner and mode, and every \
-                line.
+                line; a file cron passes over (a cron.d name with a dot, such as NAME.dpkg-old; \
+                tmp.* in the spool) is said to be one.
 
                 Each error names the file and line. Exit status: 0 when everything is valid, 1 when \
                 anything is not.
@@ -64,9 +65,10 @@ extension Jobctl {
                 }
                 let check = CrontabCheck.check(source, account: CronTable.account(named:))
                 for line in check.errors + check.warnings { print(line, to: &standardError) }
-                if check.errors.isEmpty {
+                for note in check.notes { print(note) }
+                if check.errors.isEmpty, check.notes.isEmpty {
                     print("\(path): cron's file, no errors")
-                } else {
+                } else if !check.errors.isEmpty {
                     print("\(check.errors.count) error(s) in \(path)", to: &standardError)
                     broken = true
                 }

@@ -12,10 +12,14 @@ package struct CrontabCheck: Sendable, Equatable {
     /// Lines `PATH:LINE: warning: …`: the crontab is installed, but runs as cron would run it,
     /// which is probably not what was meant (a `%` inside quotes, an idiom that exits non-zero).
     package var warnings: [String] = []
+    /// Lines `PATH: note: …`: a file cron mode passes over (``CronSourceFile/Kind/unreadReason``),
+    /// so that neither errors nor their absence are taken for what will run.
+    package var notes: [String] = []
 
-    package init(errors: [String] = [], warnings: [String] = []) {
+    package init(errors: [String] = [], warnings: [String] = [], notes: [String] = []) {
         self.errors = errors
         self.warnings = warnings
+        self.notes = notes
     }
 
     /// Checks `bytes` as `user`'s crontab about to be installed, naming it `path` in every line:
@@ -29,6 +33,10 @@ package struct CrontabCheck: Sendable, Equatable {
         // As the spool writer leaves it, so that only cron's refusal of an unknown user remains.
         let status = CronSourceFile.Status(uid: account(user)?.uid ?? 0, permissions: 0o600)
         let source = CronSourceFile(path: path, kind: .spool(user: user), status: status, bytes: bytes)
+        // A crontab cron mode would pass over is refused, not installed to run never.
+        if let reason = source.kind.unreadReason {
+            return CrontabCheck(errors: ["\(path): error: cron mode would not read \(user)'s crontab: \(reason)"])
+        }
         return check(source, failureResult: failureResult, account: account)
     }
 
@@ -38,6 +46,9 @@ package struct CrontabCheck: Sendable, Equatable {
     package static func check(
         _ source: CronSourceFile, failureResult: CronSettings.FailureResult = .judge, account: @escaping (String) -> CronTable.Account?
     ) -> CrontabCheck {
+        if let reason = source.kind.unreadReason {
+            return CrontabCheck(notes: ["\(source.path): note: cron mode does not read this file, as cron does not: \(reason)"])
+        }
         let table = CronTable.read(source, failureResult: failureResult, account: account)
         let errors = table.broken.flatMap(\.errors).sorted { ($0.line ?? 0) < ($1.line ?? 0) }
         let warnings = table.warnings.sorted { ($0.line ?? 0) < ($1.line ?? 0) }

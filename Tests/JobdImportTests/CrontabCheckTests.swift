@@ -35,5 +35,7 @@ struct CrontabCheckTests {
         #expect(Self.check(idiom, failureResult: .ignore) == CrontabCheck())
         let orphan = Self.check("0 5 * * * /bin/true\n", user: "no-such-user")
         #expect(orphan.errors.count == 1 && orphan.errors[0].contains("ORPHAN"), "\(orphan.errors)")
+        let passedOver = Self.check("0 5 * * * /bin/true\n", user: "tmp.x")
+        #expect(passedOver.errors.count == 1 && passedOver.errors[0].contains("cron mode would not read tmp.x's crontab"), "\(passedOver)")
     }
 }
