@@ -52,5 +52,8 @@ struct CronFileCheckTests {
         let temporary = try Self.check("* * * * * true\n", path: "/var/spool/cron/crontabs/tmp.XyZ123", permissions: 0o600)
         #expect(temporary.errors.isEmpty && temporary.notes.count == 1 && temporary.notes[0].contains("temporary files (tmp.*)"), "\(temporary)")
         #expect(try Self.check("* * * * * root true\n", path: "/etc/cron.d/sysstat").notes.isEmpty)
+        // The spool's rule, which cron mode's reading and its watch share.
+        #expect(CronSourceFile.countsInSpool("alice") && CronSourceFile.countsInSpool("tmpuser"))
+        #expect(!CronSourceFile.countsInSpool("tmp.XyZ123") && !CronSourceFile.countsInSpool(".alice") && !CronSourceFile.countsInSpool(""))
     }
 }
