@@ -31,13 +31,14 @@ package struct CrontabCheck: Sendable, Equatable {
         account: @escaping (String) -> CronTable.Account?
     ) -> CrontabCheck {
         // As the spool writer leaves it, so that only cron's refusal of an unknown user remains.
-        let status = CronSourceFile.Status(uid: account(user)?.uid ?? 0, permissions: 0o600)
+        let owner = account(user)
+        let status = CronSourceFile.Status(uid: owner?.uid ?? 0, permissions: 0o600)
         let source = CronSourceFile(path: path, kind: .spool(user: user), status: status, bytes: bytes)
         // A crontab cron mode would pass over is refused, not installed to run never.
         if let reason = source.kind.unreadReason {
             return CrontabCheck(errors: ["\(path): error: cron mode would not read \(user)'s crontab: \(reason)"])
         }
-        return check(source, failureResult: failureResult, account: account)
+        return check(source, failureResult: failureResult) { $0 == user ? owner : account($0) }
     }
 
     /// Checks one of cron's files as jobd's cron mode reads it (``CronTable``: cron's checks of

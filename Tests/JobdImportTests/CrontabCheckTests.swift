@@ -38,4 +38,19 @@ struct CrontabCheckTests {
         let passedOver = Self.check("0 5 * * * /bin/true\n", user: "tmp.x")
         #expect(passedOver.errors.count == 1 && passedOver.errors[0].contains("cron mode would not read tmp.x's crontab"), "\(passedOver)")
     }
+
+    /// Every line of a user's crontab runs as its owner: the account is looked up once for the
+    /// file, not once a line (a 600-line crontab is 600 NSS look-ups otherwise, each a round trip
+    /// to sssd or LDAP where the accounts are there).
+    @Test func theOwnerIsLookedUpOnceForTheWholeCrontab() {
+        final class Counter { var names: [String] = [] }
+        let counter = Counter()
+        let text = (1...50).map { "\($0) * * * * /usr/bin/backup --set \($0)\n" }.joined()
+        let check = CrontabCheck.check(crontab: Array(text.utf8), of: "nobody", path: "-") { name in
+            counter.names.append(name)
+            return CronTableTests.accounts[name]
+        }
+        #expect(check == CrontabCheck())
+        #expect(counter.names == ["nobody"])
+    }
 }
