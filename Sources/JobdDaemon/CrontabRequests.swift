@@ -73,12 +73,10 @@ struct CrontabRequests: Sendable {
     }
 
     /// The account whose crontab `request` is about: the peer's own, or, for root, `user`'s.
-    /// Looked up with the thread-safe calls (``Account``): connections are answered in parallel.
+    /// Looked up by name as cron mode does (``CronTable/systemAccount(named:)``), with the
+    /// thread-safe calls: connections are answered in parallel.
     static func owner(of request: ControlRequest, from peer: ControlPeer) -> Result<Owner, Refusal> {
-        func account(_ name: String) -> Account? {
-            guard let found = try? Account.resolve(user: name, group: nil), found.userName == name else { return nil }
-            return found
-        }
+        let account = CronTable.systemAccount(named:)
         if let name = request.user, name != peer.userName {
             guard let found = account(name) else { return .failure(Refusal(message: "crontab:  user `\(name)' unknown")) }
             // Debian lets -u name yourself; any other user's crontab is root's to touch.
