@@ -50,6 +50,13 @@ import Testing
         #expect(!broken.standardError.contains(":1: error"), "\(broken.standardError)")
         let good = try check([root + "/etc/crontab"])
         #expect(good.status == 0 && good.standardOutput.contains(root + "/etc/crontab: cron's file, no errors"), "\(good.standardError)")
+        // A line that exits 1 in normal operation is warned about, unless jobd.conf says cron's exit statuses are not judged.
+        try "17 * * * * root command -v true > /dev/null && true\n".write(toFile: root + "/etc/crontab", atomically: false, encoding: .utf8)
+        let judged = try check(["--config-dir", root, root + "/etc/crontab"])
+        #expect(judged.status == 0 && judged.standardError.contains(root + "/etc/crontab:1: warning: "), "\(judged.standardError)")
+        try "[Cron]\nFailureResult=ignore\n".write(toFile: root + "/jobd.conf", atomically: false, encoding: .utf8)
+        let ignored = try check(["--config-dir", root, root + "/etc/crontab"])
+        #expect(ignored.status == 0 && ignored.standardError.isEmpty, "\(ignored.standardError)")
         // A package's leftover that cron mode passes over, as cron does: said to be one, not "no errors", and no error of its lines.
         try "61 * * * * root true\n".write(toFile: root + "/etc/cron.d/backup.dpkg-old", atomically: false, encoding: .utf8)
         let passedOver = try check([root + "/etc/cron.d/backup.dpkg-old"])
