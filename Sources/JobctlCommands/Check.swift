@@ -22,7 +22,10 @@ extension Jobctl {
                 A FILE that is one of cron's (/etc/crontab, a file of a cron.d directory, a crontab \
                 of the spool, .../crontabs/USER) is read as jobd's cron mode reads it: the system \
                 format (a user field) by location, cron's checks of its owner and mode, and every \
-                line.
+                line; a file cron passes over (a cron.d name with a dot, such as NAME.dpkg-old; \
+                tmp.* in the spool) is said to be one. A line that exits 1 in normal operation \
+                (command -v X > /dev/null && X) is warned about unless the jobd.conf of \
+                --config-dir (default /etc/jobd) says [Cron] FailureResult=ignore.
 
                 Each error names the file and line. Exit status: 0 when everything is valid, 1 when \
                 anything is not.
@@ -40,7 +43,7 @@ extension Jobctl {
 
         package func run() throws {
             let cronFiles = files.filter { CronSourceFile.kind(ofPath: $0) != nil }
-            let cronBroken = cronFiles.isEmpty ? false : Self.checkCronFiles(cronFiles)
+            let cronBroken = cronFiles.isEmpty ? false : Self.checkCronFiles(cronFiles, failureResult: cronFailureResult())
             // Only cron's files named: no job files, so no configuration directory, to check.
             guard files.isEmpty || cronFiles.count < files.count else {
                 if cronBroken { throw ExitCode(1) }
@@ -50,9 +53,18 @@ extension Jobctl {
             if cronBroken { throw ExitCode(1) }
         }
 
+        /// `[Cron] FailureResult=` of the jobd.conf of `--config-dir` (else `/etc/jobd`), which
+        /// decides, as for cron mode, whether a line that exits 1 in normal operation is warned
+        /// about; `judge` where jobd.conf does not read (its errors are its own check's).
+        private func cronFailureResult() -> CronSettings.FailureResult {
+            let directory = JobDirectory(path: configDirectory ?? "/etc/jobd", databaseCheck: FleetConnectionString.check)
+            guard case .success(let settings) = directory.loadSettings() else { return .judge }
+            return settings.cron.failureResult
+        }
+
         /// Each of cron's `paths` as cron mode reads it (``CrontabCheck``, as crontab(1) checks
         /// before it installs): errors and warnings on standard error; `true` if any error.
-        static func checkCronFiles(_ paths: [String]) -> Bool {
+        static func checkCronFiles(_ paths: [String], failureResult: CronSettings.FailureResult) -> Bool {
             var standardError = StandardError()
             var broken = false
             for path in paths {
@@ -62,11 +74,12 @@ extension Jobctl {
                     broken = true
                     continue
                 }
-                let check = CrontabCheck.check(source, account: CronTable.account(named:))
+                let check = CrontabCheck.check(source, failureResult: failureResult, account: CronTable.account(named:))
                 for line in check.errors + check.warnings { print(line, to: &standardError) }
-                if check.errors.isEmpty {
+                for note in check.notes { print(note) }
+                if check.errors.isEmpty, check.notes.isEmpty {
                     print("\(path): cron's file, no errors")
-                } else {
+                } else if !check.errors.isEmpty {
                     print("\(check.errors.count) error(s) in \(path)", to: &standardError)
                     broken = true
                 }

@@ -114,10 +114,7 @@ extension Jobctl.Import {
                 return ExitCode(1)
             }
             // The file as named, and where it really is (a relative name, a link to it).
-            let real = file == "-" ? nil : realpath(file, nil).map { pointer in
-                defer { free(pointer) }
-                return String(cString: pointer)
-            }
+            let real = file == "-" ? nil : ImportFiles.realPath(file)
             if file != "-", CrontabFormat.isCronSource(file) || real.map(CrontabFormat.isCronSource) == true { note(CrontabFormat.cronModeNote) }
             let source = try ImportFiles.crontabSource(file)
             let ownerUID: UInt32? = if case .file(_, let uid, _, _, _) = source { uid } else { nil }

@@ -54,8 +54,7 @@ package enum ImportFiles {
     }
 
     static func account(named name: String) -> CrontabAccount.Account? {
-        guard let entry = getpwnam(name) else { return nil }
-        return CrontabAccount.Account(uid: entry.pointee.pw_uid, name: String(cString: entry.pointee.pw_name))
+        CronTable.account(named: name).map { CrontabAccount.Account(uid: $0.uid, name: name) }
     }
 
     @Sendable static func homeDirectory(of user: String) -> String? {
@@ -78,13 +77,24 @@ package enum ImportFiles {
         }
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
-        let resolved = realpath(directory, nil).map { pointer in
+        let spoolName = realPath(directory) == CrontabAccount.spoolDirectory ? url.lastPathComponent : nil
+        return .file(path: path, ownerUID: status.st_uid, owner: account(uid: status.st_uid),
+                     spoolName: spoolName, spoolAccount: spoolName.flatMap(account(named:)))
+    }
+
+    /// `path` with every link, `.` and `..` resolved, as `realpath(3)`; `nil` when it does not resolve.
+    static func realPath(_ path: String) -> String? {
+        realpath(path, nil).map { pointer in
             defer { free(pointer) }
             return String(cString: pointer)
         }
-        let spoolName = resolved == CrontabAccount.spoolDirectory ? url.lastPathComponent : nil
-        return .file(path: path, ownerUID: status.st_uid, owner: account(uid: status.st_uid),
-                     spoolName: spoolName, spoolAccount: spoolName.flatMap(account(named:)))
+    }
+
+    /// Whether a job file that says it was imported from `recorded` is `source`'s own: the same
+    /// file however each was named (`x.cron`, `./x.cron`, `/etc/x.cron`), so that `--force` renews
+    /// it; another file is a clash of names.
+    static func isSameSource(_ recorded: String, _ source: String) -> Bool {
+        recorded == source || realPath(recorded).map { $0 == realPath(source) } == true
     }
 
     /// The source a job file says it was imported from (its first comment, as
@@ -112,7 +122,7 @@ package enum ImportFiles {
             let clashes = jobs.compactMap { job -> String? in
                 let path = directory + "/" + job.name + ".job"
                 guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                      let from = importedSource(of: text), from != source else { return nil }
+                      let from = importedSource(of: text), !isSameSource(from, source) else { return nil }
                 return "\(path): error: job name clash: the file was imported from \(from), not from \(source)"
             }
             if !clashes.isEmpty {

@@ -68,7 +68,8 @@ enum ControlAuthorizer {
         }
         if let refusal = snapshot.access.refusal(of: peer.userName ?? String(peer.uid)) { return .refuse("permission denied: " + refusal) }
         if listsOwn { return .allowOwnJobsOf(peer.uid) }
-        // A job jobd does not have is answered as such. `user-file` and `user-save` are about the
+        // A job jobd does not have is answered as such; `logs` of it shows only the entries of runs
+        // of the peer's uid (JOBD_JOB_UID=, UserRequests). `user-file` and `user-save` are about the
         // file in the peer's own spool directory, not the job loaded: the store takes only a file
         // that is the account's uid's (UserJobStore), whatever a job of that name is now.
         let ownFile = request.command == .userFile || request.command == .userSave

@@ -33,8 +33,7 @@ struct CronSources: Sendable {
         for name in Self.names(in: cronDirectory) where CronSourceFile.countsInCronDirectory(name) {
             if let file = CronSourceFile.read(cronDirectory + "/" + name, kind: .cronDirectory(name: name), followLink: true) { files.append(file) }
         }
-        // cron skips hidden names and crontab(1)'s temporary files (tmp.*): neither is anyone's crontab.
-        for name in Self.names(in: spoolDirectory) where !name.hasPrefix("tmp.") {
+        for name in Self.names(in: spoolDirectory) where CronSourceFile.countsInSpool(name) {
             if let file = CronSourceFile.read(spoolDirectory + "/" + name, kind: .spool(user: name), followLink: false) { files.append(file) }
         }
         return files

@@ -46,7 +46,7 @@ final class CronWatch: Sendable {
             let crontab = String(sources.crontab.split(separator: "/").last ?? "crontab")
             return [(String(sources.crontab.dropLast(crontab.count + 1)), { $0 == crontab }),
                     (sources.cronDirectory, CronSourceFile.countsInCronDirectory),
-                    (sources.spoolDirectory, { !$0.hasPrefix(".") && !$0.hasPrefix("tmp.") })]
+                    (sources.spoolDirectory, CronSourceFile.countsInSpool)]
         }
 
         private func addWatches() {

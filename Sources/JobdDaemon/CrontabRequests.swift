@@ -3,7 +3,9 @@ import JobdConfig
 import JobdPolicy
 import JobdControl
 import JobdImport
+import JobdLocks
 import JobdLogging
+import JobdScheduler
 import Logging
 
 /// `crontab`'s requests (`crontab-list`, `crontab-install`, `crontab-remove`), answered on the
@@ -17,6 +19,9 @@ struct CrontabRequests: Sendable {
     let accessDirectory: String
     /// Where each install, removal and listing is journaled, as Debian's cron logs them.
     let logger: Logger
+    /// The configuration the loop applies: its `[Cron] FailureResult=` decides, as for cron mode's
+    /// own reading, whether an idiom that exits non-zero is worth a warning at install.
+    let generation: LockedBox<Generation>
 
     /// Whose crontab a request is about.
     struct Owner: Equatable {
@@ -68,21 +73,18 @@ struct CrontabRequests: Sendable {
     }
 
     /// The account whose crontab `request` is about: the peer's own, or, for root, `user`'s.
-    /// Looked up with the thread-safe calls (``Account``): connections are answered in parallel.
+    /// Looked up by name as cron mode does (``JobdSystem/Account/named(_:)``), with the
+    /// thread-safe calls: connections are answered in parallel.
     static func owner(of request: ControlRequest, from peer: ControlPeer) -> Result<Owner, Refusal> {
-        func account(_ name: String) -> Account? {
-            guard let found = try? Account.resolve(user: name, group: nil), found.userName == name else { return nil }
-            return found
-        }
         if let name = request.user, name != peer.userName {
-            guard let found = account(name) else { return .failure(Refusal(message: "crontab:  user `\(name)' unknown")) }
+            guard let found = Account.named(name) else { return .failure(Refusal(message: "crontab:  user `\(name)' unknown")) }
             // Debian lets -u name yourself; any other user's crontab is root's to touch.
             guard peer.uid == 0 || found.uid == peer.uid else {
                 return .failure(Refusal(message: "must be privileged to use -u", code: .permissionDenied))
             }
             return .success(Owner(name: name, uid: found.uid, gid: found.gid))
         }
-        guard let name = peer.userName, let found = account(name), found.uid == peer.uid else {
+        guard let name = peer.userName, let found = Account.named(name), found.uid == peer.uid else {
             return .failure(Refusal(message: "crontab: your UID isn't in the passwd file.\nbailing out.", code: .permissionDenied))
         }
         return .success(Owner(name: name, uid: peer.uid, gid: found.gid))
@@ -102,9 +104,9 @@ struct CrontabRequests: Sendable {
             return reply.finish(with: .error("\(source): the crontab is \(bytes.count) bytes; jobd takes at most \(CrontabSpool.maximumBytes)",
                                              code: .invalidJob))
         }
-        let check = CrontabCheck.check(bytes, user: owner.name, path: source) { user in
-            (try? Account.resolve(user: user, group: nil))?.home
-        }
+        let failureResult = generation.withLock { $0.settings.cron.failureResult }
+        let check = CrontabCheck.check(crontab: bytes, of: owner.name, path: source, failureResult: failureResult,
+                                       account: CronTable.account(named:))
         guard check.errors.isEmpty else {
             let lines = check.errors + check.warnings.sorted() + ["errors in crontab file, can't install."]
             return reply.finish(with: .error(lines.joined(separator: "\n"), code: .invalidJob))

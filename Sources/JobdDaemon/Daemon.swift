@@ -77,7 +77,8 @@ package struct Daemon {
         post: @escaping @Sendable (DaemonEvent) -> Void
     ) -> RuntimeFiles {
         let userRequests = UserRequests(store: users, directory: directory, post: post, generation: generation)
-        let crontabRequests = CrontabRequests(spool: CrontabSpool(path: options.crontabSpool), accessDirectory: options.cronAccessDirectory, logger: logger)
+        let crontabRequests = CrontabRequests(spool: CrontabSpool(path: options.crontabSpool), accessDirectory: options.cronAccessDirectory, logger: logger,
+                                              generation: generation)
         return RuntimeFiles(lock: lock, directory: options.runtimeDirectory, logger: logger) { request, reply in
             // The authorizer first (in userRequests), then whose crontab (crontabRequests).
             if userRequests.handle(request, reply: reply) || crontabRequests.handle(request, reply: reply) { return }

@@ -56,7 +56,7 @@ extension MainLoop {
         let age = Int64((now.nanoseconds &- running.startedAt.nanoseconds) / 1_000)
         return RunInFlightRecord(
             invocationID: request.invocationID, job: request.job, cause: request.cause.rawValue, startUSec: wallNowUSec - age,
-            process: context.processStartTicks(pid).map { ProcessIdentity(pid: pid, startTicks: $0) }, handedOver: handedOver)
+            owningUID: request.owningUID, process: context.processStartTicks(pid).map { ProcessIdentity(pid: pid, startTicks: $0) }, handedOver: handedOver)
     }
 
     /// At start: each run an earlier jobd kept as in flight is adopted when its process lives on

@@ -45,9 +45,11 @@ extension RunAdmission.Action {
 extension RunRequest {
     /// The journal fields of every entry of a run that was asked for, whether it starts, waits or
     /// is skipped: its cause where it is not a timer, and the elapse it serves, so that `jobctl why`
-    /// can tell each elapse's fate from the journal alone.
+    /// can tell each elapse's fate from the journal alone; for a user's job, whose (by uid, as
+    /// `jobctl --user logs` selects them: a job's name may have been another account's).
     var journalFields: [String: String] {
         var fields = [JobdField.job: job, JobdField.run: String(runID), JobdField.runID: invocationID]
+        if let owningUID { fields[JobdField.jobUID] = String(owningUID) }
         if cause != .timer { fields[JobdField.cause] = cause.rawValue }
         if let elapse = scheduledElapse { fields[JobdField.elapseUSec] = String(elapse.microseconds) }
         if let by = triggeredBy {
@@ -128,10 +130,11 @@ extension DueJob {
 extension Logger {
     /// `run.abandoned`: a run of an earlier jobd that stopped without recording its end.
     func runAbandoned(_ run: RunInFlightRecord, _ outcome: RunOutcome) {
+        var fields = [JobdField.job: run.job, JobdField.runID: run.invocationID, JobdField.result: outcome.result.rawValue,
+                      JobdField.cause: run.cause, JobdField.startUSec: String(run.startUSec),
+                      JobdField.durationUSec: String(outcome.duration.microseconds)]
+        if let uid = run.owningUID { fields[JobdField.jobUID] = String(uid) }
         event(.runAbandoned, level: .warning,
-              "run \(run.invocationID) of \(run.job) was abandoned: the jobd that started it stopped without recording its end",
-              [JobdField.job: run.job, JobdField.runID: run.invocationID, JobdField.result: outcome.result.rawValue,
-               JobdField.cause: run.cause, JobdField.startUSec: String(run.startUSec),
-               JobdField.durationUSec: String(outcome.duration.microseconds)])
+              "run \(run.invocationID) of \(run.job) was abandoned: the jobd that started it stopped without recording its end", fields)
     }
 }

@@ -1,7 +1,9 @@
+import Glibc
 import JobdConfig
 import JobdPolicy
 import JobdControl
 import JobdLocks
+import JobdLogging
 import JobdScheduler
 import SystemdKit
 import UnixSignals
@@ -59,9 +61,9 @@ struct UserRequests: Sendable {
                 return true
             }
             if request.history == true {
-                Self.sendHistory(of: name, runs: min(max(request.lines ?? 10, 1), 1_000), to: reply)
+                Self.sendHistory(of: name, ownedBy: peer.uid, runs: min(max(request.lines ?? 10, 1), 1_000), to: reply)
             } else {
-                Self.sendLogs(of: name, lines: min(max(request.lines ?? 10, 1), 1_000), to: reply)
+                Self.sendLogs(of: name, ownedBy: peer.uid, lines: min(max(request.lines ?? 10, 1), 1_000), to: reply)
             }
         default:
             return false
@@ -83,7 +85,7 @@ struct UserRequests: Sendable {
 
     private func save(_ text: String, as job: String, of user: String, path: String, reply: ControlReply) {
         let name = UserJobStore.jobName(user: user, job: job)
-        guard let owner = try? Account.resolve(user: user, group: nil), owner.userName == user else {
+        guard let owner = Account.named(user) else {
             return reply.finish(with: .error("your account \(user) cannot be looked up"))
         }
         let existing = store.jobs(of: user)
@@ -117,12 +119,15 @@ struct UserRequests: Sendable {
     }
 
     /// The last `lines` entries of the runs of `name` (`run.*` events and output, that jobd
-    /// wrote: journald's `_UID` is root's), oldest first, read here on the connection's thread.
-    static func sendLogs(of name: String, lines: Int, to reply: ControlReply) {
+    /// wrote: journald's `_UID` is root's) while it was a job of `uid`'s, oldest first, read here
+    /// on the connection's thread. By uid (`JOBD_JOB_UID=`), not by name alone: the job may be gone,
+    /// and a name was perhaps a removed account's, whose name is now another's.
+    static func sendLogs(of name: String, ownedBy uid: uid_t, lines: Int, to reply: ControlReply) {
         var entries: [JournalEntry] = []
         do {
             let reader = try JournalReader(.local)
             try reader.addMatch("JOB", name)
+            try reader.addMatch(JobdField.jobUID, String(uid))
             try reader.seekTail()
             while entries.count < lines, let entry = try reader.previous() {
                 if entry["JOBD_EVENT"]?.hasPrefix("run.") == true, entry["_UID"] == "0" { entries.append(entry) }
@@ -139,12 +144,16 @@ struct UserRequests: Sendable {
         reply.finish()
     }
 
-    /// What `jobctl why` reads of `name`'s runs and jobd's starts and stops (`runs` runs of it),
-    /// oldest first, with only the fields it reads, on the connection's thread.
-    static func sendHistory(of name: String, runs: Int, to reply: ControlReply) {
+    /// What `jobctl why` reads of `name`'s runs while it was a job of `uid`'s (as ``sendLogs``) and
+    /// jobd's starts and stops (`runs` runs of it), oldest first, with only the fields it reads, on
+    /// the connection's thread.
+    static func sendHistory(of name: String, ownedBy uid: uid_t, runs: Int, to reply: ControlReply) {
         let entries: [JournalEntry]
+        let owner = String(uid)
         do {
-            entries = try JournalReader.jobHistory(of: name, in: .local, runs: runs) { $0["_UID"] == "0" }
+            entries = try JournalReader.jobHistory(of: name, in: .local, runs: runs) {
+                $0["_UID"] == "0" && ($0[JobdField.job] == nil || $0[JobdField.jobUID] == owner)
+            }
         } catch {
             return reply.finish(with: .error("jobd cannot read the journal: \(error)"))
         }

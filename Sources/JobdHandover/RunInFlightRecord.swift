@@ -12,25 +12,30 @@ package struct RunInFlightRecord: Sendable, Hashable {
     package var cause: String
     /// When it started, in microseconds since the epoch.
     package var startUSec: Int64
+    /// For a user's job, whose it was (``RunRequest/owningUID``): its `run.abandoned` entry is
+    /// hers as the run's other entries were (`JOBD_JOB_UID=`), whatever the job is by then.
+    package var owningUID: UInt32?
     /// The run's process, once it is spawned; `nil` in a record written before (or by an older jobd).
     package var process: ProcessIdentity?
     /// What a handover adds: the cgroup, and the start of a line on each pipe.
     package var handedOver = HandedOverRun()
 
     package init(
-        invocationID: String, job: String, cause: String, startUSec: Int64, process: ProcessIdentity? = nil,
+        invocationID: String, job: String, cause: String, startUSec: Int64, owningUID: UInt32? = nil, process: ProcessIdentity? = nil,
         handedOver: HandedOverRun = HandedOverRun()
     ) {
         self.invocationID = invocationID
         self.job = job
         self.cause = cause
         self.startUSec = startUSec
+        self.owningUID = owningUID
         self.process = process
         self.handedOver = handedOver
     }
 
     package var savedText: String {
         var lines = [SavedFields.line("job", job), SavedFields.line("cause", cause), SavedFields.line("start", String(startUSec))]
+        if let owningUID { lines.append(SavedFields.line("uid", String(owningUID))) }
         if let process {
             lines += [SavedFields.line("pid", String(process.pid)), SavedFields.line("start_ticks", String(process.startTicks))]
         }
@@ -43,8 +48,8 @@ package struct RunInFlightRecord: Sendable, Hashable {
         let values = SavedFields.values(of: text)
         guard let job = values["job"], !job.isEmpty else { return nil }
         self.init(invocationID: invocationID, job: String(job), cause: values["cause"].map(String.init) ?? "",
-                  startUSec: values["start"].flatMap { Int64($0) } ?? 0, process: ProcessIdentity(values),
-                  handedOver: HandedOverRun(values))
+                  startUSec: values["start"].flatMap { Int64($0) } ?? 0, owningUID: values["uid"].flatMap { UInt32($0) },
+                  process: ProcessIdentity(values), handedOver: HandedOverRun(values))
     }
 
     /// How the run ended, as far as anyone knows: ``RunResult/abandoned``, at `nowUSec`.

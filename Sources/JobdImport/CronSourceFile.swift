@@ -11,6 +11,19 @@ package struct CronSourceFile: Sendable, Hashable {
 
         /// Whether a user field follows the schedule.
         package var systemFormat: Bool { !isSpool }
+
+        /// Why cron mode passes over a file of this kind and name, as Debian's cron does; `nil`
+        /// when it reads it. Said by `jobctl check`, so that a checked file that never runs is not
+        /// taken for one that does.
+        package var unreadReason: String? {
+            switch self {
+            case .cronDirectory(let name) where !CronSourceFile.countsInCronDirectory(name):
+                "cron reads only the names of cron.d made of letters, digits, '_' and '-' (no dots: NAME.dpkg-old is a package's leftover)"
+            case .spool(let user) where !CronSourceFile.countsInSpool(user):
+                "cron passes over hidden names and crontab's temporary files (tmp.*) in the spool"
+            default: nil
+            }
+        }
         private var isSpool: Bool { if case .spool = self { true } else { false } }
     }
 
@@ -54,6 +67,12 @@ package struct CronSourceFile: Sendable, Hashable {
             ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
                 || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
         }
+    }
+
+    /// Whether Debian's cron reads a file of the spool by this name: not a hidden one, nor one of
+    /// crontab(1)'s temporary files (`tmp.*`): neither is anyone's crontab.
+    package static func countsInSpool(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && !name.hasPrefix("tmp.")
     }
 
     /// Why Debian's cron (3.0pl1-162, `process_crontab`) would not read the file at all, with its

@@ -56,6 +56,12 @@ extension CronTable {
                 switch definition(name: name, line: line, schedule: schedule, user: user, home: account.home, commandText: commandText) {
                 case .success(let definition):
                     result.jobs.append(definition)
+                    if let context = CronCommand.quotedPercent(in: commandText) {
+                        result.warnings.append(ConfigError(
+                            file: source.path, line: line.number,
+                            message: "\(name): a % \(context) is not escaped: cron ends the command at it and gives the rest as "
+                                + "standard input, and so does jobd", hint: "write \\% where a percent sign is meant"))
+                    }
                     if failureResult == .judge, let test = CronCommand.failingTestIdiom(definition.cron?.command ?? "") {
                         result.warnings.append(ConfigError(
                             file: source.path, line: line.number,

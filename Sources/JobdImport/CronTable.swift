@@ -21,8 +21,7 @@ package enum CronTable {
 
     /// `name`'s account as cron looks one up (getpwnam's): by its name, never a uid written as one.
     package static func account(named name: String) -> Account? {
-        guard let found = try? JobdSystem.Account.resolve(user: name, group: nil), found.userName == name else { return nil }
-        return (uid: found.uid, home: found.home)
+        JobdSystem.Account.named(name).map { (uid: $0.uid, home: $0.home) }
     }
 
     package struct Result: Sendable {
@@ -72,10 +71,18 @@ package enum CronTable {
         return String(repeating: "0", count: 8 - digits.count) + digits
     }
 
-    /// The jobs of `source`, and its broken lines; `account` looks up a user by name.
+    /// The jobs of `source`, and its broken lines; `account` looks up a user by name, once a name
+    /// for the file (a user's crontab names its owner on every line: one NSS look-up, not one a line).
     package static func read(
-        _ source: CronSourceFile, failureResult: CronSettings.FailureResult, account: @escaping (String) -> Account?
+        _ source: CronSourceFile, failureResult: CronSettings.FailureResult, account lookUp: @escaping (String) -> Account?
     ) -> Result {
+        var known: [String: Account?] = [:]
+        let account = { (name: String) -> Account? in
+            if let found = known[name] { return found }
+            let found = lookUp(name)
+            known[name] = found
+            return found
+        }
         var result = Result()
         var owner: String?
         if case .spool(let user) = source.kind { owner = user }

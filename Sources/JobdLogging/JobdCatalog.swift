@@ -137,6 +137,9 @@ package enum JobdCatalog {
                 err it could not start, and the message says why.) Its output is logged
                 under the job's name: journalctl -t @JOB@, or for this run alone
                 jobctl logs @JOB@ --run @JOBD_RUN_ID@ (journalctl JOBD_RUN_ID=@JOBD_RUN_ID@).
+                Every entry of a run of a user's own job (jobctl --user), its output too,
+                carries JOBD_JOB_UID=, the uid of the account whose job it is: what the user's
+                jobctl --user logs shows, also once the job is gone.
                 """)
         case .runExit:
             Entry(subject: "A job run finished", body: """

@@ -163,6 +163,10 @@ package enum JobdField {
     /// On runs another job's outcome started: that job, and its run's `JOBD_RUN_ID`.
     package static let triggeredBy = "JOBD_TRIGGERED_BY"
     package static let triggeredByRunID = "JOBD_TRIGGERED_BY_RUN_ID"
+    /// On every entry of a run of a user's own job (its output too): the uid of the account whose
+    /// job it is, recorded when its file was read; none on a system job's. What a user is shown of
+    /// a job's runs is the entries of her uid: a name may have been another account's before.
+    package static let jobUID = "JOBD_JOB_UID"
     /// On `run.leftovers` and `run.exit`: processes the run left behind when its main process ended.
     package static let leftovers = "JOBD_LEFTOVERS"
     /// `run.mail`: who a run's output was mailed to (`MailTo=`), comma-separated.

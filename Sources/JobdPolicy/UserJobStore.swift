@@ -120,7 +120,7 @@ package struct UserJobStore: Sendable {
                 breakAll("not read: \(problem)", hint: "users' job directories are root's, mode 0700")
                 continue
             }
-            guard let owner = try? Account.resolve(user: user, group: nil), owner.userName == user else {
+            guard let owner = Account.named(user) else {
                 breakAll("the user \(user) no longer exists", hint: "remove \(directory(of: user))")
                 continue
             }

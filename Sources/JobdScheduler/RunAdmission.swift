@@ -238,7 +238,7 @@ package struct RunAdmission: Sendable {
             let at = now + delay.duration
             let retry = RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: end.job, cause: .retry,
                                    attempt: attempt, triggeredBy: request.triggeredBy, dueAt: at,
-                                   scheduledElapse: request.scheduledElapse)
+                                   scheduledElapse: request.scheduledElapse, owningUID: definition.owningUID)
             if let superseded = jobs[end.job]?.retry {
                 actions.append(.cancelRetry(superseded.request, reason: "superseded"))
             }
@@ -297,8 +297,9 @@ package struct RunAdmission: Sendable {
     /// user and against `MaxConcurrentRuns=` as any run (it may exceed it: it already runs). `nil`
     /// for a job that is gone or while jobd stops.
     package mutating func adopt(job: String, invocationID: String, cause: RunRequest.Cause, now: MonotonicInstant) -> RunRequest? {
-        guard !isStopping, generation.definition(of: job) != nil else { return nil }
-        let request = RunRequest(runID: takeRunID(), invocationID: invocationID, job: job, cause: cause, dueAt: now)
+        guard !isStopping, let definition = generation.definition(of: job) else { return nil }
+        let request = RunRequest(runID: takeRunID(), invocationID: invocationID, job: job, cause: cause, dueAt: now,
+                                 owningUID: definition.owningUID)
         enter(request, now: now)
         return request
     }
@@ -335,7 +336,7 @@ package struct RunAdmission: Sendable {
         let delay = definition.restart.delay(beforeRetry: attempt + 1)
         let at = now + delay.duration
         let retry = RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: job, cause: .retry,
-                               attempt: attempt + 1, dueAt: at, scheduledElapse: elapse)
+                               attempt: attempt + 1, dueAt: at, scheduledElapse: elapse, owningUID: definition.owningUID)
         var actions: [Action] = []
         if let superseded = jobs[job]?.retry {
             actions.append(.cancelRetry(superseded.request, reason: "superseded"))
@@ -390,7 +391,8 @@ package struct RunAdmission: Sendable {
     private mutating func makeRequest(
         job: String, cause: RunRequest.Cause, now: MonotonicInstant, triggeredBy: TriggeringRun? = nil
     ) -> RunRequest {
-        RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: job, cause: cause, triggeredBy: triggeredBy, dueAt: now)
+        RunRequest(runID: takeRunID(), invocationID: makeInvocationID(), job: job, cause: cause, triggeredBy: triggeredBy, dueAt: now,
+                   owningUID: generation.definition(of: job)?.owningUID)
     }
 
     /// A run is asked for: `Overlap=` decides whether it starts, waits or is skipped.

@@ -35,12 +35,16 @@ package struct RunRequest: Sendable, Hashable {
     /// For a `RunOn=one-node` job's timer run and its retries: the calendar elapse it is for, which
     /// the node must claim in the fleet's database before it starts.
     package var scheduledElapse: RealtimeInstant?
+    /// For a user's own job, its account's uid when the run was asked for (``JobDefinition/owningUID``):
+    /// whose the run's journal entries are.
+    package var owningUID: UInt32?
 
     package init(
         runID: UInt64, invocationID: String, job: String, cause: Cause, attempt: UInt64 = 0,
-        triggeredBy: TriggeringRun? = nil, dueAt: MonotonicInstant, scheduledElapse: RealtimeInstant? = nil
+        triggeredBy: TriggeringRun? = nil, dueAt: MonotonicInstant, scheduledElapse: RealtimeInstant? = nil, owningUID: UInt32? = nil
     ) {
         self.scheduledElapse = scheduledElapse
+        self.owningUID = owningUID
         self.runID = runID
         self.invocationID = invocationID
         self.job = job

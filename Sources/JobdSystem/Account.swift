@@ -44,6 +44,14 @@ package struct Account: Sendable, Equatable {
         return account
     }
 
+    /// The account named `name`, as getpwnam(3) finds one: by its name, never a uid written as one
+    /// (`User=` takes both, but a crontab, a spool directory or a peer is an account's by name: a
+    /// user named `0` must not be root). `nil` when there is none or it cannot be looked up.
+    package static func named(_ name: String) -> Account? {
+        guard let found = try? resolve(user: name, group: nil), found.userName == name else { return nil }
+        return found
+    }
+
     /// The supplementary groups this process has (`getgroups(2)`).
     private static func ownGroups() throws(AccountError) -> [gid_t] {
         let count = getgroups(0, nil)

@@ -84,6 +84,19 @@ package struct PrivateJournal {
         return try run(executable, arguments: ["--testing-library", "swift-testing", "--filter", filter], environment: environment)
     }
 
+    /// Runs the scenario test `name` (a test function enabled only where `variable` is set) under
+    /// the harness, and expects it to have passed; a harness that cannot run here is
+    /// ``requireAvailable(sourceLocation:)``'s to report. The caller removes the run's directory.
+    package static func expectScenarioPasses(
+        _ name: String, enabledBy variable: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Run {
+        try requireAvailable(sourceLocation: sourceLocation)
+        let run = try runScenario(name, environment: [variable: "1"])
+        let output = run.standardOutput + run.standardError
+        #expect(run.exitStatus == 0 && output.contains("Test \(name)() passed"), "\(output)", sourceLocation: sourceLocation)
+        return run
+    }
+
     package static func run(
         _ executable: String, arguments: [String] = [], environment: [String: String] = [:]
     ) throws -> Run {

@@ -2,10 +2,12 @@ extension ExecCommand {
     /// The words of the command as written that a shell would read as an operator or a
     /// redirection (`|`, `&&`, `>`, `2>/dev/null`…), standing alone and with no quote or escape in
     /// them: jobd runs no shell, so each reaches the program as an argument, which is almost never
-    /// what was meant (`jobctl check` warns, issue 38). A lone `;` is an error of its own.
+    /// what was meant (`jobctl check` warns, issue 38). A lone `;` is an error of its own; a word
+    /// that ends in one (`du -sh /srv; rm …`) is the shell's list written without a shell, where
+    /// `\;` (find's) is a literal semicolon meant as one.
     package var shellOperatorWords: [String] {
         Self.plainWords(of: text).filter { word in
-            Self.operators.contains(word) || Self.redirectionPrefixes.contains(where: word.hasPrefix)
+            Self.operators.contains(word) || Self.redirectionPrefixes.contains(where: word.hasPrefix) || (word.count > 1 && word.hasSuffix(";"))
         }
     }
 

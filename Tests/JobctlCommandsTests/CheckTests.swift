@@ -33,7 +33,7 @@ import Testing
     }
 
     /// Cron's files by location (issue 38): a cron.d file in the system format, each broken line
-    /// as FILE:LINE, exit 1; /etc/crontab with a good line, exit 0.
+    /// as FILE:LINE, exit 1; /etc/crontab with a good line, exit 0; a file cron passes over, said so.
     @Test func cronsFilesAreCheckedAsCronModeReadsThem() throws {
         try Requirement.root("for cron's files to be root's, as cron requires")
         let root = NSTemporaryDirectory() + "jobctl-check-cron-" + UUID().uuidString
@@ -50,6 +50,18 @@ import Testing
         #expect(!broken.standardError.contains(":1: error"), "\(broken.standardError)")
         let good = try check([root + "/etc/crontab"])
         #expect(good.status == 0 && good.standardOutput.contains(root + "/etc/crontab: cron's file, no errors"), "\(good.standardError)")
+        // A line that exits 1 in normal operation is warned about, unless jobd.conf says cron's exit statuses are not judged.
+        try "17 * * * * root command -v true > /dev/null && true\n".write(toFile: root + "/etc/crontab", atomically: false, encoding: .utf8)
+        let judged = try check(["--config-dir", root, root + "/etc/crontab"])
+        #expect(judged.status == 0 && judged.standardError.contains(root + "/etc/crontab:1: warning: "), "\(judged.standardError)")
+        try "[Cron]\nFailureResult=ignore\n".write(toFile: root + "/jobd.conf", atomically: false, encoding: .utf8)
+        let ignored = try check(["--config-dir", root, root + "/etc/crontab"])
+        #expect(ignored.status == 0 && ignored.standardError.isEmpty, "\(ignored.standardError)")
+        // A package's leftover that cron mode passes over, as cron does: said to be one, not "no errors", and no error of its lines.
+        try "61 * * * * root true\n".write(toFile: root + "/etc/cron.d/backup.dpkg-old", atomically: false, encoding: .utf8)
+        let passedOver = try check([root + "/etc/cron.d/backup.dpkg-old"])
+        #expect(passedOver.status == 0 && passedOver.standardOutput.contains("backup.dpkg-old: note: cron mode does not read this file")
+                && !passedOver.standardOutput.contains("no errors") && passedOver.standardError.isEmpty, "\(passedOver.standardError)")
     }
 
     @Test func checksSeveralFilesFromAnywhere() throws {

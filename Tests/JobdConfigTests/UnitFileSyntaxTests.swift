@@ -114,4 +114,17 @@ import Testing
     @Test func bareNameIsLookedUpLater() throws {
         #expect(try ExecCommand.parse("backup --all").executable == "backup")
     }
+
+    /// Issue 38: the words `jobctl check` warns about, which a shell would read as `|`, `>`, `&&`
+    /// or `;` but which reach the program as arguments; never one that is quoted or escaped.
+    @Test func shellOperatorWordsAreThoseAShellWouldReadAsOperators() throws {
+        func words(_ text: String) throws -> [String] { try ExecCommand.parse(text).shellOperatorWords }
+        #expect(try words("/usr/bin/du -sh /srv | tail -1") == ["|"])
+        #expect(try words("/usr/bin/updatedb 2>/dev/null") == ["2>/dev/null"])
+        #expect(try words("/usr/bin/test -d /srv && /usr/bin/backup") == ["&&"])
+        #expect(try words("/usr/bin/du -sh /srv; /bin/rm -f /tmp/x") == ["/srv;"])
+        #expect(try words(#"/usr/bin/find /tmp -name x -exec rm {} \;"#).isEmpty)
+        #expect(try words(#"/usr/bin/printf %%s "|" 'a;' "b && c""#).isEmpty)
+        #expect(try words("/usr/bin/rsync -a /srv/ backup:/srv/").isEmpty)
+    }
 }

@@ -47,6 +47,28 @@ import JobdHost
         #expect(daemon.started("backup").isEmpty, "no Restart= retry and no run at start")
     }
 
+    /// Issue 37: a user's job's run is hers in the journal by uid (`JOBD_JOB_UID=`, what her
+    /// `jobctl --user logs` selects), from its wait to its record as abandoned by the next jobd.
+    @Test func aUsersRunIsHersInTheJournalFromItsWaitToItsRecordAsAbandoned() throws {
+        let job = H.job("alice:a", overlap: .queue) { $0.owningUID = 1000 }
+        let daemon = H([job, H.job("a")])
+        daemon.control(.run, "alice:a")
+        daemon.control(.run, "alice:a")
+        let wait = try #require(daemon.events("run.wait", job: "alice:a").first)
+        #expect(wait.metadata["JOBD_JOB_UID"] == .string("1000"))
+        daemon.control(.run, "a")
+        let kept = daemon.store.runs.withLock { Array($0.values) }
+        let mine = try #require(kept.first { $0.job == "alice:a" })
+        #expect(mine.owningUID == 1000 && kept.first { $0.job == "a" }?.owningUID == nil)
+        #expect(RunInFlightRecord(savedText: Substring(mine.savedText), invocationID: mine.invocationID) == mine)
+        let store = FakeStore()
+        for run in kept { store.runStarted(run) }
+        let next = H([job, H.job("a")], store: store)
+        let abandoned = try #require(next.events("run.abandoned", job: "alice:a").first)
+        #expect(abandoned.metadata["JOBD_JOB_UID"] == .string("1000"))
+        #expect(next.events("run.abandoned", job: "a").first?.metadata["JOBD_JOB_UID"] == nil)
+    }
+
     @Test func anAbandonedRunIsAFailureThatNoRestartRetries() {
         #expect(RunResult.abandoned.isFailure)
         for condition in RestartPolicy.Condition.allCases { #expect(!condition.retries(.abandoned), "\(condition)") }

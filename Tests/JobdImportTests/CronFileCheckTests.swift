@@ -40,4 +40,20 @@ struct CronFileCheckTests {
         let schedule = try Self.check("61 * * * * root true\n", path: "/etc/crontab")
         #expect(schedule.errors.first?.hasPrefix("/etc/crontab:1: error: ") == true, "\(schedule.errors)")
     }
+
+    /// A file cron mode passes over, as cron does (a package's `NAME.dpkg-old` in cron.d, crontab's
+    /// temporary file in the spool), is said to be one, with no error and no "no errors": a
+    /// broken line in it never runs, and neither does a good one.
+    @Test func aFileCronModePassesOverIsSaidToBeOne() throws {
+        let old = try Self.check("61 * * * * root true\n", path: "/etc/cron.d/sysstat.dpkg-old")
+        #expect(old.errors.isEmpty && old.warnings.isEmpty, "\(old)")
+        #expect(old.notes == ["/etc/cron.d/sysstat.dpkg-old: note: cron mode does not read this file, as cron does not: "
+            + "cron reads only the names of cron.d made of letters, digits, '_' and '-' (no dots: NAME.dpkg-old is a package's leftover)"])
+        let temporary = try Self.check("* * * * * true\n", path: "/var/spool/cron/crontabs/tmp.XyZ123", permissions: 0o600)
+        #expect(temporary.errors.isEmpty && temporary.notes.count == 1 && temporary.notes[0].contains("temporary files (tmp.*)"), "\(temporary)")
+        #expect(try Self.check("* * * * * root true\n", path: "/etc/cron.d/sysstat").notes.isEmpty)
+        // The spool's rule, which cron mode's reading and its watch share.
+        #expect(CronSourceFile.countsInSpool("alice") && CronSourceFile.countsInSpool("tmpuser"))
+        #expect(!CronSourceFile.countsInSpool("tmp.XyZ123") && !CronSourceFile.countsInSpool(".alice") && !CronSourceFile.countsInSpool(""))
+    }
 }

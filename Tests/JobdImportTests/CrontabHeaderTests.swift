@@ -2,7 +2,7 @@ import JobdImport
 import Testing
 
 /// Issue 38: Debian's crontab header, written at install and left out by `crontab -l` and `-e`,
-/// and the check of a crontab before it is installed, without files or processes.
+/// without files or processes.
 struct CrontabHeaderTests {
     @Test func theHeaderIsDebiansThreeLines() {
         let header = CrontabHeader.lines(source: "/tmp/crontab.Ab12Cd/crontab", installed: "Sat Nov 28 04:14:08 2026")
@@ -34,16 +34,5 @@ struct CrontabHeaderTests {
         #expect(!CrontabHeader.listsHeader(noHeaderVariable: "Y"))
         #expect(!CrontabHeader.listsHeader(noHeaderVariable: ""))
         #expect(!CrontabHeader.listsHeader(noHeaderVariable: nil))
-    }
-
-    @Test func aCrontabIsCheckedWithItsLines() {
-        let text = "MAILTO=\"\"\n61 * * * * /bin/true\n0 5 * * * echo \"%\"\n*/5 * * * * /bin/true\n@hourly tail"
-        let check = CrontabCheck.check(Array(text.utf8), user: "alice", path: "/tmp/crontab.X/crontab") { _ in "/home/alice" }
-        #expect(check.errors.count == 2, "\(check.errors)")
-        #expect(check.errors.first?.hasPrefix("/tmp/crontab.X/crontab:2: error: ") == true && check.errors.first?.contains("61") == true)
-        #expect(check.errors.last?.hasPrefix("/tmp/crontab.X/crontab:5: error: ") == true, "a last line with no newline is refused")
-        #expect(check.warnings.count == 1 && check.warnings[0].hasPrefix("/tmp/crontab.X/crontab:3: warning: "), "\(check.warnings)")
-        let clean = CrontabCheck.check(Array("# nothing\n\n*/5 * * * * /bin/true\n".utf8), user: "alice", path: "-") { _ in "/home/alice" }
-        #expect(clean == CrontabCheck())
     }
 }

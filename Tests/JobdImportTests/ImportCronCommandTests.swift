@@ -107,18 +107,42 @@ import Testing
         try "0 1 * * * root backup\n".write(toFile: one, atomically: true, encoding: .utf8)
         try "0 5 * * * root report\n30 2 * * * root backup\n".write(toFile: two, atomically: true, encoding: .utf8)
         #expect(try Self.jobctl(["import", "cron", "--system", one, "-o", jobs]).status == 0)
-        let before = try String(contentsOfFile: jobs + "/backup.job", encoding: .utf8)
-        for force in [[], ["--force"]] {
-            let clash = try Self.jobctl(["import", "cron", "--system", two, "-o", jobs] + force)
-            #expect(clash.status == 1)
-            #expect(clash.standardError.contains("\(jobs)/backup.job: error: job name clash: the file was imported from \(one), not from \(two)"),
-                    "\(clash.standardError)")
-            #expect(clash.standardError.contains("\(two): nothing written"), "\(clash.standardError)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: jobs) == ["backup.job"], "report.job is not written either")
-            #expect(try String(contentsOfFile: jobs + "/backup.job", encoding: .utf8) == before)
-        }
-        // The same crontab again is no clash: --force renews its own files.
+        try Self.expectClash(["import", "cron", "--system", two], jobs: jobs, job: "backup", first: one, source: two)
+        // The same crontab again is no clash, however it is named: --force renews its own files.
         #expect(try Self.jobctl(["import", "cron", "--system", one, "-o", jobs, "--force"]).status == 0)
+        let renamed = try Self.jobctl(["import", "cron", "--system", config.path + "/./one.cron", "-o", jobs, "--force"])
+        #expect(renamed.status == 0 && !renamed.standardError.contains("clash"), "\(renamed.standardError)")
+    }
+
+    /// Issue 38: the clash is across kinds of import too: a timer whose job would take the name of
+    /// a crontab line's job writes nothing, --force or not, and the crontab's job stays.
+    @Test func aTimerWhoseJobACrontabsImportNamedWritesNothing() throws {
+        let config = try TemporaryConfiguration()
+        let (crontab, timer) = (config.path + "/rotate.cron", config.path + "/rotate.timer")
+        for (path, text) in [(crontab, "# Rotate\n0 1 * * * root /usr/sbin/logrotate /etc/logrotate.conf\n"),
+                             (timer, "[Timer]\nOnCalendar=daily\n"),
+                             (config.path + "/rotate.service", "[Service]\nType=oneshot\nExecStart=/usr/sbin/logrotate /etc/logrotate.conf\n")] {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        #expect(try Self.jobctl(["import", "cron", "--system", crontab, "-o", config.path + "/jobs.d"]).status == 0)
+        try Self.expectClash(["import", "timer", timer], jobs: config.path + "/jobs.d", job: "rotate", first: crontab, source: timer)
+    }
+
+    /// Runs the import `arguments` into `jobs`, without and with --force: each time a clash with
+    /// the JOB.job that `first` imported, said before anything is written, and nothing written.
+    static func expectClash(_ arguments: [String], jobs: String, job: String, first: String, source: String) throws {
+        let path = jobs + "/" + job + ".job"
+        let before = try String(contentsOfFile: path, encoding: .utf8)
+        let files = try FileManager.default.contentsOfDirectory(atPath: jobs)
+        for force in [[], ["--force"]] {
+            let clash = try Self.jobctl(arguments + ["-o", jobs] + force)
+            #expect(clash.status == 1)
+            #expect(clash.standardError.contains("\(path): error: job name clash: the file was imported from \(first), not from \(source)"),
+                    "\(clash.standardError)")
+            #expect(clash.standardError.contains("\(source): nothing written"), "\(clash.standardError)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: jobs) == files, "no other job file is written either")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == before)
+        }
     }
 
     /// Cron reads the system format by location alone, and so does the import: a crontab

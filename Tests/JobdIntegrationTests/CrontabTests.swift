@@ -114,6 +114,9 @@ import Testing
         // -l shows what was installed, without the header; CRONTAB_NOHEADER=N shows it too.
         #expect(try setup.run("-l", as: alice) == (0, Self.body))
         #expect(try setup.run("-l", as: setup.bob) == (1, "no crontab for \(setup.bob.name)\n"))
+        // A line that exits 1 in normal operation installs, warned about at its line (jobd.conf judges exit statuses).
+        let (warned, warning) = try setup.run("-", as: alice, input: "@daily test -x /nonexistent && /nonexistent\n")
+        #expect(warned == 0 && warning.hasPrefix("-:1: warning: ") && warning.contains("FailureResult=ignore"), "\(warning)")
         // From standard input, replacing the first.
         #expect(try setup.run("-", as: alice, input: "@daily /bin/true\n").0 == 0)
         #expect(try setup.run("-l", as: alice) == (0, "@daily /bin/true\n"))
@@ -156,7 +159,7 @@ import Testing
         let (refused, said) = try setup.run("-e", as: alice, input: "n\n", editing: "61 * * * * /bin/true\n")
         #expect(refused == 1, "\(said)")
         #expect(said.contains("no crontab for \(alice.name) - using an empty one"))
-        #expect(said.range(of: #"crontab\.[A-Za-z0-9]{6}/crontab:1: error: '61 \* \* \* \*'"#, options: .regularExpression) != nil, "\(said)")
+        #expect(said.range(of: #"crontab\.[A-Za-z0-9]{6}/crontab:1: error: '61 \* \* \* \*' is not a schedule"#, options: .regularExpression) != nil, "\(said)")
         #expect(said.contains("errors in crontab file, can't install.") && said.contains("Do you want to retry the same edit? (y/n)"))
         #expect(said.contains("crontab: edits left in \(alice.directory)/crontab."), "\(said)")
         #expect(setup.status(path) == nil)

@@ -240,8 +240,11 @@ import Testing
 
     // MARK: Retries
 
-    static func failing(_ name: String = "backup", limit: UInt64 = 2, onFailure: [String] = []) -> JobDefinition {
+    static func failing(
+        _ name: String = "backup", limit: UInt64 = 2, onFailure: [String] = [], _ configure: (inout JobDefinition) -> Void = { _ in }
+    ) -> JobDefinition {
         job(name) {
+            configure(&$0)
             $0.restart.condition = .onFailure
             $0.restart.delay = .seconds(2)
             $0.restart.steps = 2
@@ -249,6 +252,23 @@ import Testing
             $0.restart.limit = limit
             $0.onFailure = onFailure
         }
+    }
+
+    /// Issue 37: whose a run is travels with it, by uid (`JOBD_JOB_UID=` on its entries, which a
+    /// user's `logs` selects by): a user's job's run, its retry and the `OnFailure=` job of hers it
+    /// starts carry her uid; a system job's run, none.
+    @Test func everyRunOfAUsersJobCarriesItsOwnersUIDAndASystemJobsNone() throws {
+        let mine = Self.failing("alice:backup", limit: 1, onFailure: ["alice:notify"]) { $0.owningUID = 1000 }
+        var admission = Self.admission([mine, Self.job("alice:notify") { $0.owningUID = 1000 }, Self.job("backup")])
+        let run = try #require(Self.started(admission.manualRun(job: "alice:backup", now: Self.at(0)).actions).first)
+        let ended = admission.runEnded(Self.end(run, .exitCode), now: Self.at(1))
+        let retry = try #require(ended.retry?.request)
+        let retried = try #require(Self.started(admission.retriesDue(now: Self.at(60))).first)
+        let notify = try #require(Self.started(admission.runEnded(Self.end(retried, .exitCode), now: Self.at(61)).actions).first)
+        #expect([run, retry, retried, notify].map(\.owningUID) == [1000, 1000, 1000, 1000])
+        #expect(notify.job == "alice:notify")
+        let system = try #require(Self.started(admission.manualRun(job: "backup", now: Self.at(62)).actions).first)
+        #expect(system.owningUID == nil)
     }
 
     @Test func aFailedRunIsRetriedWithGrowingDelaysThenItsOnFailureJobStarts() throws {
