@@ -73,13 +73,9 @@ struct CrontabRequests: Sendable {
     }
 
     /// The account whose crontab `request` is about: the peer's own, or, for root, `user`'s.
-    /// Looked up by name as cron mode does (``CronTable/systemAccount(named:)``), with the
+    /// Looked up by name as cron mode does (``JobdSystem/Account/named(_:)``), with the
     /// thread-safe calls: connections are answered in parallel.
     static func owner(of request: ControlRequest, from peer: ControlPeer) -> Result<Owner, Refusal> {
-<<<<<<< HEAD
-=======
-        let account = CronTable.systemAccount(named:)
->>>>>>> cronfix
         if let name = request.user, name != peer.userName {
             guard let found = Account.named(name) else { return .failure(Refusal(message: "crontab:  user `\(name)' unknown")) }
             // Debian lets -u name yourself; any other user's crontab is root's to touch.
@@ -108,15 +104,9 @@ struct CrontabRequests: Sendable {
             return reply.finish(with: .error("\(source): the crontab is \(bytes.count) bytes; jobd takes at most \(CrontabSpool.maximumBytes)",
                                              code: .invalidJob))
         }
-<<<<<<< HEAD
-        let check = CrontabCheck.check(bytes, user: owner.name, path: source) { user in
-            Account.named(user)?.home
-        }
-=======
         let failureResult = generation.withLock { $0.settings.cron.failureResult }
         let check = CrontabCheck.check(crontab: bytes, of: owner.name, path: source, failureResult: failureResult,
                                        account: CronTable.account(named:))
->>>>>>> cronfix
         guard check.errors.isEmpty else {
             let lines = check.errors + check.warnings.sorted() + ["errors in crontab file, can't install."]
             return reply.finish(with: .error(lines.joined(separator: "\n"), code: .invalidJob))

@@ -21,17 +21,7 @@ package enum CronTable {
 
     /// `name`'s account as cron looks one up (getpwnam's): by its name, never a uid written as one.
     package static func account(named name: String) -> Account? {
-<<<<<<< HEAD
         JobdSystem.Account.named(name).map { (uid: $0.uid, home: $0.home) }
-=======
-        systemAccount(named: name).map { (uid: $0.uid, home: $0.home) }
-    }
-
-    /// The whole account of ``account(named:)`` (its group too, for crontab's spool file).
-    package static func systemAccount(named name: String) -> JobdSystem.Account? {
-        guard let found = try? JobdSystem.Account.resolve(user: name, group: nil), found.userName == name else { return nil }
-        return found
->>>>>>> cronfix
     }
 
     package struct Result: Sendable {
