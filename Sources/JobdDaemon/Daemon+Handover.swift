@@ -24,6 +24,7 @@ extension Daemon {
         context.takeStoredDescriptors = { FileDescriptorStore.take() }
         context.storeDescriptor = { descriptor, name in FileDescriptorStore.store(descriptor, name: name) }
         context.keeperRecord = { keeper.take($0) }
+        context.forgetKeeperRecords = { keeper.removeAll(except: $0) }
         context.keeperEnd = { await keeper.awaitEnd(of: $0) }
         context.processStartTicks = { KeeperDirectory.startTicks(of: $0) }
     }

@@ -39,6 +39,8 @@ package struct DaemonContext: Sendable {
     package var takeStoredDescriptors: @Sendable () -> [String: Int32] = { [:] }
     /// Puts a run's pipe in systemd's file descriptor store under `name`.
     package var storeDescriptor: @Sendable (Int32, String) -> Void = { _, _ in }
+    /// Forgets jobd-keeper's records of every process but these (at start, once runs are adopted).
+    package var forgetKeeperRecords: @Sendable (Set<Int32>) -> Void = { _ in }
     /// How the process ended, if jobd-keeper has recorded it yet.
     package var keeperRecord: @Sendable (ProcessIdentity) -> EndedRun? = { _ in nil }
     /// How the process of a run handed over ended, as jobd-keeper recorded it, waiting for the

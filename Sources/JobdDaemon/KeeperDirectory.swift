@@ -27,6 +27,13 @@ struct KeeperDirectory: Sendable {
         return ended
     }
 
+    /// Removes every record but those of `kept`'s processes: the holder also records processes no
+    /// jobd follows (a run's daemon that outlived it under `KillMode=process`), which nobody reads.
+    func removeAll(except kept: Set<Int32>) {
+        guard case .success(let names) = FileSystem.directoryEntries(path) else { return }
+        for name in names where Int32(name).map({ !kept.contains($0) }) ?? false { _ = unlink(path + "/" + name) }
+    }
+
     /// How `process` ended, waiting for the keeper's record of a process that has just ended: the
     /// keeper writes it after the process exits, a moment after its pidfd said so.
     func awaitEnd(of process: ProcessIdentity) async -> RunTermination {

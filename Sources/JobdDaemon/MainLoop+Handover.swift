@@ -64,7 +64,11 @@ extension MainLoop {
     /// are recorded as abandoned (`run.abandoned`, the job's history and metrics, its `OnFailure=`).
     func adoptRuns() {
         var stored = context.takeStoredDescriptors()
-        defer { for descriptor in stored.values { _ = Glibc.close(descriptor) } }
+        var followed: Set<Int32> = []
+        defer {
+            for descriptor in stored.values { _ = Glibc.close(descriptor) }
+            context.forgetKeeperRecords(followed)
+        }
         for record in context.store.abandonedRuns() {
             let output = stored.removeValue(forKey: HandedOverRun.outputName(record.invocationID)) ?? -1
             let error = stored.removeValue(forKey: HandedOverRun.errorName(record.invocationID)) ?? -1
@@ -78,6 +82,7 @@ extension MainLoop {
                 recordAbandoned(record)
                 continue
             }
+            followed.insert(process.pid)
             let keeperEnd = context.keeperEnd
             let end: @Sendable () async -> RunTermination = switch decision {
             case .finish(let termination): { termination }
@@ -87,7 +92,8 @@ extension MainLoop {
             let cgroup = handed.cgroupDirectory.flatMap { directory in
                 handed.cgroupPath.map { RunCgroup(directory: directory, path: $0, legacy: handed.cgroupLegacy) }
             }
-            let adopted = AdoptedProcess(pid: process.pid, standardOutput: output, standardError: error, pendingOutput: handed.pendingOutput,
+            let running = if case .follow = decision { true } else { false }
+            let adopted = AdoptedProcess(pid: process.pid, isRunning: running, standardOutput: output, standardError: error, pendingOutput: handed.pendingOutput,
                                          pendingError: handed.pendingError, cgroup: cgroup, end: end)
             scheduler.runStarted(job: request.job, cause: request.cause.rawValue, now: now)
             let (post, clock) = (context.post, context.clocks.monotonic)

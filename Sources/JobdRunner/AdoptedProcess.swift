@@ -5,6 +5,9 @@ package import JobdConfig
 /// left in systemd's file descriptor store, and learns how it ended from the keeper.
 package struct AdoptedProcess: Sendable {
     package var pid: Int32
+    /// Whether the process still runs: one that has ended (its end is known) is not looked for,
+    /// since its pid may name another process by now.
+    package var isRunning: Bool
     /// Its stdout and stderr pipes, or -1 where none was handed over (a crashed jobd's run).
     package var standardOutput: Int32
     package var standardError: Int32
@@ -17,10 +20,11 @@ package struct AdoptedProcess: Sendable {
     package var end: @Sendable () async -> RunTermination
 
     package init(
-        pid: Int32, standardOutput: Int32, standardError: Int32, pendingOutput: [UInt8] = [], pendingError: [UInt8] = [],
+        pid: Int32, isRunning: Bool = true, standardOutput: Int32, standardError: Int32, pendingOutput: [UInt8] = [], pendingError: [UInt8] = [],
         cgroup: RunCgroup?, end: @escaping @Sendable () async -> RunTermination
     ) {
         self.pid = pid
+        self.isRunning = isRunning
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.pendingOutput = pendingOutput

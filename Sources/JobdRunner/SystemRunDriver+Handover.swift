@@ -14,7 +14,7 @@ extension SystemRunDriver {
         registry.started(runID: runID, pid: process.pid, cgroup: process.cgroup)
         await started(process.pid)
         // A process already gone has no pidfd: only its pipes are read to their end.
-        let pidfd = pidfd_open(process.pid, 0)
+        let pidfd = process.isRunning ? pidfd_open(process.pid, 0) : -1
         if pidfd >= 0 { _ = fcntl(pidfd, F_SETFD, FD_CLOEXEC) }
         let spawned = ProcessSpawner.Spawned(pid: process.pid, pidfd: pidfd, standardOutput: process.standardOutput,
                                              standardError: process.standardError)
