@@ -138,12 +138,16 @@ package actor FleetDatabase {
     }
 
     /// jobd's stop: the ends of the runs it stopped are written (connecting again if need be, as
-    /// their tasks may have been cancelled mid-write), then the connection is closed. Without this
-    /// the leases of runs stopped at shutdown would lapse into `lost`, and be retried elsewhere.
+    /// their tasks may have been cancelled mid-write), and every elapse it skipped, however young,
+    /// then the connection is closed. Without this the leases of runs stopped at shutdown would
+    /// lapse into `lost`, and be retried elsewhere; and an elapse skipped in the lease before the
+    /// stop (the fleet just back from a failover) would have no row if every node stopped.
     package func shutdown() async {
-        if !pendingEnds.isEmpty {
+        let hasSkipped = skipped.withLock { !$0.isEmpty }
+        if !pendingEnds.isEmpty || hasSkipped {
             if !isConnected { try? open(migrating: false) }
             try? writeEnds()
+            if let connection, connection.isOpen { try? recordSkipped(connection, stopping: true) }
         }
         close()
     }
@@ -237,18 +241,22 @@ package actor FleetDatabase {
         return .unavailable(reason: Self.skippedResult)
     }
 
-    /// Claims a batch in one round trip (two when another node's claim of one of them committed
-    /// while the statement waited on it): each claim's verdict, in order.
+    /// The claims of a batch (``arrays(of:)``) as a table, numbered so that each row of an answer
+    /// finds its claim.
+    private static let claimInput = """
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+            WITH ORDINALITY AS input(job, elapse, attempt, run_id, n)
+        """
+
+    /// Claims a batch in one round trip, with one more when some of them found their elapse
+    /// recorded skipped (taken over), and one when another node's claim of one of them committed
+    /// while the statement waited on it: each claim's verdict, in order.
     private func claimConnected(_ claims: [(key: ClaimKey, runID: String)]) -> [ClaimVerdict] {
         guard let connection, connection.isOpen else { return claims.map { unavailable($0.key, runID: $0.runID) } }
         guard let offset = clockOffset, schedule.acceptsSkew(offset, uncertainty: clockUncertainty) else {
             return claims.map { _ in .unavailable(reason: "clock-skew") }
         }
-        // The keys as parallel arrays, numbered so that each row of the answer finds its claim.
-        let input = """
-            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-                WITH ORDINALITY AS input(job, elapse, attempt, run_id, n)
-            """
+        let input = Self.claimInput
         let keys = Self.arrays(of: claims)
         let sql = """
             WITH input AS (\(input)),
@@ -258,7 +266,8 @@ package actor FleetDatabase {
                        now() + $7 * interval '1 microsecond'
                   FROM input ORDER BY n
                 ON CONFLICT DO NOTHING RETURNING run_id, fence)
-            SELECT input.n, won.run_id IS NOT NULL, coalesce(holder.node, ''), coalesce(won.fence, 0)
+            SELECT input.n, won.run_id IS NOT NULL, coalesce(holder.node, ''), coalesce(won.fence, 0),
+                   coalesce(holder.result = $8 AND holder.lost_at IS NULL, false)
               FROM input LEFT JOIN won ON won.run_id = input.run_id
               LEFT JOIN \(table) AS holder ON holder.job = input.job AND holder.attempt = input.attempt::integer
                    AND holder.elapse = 'epoch'::timestamptz + input.elapse::bigint * interval '1 microsecond'
@@ -266,19 +275,26 @@ package actor FleetDatabase {
             """
         do throws(FleetError) {
             let sent = fences?.now() ?? 0
-            let rows = try query(connection, sql, keys + [.text(settings.node), .text(instance), .bigint(schedule.leaseMicroseconds)])
+            let rows = try query(connection, sql, keys + [.text(settings.node), .text(instance), .bigint(schedule.leaseMicroseconds),
+                                                          .text(Self.skippedResult)])
             var verdicts = [ClaimVerdict?](repeating: nil, count: claims.count)
+            var recordedSkipped: [Int] = []
             for row in rows {
                 let index = Int(try row.int64(0)) - 1
                 guard verdicts.indices.contains(index) else { continue }
                 let holder = try row.text(2)
                 if try row.bool(1) {
-                    held[claims[index].runID] = claims[index].key
-                    fence(claims[index].runID, until: schedule.fenceDeadline(sentAt: sent))
-                    verdicts[index] = .won(token: try row.int64(3))
+                    verdicts[index] = won(claims[index], token: try row.int64(3), sentAt: sent)
+                } else if try row.bool(4) {
+                    recordedSkipped.append(index)
                 } else if !holder.isEmpty {
                     verdicts[index] = .taken(by: holder)
                 }
+            }
+            // A row saying the elapse was skipped (written by a node that stopped) is no run: this
+            // late claim takes it over and runs the elapse. One it lost to another node's is read below.
+            for (position, token) in try takeOver(recordedSkipped.map { claims[$0] }, connection) {
+                verdicts[recordedSkipped[position]] = won(claims[recordedSkipped[position]], token: token, sentAt: sent)
             }
             // Another node's claim committed while this statement waited on it: the statement's
             // snapshot predates that row, so a second statement reads who holds it.
@@ -305,6 +321,36 @@ package actor FleetDatabase {
         }
     }
 
+    /// The verdict on a claim this node won: it holds the run, whose fence lasts a lease from `sent`.
+    private func won(_ claim: (key: ClaimKey, runID: String), token: Int64, sentAt sent: Int64) -> ClaimVerdict {
+        held[claim.runID] = claim.key
+        fence(claim.runID, until: schedule.fenceDeadline(sentAt: sent))
+        return .won(token: token)
+    }
+
+    /// Takes over the rows of `claims`' elapses that still say they were skipped (no run, not
+    /// lost): each becomes this node's claim, with a new fencing token. One round trip; returns
+    /// the positions in `claims` taken over, with their tokens.
+    private func takeOver(_ claims: [(key: ClaimKey, runID: String)], _ connection: PostgresConnection) throws(FleetError) -> [(Int, Int64)] {
+        guard !claims.isEmpty else { return [] }
+        let rows = try query(connection, """
+            WITH input AS (\(Self.claimInput))
+            UPDATE \(table) AS recorded SET node = $5, instance = $6, run_id = input.run_id, claimed_at = now(),
+                   lease_until = now() + $7 * interval '1 microsecond', ended_at = NULL, result = NULL, fence = DEFAULT
+              FROM input
+             WHERE recorded.job = input.job AND recorded.attempt = input.attempt::integer
+               AND recorded.elapse = 'epoch'::timestamptz + input.elapse::bigint * interval '1 microsecond'
+               AND recorded.result = $8 AND recorded.lost_at IS NULL
+            RETURNING input.n, recorded.fence
+            """, Self.arrays(of: claims) + [.text(settings.node), .text(instance), .bigint(schedule.leaseMicroseconds), .text(Self.skippedResult)])
+        var taken: [(Int, Int64)] = []
+        for row in rows {
+            let position = Int(try row.int64(0)) - 1
+            if claims.indices.contains(position) { taken.append((position, try row.int64(1))) }
+        }
+        return taken
+    }
+
     /// The result recorded for an elapse this node skipped because the database was unavailable
     /// (and the `run.skip` reason it logged).
     package static let skippedResult = "fleet-unavailable"
@@ -315,14 +361,14 @@ package actor FleetDatabase {
     /// node claimed gets a row saying it was skipped. An elapse another node claimed and ran keeps
     /// that node's row. Four round trips at most, whatever the count.
     ///
-    /// An elapse gets its row only once no node can still be about to claim it: a lease and twice
-    /// the clock skew a node may have after it (a node with a slower clock fires later). Younger
-    /// ones wait for a later beat.
-    private func recordSkipped(_ connection: PostgresConnection) throws(FleetError) {
+    /// At a beat, an elapse gets its row only once no node can still be about to claim it; younger
+    /// ones wait for a later beat. When jobd stops (`stopping`), every one gets its row
+    /// (``LeaseSchedule/recordsSkip(of:now:stopping:)``).
+    private func recordSkipped(_ connection: PostgresConnection, stopping: Bool = false) throws(FleetError) {
         let pending = skipped.withLock { $0 }
         guard !pending.isEmpty else { return }
-        let cutoff = realtime().microseconds - schedule.leaseMicroseconds - 2 * schedule.maxSkewMicroseconds
-        let ripe = pending.filter { $0.key.elapse.microseconds < cutoff }
+        let now = realtime().microseconds
+        let ripe = pending.filter { schedule.recordsSkip(of: $0.key.elapse.microseconds, now: now, stopping: stopping) }
         let runIDs = PostgresParameter.textArray(pending.map(\.runID))
         try run(connection, "BEGIN")
         do throws(FleetError) {

@@ -45,6 +45,16 @@ package struct LeaseSchedule: Sendable, Hashable {
         return .microseconds(min(ceiling, Int64(500_000) << shift))
     }
 
+    /// Whether an elapse this node skipped (`fleet-unavailable`) gets its row now, at `now` (this
+    /// node's clock, microseconds). At a beat, only once no node can still be about to claim it: a
+    /// lease and twice `MaxClockSkewSec=` after it (a node with a slower clock fires later).
+    /// When jobd stops, every one: no later beat of this node would write it (the audit would find
+    /// the elapse unclaimed), and a skip row blocks no late claim, which takes it over
+    /// (``FleetDatabase``'s claim).
+    package func recordsSkip(of elapse: Int64, now: Int64, stopping: Bool) -> Bool {
+        stopping || elapse < now - leaseMicroseconds - 2 * maxSkewMicroseconds
+    }
+
     /// The offset of the database's clock from this node's (positive: the database is ahead), from
     /// a reading of the database's `now()` taken between two local readings.
     package static func clockOffset(database: Int64, localBefore: Int64, localAfter: Int64) -> Int64 {

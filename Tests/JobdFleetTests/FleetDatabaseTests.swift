@@ -129,6 +129,39 @@ struct FleetDatabaseTests {
         await node.shutdown()
     }
 
+    /// An elapse a node skipped (no database) just before jobd stops gets its `fleet-unavailable`
+    /// row at the stop, not a lease and twice the skew later (no later beat would write it); and
+    /// that row keeps no other node from claiming the elapse late: the claim takes it over.
+    @Test func anElapseSkippedJustBeforeTheStopIsRecordedAndALateClaimStillRunsIt() async throws {
+        let postgres = try TemporaryPostgres()
+        try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
+        let settings = try Self.settings(postgres)
+        let node = try Self.database(settings)
+        let key = ClaimKey(job: "tick", elapse: RealtimeInstant(seconds: Int64(Date().timeIntervalSince1970)))
+        #expect(await node.claim(key, runID: "skipped-run") == .unavailable(reason: FleetDatabase.skippedResult))
+        _ = try await node.connect()
+        #expect(try await node.claims().isEmpty, "too young to be recorded at a beat")
+        await node.shutdown()
+
+        var otherSettings = settings
+        otherSettings.node = "b"
+        let other = try Self.database(otherSettings)
+        _ = try await other.connect()
+        let recorded = try await other.claims()
+        #expect(recorded.map { "\($0.key) \($0.node) \($0.runID) \($0.result ?? "open")" }
+                == ["\(key) a skipped-run \(FleetDatabase.skippedResult)"])
+        let late = await other.claim(key, runID: "late-run")
+        #expect(late.isWon && late != .won(token: 0), "\(late)")
+        await other.finish(runID: "late-run", result: "success")
+        let claims = try await other.claims()
+        #expect(claims.map { "\($0.key) \($0.node) \($0.runID) \($0.result ?? "open")" } == ["\(key) b late-run success"])
+        let third = try Self.database({ var third = settings; third.node = "c"; return third }())
+        _ = try await third.connect()
+        #expect(await third.claim(key, runID: "third-run") == .taken(by: "b"), "a run, unlike a skip, is never taken over")
+        await third.shutdown()
+        await other.shutdown()
+    }
+
     @Test func aWrongPasswordIsAConnectionErrorAndClaimsWaitForNothing() async throws {
         let postgres = try TemporaryPostgres()
         try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")

@@ -26,6 +26,19 @@ import Testing
         #expect(schedule.acceptsSkew(600_000, uncertainty: 100_000) && !schedule.acceptsSkew(600_001, uncertainty: 100_000))
     }
 
+    /// A failover's skipped elapse: at a beat it gets its row only once no node can still claim it
+    /// (a lease and twice the skew after it); when jobd stops, at once, young or not, since no
+    /// later beat of this node would write it (`jobctl audit --fleet` found such an elapse unclaimed).
+    @Test func aSkippedElapseIsRecordedOnceNoNodeCanClaimItOrWhenJobdStops() {
+        let schedule = LeaseSchedule(leaseMicroseconds: 3_000_000, maxSkewMicroseconds: 2_000_000)
+        let elapse: Int64 = 100_000_000
+        #expect(!schedule.recordsSkip(of: elapse, now: elapse + 1_000_000, stopping: false))
+        #expect(!schedule.recordsSkip(of: elapse, now: elapse + 7_000_000, stopping: false))
+        #expect(schedule.recordsSkip(of: elapse, now: elapse + 7_000_001, stopping: false))
+        #expect(schedule.recordsSkip(of: elapse, now: elapse + 1_000_000, stopping: true))
+        #expect(schedule.recordsSkip(of: elapse, now: elapse - 1_000_000, stopping: true), "even one this node's clock has not reached")
+    }
+
     /// A fence fires `MaxClockSkewSec=` before the lease ends, at least 200 ms (twice the
     /// supervisor's look) and at most a third of the lease (renewals come every third).
     @Test func aFenceFiresTheMarginBeforeTheLeaseEnds() {

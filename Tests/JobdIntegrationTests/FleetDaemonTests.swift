@@ -269,6 +269,10 @@ struct FleetDaemonTests {
         try Self.expectJournalsAgree(fleet, job: "tick")
         let claims = try fleet.claims("tick")
         #expect(claims.contains { $0.elapse >= backAt }, "claims resumed after the database came back")
+        // The nodes stopped within seconds of the outage's end: its last elapses, younger than a
+        // lease and twice MaxClockSkewSec= then, were recorded skipped at the stop, not dropped.
+        let (clean, report) = try fleet.nodes[0].jobctl(["audit", "--fleet", "--config-dir", fleet.nodes[0].config.path])
+        #expect(clean == 0 && report.contains("clean") && report.contains("skipped while the database was unavailable"), "\(report)")
     }
 
     /// Failover, for real: a primary and its streaming standby (synchronous, so that no claim a
