@@ -4,7 +4,6 @@ import JobdLocks
 import JobdLogging
 import JobdTimers
 package import Logging
-import Subprocess
 
 #if canImport(System)
 import System

@@ -1,5 +1,4 @@
 import Glibc
-import Subprocess
 import SystemPackage
 
 /// The directories of a run with `PrivateTmp=`, as systemd makes a service's: one under `/tmp` and
@@ -41,14 +40,16 @@ package struct PrivateTmp: Sendable, Equatable {
     /// recursion (a run can make one deeper than any stack), started with an empty environment.
     /// Returns why it failed, if it did.
     func remove() async -> String? {
-        do {
-            let result = try await Subprocess.run(
-                .path(FilePath("/bin/rm")), arguments: ["-rf", "--one-file-system", "--", tmp, varTmp],
-                environment: .custom([:]), workingDirectory: FilePath("/"), input: .none, output: .discarded, error: .string(limit: 4_096))
-            let reason = result.standardError.split(separator: "\n").last.map(String.init) ?? "rm \(result.terminationStatus)"
-            return result.terminationStatus == .exited(0) ? nil : reason
-        } catch {
-            return String(describing: error)
+        let (tmp, varTmp) = (tmp, varTmp)
+        let ran = await SystemRunDriver.aside {
+            HelperProcess.run("/bin/rm", arguments: ["-rf", "--one-file-system", "--", tmp, varTmp], environment: [:])
+                .mapError { RunPreparationError(description: $0.description) }
+        }
+        switch ran {
+        case .success(let result):
+            return result.exit == .exited(0) ? nil : result.errorText.split(separator: "\n").last.map(String.init) ?? "rm \(result.status)"
+        case .failure(let error):
+            return error.description
         }
     }
 }

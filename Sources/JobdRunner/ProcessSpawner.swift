@@ -165,7 +165,7 @@ package enum ProcessSpawner {
         return nil
     }
 
-    private static func failure(_ what: String, _ code: Int32) -> Failure {
+    static func failure(_ what: String, _ code: Int32) -> Failure {
         Failure(description: "\(what): \(String(cString: strerror(code)))")
     }
 }

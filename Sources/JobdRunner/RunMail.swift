@@ -3,7 +3,6 @@ import JobdConfig
 import JobdLocks
 import JobdLogging
 import Logging
-import Subprocess
 
 #if canImport(System)
 import System
@@ -126,7 +125,7 @@ extension JobRunner {
         let argv = [sendmail, "-Fjobd", "-i", "-B8BITMIME", "-oem"] + mail.recipients
         // jobd's fixed environment, never the job's.
         let environment = ["PATH": JobRunner.defaultPath, "LANG": "C.UTF-8"]
-        var executable = FilePath(sendmail), arguments = Array(argv.dropFirst()), input = mail.message, own = environment
+        var executable = sendmail, arguments = Array(argv.dropFirst()), input = mail.message, own = environment
         if let account = mail.account, account.userName != nil {
             // As cron, as the job's user: through jobd-cgexec, the one switch of credentials, with
             // the message after its plan on the same stdin.
@@ -134,24 +133,24 @@ extension JobRunner {
                 logger.event(.runMail, level: .warning, "\(job)'s \(mail.content) was not mailed: \(Trampoline.missing)", fields)
                 return
             }
-            executable = FilePath(trampoline)
+            executable = trampoline
             arguments = []
             own = [:]
             input = Trampoline.mailPlan(account, argv: argv, environment: environment).encoded() + mail.message
         }
-        do {
-            let result = try await Subprocess.run(
-                .path(executable), arguments: Arguments(arguments),
-                environment: .custom(Dictionary(uniqueKeysWithValues: own.map { (Environment.Key(rawValue: $0.key)!, $0.value) })),
-                input: .array(input), output: .discarded, error: .string(limit: 4_096))
-            if case .exited(0) = result.terminationStatus {
-                logger.event(.runMail, "\(job)'s \(mail.content) (\(mail.message.count) bytes with headers) was mailed to "
-                             + mail.recipients.joined(separator: ", "), fields)
-            } else {
-                let said = result.standardError.split(separator: "\n").first.map { ": \($0)" } ?? ""
-                logger.event(.runMail, level: .warning, "\(job)'s \(mail.content) was not mailed: \(sendmail) \(result.terminationStatus)\(said)", fields)
-            }
-        } catch {
+        let (program, plan, message, variables) = (executable, arguments, input, own)
+        let ran = await SystemRunDriver.aside {
+            HelperProcess.run(program, arguments: plan, environment: variables, input: message)
+                .mapError { RunPreparationError(description: $0.description) }
+        }
+        switch ran {
+        case .success(let result) where result.exit == .exited(0):
+            logger.event(.runMail, "\(job)'s \(mail.content) (\(mail.message.count) bytes with headers) was mailed to "
+                         + mail.recipients.joined(separator: ", "), fields)
+        case .success(let result):
+            let said = result.errorText.split(separator: "\n").first.map { ": \($0)" } ?? ""
+            logger.event(.runMail, level: .warning, "\(job)'s \(mail.content) was not mailed: \(sendmail) \(result.status)\(said)", fields)
+        case .failure(let error):
             logger.event(.runMail, level: .warning, "\(job)'s \(mail.content) was not mailed: cannot start \(sendmail): \(error)", fields)
         }
     }

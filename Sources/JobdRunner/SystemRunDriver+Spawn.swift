@@ -3,7 +3,6 @@ package import JobdConfig
 import JobdLocks
 import JobdLogging
 import Logging
-import Subprocess
 
 #if canImport(System)
 import System
@@ -22,7 +21,8 @@ extension SystemRunDriver {
     /// Direct, because the trampoline's second exec and handshake cut the runs benchmark from 958 to
     /// 382 runs a second (2026-11-26).
     private struct Launch {
-        var executable: Executable
+        /// A path, or a name looked up in the job's `PATH`.
+        var executable: String
         var arguments: [String]
         var environment: [String: String]
         var workingDirectory: FilePath
@@ -39,7 +39,7 @@ extension SystemRunDriver {
             guard configuration.account != nil || (configuration.cgroup != nil && !intoCgroup) || !configuration.attributes.isDefault
                     || configuration.fence != nil || !configuration.sandbox.isDefault else {
                 // The job's environment reaches only its own command, which runs as jobd does.
-                executable = argv[0].hasPrefix("/") ? .path(FilePath(argv[0])) : .name(argv[0])
+                executable = argv[0]
                 arguments = Array(argv.dropFirst())
                 environment = configuration.environment
                 workingDirectory = configuration.workingDirectory
@@ -50,7 +50,7 @@ extension SystemRunDriver {
                 return
             }
             guard let trampoline = Trampoline.located else { throw PreparationError(description: Trampoline.missing) }
-            executable = .path(FilePath(trampoline))
+            executable = trampoline
             arguments = []
             var attributes = configuration.attributes
             if attributes.limits[.nofile] == nil, let descriptorLimit { attributes.limits[.nofile] = descriptorLimit }
@@ -81,7 +81,7 @@ extension SystemRunDriver {
             } catch {
                 return .failure(error)
             }
-            switch ProcessSpawner.spawn(launch.executable.description, arguments: launch.arguments, environment: launch.environment,
+            switch ProcessSpawner.spawn(launch.executable, arguments: launch.arguments, environment: launch.environment,
                                         workingDirectory: launch.workingDirectory.string, input: launch.input, setup: launch.setup) {
             case .failure(let failure) where failure.cloneIntoCgroupUnsupported:
                 if cgroupSpawn.refuse(failure.description) {

@@ -4,7 +4,6 @@ import JobdLocks
 import JobdLogging
 package import JobdTimers
 package import Logging
-import Subprocess
 
 #if canImport(System)
 import System
@@ -140,19 +139,22 @@ package struct SystemRunDriver: RunDriver {
     private func readAsUser(_ definition: JobDefinition, account: Account) async -> Result<[EnvironmentVariable], PreparationError> {
         guard let trampoline = Trampoline.located else { return .failure(PreparationError(description: Trampoline.missing)) }
         let files = definition.environmentFiles
-        do {
-            let result = try await Subprocess.run(
-                .path(FilePath(trampoline)), arguments: [],
-                environment: .custom([:]), workingDirectory: FilePath("/"), input: .array(Trampoline.readPlan(account, files: files).encoded()),
-                output: .bytes(limit: files.count * (EnvironmentFile.sizeLimit + 64)), error: .string(limit: 4_096))
-            guard result.terminationStatus == .exited(0),
-                  let reads = Trampoline.decodeReads(result.standardOutput, count: files.count) else {
-                let reason = result.standardError.split(separator: "\n").last.map(String.init) ?? "jobd-cgexec \(result.terminationStatus)"
-                return .failure(PreparationError(description: "EnvironmentFile=: cannot read the files as user \(account.userName ?? ""): \(reason)"))
+        let plan = Trampoline.readPlan(account, files: files).encoded()
+        let limit = files.count * (EnvironmentFile.sizeLimit + 64)
+        let ran = await Self.aside {
+            HelperProcess.run(trampoline, arguments: [], environment: [:], input: plan, outputLimit: limit)
+                .mapError { PreparationError(description: $0.description) }
+        }
+        let user = account.userName ?? ""
+        switch ran {
+        case .success(let result):
+            guard result.exit == .exited(0), let reads = Trampoline.decodeReads(result.output, count: files.count) else {
+                let reason = result.errorText.split(separator: "\n").last.map(String.init) ?? "jobd-cgexec \(result.status)"
+                return .failure(PreparationError(description: "EnvironmentFile=: cannot read the files as user \(user): \(reason)"))
             }
             return parse(zip(files, reads).map { $0.contents(of: $1) }, of: definition)
-        } catch {
-            return .failure(PreparationError(description: "EnvironmentFile=: cannot read the files as user \(account.userName ?? ""): \(error)"))
+        case .failure(let error):
+            return .failure(PreparationError(description: "EnvironmentFile=: cannot read the files as user \(user): \(error)"))
         }
     }
 
