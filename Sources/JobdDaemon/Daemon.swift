@@ -61,13 +61,21 @@ package struct Daemon {
     /// forgets no failure).
     private func prepare(
         _ scheduler: Scheduler, queue: TimerQueue, settings: DaemonSettings, configuration: JobdConfiguration, state: StateDirectory,
-        post: @escaping @Sendable (DaemonEvent) -> Void
+        bootID: String, post: @escaping @Sendable (DaemonEvent) -> Void
     ) {
         // FixedRandomDelay= and RandomizedOffsetSec= differ by machine, as systemd's do.
         scheduler.hostSeed = (try? ID128.machineID()) ?? ""
         queue.onWallClockSet { post(.wallClockSet) }
         scheduler.leakDetector = LeakDetector(grace: settings.leakGrace.duration, queue: queue, logger: logger) { post(.leakCheck) }
-        scheduler.restore(state.savedHistories(of: Set(configuration.jobs.map(\.name) + configuration.broken.map(\.name))))
+        // A handover's pace (this boot's) is taken once: written again without it, a later stop and
+        // start counts from its own start, as before.
+        let saved = state.savedHistories(of: Set(configuration.jobs.map(\.name) + configuration.broken.map(\.name)))
+        var restored: [String: JobHistory] = [:]
+        for (job, history) in saved {
+            restored[job] = history.restoringPace(inBoot: bootID)
+            if history.pace != nil { state.saveHistory(of: job, restored[job]) }
+        }
+        scheduler.restore(restored)
     }
 
     /// The control socket, opened before READY=1 (its requests wait for the loop): once systemd
@@ -129,7 +137,9 @@ package struct Daemon {
         ) { due in
             continuation.yield(.due(due))
         }
-        prepare(scheduler, queue: queue, settings: settings, configuration: configuration, state: state) { continuation.yield($0) }
+        prepare(scheduler, queue: queue, settings: settings, configuration: configuration, state: state, bootID: bootID) {
+            continuation.yield($0)
+        }
         // TZ in the environment wins over /etc/localtime; only without it is the file watched.
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let tasks = BackgroundTasks()

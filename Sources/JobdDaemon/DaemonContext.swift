@@ -94,6 +94,13 @@ package protocol DaemonStateStore: Sendable {
     /// The runs an earlier jobd kept as in flight and never recorded the end of, oldest first;
     /// each is forgotten once it is recorded (``runEnded(_:)``).
     func abandonedRuns() -> [RunInFlightRecord]
+    /// At a handover: every job's history with the monotonic instants its schedule counts from, for
+    /// the next jobd of this boot (``JobHistory/savedText(pace:)``).
+    func keepPace(of histories: [String: JobHistory])
+}
+
+extension DaemonStateStore {
+    package func keepPace(of histories: [String: JobHistory]) {}
 }
 
 /// Starts runs and stops them.

@@ -286,6 +286,8 @@ package final class MainLoop {
         notifier.send(.stopping, .status("handing \(admission.running) run(s) over to the next jobd"))
         logger.event(.daemonStop, "jobd stopping for a restart: \(admission.running) run(s) in flight are handed over", [:])
         stopTimers()
+        // Before the owners go: an every-second job keeps its pace in the next jobd.
+        context.store.keepPace(of: scheduler.histories)
         scheduler.shutdown()
         answerWaiters("jobd is restarting")
         handOverRuns()

@@ -145,6 +145,11 @@ final class StateDirectory: TriggerStore {
         runWriter.flush()
     }
 
+    func keepPace(of histories: [String: JobHistory]) {
+        guard unusable == nil, let bootID = read(path + "/boot-id") else { return }
+        for (job, history) in histories { historyWriter.submit(job, history.savedText(pace: bootID)) }
+    }
+
     func runStarted(_ run: RunInFlightRecord) {
         guard unusable == nil else { return }
         runWriter.submit(run.invocationID, run.savedText)

@@ -1,5 +1,6 @@
 import JobdCalendar
 import JobdConfig
+import JobdTimers
 
 /// What of a job's history outlives jobd: its last start (when and why), its last finished run
 /// and its last success, on the wall clock, so that `jobctl list --failed`, `status` and the
@@ -57,6 +58,50 @@ extension JobHistory {
                 duration: TimeSpan(microseconds: values["duration-usec"].flatMap { UInt64($0) } ?? 0))
         }
         guard lastStartRealtime != nil || lastRun != nil else { return nil }
+        pace = Pace(values)
+    }
+
+    /// The text a handover keeps (issue 36): ``savedText`` and the monotonic instants its
+    /// `OnUnitActiveSec=`/`OnUnitInactiveSec=` count from, with the boot they belong to. Only the
+    /// next jobd of the same boot takes them (``restoringPace(inBoot:)``), so that an every-second
+    /// job keeps its pace across a restart, as systemd's timers keep theirs across a daemon-reexec;
+    /// a stop and a start count from the start, as before.
+    package func savedText(pace bootID: String) -> String? {
+        var text = savedText ?? (lastTrigger != nil ? "" : nil)
+        guard text != nil else { return nil }
+        func add(_ key: String, _ value: MonotonicInstant?) {
+            if let value { text! += SavedFields.line(key, String(value.nanoseconds)) + "\n" }
+        }
+        text! += SavedFields.line("pace-boot", bootID) + "\n"
+        add("pace-start", lastStart)
+        add("pace-trigger", lastTrigger)
+        add("pace-finish", lastFinish)
+        return text
+    }
+
+    /// This history with the monotonic instants a handover kept, when it kept them in `bootID`.
+    package func restoringPace(inBoot bootID: String) -> JobHistory {
+        guard let pace, pace.bootID == bootID else { return self }
+        var restored = self
+        (restored.lastStart, restored.lastTrigger, restored.lastFinish) = (pace.start, pace.trigger, pace.finish)
+        restored.pace = nil
+        return restored
+    }
+}
+
+extension JobHistory {
+    /// The monotonic instants a handover kept, as read back (``JobHistory/savedText(pace:)``).
+    package struct Pace: Sendable, Equatable {
+        var bootID: String
+        var start: MonotonicInstant?
+        var trigger: MonotonicInstant?
+        var finish: MonotonicInstant?
+
+        init?(_ values: [Substring: Substring]) {
+            guard let boot = values["pace-boot"], !boot.isEmpty else { return nil }
+            func instant(_ key: Substring) -> MonotonicInstant? { values[key].flatMap { UInt64($0) }.map { MonotonicInstant(nanoseconds: $0) } }
+            (bootID, start, trigger, finish) = (String(boot), instant("pace-start"), instant("pace-trigger"), instant("pace-finish"))
+        }
     }
 }
 

@@ -34,6 +34,8 @@ package struct JobHistory: Sendable, Equatable {
     /// schedule that did not exist yet was never due.
     package var scheduledSince: MonotonicInstant?
     package var scheduledSinceRealtime: RealtimeInstant?
+    /// What a handover kept of the monotonic instants, until the next jobd takes it.
+    package var pace: Pace?
 
     package init() {}
 }

@@ -1,6 +1,7 @@
 import JobdCalendar
 import JobdConfig
 import JobdScheduler
+import JobdTimers
 import Testing
 
 /// What of a job's history the state directory keeps across restarts, as text.
@@ -15,6 +16,27 @@ import Testing
             runID: 0, invocationID: "0123456789abcdef0123456789abcdef", job: "backup", termination: .exited(3), result: .exitCode,
             duration: TimeSpan(microseconds: 2_500_000))
         return history
+    }
+
+    /// Issue 36: a handover keeps the monotonic instants an every-second job counts from, for the
+    /// next jobd of the same boot only, and once: a plain restart counts from its own start.
+    @Test func aHandoverKeepsTheJobsPaceForTheNextJobdOfTheSameBootOnly() throws {
+        var history = Self.failed()
+        history.lastStart = MonotonicInstant(nanoseconds: 5_000_000_000)
+        history.lastTrigger = MonotonicInstant(nanoseconds: 5_000_000_000)
+        history.lastFinish = MonotonicInstant(nanoseconds: 5_200_000_000)
+        #expect(!(history.savedText ?? "").contains("pace"), "a plain save keeps no pace")
+        let text = try #require(history.savedText(pace: "boot-a"))
+        let read = try #require(JobHistory(savedText: Substring(text), job: "backup"))
+        #expect(read.lastStart == nil, "not taken unless restored")
+        let restored = read.restoringPace(inBoot: "boot-a")
+        #expect(restored.lastStart == history.lastStart && restored.lastTrigger == history.lastTrigger)
+        #expect(restored.lastFinish == history.lastFinish && restored.pace == nil)
+        #expect(read.restoringPace(inBoot: "boot-b").lastStart == nil, "another boot's monotonic clock means nothing")
+        // The next jobd started at 5.6 s: the every-second job is due at 6 s, not at 6.6 s.
+        let next = NextElapse.next(triggers: [.unitActive(.seconds(1))], daemonStart: MonotonicInstant(nanoseconds: 5_600_000_000),
+                                   history: restored)
+        #expect(next == MonotonicInstant(nanoseconds: 6_000_000_000))
     }
 
     @Test func aSavedHistoryReadsBackAsItWas() throws {
