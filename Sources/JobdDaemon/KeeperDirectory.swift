@@ -37,6 +37,8 @@ struct KeeperDirectory: Sendable {
     /// How `process` ended, waiting for the keeper's record of a process that has just ended: the
     /// keeper writes it after the process exits, a moment after its pidfd said so.
     func awaitEnd(of process: ProcessIdentity) async -> RunTermination {
+        // No keeper ever wrote here (jobd started on its own): nobody will.
+        guard access(path, F_OK) == 0 else { return .unknown }
         for _ in 0..<500 {
             if let ended = take(process) { return ended.termination }
             do { try await Task.sleep(for: .milliseconds(20)) } catch { break }

@@ -82,8 +82,10 @@ import Testing
         #expect(try after.waitForExit() == 0)
     }
 
-    /// Issue 36: a jobd killed with a run in flight loses it not: the next one records it abandoned
-    /// (journal, status) and starts the job's OnFailure= job.
+    /// Issue 36: a jobd killed with a run in flight loses it not: the next one adopts the run, whose
+    /// process lives on, and follows it to its end; with no jobd-keeper to keep how it ended (jobd
+    /// started on its own, as here), that end is recorded abandoned (journal, status) and starts the
+    /// job's OnFailure= job.
     @Test func aRunOfAKilledJobdIsRecordedAbandonedByTheNext() throws {
         let config = try TemporaryConfiguration(jobs: [
             "slow": "[Job]\nOnStartupSec=1h\nOnFailure=alert\nExecStart=/bin/sleep 600\n",
@@ -99,11 +101,15 @@ import Testing
         // Without a cgroup the run outlives the killed jobd in its process group: the test ends it.
         defer { kill(-pid, SIGKILL) }
         // The record reaches the state directory off the main loop: wait for it, as a crash might come any time later.
-        try waitUntil(timeout: .seconds(30), "the run kept in runs/") { FileManager.default.fileExists(atPath: state + "/runs/\(runID)") }
+        try waitUntil(timeout: .seconds(30), "the run kept in runs/ with its process") {
+            ((try? String(contentsOfFile: state + "/runs/\(runID)", encoding: .utf8)) ?? "").contains("pid=\(pid)")
+        }
         before.signal(SIGKILL)
         _ = try before.waitForExit()
         let after = try Self.start(config, state: state)
-        try after.waitForEvent("run.abandoned", fields: ["JOB": "slow", "JOBD_RUN_ID": String(runID), "JOBD_RESULT": "abandoned"])
+        try after.waitForEvent("run.adopt", fields: ["JOB": "slow", "JOBD_RUN_ID": String(runID), "JOBD_PID": String(pid)])
+        kill(-pid, SIGKILL)
+        try after.waitForEvent("run.exit", fields: ["JOB": "slow", "JOBD_RUN_ID": String(runID), "JOBD_RESULT": "abandoned"])
         try after.waitForEvent("run.exit", fields: ["JOB": "alert", "JOBD_RESULT": "success"])
         let (exit, status) = try Self.jobctl(config, ["status", "slow"])
         #expect(exit == 3 && status.contains("abandoned"), "\(status)")
