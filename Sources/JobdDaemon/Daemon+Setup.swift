@@ -77,7 +77,7 @@ extension Daemon {
 
     /// The runner of every run: jobd's own soft RLIMIT_NOFILE raised first (three descriptors a run
     /// in flight), its runs' kept as it was (issue 39).
-    /// `post` hears of each run's process (``DaemonEvent/runSpawned(job:invocationID:pid:)``).
+    /// `post` hears of each run's process (``DaemonEvent/runSpawned(job:runID:pid:)``).
     func makeRunner(environment: [String: String], post: @escaping @Sendable (DaemonEvent) -> Void) -> JobRunner {
         let descriptors = DescriptorLimit.raiseOwn()
         if let raised = descriptors.raisedSoft, let runs = descriptors.runs?.soft {
@@ -85,7 +85,7 @@ extension Daemon {
         }
         var runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(), descriptorLimit: descriptors.runs,
                                beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
-        runner.spawned = { job, invocationID, pid in post(.runSpawned(job: job, invocationID: invocationID, pid: pid)) }
+        runner.spawned = { job, runID, pid in post(.runSpawned(job: job, runID: runID, pid: pid)) }
         return runner
     }
 }

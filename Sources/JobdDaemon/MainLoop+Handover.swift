@@ -43,8 +43,8 @@ extension MainLoop {
 
     /// A run's process runs its command: its record gets the process and the cgroup, so that a
     /// jobd started after this one was killed can adopt it (its pipes are gone with this jobd).
-    func runSpawned(job: String, invocationID: String, pid: Int32) {
-        guard let running = admission.runsInFlight(of: job).first(where: { $0.request.invocationID == invocationID }) else { return }
+    func runSpawned(job: String, runID: UInt64, pid: Int32) {
+        guard let running = admission.runInFlight(of: job, runID: runID) else { return }
         let cgroup = context.launcher.cgroup(of: running.request.runID)
         let handedOver = HandedOverRun(cgroupDirectory: cgroup?.directory, cgroupPath: cgroup?.path, cgroupLegacy: cgroup?.legacy ?? [:])
         context.store.runStarted(record(of: running, pid: pid, handedOver: handedOver))

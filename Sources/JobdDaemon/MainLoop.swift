@@ -136,8 +136,8 @@ package final class MainLoop {
             runEnded(outcome, finished: finished)
             settle()
             if !stopping || admission.running > 0 { notifier.send(.status(status)) }
-        case .runSpawned(let job, let invocationID, let pid):
-            runSpawned(job: job, invocationID: invocationID, pid: pid)
+        case .runSpawned(let job, let runID, let pid):
+            runSpawned(job: job, runID: runID, pid: pid)
         case .retriesDue:
             perform(admission.retriesDue(now: now))
         case .successDeadlineDue:

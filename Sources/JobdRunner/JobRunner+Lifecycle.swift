@@ -29,7 +29,7 @@ extension JobRunner {
             run.stopWatching()
         case .logStart(let pid, let fields):
             logger.event(.runStart, "run \(lifecycle.plan.runID) of \(run.definition.name) started: \(run.definition.command.text)", fields)
-            spawned?(run.definition.name, lifecycle.plan.invocationID, pid)
+            spawned?(run.definition.name, lifecycle.plan.runID, pid)
         case .logStartFailure(let message, let fields):
             logger.event(.runStart, level: .error, message, fields)
         case .terminate(let reason, let fields):
@@ -115,21 +115,11 @@ extension JobRunner {
             logger.event(.runAdopt, "run \(lifecycle.plan.invocationID) of \(run.definition.name) (pid \(pid)) adopted from the jobd before", fields)
             return []
         case .spawn:
-            guard let inbox = run.inbox else { return [] }
             let (definition, runID, fields, driver) = (run.definition, lifecycle.plan.runID, lifecycle.fields, driver)
-            let mailed = run.mailed.map { output in { @Sendable (line: String) in output.append(line) } }
             var adopted = adopted
             adopted.cgroup = run.cgroup ?? adopted.cgroup
-            group.addTask { [adopted] in
-                let result = await driver.adopt(adopted, definition: definition, runID: runID, fields: fields, mailed: mailed) { pid in
-                    await withCheckedContinuation { done in
-                        inbox.yield(RunInProgress.Posted(event: .spawned(pid: pid), acknowledge: { done.resume() }))
-                    }
-                }
-                switch result {
-                case .success(let termination): inbox.yield(RunInProgress.Posted(event: .exited(termination)))
-                case .failure(let error): inbox.yield(RunInProgress.Posted(event: .spawnFailed(error.description)))
-                }
+            startProcess(run, group: &group) { [adopted] mailed, started in
+                await driver.adopt(adopted, definition: definition, runID: runID, fields: fields, mailed: mailed, started: started)
             }
             return []
         default:
@@ -140,11 +130,26 @@ extension JobRunner {
     /// Starts the process in a task of its own, which reports its pid (and waits until `run.start`
     /// is logged, so that no line of its output comes before it) and its end.
     private func spawn(_ run: inout RunInProgress, lifecycle: RunLifecycle, group: inout TaskGroup<Void>) {
-        guard let configuration = run.configuration, let inbox = run.inbox else { return }
+        guard let configuration = run.configuration else { return }
         let (definition, runID, fields, driver) = (run.definition, lifecycle.plan.runID, lifecycle.fields, driver)
+        startProcess(run, group: &group) { mailed, started in
+            await driver.spawn(configuration, definition: definition, runID: runID, fields: fields, mailed: mailed, started: started)
+        }
+    }
+
+    /// Runs `start` (a spawn, or the following of an adopted process) in a task of its own, with
+    /// what the run's mail keeps of its output; its pid is reported and acknowledged before any of
+    /// its output is logged, then its end.
+    private func startProcess(
+        _ run: RunInProgress, group: inout TaskGroup<Void>,
+        _ start: @escaping @Sendable (
+            _ mailed: (@Sendable (String) -> Void)?, _ started: @escaping @Sendable (Int32) async -> Void
+        ) async -> Result<RunTermination, RunPreparationError>
+    ) {
+        guard let inbox = run.inbox else { return }
         let mailed = run.mailed.map { output in { @Sendable (line: String) in output.append(line) } }
         group.addTask {
-            let result = await driver.spawn(configuration, definition: definition, runID: runID, fields: fields, mailed: mailed) { pid in
+            let result = await start(mailed) { pid in
                 await withCheckedContinuation { done in
                     inbox.yield(RunInProgress.Posted(event: .spawned(pid: pid), acknowledge: { done.resume() }))
                 }

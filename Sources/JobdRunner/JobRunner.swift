@@ -37,9 +37,9 @@ package struct JobRunner: Sendable {
     package let tracking: RunTracking
     /// What performs each run's steps.
     package let driver: any RunDriver
-    /// Told each run's process once it runs its command (its job, `JOBD_RUN_ID` and pid): jobd
+    /// Told each run's process once it runs its command (its job, `JOBD_RUN` and pid): jobd
     /// records it, so that the next jobd can adopt the run if this one is killed (issue 36).
-    package var spawned: (@Sendable (_ job: String, _ invocationID: String, _ pid: Int32) -> Void)?
+    package var spawned: (@Sendable (_ job: String, _ runID: UInt64, _ pid: Int32) -> Void)?
 
     /// jobd's: runs on the system (``SystemRunDriver``), its assertions judged on `host`, each
     /// with `descriptorLimit` as its `RLIMIT_NOFILE` (``DescriptorLimit/runs``; `nil`: jobd's own);

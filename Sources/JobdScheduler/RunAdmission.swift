@@ -100,6 +100,8 @@ package struct RunAdmission: Sendable {
     package func runsInFlight(of job: String) -> [RunInFlight] {
         (jobs[job]?.inFlight.values).map { $0.sorted { $0.request.runID < $1.request.runID } } ?? []
     }
+    /// The run `runID` of `job`, while it is in flight.
+    package func runInFlight(of job: String, runID: UInt64) -> RunInFlight? { jobs[job]?.inFlight[runID] }
     /// Every run in flight, by its number.
     package var runsInFlightByID: [UInt64: RunInFlight] {
         var runs: [UInt64: RunInFlight] = [:]
