@@ -126,9 +126,11 @@ struct DatabaseClaims: FleetClaims {
         tasks.spawn { verdict(await database.claim(key, runID: request.invocationID)) }
     }
 
+    /// The end is queued now: jobd's stop writes it even if the task that writes it never starts.
     func finish(runID: String, result: String, endedAt: RealtimeInstant?) {
         let database = self.database
-        tasks.spawn { await database.finish(runID: runID, result: result, endedAt: endedAt) }
+        database.reportEnd(runID: runID, result: result, endedAt: endedAt)
+        tasks.spawn { await database.writeReportedEnds() }
     }
 
     func fence(ofRun runID: String) -> RunFence? {

@@ -54,6 +54,10 @@ package actor FleetDatabase {
     /// the fleet's record (and `jobctl audit --fleet`) says what happened to every elapse. Kept
     /// apart from the actor's state: a claim answers at once while the database's thread waits.
     private nonisolated let skipped = LockedBox<[SkippedClaim]>([])
+    /// Runs' ends reported (``reportEnd(runID:result:endedAt:)``) and not yet taken in by the actor,
+    /// oldest first. Queued at once on the reporter's thread, so that jobd's stop writes an end
+    /// whose task never ran (a stop cancels the tasks not yet started).
+    private nonisolated let reportedEnds = LockedBox<[(runID: String, end: PendingEnd)]>([])
     /// Claims waiting to be sent (``claim(_:runID:)``), oldest first.
     private nonisolated let waitingClaims = LockedBox(WaitingClaims())
     /// Verdicts of claims sent with another's, until their own claimers read them.
@@ -143,6 +147,7 @@ package actor FleetDatabase {
     /// lapse into `lost`, and be retried elsewhere; and an elapse skipped in the lease before the
     /// stop (the fleet just back from a failover) would have no row if every node stopped.
     package func shutdown() async {
+        takeReportedEnds()
         let hasSkipped = skipped.withLock { !$0.isEmpty }
         if !pendingEnds.isEmpty || hasSkipped {
             if !isConnected { try? open(migrating: false) }
@@ -416,10 +421,32 @@ package actor FleetDatabase {
     /// now if it can be, else at the next beat; its lease is renewed until then. `endedAt`: when a
     /// run its fence stopped really ended (this node's wall clock), else now.
     package func finish(runID: String, result: String, endedAt: RealtimeInstant? = nil) async {
-        if fenced.removeValue(forKey: runID) != nil { fences?.remove(runID) }
-        guard held[runID] != nil else { return }
-        pendingEnds[runID] = PendingEnd(result: result, endedAt: endedAt)
+        reportEnd(runID: runID, result: result, endedAt: endedAt)
+        await writeReportedEnds()
+    }
+
+    /// Queues a run's end for ``writeReportedEnds()`` (or jobd's stop) to write: at once, without
+    /// waiting for the database's thread.
+    package nonisolated func reportEnd(runID: String, result: String, endedAt: RealtimeInstant? = nil) {
+        reportedEnds.withLock { $0.append((runID, PendingEnd(result: result, endedAt: endedAt))) }
+    }
+
+    /// Writes the ends reported so far, if it can now, else at the next beat.
+    package func writeReportedEnds() async {
+        takeReportedEnds()
         try? writeEnds()
+    }
+
+    private func takeReportedEnds() {
+        let ends = reportedEnds.withLock { ends in
+            defer { ends = [] }
+            return ends
+        }
+        for (runID, end) in ends {
+            if fenced.removeValue(forKey: runID) != nil { fences?.remove(runID) }
+            guard held[runID] != nil else { continue }
+            pendingEnds[runID] = end
+        }
     }
 
     // MARK: Fences

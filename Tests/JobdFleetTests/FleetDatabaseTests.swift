@@ -162,6 +162,27 @@ struct FleetDatabaseTests {
         await other.shutdown()
     }
 
+    /// A run's end reported just before jobd stops, whose writing task never ran (the stop cancels
+    /// the tasks not yet started), is written by the stop: the claim is the run's result, never a
+    /// lease left to lapse into `lost` and be retried elsewhere. (A full CI run saw this once: a
+    /// retried run ended, jobd stopped at once, and its claim had no result.)
+    @Test func anEndReportedJustBeforeTheStopIsWrittenByTheStop() async throws {
+        let postgres = try TemporaryPostgres()
+        try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
+        let node = try Self.database(try Self.settings(postgres))
+        _ = try await node.connect()
+        let key = ClaimKey(job: "tick", elapse: RealtimeInstant(seconds: Int64(Date().timeIntervalSince1970)))
+        #expect(await node.claim(key, runID: "the-run").isWon)
+        node.reportEnd(runID: "the-run", result: "success")
+        #expect(try await node.claims().map { $0.result ?? "open" } == ["open"], "reported, not yet written")
+        await node.shutdown()
+
+        let reader = try Self.database(try Self.settings(postgres))
+        try await reader.connectToRead()
+        #expect(try await reader.claims().map { "\($0.runID) \($0.result ?? "open")" } == ["the-run success"])
+        await reader.close()
+    }
+
     @Test func aWrongPasswordIsAConnectionErrorAndClaimsWaitForNothing() async throws {
         let postgres = try TemporaryPostgres()
         try postgres.createFleetDatabase("fleet", user: "jobd", password: "secret")
