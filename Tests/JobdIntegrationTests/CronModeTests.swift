@@ -37,4 +37,37 @@ import Testing
         daemon.signal(SIGTERM)
         #expect(try daemon.waitForExit() == 0)
     }
+
+    /// Where inotify cannot tell (here /etc/cron.d is missing when the watch begins, so nothing
+    /// watches it), cron's own per-minute look finds a file by the next minute's turn, as cron does,
+    /// and from then on the directory is watched: a second change is heard at once.
+    @Test(.enabled(if: getuid() == 0, "cron reads only root's files in /etc/cron.d"))
+    func aDirectoryMissingAtTheStartIsFoundByThePerMinuteLook() throws {
+        let config = try TemporaryConfiguration()
+        let root = config.path + "/cron-root"
+        try FileManager.default.createDirectory(atPath: root + "/etc", withIntermediateDirectories: true)
+        try "[Cron]\nEnable=yes\n".write(toFile: config.path + "/jobd.conf", atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment.filter { !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].contains($0.key) }
+        environment["JOBD_CRON_ROOT"] = root
+        let daemon = try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
+        defer { daemon.signal(SIGTERM) }
+        let started = try daemon.waitForEvent("daemon.ready")
+
+        // Made, with its file, after the watch began: no inotify watch sees inside it.
+        try FileManager.default.createDirectory(atPath: root + "/etc/cron.d", withIntermediateDirectories: false)
+        try "0 4 * * * root echo from-cron\n".write(toFile: root + "/etc/cron.d/late", atomically: false, encoding: .utf8)
+        // By the next minute's turn, and a little after (at most 60 s; 130 s allowed for a loaded machine).
+        let reload = try daemon.waitForLine(from: started, timeout: .seconds(130), "the per-minute look's reload") {
+            $0.contains("reload.start") && $0.contains("the per-minute check")
+        }
+        let done = try daemon.waitForLine(from: reload, "the cron line added") { $0.contains("reload.done") && $0.contains("1 added") }
+        // The look watched the directory it found: the next file is heard at once, by inotify.
+        try "0 5 * * * root echo second\n".write(toFile: root + "/etc/cron.d/second", atomically: false, encoding: .utf8)
+        let heard = try daemon.waitForLine(from: done, "inotify's reload") {
+            $0.contains("reload.start") && $0.contains("\(root)/etc/cron.d/second")
+        }
+        _ = try daemon.waitForLine(from: heard, "the second line added") { $0.contains("reload.done") && $0.contains("1 added") }
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
 }

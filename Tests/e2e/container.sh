@@ -6,8 +6,10 @@ DEBIAN_SUITE=bookworm
 # man-db and bash-completion: the package test runs man and bash completion as an administrator would.
 # libpq5: jobd and jobctl link PostgreSQL's client library (the fleet), and the package, installed
 # offline, depends on it. logrotate, e2fsprogs, util-linux, apt and dpkg ship Debian's timers that the
-# differential checks import (minbase has some of them, logrotate not).
-DEBIAN_INCLUDE=systemd,systemd-sysv,dbus,man-db,bash-completion,libpq5,logrotate,e2fsprogs,util-linux,apt,dpkg
+# differential checks import (minbase has some of them, logrotate not). exim4-daemon-light, Debian's
+# default MTA (local delivery only, as debconf sets it up unasked): the mails Debian's cron and jobd in
+# cron mode send for the same crontab line are delivered, and compared, in /var/mail.
+DEBIAN_INCLUDE=systemd,systemd-sysv,dbus,man-db,bash-completion,libpq5,logrotate,e2fsprogs,util-linux,apt,dpkg,exim4-daemon-light
 CONTAINER_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 MACHINE_NAME=jobd-e2e
 
