@@ -21,9 +21,10 @@ extension RunAdmission.Action {
             logger.event(.runWait, "run \(request.runID) of \(request.job) waits for a free slot "
                          + "(MaxConcurrentRuns=\(admission.maxConcurrentRuns ?? 0), \(admission.running) running)",
                          request.journalFields.merging([JobdField.reason: "max-concurrent-runs"]) { $1 })
-        case .wait(let request, .userSlot(let user)):
+        case .wait(let request, .userSlot(let uid)):
+            let user = admission.definition(of: request.job)?.owningUser.map { "\($0) (uid \(uid))" } ?? "uid \(uid)"
             logger.event(.runWait, "run \(request.runID) of \(request.job) waits for one of \(user)'s runs to end "
-                         + "(UserRunsMax=\(admission.generation.settings.userRunsMax ?? 0), \(admission.running(ofUser: user)) running)",
+                         + "(UserRunsMax=\(admission.generation.settings.userRunsMax ?? 0), \(admission.running(ofUID: uid)) running)",
                          request.journalFields.merging([JobdField.reason: "user-runs-max"]) { $1 })
         case .drop(let request, let reason):
             logger.event(.runSkip, level: .notice, "run \(request.runID) of \(request.job) will not start: \(reason)",

@@ -75,7 +75,7 @@ import UnixSignals
     @Test func aFloodOfAUsersRunRequestsIsAnsweredSkippedBeyondUserWaitingRunsMax() {
         var settings = DaemonSettings()
         settings.jobWaitingRunsMax = nil
-        let daemon = H([H.job("alice:a", overlap: .parallel) { $0.owningUser = "alice" }], settings: settings)
+        let daemon = H([H.job("alice:a", overlap: .parallel) { $0.owningUser = "alice"; $0.owningUID = 1001 }], settings: settings)
         let replies = (0..<3000).map { _ in daemon.control(.run, "alice:a", wait: true) }
         let kinds = replies.map { $0.kinds.first }
         #expect(kinds.filter { $0 == .runStarted }.count == DaemonSettings.defaultUserRunsMax)
