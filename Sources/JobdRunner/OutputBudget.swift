@@ -26,6 +26,18 @@ package final class OutputBudget: Sendable {
     private struct State: Sendable {
         var limits: Limits?
         var windows: [uid_t: (start: MonotonicInstant, used: Int)] = [:]
+        /// Each user's entries dropped since her last one logged (``takeEntry(uid:now:)``).
+        var entriesDropped: [uid_t: Int] = [:]
+    }
+
+    /// What becomes of one of a user's `run.skip`, `run.wait` or `run.retry` entries.
+    package enum EntryFate: Sendable, Equatable {
+        /// Logged; `droppedBefore` of hers were dropped since her last one logged (to be said first).
+        case log(droppedBefore: Int)
+        /// Dropped, the first since her last one logged: to be said once.
+        case dropFirst
+        /// Dropped and counted, silently.
+        case drop
     }
 
     private let state = LockedBox(State())
@@ -39,6 +51,18 @@ package final class OutputBudget: Sendable {
         state.withLock { state in
             if state.limits != limits { state.windows.removeAll() }
             state.limits = limits
+        }
+    }
+
+    /// Whether one of the user's skip, wait or retry entries may be written now: it spends her
+    /// output's budget (so that her requests, as her output, cannot make journald suppress root's
+    /// entries), and what is over it is counted, to be said by the next one logged.
+    package func takeEntry(uid: uid_t, now: MonotonicInstant = .now()) -> EntryFate {
+        let taken = take(uid: uid, now: now)
+        return state.withLock { state in
+            if taken { return .log(droppedBefore: state.entriesDropped.removeValue(forKey: uid) ?? 0) }
+            state.entriesDropped[uid, default: 0] += 1
+            return state.entriesDropped[uid] == 1 ? .dropFirst : .drop
         }
     }
 
