@@ -97,8 +97,13 @@ struct CronTableTests {
         // The name re-created with another uid: the next load's jobs are the new account's.
         let recreated = CronTable.read(
             CronSourceFile(path: path, kind: .spool(user: "nobody"), status: .init(uid: 2000, permissions: 0o600),
-                           bytes: Array("0 3 * * * backup.sh\n".utf8)), failureResult: .judge) { $0 == "nobody" ? (2000, "/home/nobody") : nil }
-        #expect(recreated.jobs.first?.owningUID == 2000)
+                           bytes: Array("0 3 * * * backup.sh\n".utf8)), failureResult: .judge) { $0 == "nobody" ? (2000, "/nonexistent") : nil }
+        let before = try #require(Self.read("0 3 * * * backup.sh\n", kind: .spool(user: "nobody"), path: path,
+                                            status: .init(uid: 0, permissions: 0o600)).jobs.first)
+        let after = try #require(recreated.jobs.first)
+        #expect(after.owningUID == 2000)
+        // A reload sees the job changed (its file is another account's), so the old uid's definition does not stay.
+        #expect(after.changedKeys(from: before) == ["file"])
         #expect(Self.read("* * * * * www-data true\n").jobs.first?.owningUID == nil)
     }
 
