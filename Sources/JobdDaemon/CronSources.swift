@@ -74,7 +74,7 @@ extension JobdConfiguration {
         let taken = Set(jobs.lazy.map(\.name) + broken.lazy.map(\.name))
         for job in result.jobs {
             if taken.contains(job.name) {
-                broken.append(BrokenJob(name: job.name, owner: job.owningUser, path: job.path, errors: [ConfigError(
+                broken.append(BrokenJob(name: job.name, owner: job.owningUser, ownerUID: job.owningUID, path: job.path, errors: [ConfigError(
                     file: job.path, line: job.cron?.line, message: "a job file is named \(job.name) too, and runs instead",
                     hint: "rename that job file")]))
             } else {

@@ -14,7 +14,7 @@ extension MainLoop {
     /// pending retry.
     func perform(_ actions: [RunAdmission.Action]) {
         for action in actions {
-            action.log(to: logger, admission: admission)
+            action.log(to: logger, admission: admission, budget: context.launcher.outputBudget)
             switch action {
             case .start(let request):
                 start(request)

@@ -2,13 +2,49 @@ import JobdCalendar
 import JobdConfig
 import JobdHandover
 import JobdLogging
+import JobdRunner
 import JobdScheduler
+import JobdTimers
 import Logging
 
 extension RunAdmission.Action {
     /// Says the action in the journal (`run.skip`, `run.wait`, `run.retry`) as `admission`, which
-    /// decided it, has it now; a start and a stop are said where they are performed.
-    func log(to logger: Logger, admission: RunAdmission) {
+    /// decided it, has it now; a start and a stop are said where they are performed. A user's
+    /// entries spend her journal budget (`budget`, her output's): what is over it is counted and
+    /// said by `run.entries-dropped`, never written at root's expense (issue 37).
+    func log(to logger: Logger, admission: RunAdmission, budget: OutputBudget, now: MonotonicInstant = .now()) {
+        if let uid = journaledRequest?.owningUID {
+            let fields = [JobdField.jobUID: String(uid)]
+            switch budget.takeEntry(uid: uid, now: now) {
+            case .drop:
+                return
+            case .dropFirst:
+                logger.event(.runEntriesDropped, level: .warning,
+                             "uid \(uid)'s run.skip, run.wait and run.retry entries are over UserLogRateLimitBurst= in "
+                             + "UserLogRateLimitIntervalSec= (jobd.conf): the next are counted, not logged", fields)
+                return
+            case .log(let dropped):
+                if dropped > 0 {
+                    logger.event(.runEntriesDropped, level: .warning,
+                                 "\(dropped) of uid \(uid)'s run.skip, run.wait and run.retry entries were not logged (over its budget)",
+                                 fields.merging([JobdField.droppedCount: String(dropped)]) { $1 })
+                }
+            }
+        }
+        write(to: logger, admission: admission)
+    }
+
+    /// The run an entry of this action is about; `nil` for those said elsewhere.
+    private var journaledRequest: RunRequest? {
+        switch self {
+        case .skip(let request, _), .wait(let request, _), .drop(let request, _), .retry(let request, _, _), .cancelRetry(let request, _):
+            request
+        case .start, .stop, .stopAll:
+            nil
+        }
+    }
+
+    private func write(to logger: Logger, admission: RunAdmission) {
         switch self {
         case .skip(let request, let reason):
             logger.event(.runSkip, level: .notice, "\(request.job) was not run (\(request.cause.rawValue)): \(reason)",
@@ -21,9 +57,10 @@ extension RunAdmission.Action {
             logger.event(.runWait, "run \(request.runID) of \(request.job) waits for a free slot "
                          + "(MaxConcurrentRuns=\(admission.maxConcurrentRuns ?? 0), \(admission.running) running)",
                          request.journalFields.merging([JobdField.reason: "max-concurrent-runs"]) { $1 })
-        case .wait(let request, .userSlot(let user)):
+        case .wait(let request, .userSlot(let uid)):
+            let user = admission.definition(of: request.job)?.owningUser.map { "\($0) (uid \(uid))" } ?? "uid \(uid)"
             logger.event(.runWait, "run \(request.runID) of \(request.job) waits for one of \(user)'s runs to end "
-                         + "(UserRunsMax=\(admission.generation.settings.userRunsMax ?? 0), \(admission.running(ofUser: user)) running)",
+                         + "(UserRunsMax=\(admission.generation.settings.userRunsMax ?? 0), \(admission.running(ofUID: uid)) running)",
                          request.journalFields.merging([JobdField.reason: "user-runs-max"]) { $1 })
         case .drop(let request, let reason):
             logger.event(.runSkip, level: .notice, "run \(request.runID) of \(request.job) will not start: \(reason)",

@@ -46,7 +46,7 @@ extension JobDefinition {
         ("process attributes (Nice, scheduling, UMask, Limit*)", { $0.processAttributes != $1.processAttributes }),
         ("resource control", { $0.resourceControl != $1.resourceControl }),
         ("sandboxing", { $0.sandbox != $1.sandbox }),
-        ("file", { $0.path != $1.path || $0.owningUser != $1.owningUser }),
+        ("file", { $0.path != $1.path || $0.owningUser != $1.owningUser || $0.owningUID != $1.owningUID }),
     ]
 
     /// The keys in which `self` differs from `old`, in jobd.job(5)'s order; `["other"]` for two

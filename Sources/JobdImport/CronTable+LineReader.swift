@@ -7,6 +7,9 @@ extension CronTable {
     struct LineReader {
         let source: CronSourceFile
         let owner: String?
+        /// The crontab's user's uid (a spool crontab's, looked up once its file passed cron's
+        /// checks): the job is that account's, as a user's job file (``JobDefinition/owningUID``).
+        let ownerUID: UInt32?
         let failureResult: CronSettings.FailureResult
         let account: (String) -> Account?
         private var variables: [(name: String, value: String, line: Int)] = []
@@ -14,9 +17,13 @@ extension CronTable {
         private var variableErrors: [String] = []
         private var occurrences: [String: Int] = [:]
 
-        init(source: CronSourceFile, owner: String?, failureResult: CronSettings.FailureResult, account: @escaping (String) -> Account?) {
+        init(
+            source: CronSourceFile, owner: String?, ownerUID: UInt32?, failureResult: CronSettings.FailureResult,
+            account: @escaping (String) -> Account?
+        ) {
             self.source = source
             self.owner = owner
+            self.ownerUID = ownerUID
             self.failureResult = failureResult
             self.account = account
         }
@@ -26,7 +33,7 @@ extension CronTable {
             occurrences[fingerprint, default: 0] += 1
             let name = CronTable.jobName(source.kind, text: line.text, occurrence: occurrences[fingerprint] ?? 1)
             func broken(_ message: String, hint: String? = nil) {
-                result.broken.append(.init(name: name, owner: owner, path: source.path,
+                result.broken.append(.init(name: name, owner: owner, ownerUID: ownerUID, path: source.path,
                                            errors: [ConfigError(file: source.path, line: line.number, message: message, hint: hint)]))
             }
             if let problem = line.problem { return broken(problem) }
@@ -141,7 +148,7 @@ extension CronTable {
                 definition.cron = CronOrigin(
                     file: source.path, line: line.number, user: user, command: command.command,
                     environment: environment.map { "\($0.name)=\($0.value)" }, mailTo: variables["MAILTO"], mailFrom: variables["MAILFROM"])
-                if let owner { definition.owningUser = owner }
+                if let owner { (definition.owningUser, definition.owningUID) = (owner, ownerUID) }
                 if failureResult == .ignore { definition.successExitStatus.statuses.formUnion(1...255) }
                 return .success(definition)
             }

@@ -94,10 +94,11 @@ package enum CronTable {
             return breakFile("not read: '\(owner)' cannot name jobs (letters, digits and '_.@-' only)", hint: nil)
         }
         let userUID: UInt32? = if let owner { account(owner)?.uid } else { 0 }
+        // The file is the user's or root's (as Debian's cron checks); its jobs are the account's uid.
         if let refusal = source.refusal(userUID: userUID) {
             return breakFile("not read, as cron would not: \(refusal)", hint: source.refusalHint)
         }
-        var reader = LineReader(source: source, owner: owner, failureResult: failureResult, account: account)
+        var reader = LineReader(source: source, owner: owner, ownerUID: owner == nil ? nil : userUID, failureResult: failureResult, account: account)
         for line in CrontabText.lines(source.bytes) where !line.isComment {
             reader.read(line, into: &result)
         }

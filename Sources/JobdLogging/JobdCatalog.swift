@@ -331,6 +331,17 @@ package enum JobdCatalog {
                 @JOBD_RUN_COUNT@ run(s) in flight running for the next jobd (run.handover) and exited
                 0 without stopping them. A plain systemctl stop or a shutdown stops every run instead.
                 """)
+        case .runEntriesDropped:
+            Entry(subject: "A user's run.skip, run.wait and run.retry entries were not logged", body: """
+                The user with uid @JOBD_JOB_UID@ asked for more runs (or had more of them skipped,
+                waiting or retried) than her budget of journal entries allows: the budget her jobs'
+                output spends (UserLogRateLimitBurst= entries in each UserLogRateLimitIntervalSec= of
+                jobd.conf, 1000 in 30s by default). Beyond it her run.skip, run.wait and run.retry
+                entries are counted instead of logged, so that no user's requests can make journald
+                suppress root's entries. The first one dropped is said by this entry; the next one
+                logged is preceded by this entry with the count (@JOBD_DROPPED_COUNT@). jobctl run
+                still answers each request with its fate.
+                """)
         case .ownersInit:
             Entry(subject: "Job owners were created", body: """
                 @JOBD_OWNER_COUNT@ job owner(s) were created for generation @JOBD_GENERATION@, at

@@ -76,6 +76,10 @@ package enum JobdEvent: String, Sendable, CaseIterable {
     case runAdopt = "run.adopt"
     /// jobd left its runs in flight to the next jobd and exited: systemd restarts it (`JOBD_RUN_COUNT`).
     case daemonHandover = "jobd.handover"
+    /// A user's `run.skip`, `run.wait` and `run.retry` entries went over her journal budget (the
+    /// one her output spends): the first one dropped says so; the next one logged says how many
+    /// were not (`JOBD_DROPPED_COUNT`), with `JOBD_JOB_UID`.
+    case runEntriesDropped = "run.entries-dropped"
 
     /// The 128-bit `MESSAGE_ID` of this kind, as 32 lowercase hex digits: written out, never derived
     /// from the order of the cases, so that reordering them cannot change an id. A new kind takes
@@ -129,6 +133,7 @@ package enum JobdEvent: String, Sendable, CaseIterable {
         case .runHandover: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1083"
         case .runAdopt: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1084"
         case .daemonHandover: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1085"
+        case .runEntriesDropped: "6a0bd7e51c2f4d1e9b3a7c5d8e2f1088"
         }
     }
 }

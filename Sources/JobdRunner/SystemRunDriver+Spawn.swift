@@ -169,14 +169,14 @@ extension SystemRunDriver {
     ) async -> RunReactor.Exit {
         var outputFields = fields.merging([JobdField.pid: String(spawned.pid)]) { $1 }
         if let identifier = definition.syslogIdentifier { outputFields[JobdField.syslogIdentifier] = identifier }
-        let user = definition.owningUser
+        let (user, uid) = (definition.owningUser, definition.owningUID)
         let dropped = LockedBox(0)
         let exit = await reactor.follow(spawned, runID: runID, pending: pending) { [outputFields] line, stream in
             forward(line, runID: runID, level: stream == .standardOutput ? .info : .error, fields: outputFields, mailed: mailed,
-                    user: user, dropped: dropped)
+                    uid: uid, dropped: dropped)
         }
         let count = dropped.withLock { $0 }
-        if count > 0, let user {
+        if count > 0, let user = user ?? uid.map({ "uid \($0)" }) {
             logger.event(.runOutputDropped, level: .warning,
                          "\(count) line(s) of run \(runID) of \(definition.name)'s output were not logged: \(user)'s runs wrote more "
                          + "than UserLogRateLimitBurst= lines in UserLogRateLimitIntervalSec= (jobd.conf)",
@@ -190,10 +190,10 @@ extension SystemRunDriver {
     /// lines are taken here, so a job that writes without end cannot grow jobd's memory.
     private func forward(
         _ line: String, runID: UInt64, level: Logger.Level, fields: [String: String], mailed: (@Sendable (String) -> Void)?,
-        user: String?, dropped: LockedBox<Int>
+        uid: uid_t?, dropped: LockedBox<Int>
     ) {
         // A user's line beyond their budget is counted, not logged (``OutputBudget``).
-        if let user, !outputBudget.take(user: user) {
+        if let uid, !outputBudget.take(uid: uid) {
             dropped.withLock { $0 += 1 }
         } else {
             logger.event(.runOutput, level: level, line, fields)

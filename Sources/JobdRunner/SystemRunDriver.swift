@@ -123,10 +123,21 @@ package struct SystemRunDriver: RunDriver {
     private func lookUpAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {
         beforeAccountLookUp?()
         do {
-            return .success(try Account.resolve(user: definition.user, group: definition.group, supplementary: definition.supplementaryGroups))
+            let account = try Account.resolve(user: definition.user, group: definition.group, supplementary: definition.supplementaryGroups)
+            if let refusal = Self.ownerRefusal(definition, runsAs: account?.uid) { return .failure(PreparationError(description: refusal)) }
+            return .success(account)
         } catch {
             return .failure(PreparationError(description: error.description))
         }
+    }
+
+    /// Why a user's own job may not run as `uid` (its account's now): its name now belongs to another uid than
+    /// the one her job was loaded as (the account was deleted and created again). A job is an
+    /// account's, never a name's (issue 37); the next reload decides it afresh.
+    package static func ownerRefusal(_ definition: JobDefinition, runsAs uid: UInt32?) -> String? {
+        guard let owner = definition.owningUID, let uid, uid != owner else { return nil }
+        return "its user \(definition.owningUser ?? definition.user ?? "") is now uid \(uid), not uid \(owner) as when the job "
+            + "was loaded; it runs again after a reload"
     }
 
     /// The `EnvironmentFile=`s of a job that keeps jobd's uid, read by jobd.

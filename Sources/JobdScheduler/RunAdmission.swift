@@ -1,3 +1,4 @@
+package import Glibc
 package import JobdCalendar
 package import JobdConfig
 package import JobdTimers
@@ -37,8 +38,9 @@ package struct RunAdmission: Sendable {
         case overlap(replacing: Bool)
         /// For a free slot under `MaxConcurrentRuns=`.
         case slot
-        /// For one of the user's own runs to end, under `UserRunsMax=`.
-        case userSlot(user: String)
+        /// For one of the user's own runs to end, under `UserRunsMax=`: the user is her uid
+        /// (``JobDefinition/owningUID``), so a name re-created for another account shares nothing.
+        case userSlot(uid: uid_t)
     }
 
     /// How long a chain of `OnFailure=`/`OnSuccess=` may grow: the first job and at most 7 started by it in turn.
@@ -58,15 +60,16 @@ package struct RunAdmission: Sendable {
     package private(set) var generation = Generation(jobs: [])
     package private(set) var maxConcurrentRuns: Int?
     private var jobs: [String: JobRuns] = [:]
-    /// Runs waiting for a slot, in the order they fell due: one queue per user (`nil`: the system's
+    /// Runs waiting for a slot, in the order they fell due: one queue per user's uid (`nil`: the system's
     /// jobs), so that admitting a run looks at the head of each queue, never along one.
-    private var slotWaiting: [String?: WaitingQueue] = [:]
+    private var slotWaiting: [uid_t?: WaitingQueue] = [:]
     /// How many runs of each job wait for a slot: ``isActive(_:)`` and `JobWaitingRunsMax=` ask this.
     private var waitingByJob: [String: Int] = [:]
-    /// Runs in flight, in all and of each user's own jobs (the user recorded at their start).
+    /// Runs in flight, in all and of each user's own jobs (the uid recorded at their start: a run
+    /// of an account deleted and re-created under its name still counts for the old uid).
     private var runningCount = 0
-    private var runningByUser: [String: Int] = [:]
-    private var userOfRun: [UInt64: String] = [:]
+    private var runningByUID: [uid_t: Int] = [:]
+    private var uidOfRun: [UInt64: uid_t] = [:]
     /// Jobs whose triggers start no runs (`jobctl disable`).
     package private(set) var disabled: Set<String> = []
     private var nextRunID: UInt64 = 1
@@ -86,8 +89,8 @@ package struct RunAdmission: Sendable {
     package var running: Int { runningCount }
     /// Runs waiting for a free slot.
     package var waitingForSlot: Int { slotWaiting.values.reduce(0) { $0 + $1.count } }
-    /// Runs of `user`'s own jobs waiting for a slot.
-    package func waiting(ofUser user: String) -> Int { slotWaiting[user]?.count ?? 0 }
+    /// Runs of the own jobs of the user with `uid` waiting for a slot.
+    package func waiting(ofUID uid: uid_t) -> Int { slotWaiting[uid]?.count ?? 0 }
     /// The job's definition, as the last reload gave it.
     package func definition(of job: String) -> JobDefinition? { generation.definition(of: job) }
     /// A run in flight, and when it started.
@@ -427,22 +430,23 @@ package struct RunAdmission: Sendable {
         return actions + admit(request, now: now)
     }
 
-    /// The user whose own job `job` is, if it is one.
-    private func owningUser(of job: String) -> String? { generation.definition(of: job)?.owningUser }
+    /// The uid of the user whose own job `job` is, if it is one: recorded at load, so that budgets
+    /// are by account, never by name (two names for one uid share one budget).
+    private func owner(of job: String) -> uid_t? { generation.definition(of: job)?.owningUID }
 
-    /// Runs in flight of `user`'s own jobs.
-    package func running(ofUser user: String) -> Int { runningByUser[user] ?? 0 }
+    /// Runs in flight of the own jobs of the user with `uid`.
+    package func running(ofUID uid: uid_t) -> Int { runningByUID[uid] ?? 0 }
 
     /// Why `request` cannot start now: no slot under `MaxConcurrentRuns=`, or none of its user's
     /// under `UserRunsMax=`; `nil` when it can.
     private func blocked(_ request: RunRequest) -> WaitReason? {
         if let maxConcurrentRuns, running >= maxConcurrentRuns { return .slot }
-        if let user = owningUser(of: request.job), isAtLimit(user) { return .userSlot(user: user) }
+        if let uid = owner(of: request.job), isAtLimit(uid) { return .userSlot(uid: uid) }
         return nil
     }
 
-    private func isAtLimit(_ user: String) -> Bool {
-        generation.settings.userRunsMax.map { running(ofUser: user) >= $0 } ?? false
+    private func isAtLimit(_ uid: uid_t) -> Bool {
+        generation.settings.userRunsMax.map { running(ofUID: uid) >= $0 } ?? false
     }
 
     /// Why `request` may not wait for a slot: its job's or its user's waiting runs are at
@@ -450,7 +454,7 @@ package struct RunAdmission: Sendable {
     private func waitRefused(_ request: RunRequest) -> String? {
         let settings = generation.settings
         if let limit = settings.jobWaitingRunsMax, waitingByJob[request.job, default: 0] >= limit { return "job-waiting-runs-max" }
-        if let user = owningUser(of: request.job), let limit = settings.userWaitingRunsMax, waiting(ofUser: user) >= limit {
+        if let uid = owner(of: request.job), let limit = settings.userWaitingRunsMax, waiting(ofUID: uid) >= limit {
             return "user-waiting-runs-max"
         }
         return nil
@@ -459,9 +463,9 @@ package struct RunAdmission: Sendable {
     /// The queue whose first run starts next: of the queues whose user is not at `UserRunsMax=`,
     /// the one whose first run fell due first; `nil` when no waiting run may start. Its work grows
     /// with the number of users waiting, not with the number of runs.
-    private func nextStartable() -> (owner: String?, order: WaitingQueue.Order)? {
+    private func nextStartable() -> (owner: uid_t?, order: WaitingQueue.Order)? {
         if let maxConcurrentRuns, running >= maxConcurrentRuns { return nil }
-        var next: (owner: String?, order: WaitingQueue.Order)?
+        var next: (owner: uid_t?, order: WaitingQueue.Order)?
         for (owner, queue) in slotWaiting {
             guard let first = queue.firstOrder, owner.map({ !isAtLimit($0) }) ?? true else { continue }
             if next.map({ first < $0.order }) ?? true { next = (owner, first) }
@@ -480,7 +484,7 @@ package struct RunAdmission: Sendable {
         }
         if let refused = waitRefused(request) { return [.skip(request, reason: refused)] }
         waitingSequence += 1
-        slotWaiting[owningUser(of: request.job), default: WaitingQueue()].insert(request, sequence: waitingSequence)
+        slotWaiting[owner(of: request.job), default: WaitingQueue()].insert(request, sequence: waitingSequence)
         waitingByJob[request.job, default: 0] += 1
         return [.wait(request, reason: reason ?? .slot)] + startWaitingRuns(now: now)
     }
@@ -517,9 +521,9 @@ package struct RunAdmission: Sendable {
     private mutating func enter(_ request: RunRequest, now: MonotonicInstant) {
         jobs[request.job, default: JobRuns()].inFlight[request.runID] = RunInFlight(request: request, startedAt: now)
         runningCount += 1
-        if let user = owningUser(of: request.job) {
-            runningByUser[user, default: 0] += 1
-            userOfRun[request.runID] = user
+        if let uid = owner(of: request.job) {
+            runningByUID[uid, default: 0] += 1
+            uidOfRun[request.runID] = uid
         }
     }
 
@@ -527,9 +531,9 @@ package struct RunAdmission: Sendable {
     private mutating func leave(job: String, runID: UInt64) -> RunRequest? {
         guard let request = jobs[job]?.inFlight.removeValue(forKey: runID)?.request else { return nil }
         runningCount -= 1
-        if let user = userOfRun.removeValue(forKey: runID) {
-            runningByUser[user, default: 1] -= 1
-            if runningByUser[user] == 0 { runningByUser[user] = nil }
+        if let uid = uidOfRun.removeValue(forKey: runID) {
+            runningByUID[uid, default: 1] -= 1
+            if runningByUID[uid] == 0 { runningByUID[uid] = nil }
         }
         return request
     }

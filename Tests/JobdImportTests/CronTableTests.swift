@@ -83,6 +83,30 @@ struct CronTableTests {
         #expect(mixed.broken.first?.errors.first?.line == 1)
     }
 
+    /// Issue 37: a spool crontab's jobs are its account's by uid, as a user's job files are (her
+    /// budgets, `jobctl --user`, `JOBD_JOB_UID`), whether the file is hers or root's; a system
+    /// file's jobs are no user's, whatever user their lines name.
+    @Test func aSpoolCrontabsJobsAreItsAccountsUIDAtTheLoad() throws {
+        let path = "/var/spool/cron/crontabs/nobody"
+        for owner: UInt32 in [65534, 0] {
+            let spool = Self.read("0 3 * * * backup.sh\n61 * * * * oops\n", kind: .spool(user: "nobody"), path: path,
+                                  status: .init(uid: owner, permissions: 0o600))
+            #expect(try #require(spool.jobs.first).owningUID == 65534, "a file of uid \(owner)")
+            #expect(spool.broken.map(\.ownerUID) == [65534], "a broken line is hers too")
+        }
+        // The name re-created with another uid: the next load's jobs are the new account's.
+        let recreated = CronTable.read(
+            CronSourceFile(path: path, kind: .spool(user: "nobody"), status: .init(uid: 2000, permissions: 0o600),
+                           bytes: Array("0 3 * * * backup.sh\n".utf8)), failureResult: .judge) { $0 == "nobody" ? (2000, "/nonexistent") : nil }
+        let before = try #require(Self.read("0 3 * * * backup.sh\n", kind: .spool(user: "nobody"), path: path,
+                                            status: .init(uid: 0, permissions: 0o600)).jobs.first)
+        let after = try #require(recreated.jobs.first)
+        #expect(after.owningUID == 2000)
+        // A reload sees the job changed (its file is another account's), so the old uid's definition does not stay.
+        #expect(after.changedKeys(from: before) == ["file"])
+        #expect(Self.read("* * * * * www-data true\n").jobs.first?.owningUID == nil)
+    }
+
     @Test func aBrokenLineDisablesThatLineAloneWithItsFileAndLine() throws {
         let result = Self.read("""
             # m h dom mon dow user command

@@ -12,12 +12,12 @@ import Testing
     @Test func aUsersLinesBeyondTheBurstWaitForTheNextInterval() {
         let budget = OutputBudget(.init(burst: 3, interval: .seconds(30)))
         let start = MonotonicInstant(nanoseconds: 1_000_000_000)
-        #expect((0..<5).map { _ in budget.take(user: "alice", now: start) } == [true, true, true, false, false])
-        #expect(budget.take(user: "bob", now: start), "bob's budget is his own")
-        #expect(!budget.take(user: "alice", now: start + .seconds(29)))
-        #expect(budget.take(user: "alice", now: start + .seconds(30)), "a new interval")
+        #expect((0..<5).map { _ in budget.take(uid: 1001, now: start) } == [true, true, true, false, false])
+        #expect(budget.take(uid: 1002, now: start), "bob's budget is his own")
+        #expect(!budget.take(uid: 1001, now: start + .seconds(29)))
+        #expect(budget.take(uid: 1001, now: start + .seconds(30)), "a new interval")
         budget.configure(nil)
-        #expect((0..<10).allSatisfy { _ in budget.take(user: "alice", now: start) }, "no limit")
+        #expect((0..<10).allSatisfy { _ in budget.take(uid: 1001, now: start) }, "no limit")
     }
 
     func run(_ definition: JobDefinition, budget: OutputBudget.Limits) async -> [InMemoryLogHandler.Entry] {
@@ -33,6 +33,7 @@ import Testing
     func seq(_ name: String, owner: String?) throws -> JobDefinition {
         var definition = try JobFileReader.read(name: name, path: "/\(name).job", text: "[Job]\nExecStart=/usr/bin/seq 1 20\n").get()
         definition.owningUser = owner
+        definition.owningUID = owner == nil ? nil : 1001
         return definition
     }
 

@@ -9,6 +9,8 @@ import Testing
 @Suite struct RunAdmissionTests {
     static let t0 = MonotonicInstant(nanoseconds: 1_000_000_000_000)
     static func at(_ seconds: Int64) -> MonotonicInstant { t0 + .seconds(seconds) }
+    /// The uids of the test's users, as their accounts' would be recorded at load.
+    static func uid(_ user: String) -> UInt32 { ["alice": 1001, "bob": 1002][user] ?? 1099 }
 
     static func job(_ name: String, _ overlap: OverlapPolicy = .skip, _ configure: (inout JobDefinition) -> Void = { _ in }) -> JobDefinition {
         var definition = JobDefinition(
@@ -147,7 +149,7 @@ import Testing
     /// `UserRunsMax=`: a user's own runs beyond it wait for one of theirs to end, and hold up no
     /// other user's runs or the system's (issue 29).
     @Test func aUsersRunsBeyondUserRunsMaxWaitForTheirOwnAndNoOnesElse() throws {
-        func owned(_ name: String, by user: String?) -> JobDefinition { Self.job(name) { $0.owningUser = user } }
+        func owned(_ name: String, by user: String?) -> JobDefinition { Self.job(name) { $0.owningUser = user; $0.owningUID = user.map(Self.uid) } }
         var settings = DaemonSettings()
         settings.userRunsMax = 1
         let jobs = [owned("alice:a", by: "alice"), owned("alice:b", by: "alice"), owned("bob:a", by: "bob"), owned("system", by: nil)]
@@ -156,18 +158,41 @@ import Testing
         let first = try #require(Self.started(admission.due(job: "alice:a", now: Self.at(1))).first)
         let second = admission.due(job: "alice:b", now: Self.at(2))
         #expect(Self.started(second).isEmpty)
-        #expect(second.contains { if case .wait(_, .userSlot(user: "alice")) = $0 { true } else { false } }, "\(second)")
+        #expect(second.contains { if case .wait(_, .userSlot(uid: 1001)) = $0 { true } else { false } }, "\(second)")
         #expect(Self.started(admission.due(job: "bob:a", now: Self.at(3))).map(\.job) == ["bob:a"])
         #expect(Self.started(admission.due(job: "system", now: Self.at(4))).map(\.job) == ["system"])
-        #expect(admission.running(ofUser: "alice") == 1 && admission.running == 3)
+        #expect(admission.running(ofUID: 1001) == 1 && admission.running == 3)
         #expect(Self.started(admission.runEnded(Self.end(first), now: Self.at(5)).actions).map(\.job) == ["alice:b"])
+    }
+
+    /// Issue 37: a user's budget is her account's, by the uid recorded at load, never her name's.
+    /// Two names of one uid share one `UserRunsMax=`; an account deleted and re-created under the
+    /// same name with another uid inherits none of the old account's runs in flight.
+    @Test func userRunsMaxIsByUIDSoARecreatedNameSharesNothingAndTwoNamesOfOneUIDShareIt() throws {
+        func owned(_ name: String, by user: String, uid: UInt32) -> JobDefinition {
+            Self.job(name) { $0.owningUser = user; $0.owningUID = uid }
+        }
+        var settings = DaemonSettings()
+        settings.userRunsMax = 1
+        var admission = RunAdmission { "id" }
+        let before = [owned("alice:a", by: "alice", uid: 1001), owned("alice:b", by: "alice", uid: 1001), owned("alias:c", by: "alias", uid: 1001)]
+        #expect(admission.configure(Generation(jobs: before, settings: settings), now: Self.t0).isEmpty)
+        #expect(Self.started(admission.due(job: "alice:a", now: Self.at(1))).map(\.job) == ["alice:a"])
+        let alias = admission.due(job: "alias:c", now: Self.at(2))
+        #expect(alias.contains { if case .wait(_, .userSlot(uid: 1001)) = $0 { true } else { false } }, "one uid, one budget: \(alias)")
+        // alice is deleted and re-created with uid 1005; the old account's run is still in flight.
+        let after = [owned("alice:a", by: "alice", uid: 1005), owned("alice:b", by: "alice", uid: 1005), owned("alias:c", by: "alias", uid: 1001)]
+        _ = admission.configure(Generation(jobs: after, settings: settings), now: Self.at(3))
+        #expect(Self.started(admission.due(job: "alice:b", now: Self.at(4))).map(\.job) == ["alice:b"], "the new alice inherits nothing")
+        #expect(admission.running(ofUID: 1001) == 1 && admission.running(ofUID: 1005) == 1)
+        #expect(admission.waiting(ofUID: 1001) == 1)
     }
 
     /// `UserWaitingRunsMax=` and `JobWaitingRunsMax=` (issue 37): a flood of 3,000 `jobctl run`
     /// of a user's `Overlap=parallel` job leaves at most 100 waiting; the rest are skipped with the
     /// reason the client is answered, and another user's and the system's runs still start.
     @Test func aFloodOfRunRequestsFromOneUserLeavesAtMost100Waiting() throws {
-        func owned(_ name: String, by user: String?) -> JobDefinition { Self.job(name, .parallel) { $0.owningUser = user } }
+        func owned(_ name: String, by user: String?) -> JobDefinition { Self.job(name, .parallel) { $0.owningUser = user; $0.owningUID = user.map(Self.uid) } }
         let jobs = (0..<8).map { owned("alice:j\($0)", by: "alice") } + [owned("bob:a", by: "bob"), owned("system", by: nil)]
         var admission = RunAdmission { "id" }
         #expect(admission.configure(Generation(jobs: jobs, settings: DaemonSettings()), now: Self.t0).isEmpty)
@@ -179,7 +204,7 @@ import Testing
             if run.fate == .queued { queued.append(run.request) }
         }
         #expect(fates == [.started: 4, .queued: 100, .skipped(reason: "user-waiting-runs-max"): 2896])
-        #expect(admission.waiting(ofUser: "alice") == 100 && admission.waitingForSlot == 100)
+        #expect(admission.waiting(ofUID: 1001) == 100 && admission.waitingForSlot == 100)
         #expect(Self.started(admission.manualRun(job: "bob:a", now: Self.at(2)).actions).map(\.job) == ["bob:a"])
         #expect(admission.manualRun(job: "system", now: Self.at(2)).fate == .started)
         // One job alone is held to JobWaitingRunsMax= (32 by default) of the user's 100.
@@ -200,13 +225,13 @@ import Testing
             now = now + .seconds(1)
         }
         #expect(order == queued)
-        #expect(admission.waitingForSlot == 0 && admission.running(ofUser: "alice") == 0)
+        #expect(admission.waitingForSlot == 0 && admission.running(ofUID: 1001) == 0)
     }
 
     /// The runs waiting for a slot start in the order they fell due whoever's they are, and a
     /// stopped job's waiting runs leave the queue without disturbing that order.
     @Test func runsWaitingForASlotStartInTheOrderTheyFellDueAcrossUsers() throws {
-        func owned(_ name: String, by user: String?) -> JobDefinition { Self.job(name, .parallel) { $0.owningUser = user } }
+        func owned(_ name: String, by user: String?) -> JobDefinition { Self.job(name, .parallel) { $0.owningUser = user; $0.owningUID = user.map(Self.uid) } }
         let jobs = [owned("alice:a", by: "alice"), owned("bob:a", by: "bob"), owned("system", by: nil), owned("other", by: nil)]
         var admission = RunAdmission { "id" }
         _ = admission.configure(Generation(jobs: jobs, settings: DaemonSettings(maxConcurrentRuns: 1)), now: Self.t0)

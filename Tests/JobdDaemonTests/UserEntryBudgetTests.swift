@@ -1,0 +1,57 @@
+import InMemoryLogging
+@testable import JobdDaemon
+import JobdConfig
+import JobdLogging
+import JobdRunner
+import JobdScheduler
+import JobdTimers
+import Logging
+import Testing
+
+/// Issue 37: a user's `run.skip`, `run.wait` and `run.retry` entries spend the journal budget her
+/// output spends, so that her flood of `jobctl --user run` cannot make journald suppress root's
+/// entries; what is over it is counted and said once, and root's entries are never counted.
+@Suite struct UserEntryBudgetTests {
+    static let t0 = MonotonicInstant(nanoseconds: 1_000_000_000_000)
+
+    static func job(_ name: String, owner: String?, uid: UInt32?) -> JobDefinition {
+        var definition = JobDefinition(name: name, path: "/\(name).job", triggers: [.unitActive(.seconds(60))],
+                                       command: try! ExecCommand.parse("/bin/true"))
+        (definition.owningUser, definition.owningUID) = (owner, uid)
+        return definition
+    }
+
+    func events(_ log: InMemoryLogHandler, _ event: JobdEvent, job: String? = nil) -> [InMemoryLogHandler.Entry] {
+        log.entries.filter { entry in
+            entry.metadata[JobdField.event] == .string(event.rawValue) && job.map { entry.metadata[JobdField.job] == .string($0) } ?? true
+        }
+    }
+
+    @Test func aUsersFloodOfRunRequestsLogsAtMostHerBudgetAndOneDroppedNote() throws {
+        var admission = RunAdmission { "id" }
+        let jobs = [Self.job("alice:flood", owner: "alice", uid: 1001), Self.job("backup", owner: nil, uid: nil)]
+        _ = admission.configure(Generation(jobs: jobs, settings: DaemonSettings()), now: Self.t0)
+        let budget = OutputBudget(.init(burst: 50, interval: .seconds(30)))
+        let log = InMemoryLogHandler()
+        let logger = Logger(label: "entries") { _ in log }
+        func ask(_ job: String, times: Int, now: MonotonicInstant) {
+            for _ in 0 ..< times {
+                for action in admission.manualRun(job: job, now: now).actions {
+                    action.log(to: logger, admission: admission, budget: budget, now: now)
+                }
+            }
+        }
+        // Her first run starts; the 2,999 asked for while it runs are skipped (Overlap=skip).
+        ask("alice:flood", times: 3000, now: Self.t0)
+        ask("backup", times: 100, now: Self.t0)
+        #expect(events(log, .runSkip, job: "alice:flood").count == 50)
+        let notes = events(log, .runEntriesDropped)
+        #expect(notes.count == 1 && notes.first?.metadata[JobdField.jobUID] == .string("1001"), "\(notes)")
+        #expect(events(log, .runSkip, job: "backup").count == 99, "root's entries are not counted")
+        // Her next interval: the count is said, then her entry.
+        ask("alice:flood", times: 1, now: Self.t0 + .seconds(30))
+        let count = events(log, .runEntriesDropped).last?.metadata[JobdField.droppedCount]
+        #expect(count == .string("2949"))
+        #expect(events(log, .runSkip, job: "alice:flood").count == 51)
+    }
+}
