@@ -166,6 +166,11 @@ package protocol FleetClaims: Sendable {
     func finish(runID: String, result: String, endedAt: RealtimeInstant?)
     /// The fence of a claimed run (`JOBD_RUN_ID`), which its supervisor watches.
     func fence(ofRun runID: String) -> RunFence?
+    /// Carries over the claims and fences an earlier jobd left (issue 36): takes over the kept
+    /// claims, ends the released ones with `result`, and removes the fences `decision` names.
+    func carryOver(_ decision: ClaimCarryOver, jobs: [String: String], result: String)
+    /// The names in the fence directory, which an earlier jobd may have left.
+    func leftFences() -> [String]
 }
 
 extension DaemonContext {

@@ -378,6 +378,10 @@ final class FakeFleet: FleetClaims {
         RunFence(path: "/run/fleet.invalid/fence/" + runID)
     }
 
+    func carryOver(_ decision: ClaimCarryOver, jobs: [String: String], result: String) {}
+
+    func leftFences() -> [String] { [] }
+
     /// Answers the oldest claim not answered yet.
     func answer(_ verdict: ClaimVerdict) {
         let claim = claims.withLock { $0.isEmpty ? nil : $0.removeFirst() }
