@@ -378,7 +378,12 @@ final class FakeFleet: FleetClaims {
         RunFence(path: "/run/fleet.invalid/fence/" + runID)
     }
 
-    func carryOver(_ decision: ClaimCarryOver, jobs: [String: String], result: String) {}
+    /// What each starting loop carried over of an earlier jobd's claims (``ClaimCarryOver``).
+    let carried = Guarded<[ClaimCarryOver]>([])
+
+    func carryOver(_ decision: ClaimCarryOver, jobs: [String: String], result: String) {
+        carried.withLock { $0.append(decision) }
+    }
 
     func leftFences() -> [String] { [] }
 
