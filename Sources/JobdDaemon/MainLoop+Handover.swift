@@ -109,7 +109,9 @@ extension MainLoop {
             scheduler.runStarted(job: request.job, cause: request.cause.rawValue, now: now)
             let (post, clock) = (context.post, context.clocks.monotonic)
             context.launcher.adopt(definition, as: request, adopted: adopted, fields: request.launchFields(claimedBy: claim?.node),
-                                   sendmail: settings.sendmail) { post(.runFinished($0, finished: clock())) }
+                                   sendmail: settings.sendmail, fence: claim.flatMap { _ in fleet?.fence(ofRun: request.invocationID) }) {
+                post(.runFinished($0, finished: clock()))
+            }
         }
     }
 

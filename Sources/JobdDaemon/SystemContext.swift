@@ -57,12 +57,12 @@ struct TaskLauncher: RunLauncher {
 
     func adopt(
         _ definition: JobDefinition, as request: RunRequest, adopted: AdoptedProcess, fields: [String: String], sendmail: String,
-        ended: @escaping @Sendable (RunOutcome) -> Void
+        fence: RunFence?, ended: @escaping @Sendable (RunOutcome) -> Void
     ) {
         let runner = self.runner
         tasks.spawn {
             let (outcome, mail) = await runner.run(definition, runID: request.runID, invocationID: request.invocationID, fields: fields,
-                                                   adopted: adopted)
+                                                   fence: fence, adopted: adopted)
             ended(outcome)
             if let mail { await runner.mail(mail, sendmail: sendmail) }
         }

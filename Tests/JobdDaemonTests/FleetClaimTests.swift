@@ -83,6 +83,8 @@ import UnixSignals
         #expect(carried.released == (alive ? [:] : ["0123abcd": claim]))
         #expect(daemon.running("report").first.map { ($0.request.scheduledElapse?.microseconds, $0.request.attempt) }
                     .map { $0.0 == claim.elapseUSec && $0.1 == 2 } ?? !alive)
+        // Followed with its fence: stopped by it, the adopted run ends lost, as a run of this jobd's.
+        #expect(daemon.running("report").first?.fence?.path == (alive ? "/run/fleet.invalid/fence/0123abcd" : nil))
     }
 
     @Test func anElapseAnotherNodeClaimedIsSkipped() {
