@@ -128,9 +128,10 @@ package protocol RunLauncher: Sendable {
     /// The machine runs are judged on: their `Condition…=`, and jobd's own limits for their `Limit…=`.
     var host: any HostFacts { get }
     /// Follows `adopted`, a run an earlier jobd started, as `request` (issue 36); `ended` as for ``launch``.
+    /// A fleet run whose claim this jobd took over keeps its `fence`: stopped by it, it ends `lost`.
     func adopt(
         _ definition: JobDefinition, as request: RunRequest, adopted: AdoptedProcess, fields: [String: String], sendmail: String,
-        ended: @escaping @Sendable (RunOutcome) -> Void)
+        fence: RunFence?, ended: @escaping @Sendable (RunOutcome) -> Void)
     /// Leaves every run in flight running and returns them, for the next jobd (a restart).
     func handOver() -> [JobRunner.HandedRun]
     /// The cgroup of run `runID`, once its process is in it.
@@ -141,9 +142,9 @@ extension RunLauncher {
     /// A launcher of no real processes adopts a run as it starts one.
     package func adopt(
         _ definition: JobDefinition, as request: RunRequest, adopted: AdoptedProcess, fields: [String: String], sendmail: String,
-        ended: @escaping @Sendable (RunOutcome) -> Void
+        fence: RunFence?, ended: @escaping @Sendable (RunOutcome) -> Void
     ) {
-        launch(definition, as: request, context: [:], fields: fields, sendmail: sendmail, fence: nil, ended: ended)
+        launch(definition, as: request, context: [:], fields: fields, sendmail: sendmail, fence: fence, ended: ended)
     }
 
     package func handOver() -> [JobRunner.HandedRun] { [] }
@@ -166,6 +167,11 @@ package protocol FleetClaims: Sendable {
     func finish(runID: String, result: String, endedAt: RealtimeInstant?)
     /// The fence of a claimed run (`JOBD_RUN_ID`), which its supervisor watches.
     func fence(ofRun runID: String) -> RunFence?
+    /// Carries over the claims and fences an earlier jobd left (issue 36): takes over the kept
+    /// claims, ends the released ones with `result`, and removes the fences `decision` names.
+    func carryOver(_ decision: ClaimCarryOver, jobs: [String: String], result: String)
+    /// The names in the fence directory, which an earlier jobd may have left.
+    func leftFences() -> [String]
 }
 
 extension DaemonContext {

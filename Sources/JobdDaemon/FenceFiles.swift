@@ -19,14 +19,29 @@ struct FenceFiles: Sendable {
         RunFence(path: directory + "/" + runID)
     }
 
-    /// Makes the directory, and empties it of what an earlier jobd left: a run of that jobd's that
-    /// still runs loses its fence, and stops, as its lease is no longer renewed.
+    /// Makes the directory. What an earlier jobd left in it stays until this one adopted its runs
+    /// (``MainLoop/adoptRuns()``): the fence of a run it adopts is kept, every other removed.
     func prepare(logger: Logger) {
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             logger.error("fleet: cannot make \(directory): \(String(cString: strerror(errno))); claimed runs will be stopped by their fence at once")
         }
-        guard case .success(let names) = FileSystem.directoryEntries(directory) else { return }
-        for name in names { unlink(directory + "/" + name) }
+    }
+
+    /// The names in the directory (run ids, and the supervisors' `.stopped` files).
+    func names() -> [String] {
+        guard case .success(let names) = FileSystem.directoryEntries(directory) else { return [] }
+        return names
+    }
+
+    /// Removes `name` from the directory: a run with that fence loses it, and stops.
+    func remove(_ name: String) {
+        unlink(directory + "/" + name)
+    }
+
+    /// The deadline a run's fence holds now, if it has one.
+    func deadline(of runID: String) -> Int64? {
+        guard case .success(let text) = FileSystem.readTextFile(fence(of: runID).path, limit: 64) else { return nil }
+        return Int64(text.split(separator: "\n").first ?? "")
     }
 
     /// The writer the fleet's thread extends and removes fences with.
@@ -43,6 +58,6 @@ struct FenceFiles: Sendable {
             let fence = fence(of: runID)
             unlink(fence.path)
             unlink(fence.stoppedPath)
-        })
+        }, read: { deadline(of: $0) })
     }
 }

@@ -51,7 +51,8 @@ extension MainLoop {
         if !claimed, request.claims(definition) { return context.claim(request) }
         scheduler.runStarted(job: request.job, cause: request.cause.rawValue, now: now)
         context.store.runStarted(RunInFlightRecord(invocationID: request.invocationID, job: request.job, cause: request.cause.rawValue,
-                                                   startUSec: wallNowUSec, owningUID: request.owningUID))
+                                                   startUSec: wallNowUSec, owningUID: request.owningUID,
+                                                   claim: claimed ? heldClaim(of: request) : nil))
         let (post, clock) = (context.post, context.clocks.monotonic)
         burstTrim.started()
         context.launcher.launch(

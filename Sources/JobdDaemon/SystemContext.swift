@@ -3,6 +3,7 @@ import JobdCalendar
 import JobdConfig
 import JobdPolicy
 import JobdFleet
+import JobdHandover
 import JobdLocks
 import JobdRunner
 import JobdScheduler
@@ -56,12 +57,12 @@ struct TaskLauncher: RunLauncher {
 
     func adopt(
         _ definition: JobDefinition, as request: RunRequest, adopted: AdoptedProcess, fields: [String: String], sendmail: String,
-        ended: @escaping @Sendable (RunOutcome) -> Void
+        fence: RunFence?, ended: @escaping @Sendable (RunOutcome) -> Void
     ) {
         let runner = self.runner
         tasks.spawn {
             let (outcome, mail) = await runner.run(definition, runID: request.runID, invocationID: request.invocationID, fields: fields,
-                                                   adopted: adopted)
+                                                   fence: fence, adopted: adopted)
             ended(outcome)
             if let mail { await runner.mail(mail, sendmail: sendmail) }
         }
@@ -135,5 +136,29 @@ struct DatabaseClaims: FleetClaims {
 
     func fence(ofRun runID: String) -> RunFence? {
         fences.fence(of: runID)
+    }
+
+    func leftFences() -> [String] {
+        fences.names()
+    }
+
+    func carryOver(_ decision: ClaimCarryOver, jobs: [String: String], result: String) {
+        // Removed before the kept claims are renewed: nothing renews these, and their runs stop now.
+        for name in decision.removedFences { fences.remove(name) }
+        let database = self.database
+        let kept = decision.kept.compactMap { runID, claim in jobs[runID].map { (runID, ClaimKey(claim, job: $0)) } }
+        let released = decision.released.compactMap { runID, claim in jobs[runID].map { (runID, ClaimKey(claim, job: $0)) } }
+        guard !kept.isEmpty || !released.isEmpty else { return }
+        tasks.spawn {
+            for (runID, key) in kept { await database.adopt(runID: runID, key: key) }
+            for (runID, key) in released { await database.release(runID: runID, key: key, result: result) }
+        }
+    }
+}
+
+extension ClaimKey {
+    /// The key of a claim an in-flight record kept, for `job`.
+    init(_ claim: HeldClaim, job: String) {
+        self.init(job: job, elapse: RealtimeInstant(microseconds: claim.elapseUSec), attempt: claim.attempt)
     }
 }

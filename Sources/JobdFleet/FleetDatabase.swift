@@ -449,6 +449,60 @@ package actor FleetDatabase {
         }
     }
 
+    /// Takes over the claim `key` of run `runID`, which an earlier jobd of this node claimed and this
+    /// one adopted (issue 36): renewed now, if connected, and at every beat after, as a claim of
+    /// its own, and its end recorded the same way. Its fence keeps the deadline the earlier jobd set
+    /// until the renewal; a claim whose deadline passed, or that the database no longer holds open
+    /// for this node (another node recorded it lost, or it ended), loses the lease: its fence stops
+    /// the run, and the journal says why. Returns whether the run holds the claim.
+    @discardableResult
+    package func adopt(runID: String, key: ClaimKey) async -> Bool {
+        held[runID] = key
+        guard let fences else { return true }
+        fenced[runID] = fences.read(runID) ?? 0
+        guard fenced[runID] != 0 else {
+            let job = key.job
+            logger.warning("fleet: adopted run \(runID) of \(job) has no fence left: it no longer holds its lease",
+                           metadata: ["JOB": .string(job), "JOBD_RUN_ID": .string(runID), "JOBD_REASON": .string("lease-lost")])
+            fences.extend(runID, 0)
+            return false
+        }
+        guard let connection, connection.isOpen else { return true }
+        let sent = fences.now()
+        if let deadline = fenced[runID], deadline <= sent {
+            revoke(runID, because: "no jobd renewed it before its deadline")
+            return false
+        }
+        do throws(FleetError) {
+            let rows = try query(connection, """
+                UPDATE \(table) SET lease_until = now() + $6 * interval '1 microsecond'
+                 WHERE \(Self.keyCondition) AND run_id = $4 AND node = $5 AND ended_at IS NULL AND lost_at IS NULL
+                RETURNING run_id
+                """, Self.parameters(of: key) + [.text(runID), .text(settings.node), .bigint(schedule.leaseMicroseconds)])
+            guard !rows.isEmpty else {
+                revoke(runID, because: "the database holds no open claim of node \(settings.node) for it")
+                return false
+            }
+        } catch {
+            // Not renewed now: the next beat renews it (or revokes it once its deadline passed).
+            _ = dropping(error)
+            return true
+        }
+        fence(runID, until: schedule.fenceDeadline(sentAt: sent))
+        logger.info("fleet: adopted run \(runID) of \(key) keeps its claim: this jobd renews its lease",
+                    metadata: ["JOB": .string(key.job), "JOBD_RUN_ID": .string(runID)])
+        return true
+    }
+
+    /// Records the end (`result`) of run `runID`, whose claim `key` an earlier jobd of this node held
+    /// and whose run this one does not follow (recorded abandoned): its claim is ended rather than
+    /// left to lapse into `lost` and be retried elsewhere.
+    package func release(runID: String, key: ClaimKey, result: String) async {
+        held[runID] = key
+        pendingEnds[runID] = PendingEnd(result: result, endedAt: nil)
+        try? writeEnds()
+    }
+
     // MARK: Fences
 
     /// Sets the deadline of a run's fence (kept at 0 once it lost the lease).

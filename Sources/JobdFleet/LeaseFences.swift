@@ -11,12 +11,16 @@ package struct LeaseFences: Sendable {
     package var remove: @Sendable (_ runID: String) -> Void
     /// The clock of deadlines: ``boottime()``, or a test's.
     package var now: @Sendable () -> Int64
+    /// A run's deadline as its fence file has it now (`nil`: no fence): what an earlier jobd set
+    /// for a run this one adopts (issue 36).
+    package var read: @Sendable (_ runID: String) -> Int64?
 
     package init(extend: @escaping @Sendable (String, Int64) -> Void, remove: @escaping @Sendable (String) -> Void,
-                 now: @escaping @Sendable () -> Int64 = LeaseFences.boottime) {
+                 now: @escaping @Sendable () -> Int64 = LeaseFences.boottime, read: @escaping @Sendable (String) -> Int64? = { _ in nil }) {
         self.extend = extend
         self.remove = remove
         self.now = now
+        self.read = read
     }
 
     /// `CLOCK_BOOTTIME` now, in microseconds: the clock of fences, which counts the time a

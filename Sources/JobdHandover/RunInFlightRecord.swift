@@ -19,10 +19,12 @@ package struct RunInFlightRecord: Sendable, Hashable {
     package var process: ProcessIdentity?
     /// What a handover adds: the cgroup, and the start of a line on each pipe.
     package var handedOver = HandedOverRun()
+    /// The fleet claim the run holds, if it is a fleet run: the next jobd renews it (issue 36).
+    package var claim: HeldClaim?
 
     package init(
         invocationID: String, job: String, cause: String, startUSec: Int64, owningUID: UInt32? = nil, process: ProcessIdentity? = nil,
-        handedOver: HandedOverRun = HandedOverRun()
+        handedOver: HandedOverRun = HandedOverRun(), claim: HeldClaim? = nil
     ) {
         self.invocationID = invocationID
         self.job = job
@@ -31,6 +33,7 @@ package struct RunInFlightRecord: Sendable, Hashable {
         self.owningUID = owningUID
         self.process = process
         self.handedOver = handedOver
+        self.claim = claim
     }
 
     package var savedText: String {
@@ -39,6 +42,7 @@ package struct RunInFlightRecord: Sendable, Hashable {
         if let process {
             lines += [SavedFields.line("pid", String(process.pid)), SavedFields.line("start_ticks", String(process.startTicks))]
         }
+        if let claim { lines += claim.savedLines }
         lines += handedOver.savedLines
         return lines.joined(separator: "\n") + "\n"
     }
@@ -49,7 +53,8 @@ package struct RunInFlightRecord: Sendable, Hashable {
         guard let job = values["job"], !job.isEmpty else { return nil }
         self.init(invocationID: invocationID, job: String(job), cause: values["cause"].map(String.init) ?? "",
                   startUSec: values["start"].flatMap { Int64($0) } ?? 0, owningUID: values["uid"].flatMap { UInt32($0) },
-                  process: ProcessIdentity(values), handedOver: HandedOverRun(values))
+                  process: ProcessIdentity(values), handedOver: HandedOverRun(values),
+                  claim: HeldClaim(values))
     }
 
     /// How the run ended, as far as anyone knows: ``RunResult/abandoned``, at `nowUSec`.

@@ -301,10 +301,13 @@ package struct RunAdmission: Sendable {
     /// jobd follows (issue 36): in flight from `now`, under its own `JOBD_RUN_ID`, counted for its
     /// user and against `MaxConcurrentRuns=` as any run (it may exceed it: it already runs). `nil`
     /// for a job that is gone or while jobd stops.
-    package mutating func adopt(job: String, invocationID: String, cause: RunRequest.Cause, now: MonotonicInstant) -> RunRequest? {
+    package mutating func adopt(
+        job: String, invocationID: String, cause: RunRequest.Cause, attempt: UInt64 = 0, scheduledElapse: RealtimeInstant? = nil,
+        now: MonotonicInstant
+    ) -> RunRequest? {
         guard !isStopping, let definition = generation.definition(of: job) else { return nil }
-        let request = RunRequest(runID: takeRunID(), invocationID: invocationID, job: job, cause: cause, dueAt: now,
-                                 owningUID: definition.owningUID)
+        let request = RunRequest(runID: takeRunID(), invocationID: invocationID, job: job, cause: cause, attempt: attempt, dueAt: now,
+                                 scheduledElapse: scheduledElapse, owningUID: definition.owningUID)
         enter(request, now: now)
         return request
     }

@@ -378,6 +378,15 @@ final class FakeFleet: FleetClaims {
         RunFence(path: "/run/fleet.invalid/fence/" + runID)
     }
 
+    /// What each starting loop carried over of an earlier jobd's claims (``ClaimCarryOver``).
+    let carried = Guarded<[ClaimCarryOver]>([])
+
+    func carryOver(_ decision: ClaimCarryOver, jobs: [String: String], result: String) {
+        carried.withLock { $0.append(decision) }
+    }
+
+    func leftFences() -> [String] { [] }
+
     /// Answers the oldest claim not answered yet.
     func answer(_ verdict: ClaimVerdict) {
         let claim = claims.withLock { $0.isEmpty ? nil : $0.removeFirst() }

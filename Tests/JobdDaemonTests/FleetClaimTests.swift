@@ -3,6 +3,7 @@ import JobdConfig
 import JobdControl
 import JobdDaemon
 import JobdFleet
+import JobdHandover
 import JobdRunner
 import JobdScheduler
 import JobdTimers
@@ -51,6 +52,39 @@ import UnixSignals
         #expect(report.context["JOBD_FENCE"] == "41")
         let host = try #require(daemon.running("host").first)
         #expect(host.fence == nil && host.context["JOBD_FENCE"] == nil)
+    }
+
+    /// Issue 36: a claimed run's in-flight record names its claim, for the jobd after a crash or a
+    /// handover (which writes the same record).
+    @Test func aClaimedRunsInFlightRecordNamesItsClaim() throws {
+        let daemon = H([Self.fleetJob()], fleet: "n1")
+        daemon.advance(.seconds(60))
+        daemon.fleet?.answer(.won(token: 1))
+        daemon.pump()
+        let run = try #require(daemon.running("report").first)
+        let record = daemon.store.runs.withLock { $0[run.request.invocationID] }
+        #expect(record?.claim == HeldClaim(node: "n1", elapseUSec: H.wallStart + 60_000_000, attempt: 0))
+    }
+
+    /// Issue 36: the next jobd follows a fleet run whose process lives on under its claim (the run
+    /// keeps its elapse and attempt, and its claim and fence are carried over); a run it cannot
+    /// follow has its claim released.
+    @Test(arguments: [true, false])
+    func anAdoptedFleetRunKeepsItsClaimAndAnAbandonedOneReleasesIt(alive: Bool) throws {
+        let claim = HeldClaim(node: "n1", elapseUSec: H.wallStart - 60_000_000, attempt: 2)
+        let store = FakeStore()
+        store.runStarted(RunInFlightRecord(invocationID: "0123abcd", job: "report", cause: "retry", startUSec: H.wallStart - 30_000_000,
+                                           process: ProcessIdentity(pid: 4242, startTicks: 99), claim: claim))
+        let daemon = H([Self.fleetJob()], fleet: "n1", store: store) { context in
+            context.processStartTicks = { $0 == 4242 && alive ? 99 : nil }
+        }
+        let carried = try #require(daemon.fleet?.carried.withLock { $0.first })
+        #expect(carried.kept == (alive ? ["0123abcd": claim] : [:]))
+        #expect(carried.released == (alive ? [:] : ["0123abcd": claim]))
+        #expect(daemon.running("report").first.map { ($0.request.scheduledElapse?.microseconds, $0.request.attempt) }
+                    .map { $0.0 == claim.elapseUSec && $0.1 == 2 } ?? !alive)
+        // Followed with its fence: stopped by it, the adopted run ends lost, as a run of this jobd's.
+        #expect(daemon.running("report").first?.fence?.path == (alive ? "/run/fleet.invalid/fence/0123abcd" : nil))
     }
 
     @Test func anElapseAnotherNodeClaimedIsSkipped() {

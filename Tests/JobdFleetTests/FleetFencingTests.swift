@@ -22,7 +22,8 @@ struct FleetFencingTests {
         var fences: LeaseFences {
             LeaseFences(extend: { runID, deadline in self.lock.withLock { self.deadlines[runID] = deadline } },
                         remove: { runID in self.lock.withLock { self.gone.append(runID) } },
-                        now: { self.lock.withLock { self.clock } ?? LeaseFences.boottime() })
+                        now: { self.lock.withLock { self.clock } ?? LeaseFences.boottime() },
+                        read: { runID in self.lock.withLock { self.deadlines[runID] } })
         }
 
         func setClock(_ microseconds: Int64) { lock.withLock { clock = microseconds } }
@@ -83,6 +84,49 @@ struct FleetFencingTests {
         #expect(record.ranUntil == record.runEndedAt)
         await a.shutdown()
         await b.shutdown()
+    }
+
+    /// Issue 36: the next jobd of a node (a second database link, as after `kill -9` of jobd) takes
+    /// over the claims of the runs it adopts: it renews the lease and the fence the earlier one
+    /// wrote, and records the run's end; a claim another node recorded lost meanwhile is not
+    /// renewed, and its fence stops the run at once; a run not adopted has its claim ended.
+    @Test func theNextJobdTakesOverTheClaimsOfTheRunsItAdopts() async throws {
+        let postgres = try Self.fleet()
+        let fences = Fences()
+        let before = try Self.node(postgres, "a", lease: .seconds(30), fences: fences)
+        try await before.connect()
+        let second = Int64(Date().timeIntervalSince1970)
+        let (kept, lost, gone) = (ClaimKey(job: "report", elapse: RealtimeInstant(seconds: second)),
+                                  ClaimKey(job: "report", elapse: RealtimeInstant(seconds: second - 60)),
+                                  ClaimKey(job: "dump", elapse: RealtimeInstant(seconds: second)))
+        #expect(await before.claim(kept, runID: "r1").isWon)
+        #expect(await before.claim(lost, runID: "r2").isWon)
+        #expect(await before.claim(gone, runID: "r3").isWon)
+        let written = try #require(fences.deadline("r1"))
+        let leaseBefore = try postgres.psql("SELECT lease_until FROM jobd.claims WHERE run_id = 'r1'", database: "fleet")
+        // jobd is killed: nothing renews its claims. Node b records r2 lost.
+        await before.close()
+        _ = try postgres.psql("UPDATE jobd.claims SET lost_at = now(), lost_by = 'b', result = 'lost' WHERE run_id = 'r2'", database: "fleet")
+
+        let after = try Self.node(postgres, "a", lease: .seconds(30), fences: fences)
+        try await after.connect()
+        #expect(await after.adopt(runID: "r1", key: kept))
+        #expect(try #require(fences.deadline("r1")) > written, "the fence is extended from the adopting jobd's renewal")
+        let leaseAfter = try postgres.psql("SELECT lease_until > '\(leaseBefore)'::timestamptz FROM jobd.claims WHERE run_id = 'r1'",
+                                           database: "fleet")
+        #expect(leaseAfter == "t", "the lease is renewed in the database")
+        #expect(await !after.adopt(runID: "r2", key: lost))
+        #expect(fences.deadline("r2") == 0, "a claim another node recorded lost: its fence stops the run")
+        await after.release(runID: "r3", key: gone, result: "abandoned")
+        _ = try await after.beat()
+        #expect(try #require(fences.deadline("r1")) > written)
+
+        await after.finish(runID: "r1", result: "success")
+        let records = Dictionary(try await after.claims().map { ($0.runID, $0) }) { first, _ in first }
+        #expect(records["r1"]?.result == "success" && records["r1"]?.node == "a" && records["r1"]?.lostAt == nil, "\(records)")
+        #expect(records["r3"]?.result == "abandoned" && records["r3"]?.endedAt != nil, "\(records)")
+        #expect(records["r2"]?.result == "lost", "\(records)")
+        await after.shutdown()
     }
 
     /// jobd stalled past the deadline it gave a fence (the fence fired meanwhile): the next renewal

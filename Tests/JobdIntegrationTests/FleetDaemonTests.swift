@@ -25,8 +25,8 @@ struct FleetDaemonTests {
         /// Starts node `name` with `jobs`, a `[Fleet]` section with `LeaseSec=lease`, and `environment` added.
         @discardableResult
         func start(_ name: String, jobs: [String: String], lease: String = "3s", extra: String = "",
-                   environment: [String: String] = [:]) throws -> Node {
-            let node = try Node(name: name, fleet: self, jobs: jobs, lease: lease, extra: extra, environment: environment)
+                   environment: [String: String] = [:], ownState: Bool = false) throws -> Node {
+            let node = try Node(name: name, fleet: self, jobs: jobs, lease: lease, extra: extra, environment: environment, ownState: ownState)
             nodes.append(node)
             return node
         }
@@ -53,11 +53,16 @@ struct FleetDaemonTests {
         let name: String
         let config: TemporaryConfiguration
         let runtime: String
-        let process: DaemonProcess
+        /// jobd now (after ``restart()``, the next one).
+        var process: DaemonProcess
         /// What the node says to its service manager (`STATUS=`).
         let notify: NotifyListener
+        private let arguments: [String]
+        private let environment: [String: String]
 
-        init(name: String, fleet: Fleet, jobs: [String: String], lease: String, extra: String, environment: [String: String]) throws {
+        /// `ownState`: a state directory of the node's own, which a restarted jobd reads again.
+        init(name: String, fleet: Fleet, jobs: [String: String], lease: String, extra: String, environment: [String: String],
+             ownState: Bool = false) throws {
             self.name = name
             notify = try NotifyListener()
             config = try TemporaryConfiguration(jobs: jobs)
@@ -76,11 +81,22 @@ struct FleetDaemonTests {
             var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WATCHDOG_") && $0.key != "NOTIFY_SOCKET" }
             env.merge(environment) { $1 }
             env["NOTIFY_SOCKET"] = notify.address
-            process = try DaemonProcess(arguments: ["--config-dir", config.path, "--runtime-dir", runtime], environment: env) {
+            arguments = ["--config-dir", config.path, "--runtime-dir", runtime] + (ownState ? ["--state-dir", config.path + "/state"] : [])
+            self.environment = env
+            process = try Self.launch(arguments, env)
+        }
+
+        private static func launch(_ arguments: [String], _ environment: [String: String]) throws -> DaemonProcess {
+            try DaemonProcess(arguments: arguments, environment: environment) {
                 $0.contains("run.start") || $0.contains("run.skip") || $0.contains("run.exit") || $0.contains("fleet:")
                     || $0.contains("daemon.ready") || $0.contains("run.retry") || $0.contains("error")
-                    || $0.contains("run.output") || $0.contains("run.stop") || $0.contains("run.leftovers")
+                    || $0.contains("run.output") || $0.contains("run.stop") || $0.contains("run.leftovers") || $0.contains("run.adopt")
             }
+        }
+
+        /// Starts the node's jobd again, on the same directories, once the last one exited.
+        func restart() throws {
+            process = try Self.launch(arguments, environment)
         }
 
         deinit {
@@ -480,6 +496,66 @@ struct FleetDaemonTests {
         #expect(try fleet.claims("leaves").first?.result == "success")
         let fences = (try? FileManager.default.contentsOfDirectory(atPath: node.runtime + "/fence")) ?? ["unreadable"]
         #expect(fences.isEmpty, "every fence file goes with its run: \(fences)")
+    }
+
+    /// Issue 36: jobd is killed (SIGKILL) with a fleet run in flight and started again within the
+    /// lease: the next jobd adopts the run and keeps its claim (renews its lease and its fence), so
+    /// the run is not fenced and no other node retries its elapse; the run's end (here the test
+    /// ends it: without jobd-keeper it is recorded abandoned) ends the claim, and the audit is clean.
+    @Test func aFleetRunOfAKilledJobdKeepsItsClaimUnderTheNext() throws {
+        let fleet = try Fleet()
+        let job = "[Job]\nOnCalendar=*:*:0/10\nRunOn=one-node\nExecStart=/bin/sleep 600\nRestart=on-failure\nRestartSec=100ms\n"
+        for name in ["node-a", "node-b"] { try fleet.start(name, jobs: ["long": job], lease: "6s", ownState: true) }
+        for node in fleet.nodes { try node.connected() }
+        var runner: Node?
+        try waitUntil(timeout: .seconds(30), "the first elapse to start on a node") {
+            runner = fleet.nodes.first { !$0.starts("long").isEmpty }
+            return runner != nil
+        }
+        let node = try #require(runner)
+        let other = try #require(fleet.nodes.first { $0 !== node })
+        let started = try #require(node.process.events("run.start").first { $0.field("JOB") == "long" })
+        let runID = try #require(started.field("JOBD_RUN_ID"))
+        let elapse = try #require(started.field("JOBD_ELAPSE_USEC"))
+        let pid = try #require(started.field("JOBD_PID").flatMap { Int32($0) })
+        defer { kill(-pid, SIGKILL) }
+        let state = node.config.path + "/state"
+        try waitUntil(timeout: .seconds(30), "the run kept in runs/ with its process and claim") {
+            let record = (try? String(contentsOfFile: state + "/runs/\(runID)", encoding: .utf8)) ?? ""
+            return record.contains("pid=\(pid)") && record.contains("claim_elapse=\(elapse)")
+        }
+        node.process.signal(SIGKILL)
+        _ = try node.process.waitForExit()
+        // When jobd died, on the database's clock: its last renewal gave the lease 6 s from before then.
+        let killed = try #require(try fleet.sql("SELECT now()").first?.first)
+        try node.restart()
+        try node.process.waitForEvent("run.adopt", fields: ["JOB": "long", "JOBD_RUN_ID": runID], timeout: .seconds(60))
+        // A lease reaching past what the killed jobd could have given, twice over: renewed by the
+        // next one after the old fence's deadline (at most 6 s after the kill) passed.
+        try waitUntil(timeout: .seconds(60), "the next jobd to renew the claim past the killed one's fence") {
+            try fleet.sql("""
+                SELECT 1 FROM jobd.claims WHERE run_id = '\(runID)' AND lost_at IS NULL AND ended_at IS NULL
+                   AND lease_until > '\(killed)'::timestamptz + interval '13 seconds'
+                """).first?.first == "1"
+        }
+        #expect(kill(pid, 0) == 0, "the run lives on: its fence did not fire")
+        #expect(node.process.lines.contains { $0.contains("fleet: adopted run \(runID)") && $0.contains("keeps its claim") })
+        #expect(!node.process.lines.contains { $0.contains("no longer holds its lease") }, "\(node.process.lines)")
+        #expect(!node.process.events("run.stop").contains { $0.field("JOBD_RUN_ID") == runID })
+        kill(-pid, SIGKILL)
+        try node.process.waitForEvent("run.exit", fields: ["JOB": "long", "JOBD_RUN_ID": runID, "JOBD_RESULT": "abandoned"],
+                                      timeout: .seconds(60))
+        try waitUntil(timeout: .seconds(30), "the claim to record the run's end") {
+            try fleet.claims("long").first { $0.runID == runID }?.result == "abandoned"
+        }
+        let (clean, report) = try other.jobctl(["audit", "--fleet", "--config-dir", other.config.path])
+        try fleet.stopAll()
+
+        let claims = try fleet.claims("long").filter { String($0.elapse) == elapse }
+        #expect(claims.count == 1 && claims.first?.node == node.name && claims.first?.lost == false, "\(claims)")
+        #expect(!other.starts("long").contains { $0.elapse == elapse }, "no other node ran the elapse")
+        #expect(!fleet.nodes.flatMap { $0.process.lines }.contains { $0.contains("fleet: run \(runID)") && $0.contains("is lost") })
+        #expect(clean == 0 && report.contains("clean"), "\(report)")
     }
 
     /// A run that jobd's stop ends has its end recorded (`stopped`), not left to lapse into `lost`.
