@@ -13,16 +13,33 @@ import JobdTimers
 final class CronWatch: Sendable {
     private let thread: InotifyThread
 
-    init?(sources: CronSources, onChange: @escaping @Sendable (String) -> Void) {
+    /// `since`: the files' fingerprint (``fingerprint(of:)``) taken before jobd first read them, so
+    /// that a change between that read and the watch's start is heard at the start, not lost.
+    init?(sources: CronSources, since: [String], onChange: @escaping @Sendable (String) -> Void) {
         guard let thread = InotifyThread() else { return nil }
         self.thread = thread
-        let context = Context(thread: thread, sources: sources, onChange: onChange)
+        let context = Context(thread: thread, sources: sources, fingerprint: since, onChange: onChange)
         if !thread.start({ context.run() }) { return nil }
     }
 
     /// Ends the watching thread; it closes the descriptors on its way out.
     func stop() {
         thread.stop()
+    }
+
+    /// What cron's per-minute look compares: each file's name, inode, size, times and mode.
+    static func fingerprint(of sources: CronSources) -> [String] {
+        var paths = [sources.crontab]
+        for directory in [sources.cronDirectory, sources.spoolDirectory] {
+            paths.append(directory)
+            if case .success(let names) = FileSystem.directoryEntries(directory) { paths += names.sorted().map { directory + "/" + $0 } }
+        }
+        return paths.map { path in
+            var status = stat()
+            guard lstat(path, &status) == 0 else { return path + " -" }
+            return "\(path) \(status.st_ino) \(status.st_size) \(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec) "
+                + "\(status.st_ctim.tv_sec).\(status.st_ctim.tv_nsec) \(status.st_mode) \(status.st_uid)"
+        }
     }
 
     private final class Context: @unchecked Sendable {
@@ -33,9 +50,10 @@ final class CronWatch: Sendable {
         private var watches: [Int32: String] = [:]
         private var fingerprint: [String] = []
 
-        init(thread: InotifyThread, sources: CronSources, onChange: @escaping @Sendable (String) -> Void) {
+        init(thread: InotifyThread, sources: CronSources, fingerprint: [String], onChange: @escaping @Sendable (String) -> Void) {
             self.thread = thread
             self.sources = sources
+            self.fingerprint = fingerprint
             self.onChange = onChange
         }
 
@@ -57,20 +75,7 @@ final class CronWatch: Sendable {
             }
         }
 
-        /// What cron's per-minute look compares: each file's name, inode, size, times and mode.
-        private func currentFingerprint() -> [String] {
-            var paths = [sources.crontab]
-            for directory in [sources.cronDirectory, sources.spoolDirectory] {
-                paths.append(directory)
-                if case .success(let names) = FileSystem.directoryEntries(directory) { paths += names.sorted().map { directory + "/" + $0 } }
-            }
-            return paths.map { path in
-                var status = stat()
-                guard lstat(path, &status) == 0 else { return path + " -" }
-                return "\(path) \(status.st_ino) \(status.st_size) \(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec) "
-                    + "\(status.st_ctim.tv_sec).\(status.st_ctim.tv_nsec) \(status.st_mode) \(status.st_uid)"
-            }
-        }
+        private func currentFingerprint() -> [String] { CronWatch.fingerprint(of: sources) }
 
         /// Milliseconds to the next minute's turn, and a little after, as cron wakes.
         private static func untilNextMinute() -> Int32 {
@@ -82,7 +87,12 @@ final class CronWatch: Sendable {
 
         func run() {
             addWatches()
-            fingerprint = currentFingerprint()
+            // Anything changed since jobd read the files and before the watches began: heard now.
+            let now = currentFingerprint()
+            if now != fingerprint {
+                fingerprint = now
+                onChange("a change while jobd started")
+            }
             var debounce = CronChangeDebounce()
             while true {
                 switch thread.wait(timeout: Self.timeout(debounce)) {

@@ -9,6 +9,7 @@ import JobdLocks
 import JobdLogging
 import JobdRunner
 import JobdScheduler
+import JobdSystem
 import JobdTimers
 package import Logging
 import SystemdKit
@@ -116,6 +117,9 @@ package struct Daemon {
         var jobFiles = JobFileCache()
         let directory = JobDirectory(path: options.configDirectory, databaseCheck: FleetConnectionString.check)
         let userJobs = UserJobStore(directory: options.spoolDirectory)
+        let cronSources = CronSources(options: options)
+        // Cron's files as they are before the first read: the watch hears what changes after it.
+        let cronFiles = CronWatch.fingerprint(of: cronSources)
         guard let configuration = firstConfiguration(directory, users: userJobs, jobFiles: &jobFiles, notifier: notifier) else { return 1 }
         let settings = configuration.settings ?? DaemonSettings()
         let watchdogInterval = watchdogInterval()
@@ -144,10 +148,9 @@ package struct Daemon {
         let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
         let tasks = BackgroundTasks()
         let environment = options.environment
-        let cronSources = CronSources(options: options)
         // Cron mode hears cron's files change as cron does, without a reload command. Watched even
         // while it is off, so that Enable=yes and a reload are enough; the loop ignores it then.
-        let cronWatch = CronWatch(sources: cronSources) { continuation.yield(.cronChanged($0)) }
+        let cronWatch = CronWatch(sources: cronSources, since: cronFiles) { continuation.yield(.cronChanged($0)) }
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)

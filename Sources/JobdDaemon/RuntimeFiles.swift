@@ -1,5 +1,6 @@
 import Glibc
 import JobdControl
+import JobdSystem
 import Logging
 
 /// What jobd keeps in its runtime directory: `jobd.pid` (locked, see ``PidFileLock``) and the

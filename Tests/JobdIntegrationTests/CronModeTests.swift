@@ -52,12 +52,18 @@ import Testing
         let daemon = try DaemonProcess(arguments: ["--config-dir", config.path], environment: environment)
         defer { daemon.signal(SIGTERM) }
         let started = try daemon.waitForEvent("daemon.ready")
+        // A change inotify hears (/etc is watched, for crontab) shows that the watch has begun.
+        try "0 3 * * * root echo from-crontab\n".write(toFile: root + "/etc/crontab", atomically: false, encoding: .utf8)
+        let watching = try daemon.waitForLine(from: started, "inotify's reload for /etc/crontab") {
+            $0.contains("reload.start") && $0.contains("\(root)/etc/crontab")
+        }
+        let first = try daemon.waitForLine(from: watching, "the crontab's line added") { $0.contains("reload.done") && $0.contains("1 added") }
 
         // Made, with its file, after the watch began: no inotify watch sees inside it.
         try FileManager.default.createDirectory(atPath: root + "/etc/cron.d", withIntermediateDirectories: false)
         try "0 4 * * * root echo from-cron\n".write(toFile: root + "/etc/cron.d/late", atomically: false, encoding: .utf8)
         // By the next minute's turn, and a little after (at most 60 s; 130 s allowed for a loaded machine).
-        let reload = try daemon.waitForLine(from: started, timeout: .seconds(130), "the per-minute look's reload") {
+        let reload = try daemon.waitForLine(from: first, timeout: .seconds(130), "the per-minute look's reload") {
             $0.contains("reload.start") && $0.contains("the per-minute check")
         }
         let done = try daemon.waitForLine(from: reload, "the cron line added") { $0.contains("reload.done") && $0.contains("1 added") }

@@ -1,5 +1,4 @@
 import Glibc
-import JobdConfig
 
 /// The exclusive lock on `RUNTIME_DIR/jobd.pid` that makes jobd one per runtime directory: taken
 /// before the socket or the pid file is touched, held (by the open descriptor) until jobd exits.
@@ -7,9 +6,9 @@ import JobdConfig
 ///
 /// The pid is written into the locked file itself, never renamed over it: a rename would put a
 /// new, unlocked file at the path.
-final class PidFileLock {
+package final class PidFileLock {
     /// What trying to take the lock came to.
-    enum Outcome {
+    package enum Outcome {
         case locked(PidFileLock)
         /// Another process holds it; its pid as the file says, if it says one.
         case held(by: Int32?, path: String)
@@ -18,7 +17,7 @@ final class PidFileLock {
         case unavailable(String)
     }
 
-    let path: String
+    package let path: String
     private let fd: Int32
 
     private init(path: String, fd: Int32) {
@@ -28,7 +27,7 @@ final class PidFileLock {
 
     /// Creates `directory` (0755) if needed, checks that it is a directory of jobd's own that no one
     /// else can write to, then locks `directory/jobd.pid` (created without following a link).
-    static func acquire(directory: String, fileName: String) -> Outcome {
+    package static func acquire(directory: String, fileName: String) -> Outcome {
         let path = directory + "/" + fileName
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
             return .unavailable("cannot create \(directory): \(describe(errno))")
@@ -66,7 +65,7 @@ final class PidFileLock {
 
     /// Writes jobd's pid into the locked file: first the digits, then the length, so that a reader
     /// never sees an empty file.
-    func writePid() -> Int32? {
+    package func writePid() -> Int32? {
         let text = Array("\(getpid())\n".utf8)
         let written = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == text.count else { return written < 0 ? errno : EIO }
@@ -74,7 +73,7 @@ final class PidFileLock {
     }
 
     /// Removes the pid file, then lets go of the lock.
-    func release() {
+    package func release() {
         unlink(path)
         close(fd)
     }
@@ -88,5 +87,5 @@ final class PidFileLock {
         return Int32(String(decoding: line, as: UTF8.self)).flatMap { $0 > 0 ? $0 : nil }
     }
 
-    static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+    package static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
 }
