@@ -80,6 +80,12 @@ package struct LogBacklog: Sendable {
     /// Entries waiting.
     package var count: Int { entries.count - head }
 
+    /// The entries the backlog keeps room for once it has drained.
+    package static let capacityKept = 256
+
+    /// The entries the backlog has room for without growing.
+    package var capacity: Int { entries.capacity }
+
     /// What an entry weighs against ``Limits/bytes``: its text, and a little for each field.
     package static func cost(of record: LogRecord) -> Int {
         var cost = 64 + record.message.utf8.count + record.label.utf8.count + (record.error?.utf8.count ?? 0)
@@ -138,8 +144,11 @@ package struct LogBacklog: Sendable {
             outputBytes -= cost
         }
         if head == entries.count {
-            entries.removeAll(keepingCapacity: true)
-            costs.removeAll(keepingCapacity: true)
+            // Room for the usual trickle stays; what a burst grew (a line per run that starts and
+            // ends, thousands at once) goes back once it has drained, for the trim to return.
+            let keep = entries.capacity <= Self.capacityKept
+            entries.removeAll(keepingCapacity: keep)
+            costs.removeAll(keepingCapacity: keep)
             head = 0
         } else if head >= 1_024 && head * 2 >= entries.count {
             entries.removeFirst(head)

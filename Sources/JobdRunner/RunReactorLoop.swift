@@ -204,7 +204,11 @@ final class RunReactorLoop: Sendable {
     }
 
     private func finish(_ run: Followed, number: UInt64) {
-        _ = runs.withLock { $0.followed.removeValue(forKey: number) }
+        runs.withLock { runs in
+            runs.followed.removeValue(forKey: number)
+            // The table keeps its largest burst's capacity otherwise (see RunAdmission.leave).
+            if runs.followed.isEmpty { runs.followed = [:] }
+        }
         run.done(run.exit ?? .signaled(SIGKILL))
     }
 

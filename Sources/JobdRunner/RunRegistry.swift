@@ -63,7 +63,13 @@ package final class RunRegistry: Sendable {
 
     /// Forgets a run whose process has been reaped.
     func remove(runID: UInt64) {
-        let entry = state.withLock { $0.runs.removeValue(forKey: runID) }
+        let entry = state.withLock { state in
+            defer {
+                // The table keeps its largest burst's capacity otherwise (see RunAdmission.leave).
+                if state.runs.isEmpty { state.runs = [:] }
+            }
+            return state.runs.removeValue(forKey: runID)
+        }
         entry?.stop.finish()
     }
 

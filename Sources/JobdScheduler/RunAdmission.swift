@@ -163,7 +163,7 @@ package struct RunAdmission: Sendable {
         disabled.insert(job)
         guard let retry = jobs[job]?.retry else { return [] }
         jobs[job]?.retry = nil
-        if jobs[job]?.isIdle == true { jobs[job] = nil }
+        dropIfIdle(job)
         return [.cancelRetry(retry.request, reason: "disabled")]
     }
 
@@ -227,7 +227,7 @@ package struct RunAdmission: Sendable {
     /// A run ended: retry it, or start the jobs its outcome names, then whatever waited for it.
     package mutating func runEnded(_ end: RunOutcome, now: MonotonicInstant) -> Ended {
         guard let request = leave(job: end.job, runID: end.runID) else { return Ended() }
-        defer { if jobs[end.job]?.isIdle == true { jobs[end.job] = nil } }
+        defer { dropIfIdle(end.job) }
         guard !isStopping else { return Ended() }
         var retryGiven: Ended.Retry?
         var actions: [Action] = []
@@ -325,7 +325,7 @@ package struct RunAdmission: Sendable {
     /// `OnFailure=`), and what waited for it goes on.
     package mutating func startDeclined(job: String, runID: UInt64, reason: String, now: MonotonicInstant) -> [Action] {
         guard let request = leave(job: job, runID: runID) else { return [] }
-        defer { if jobs[job]?.isIdle == true { jobs[job] = nil } }
+        defer { dropIfIdle(job) }
         var actions: [Action] = [.skip(request, reason: reason)]
         guard !isStopping else { return actions }
         if let queued = jobs[job]?.queued, jobs[job]?.inFlight.isEmpty == true {
@@ -359,7 +359,7 @@ package struct RunAdmission: Sendable {
         for (job, runs) in jobs.sorted(by: { $0.key < $1.key }) {
             guard let retry = runs.retry, retry.at <= now else { continue }
             jobs[job]?.retry = nil
-            if jobs[job]?.isIdle == true { jobs[job] = nil }
+            dropIfIdle(job)
             actions += ask(retry.request, now: now)
         }
         return actions
@@ -538,8 +538,23 @@ package struct RunAdmission: Sendable {
             runningByUID[uid, default: 1] -= 1
             if runningByUID[uid] == 0 { runningByUID[uid] = nil }
         }
+        // See dropIfIdle(_:): the same for the runs' users.
+        if uidOfRun.isEmpty { uidOfRun = [:] }
         return request
     }
+
+    /// Forgets `job`'s entry once it has nothing in flight, waiting or to retry. A dictionary keeps
+    /// the capacity of its largest burst after its entries leave: once the last entry has gone,
+    /// the table starts over empty, so that the trim after a burst can give that memory back.
+    private mutating func dropIfIdle(_ job: String) {
+        guard jobs[job]?.isIdle == true else { return }
+        jobs[job] = nil
+        if jobs.isEmpty { jobs = [:] }
+    }
+
+    /// The entries the per-run tables have room for: after a burst has drained, none (the memory
+    /// the burst's tables took is free to give back).
+    package var tableCapacity: Int { jobs.capacity + uidOfRun.capacity }
 
     /// Drops the job's waiting run and pending retry; its runs in flight stay until they end.
     private mutating func forget(_ job: String, runs: JobRuns, reason: String) -> [Action] {
@@ -548,7 +563,7 @@ package struct RunAdmission: Sendable {
         if let retry = runs.retry { actions.append(.cancelRetry(retry.request, reason: reason)) }
         jobs[job]?.queued = nil
         jobs[job]?.retry = nil
-        if jobs[job]?.isIdle == true { jobs[job] = nil }
+        dropIfIdle(job)
         return actions
     }
 }

@@ -135,6 +135,24 @@ import Testing
         #expect(admission.adopt(job: "other", invocationID: "89abcdef", cause: .timer, now: Self.at(3)) == nil)
     }
 
+    /// Issue 39, item 4: a dictionary keeps the room of its largest burst after its entries
+    /// leave. Once a burst of 1,000 runs (each of its own user's job: the runs' users are a
+    /// table too) has ended, the admission's per-run tables hold no room, so the trim after the
+    /// burst can give their memory back.
+    @Test func theRunTablesGiveTheirRoomBackOnceABurstHasEnded() throws {
+        let names = (0..<1_000).map { "user\($0):job" }
+        var admission = Self.admission(names.enumerated().map { index, name in
+            Self.job(name) { $0.owningUser = String(name.prefix { $0 != ":" }); $0.owningUID = UInt32(10_000 + index) }
+        })
+        let requests = names.flatMap { Self.started(admission.due(job: $0, now: Self.at(1))) }
+        #expect(requests.count == 1_000 && admission.running == 1_000)
+        #expect(admission.tableCapacity >= 2_000, "the burst grew both tables")
+        for request in requests.dropLast() { _ = admission.runEnded(Self.end(request), now: Self.at(2)) }
+        #expect(admission.tableCapacity >= 2_000, "room stays while a run of the burst is in flight")
+        _ = admission.runEnded(Self.end(try #require(requests.last)), now: Self.at(2))
+        #expect(admission.running == 0 && admission.tableCapacity == 0)
+    }
+
     @Test func runsWaitForASlotInTheOrderTheyFellDueAndARaisedLimitStartsThem() throws {
         var admission = Self.admission(["a", "b", "c"].map { Self.job($0) }, max: 1)
         let a = try #require(Self.started(admission.due(job: "a", now: Self.at(1))).first)

@@ -65,6 +65,22 @@ import Testing
         #expect(afterTake)
     }
 
+    /// Issue 39, item 4: the lines of a burst of runs (thousands at once) grow the backlog; once
+    /// they are all taken, it keeps room for the usual trickle only, so the trim can give the rest
+    /// back. A backlog that never grew beyond that keeps its room: no allocation per entry.
+    @Test func aDrainedBurstGivesTheBacklogsRoomBack() {
+        var backlog = LogBacklog(limits: .jobd)
+        for index in 0..<3_000 { _ = backlog.offer(Self.record(.runStart, "\(index)")) }
+        #expect(backlog.count == 3_000 && backlog.capacity >= 3_000)
+        var taken = 0
+        while backlog.take() != nil { taken += 1 }
+        #expect(taken == 3_000 && backlog.capacity <= LogBacklog.capacityKept)
+        for index in 0..<100 { _ = backlog.offer(Self.record(.runExit, "\(index)")) }
+        let trickle = backlog.capacity
+        while backlog.take() != nil {}
+        #expect(trickle >= 100 && backlog.capacity == trickle)
+    }
+
     @Test func takenInOrderAndDropsReportedOnce() throws {
         var backlog = LogBacklog(limits: Self.small)
         for index in 0..<6 { _ = backlog.offer(Self.record(.runExit, "\(index)", instance: "first")) }
