@@ -1,4 +1,3 @@
-import CMalloc
 import Glibc
 import JobdCalendar
 import JobdConfig
@@ -160,7 +159,7 @@ package struct Daemon {
         var context = DaemonContext(
             clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
             post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
-        context.trimMemory = { malloc_trim(0) }
+        context.trimMemory = { [settledTrim = SettledTrim(queue: queue)] in settledTrim.trimNow() }
         context.stall = DaemonFaults.blocking(options.faults.stall)
         // What the connections' threads decide requests against (ControlAuthorizer), as the loop applies it.
         let published = LockedBox(Generation(jobs: []))

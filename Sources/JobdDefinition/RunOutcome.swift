@@ -95,7 +95,12 @@ package struct RunOutcome: Sendable, Hashable {
     /// The run's number in this jobd; 0 for a run of an earlier jobd, read back from its history.
     package var runID: UInt64
     /// `JOBD_RUN_ID=`: unique across restarts and machines.
-    package var invocationID: String
+    package var invocationID: String {
+        get { storedInvocationID.text }
+        set { storedInvocationID = StoredInvocationID(newValue) }
+    }
+    /// The same, kept without an allocation of its own (``StoredInvocationID``).
+    private var storedInvocationID: StoredInvocationID
     package var job: String
     package var termination: RunTermination
     /// How it ended, in systemd's words (`JOBD_RESULT=`).
@@ -113,7 +118,7 @@ package struct RunOutcome: Sendable, Hashable {
         stopReason: StopReason? = nil, fencedEnd: Int64? = nil
     ) {
         self.runID = runID
-        self.invocationID = invocationID
+        self.storedInvocationID = StoredInvocationID(invocationID)
         self.job = job
         self.termination = termination
         self.result = result

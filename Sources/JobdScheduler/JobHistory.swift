@@ -21,7 +21,7 @@ package struct JobHistory: Sendable, Equatable {
     /// When a run last succeeded, on the wall clock.
     package var lastSuccessRealtime: RealtimeInstant?
     /// Runs that ended since jobd started, by result.
-    package var runsByResult: [RunResult: UInt64] = [:]
+    package var runsByResult = RunResultCounts()
     /// Elapses of the job's triggers that started no run since jobd started, by reason
     /// (``ElapseSkipReason``): the metrics' `jobd_job_skipped_elapses_total`.
     package var skippedByReason: [ElapseSkipReason: UInt64] = [:]

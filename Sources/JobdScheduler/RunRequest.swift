@@ -59,9 +59,6 @@ extension RunRequest {
     /// 128 random bits as 32 lowercase hex digits, as systemd's `INVOCATION_ID=`.
     @Sendable package static func randomInvocationID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return [generator.next(), generator.next()].map { (word: UInt64) in
-            let hex = String(word, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
+        return StoredInvocationID.bits(high: generator.next(), low: generator.next()).text
     }
 }

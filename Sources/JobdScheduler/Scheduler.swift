@@ -311,6 +311,9 @@ package final class Scheduler {
         // The jobs of jobd's first load count from its start; a later load's new schedules from now.
         let scheduleStart = generation.number == 0 ? nil : (monotonic: now, realtime: clocks.realtime())
         if generation.owners.isEmpty { generation.owners.reserveCapacity(definitions.count) }
+        // Room for every job's history now, not as each first falls due: a table grown during a
+        // burst of runs is made among the burst's own allocations, and keeps their pages after it.
+        histories.reserveCapacity(definitions.count)
         var summary = ReloadSummary(generation: number)
         summary.kept.reserveCapacity(definitions.count)
         var keptIDs: [UInt64] = []
@@ -493,7 +496,7 @@ package final class Scheduler {
         history.lastFinish = now
         history.lastFinishRealtime = clocks.realtime()
         history.lastRun = outcome
-        history.runsByResult[outcome.result, default: 0] += 1
+        history.runsByResult[outcome.result] += 1
         if outcome.result == .success { history.lastSuccessRealtime = clocks.realtime() }
         if generation.owners[job] != nil {
             histories[job] = history

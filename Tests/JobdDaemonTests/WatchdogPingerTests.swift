@@ -27,3 +27,25 @@ import Testing
         }
     }
 }
+
+/// The trim after a burst or a reload, on a manual timer queue: once at once, and once more
+/// `SettledTrim.delay` after the last trim asked for, however many were asked for in a row.
+@Suite struct SettledTrimTests {
+    @Test func eachTrimIsFollowedByOneMoreAfterTheLastOfASeries() throws {
+        let queue = TimerQueue.manual()
+        let trims = Guarded(0)
+        let trim = SettledTrim(queue: queue) { trims.withLock { $0 += 1 } }
+        #expect(queue.fireDue(now: .now() + .seconds(3_600)) == 0, "nothing before the first trim")
+        trim.trimNow()
+        trim.trimNow()
+        let last = MonotonicInstant.now()
+        trim.trimNow()
+        #expect(trims.withLock { $0 } == 3)
+        let settled = last + SettledTrim.delay
+        #expect(queue.fireDue(now: MonotonicInstant(nanoseconds: settled.nanoseconds - 1_000_000)) == 0, "not before the delay after the last")
+        #expect(queue.fireDue(now: .now() + SettledTrim.delay) == 1)
+        #expect(trims.withLock { $0 } == 4, "one later trim for the series")
+        #expect(queue.fireDue(now: .now() + .seconds(3_600)) == 0, "and no more")
+        withExtendedLifetime(trim) {}
+    }
+}
