@@ -59,6 +59,18 @@ package enum JobFileKey: Hashable, Sendable {
         }
     }
 
+    /// The checks of `systemd-analyze security` (``SecurityExposure``) whose verdict the key can
+    /// change, by id, or by a family's prefix ending in `~` (`CapabilityBoundingSet=~`): a key's
+    /// exposure is decided where the key is declared, and JobFileKeyTests holds each declaration
+    /// to what the checks do, and every check that names a key to that key's declaration.
+    package var exposureChecks: [String] {
+        switch self {
+        case .job(let key): key.exposureChecks
+        // Neither is a sandbox: systemd 252's checks read no resource control or condition.
+        case .resource, .condition: []
+        }
+    }
+
     package var userPolicy: UserKeyPolicy {
         switch self {
         case .job(let key): key.userPolicy
@@ -165,6 +177,41 @@ extension JobKey {
              .readOnlyPaths, .inaccessiblePaths:
             .list
         default: .single
+        }
+    }
+
+    fileprivate var exposureChecks: [String] {
+        let (mounts, cap) = ("PrivateMounts=", "CapabilityBoundingSet=~CAP_")
+        switch self {
+        // Not the user alone: a root run's supplementary groups and SysV IPC are not assessed.
+        case .user: return ["User=/DynamicUser=", "SupplementaryGroups=", "RemoveIPC="]
+        case .supplementaryGroups: return ["SupplementaryGroups="]
+        case .umask: return ["UMask="]
+        // systemd implies a closed device policy for PrivateDevices=, and char-rtc with ProtectClock=;
+        // these keys drop capabilities too, as systemd's do.
+        case .privateDevices: return ["PrivateDevices=", mounts, "DeviceAllow=", cap + "SYS_RAWIO", cap + "MKNOD"]
+        case .protectClock: return ["ProtectClock=", "DeviceAllow=", cap + "SYS_TIME", cap + "WAKE_ALARM"]
+        case .protectKernelLogs: return ["ProtectKernelLogs=", mounts, cap + "SYSLOG"]
+        case .protectKernelModules: return ["ProtectKernelModules=", mounts, cap + "SYS_MODULE"]
+        case .privateNetwork, .protectHostname, .lockPersonality, .memoryDenyWriteExecute, .noNewPrivileges, .restrictRealtime,
+             .ambientCapabilities:
+            return [rawValue + "="]
+        // Each of these gives the run a mount namespace of its own (``Sandbox/needsMountNamespace``).
+        case .privateTmp, .protectSystem, .protectHome, .protectKernelTunables, .protectControlGroups:
+            return [rawValue + "=", mounts]
+        case .readWritePaths, .readOnlyPaths, .inaccessiblePaths: return [mounts]
+        case .restrictNamespaces, .systemCallFilter, .capabilityBoundingSet: return [rawValue + "=~"]
+        // PrivateUsers=yes is refused, so its check reads no key; the error number is not assessed.
+        case .privateUsers, .systemCallErrorNumber: return []
+        case .description, .onStartupSec, .onUnitActiveSec, .onUnitInactiveSec, .onCalendar, .cron, .randomizedDelaySec, .accuracySec,
+             .persistent, .fixedRandomDelay, .randomizedOffsetSec, .deferReactivation, .onClockChange, .onTimezoneChange, .catchUp,
+             .catchUpWindowSec, .execStart, .workingDirectory, .environment, .environmentFile, .group, .runtimeMaxSec, .timeoutStopSec,
+             .overlap, .restart, .restartSec, .restartSteps, .restartMaxDelaySec, .restartLimit, .onFailure, .onSuccess, .killMode, .runOn,
+             .mailTo, .mailOn, .expectSuccessWithinSec, .tasksMax, .successExitStatus, .restartPreventExitStatus, .timeoutStartSec,
+             .standardInput, .syslogIdentifier, .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy,
+             .cpuSchedulingPriority, .limitCpu, .limitFsize, .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile,
+             .limitMemlock, .limitAS, .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
+            return []
         }
     }
 

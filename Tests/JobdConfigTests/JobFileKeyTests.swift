@@ -62,6 +62,51 @@ import JobdPolicy
         #expect(Set(ResourceLimit.Resource.allCases.map(\.key)).isSubset(of: ProcessAttributes.keys))
     }
 
+    /// For each key that declares exposure checks (``JobFileKey/exposureChecks``): a job without
+    /// it, and with it, as a user would write them.
+    static let exposureExamples: [String: (without: String, with: String)] = [
+        "User": ("", "User=nobody"), "SupplementaryGroups": ("User=nobody", "User=nobody\nSupplementaryGroups=nogroup"),
+        "UMask": ("", "UMask=0077"), "ProtectClock": ("PrivateDevices=yes", "PrivateDevices=yes\nProtectClock=yes"),
+        "ProtectSystem": ("", "ProtectSystem=strict"), "RestrictNamespaces": ("", "RestrictNamespaces=yes"),
+        "SystemCallFilter": ("", "SystemCallFilter=@system-service"), "CapabilityBoundingSet": ("", "CapabilityBoundingSet=CAP_CHOWN"),
+        "AmbientCapabilities": ("", "AmbientCapabilities=CAP_CHOWN"), "ReadWritePaths": ("", "ReadWritePaths=/tmp"),
+        "ReadOnlyPaths": ("", "ReadOnlyPaths=/tmp"), "InaccessiblePaths": ("", "InaccessiblePaths=/tmp"),
+    ]
+
+    /// Checks no key can change, though their ids name one: jobd refuses the key's safe value.
+    static let checksNoKeyChanges: Set = ["PrivateUsers="]
+
+    static func matches(_ check: String, _ declared: String) -> Bool {
+        declared.hasSuffix("~") ? check.hasPrefix(declared) : check == declared
+    }
+
+    /// A key's declared exposure is what it does to `systemd-analyze security`'s checks: setting
+    /// it changes each check it declares, and no other; so a key that feeds a check, or a check
+    /// that reads a new key, cannot be left out of the key table's declaration.
+    @Test(arguments: JobFileKey.all.filter { !$0.exposureChecks.isEmpty })
+    func aKeyChangesExactlyTheExposureChecksItDeclares(key: JobFileKey) throws {
+        let (without, with) = Self.exposureExamples[key.name] ?? ("", "\(key.name)=yes")
+        let before = SecurityExposure(try Self.read(without).get()).checks
+        let after = SecurityExposure(try Self.read(with).get()).checks
+        #expect(before.map(\.id) == after.map(\.id))
+        let changed = Set(zip(before, after).filter { $0.badness != $1.badness }.map(\.0.id))
+        for declared in key.exposureChecks {
+            #expect(changed.contains { Self.matches($0, declared) }, "\(key.name)= declares \(declared), which it does not change")
+        }
+        let undeclared = changed.filter { check in !key.exposureChecks.contains { Self.matches(check, $0) } }
+        #expect(undeclared.isEmpty, "\(key.name)= changes \(undeclared.sorted()) but does not declare them")
+    }
+
+    /// Every check of `systemd-analyze security` whose id names a key of the table (`NoNewPrivileges=`,
+    /// `CapabilityBoundingSet=~CAP_SYS_ADMIN`) is declared by that key.
+    @Test func everyExposureCheckNamingAKeyIsDeclaredByIt() {
+        for check in SecurityExposure(JobDefinition(name: "a", path: "/a.job", triggers: [], command: try! ExecCommand.parse("/bin/true"))).checks {
+            guard let name = check.id.split(separator: "=").first, let key = JobFileKey(name: String(name)),
+                  !Self.checksNoKeyChanges.contains(check.id) else { continue }
+            #expect(key.exposureChecks.contains { Self.matches(check.id, $0) }, "\(key.name)= does not declare the check \(check.id)")
+        }
+    }
+
     /// Whatever the value, a key the table makes root's is refused in a user's job with its line,
     /// and a free or sandbox key is never refused for being set: UserJobPolicy keeps no list of
     /// its own.
