@@ -71,6 +71,23 @@ package enum JobFileKey: Hashable, Sendable {
         }
     }
 
+    /// The sections of a systemd unit `jobctl import timer` reads keys from as they are.
+    package enum UnitSection: Sendable {
+        case timer, service
+    }
+
+    /// The section of a systemd timer or service whose key of this name means what jobd's does,
+    /// so that `jobctl import timer` carries it over as it is (``TimerImporter``); `nil` for a key
+    /// systemd has not, or one the importer reads in its own way (`ExecStart=`, `KillMode=`,
+    /// `SyslogIdentifier=`, the conditions of `[Unit]`).
+    package var importedFrom: UnitSection? {
+        switch self {
+        case .job(let key): key.importedFrom
+        case .resource: .service
+        case .condition: nil
+        }
+    }
+
     package var userPolicy: UserKeyPolicy {
         switch self {
         case .job(let key): key.userPolicy
@@ -177,6 +194,27 @@ extension JobKey {
              .readOnlyPaths, .inaccessiblePaths:
             .list
         default: .single
+        }
+    }
+
+    /// By the reader, which reads a kind of value as systemd does or not; key by key for the spans.
+    fileprivate var importedFrom: JobFileKey.UnitSection? {
+        switch reader {
+        case .spanTrigger, .flag: .timer
+        case .calendarTrigger: self == .onCalendar ? .timer : nil
+        case .span:
+            switch self {
+            case .randomizedDelaySec, .accuracySec, .randomizedOffsetSec: .timer
+            case .runtimeMaxSec, .timeoutStopSec, .timeoutStartSec: .service
+            default: nil
+            }
+        case .workingDirectory, .environment, .environmentFile, .account, .supplementaryGroups, .exitStatus, .tasksMax, .processAttribute,
+             .sandbox:
+            .service
+        // jobd's own keys, and those the importer reads in its own way.
+        case .description, .catchUp, .expectSuccessWithin, .command, .standardInput, .syslogIdentifier, .overlap, .killMode, .restart,
+             .restartCount, .followers, .mailTo, .mailOn, .runOn:
+            nil
         }
     }
 
