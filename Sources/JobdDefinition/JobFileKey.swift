@@ -1,3 +1,4 @@
+import CJobdExec
 package import JobdUnitFile
 
 /// Every key a job file takes, declared once: its name and section, whether it repeats, its reader
@@ -69,6 +70,15 @@ package enum JobFileKey: Hashable, Sendable {
         // Neither is a sandbox: systemd 252's checks read no resource control or condition.
         case .resource, .condition: []
         }
+    }
+
+    /// The fields of the exec plan (plan.h's `EXEC_TAG_*`) that a sandbox or process-attribute key
+    /// is encoded in for jobd-cgexec; `[]` for every other key, which jobd applies itself, or
+    /// whose value the runner puts in the plan at each start (account, directory, environment,
+    /// command). JobFileKeyTests holds each declaration to what the encoder writes.
+    package var planTags: [Int] {
+        guard case .job(let key) = self else { return [] }
+        return key.planTags
     }
 
     /// The sections of a systemd unit `jobctl import timer` reads keys from as they are.
@@ -194,6 +204,36 @@ extension JobKey {
              .readOnlyPaths, .inaccessiblePaths:
             .list
         default: .single
+        }
+    }
+
+    fileprivate var planTags: [Int] {
+        switch self {
+        case .nice: [EXEC_TAG_NICE]
+        case .ioSchedulingClass, .ioSchedulingPriority: [EXEC_TAG_IOPRIO]
+        case .cpuSchedulingPolicy, .cpuSchedulingPriority: [EXEC_TAG_SCHED]
+        case .umask: [EXEC_TAG_UMASK]
+        // The Limit…= keys, the process attributes' others.
+        case _ where ProcessAttributes.keys.contains(rawValue): [EXEC_TAG_RLIMIT]
+        case .noNewPrivileges: [EXEC_TAG_NO_NEW_PRIVILEGES]
+        case .privateTmp: [EXEC_TAG_PRIVATE_TMP, EXEC_TAG_MOUNT]
+        // As systemd's, these imply capability drops and system call filters besides their own field.
+        case .privateDevices: [EXEC_TAG_PRIVATE_DEV, EXEC_TAG_DEVICE_POLICY, EXEC_TAG_BOUNDING, EXEC_TAG_SECCOMP]
+        case .privateNetwork: [EXEC_TAG_PRIVATE_NETWORK]
+        case .protectSystem, .protectHome, .protectControlGroups, .readWritePaths, .readOnlyPaths, .inaccessiblePaths: [EXEC_TAG_MOUNT]
+        case .protectKernelTunables: [EXEC_TAG_MOUNT, EXEC_TAG_SECCOMP]
+        case .protectKernelModules, .protectKernelLogs: [EXEC_TAG_MOUNT, EXEC_TAG_BOUNDING, EXEC_TAG_SECCOMP]
+        case .protectHostname: [EXEC_TAG_NEW_UTS, EXEC_TAG_SECCOMP]
+        case .protectClock: [EXEC_TAG_BOUNDING, EXEC_TAG_SECCOMP, EXEC_TAG_DEVICE_POLICY]
+        case .lockPersonality: [EXEC_TAG_LOCK_PERSONALITY]
+        case .restrictRealtime: [EXEC_TAG_RESTRICT_REALTIME]
+        case .memoryDenyWriteExecute: [EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE]
+        case .restrictNamespaces: [EXEC_TAG_RESTRICT_NAMESPACES]
+        case .systemCallFilter, .systemCallErrorNumber: [EXEC_TAG_SECCOMP]
+        case .capabilityBoundingSet: [EXEC_TAG_BOUNDING]
+        case .ambientCapabilities: [EXEC_TAG_AMBIENT]
+        // PrivateUsers= is only ever no; every other key is applied by jobd or put in the plan by the runner.
+        default: []
         }
     }
 
