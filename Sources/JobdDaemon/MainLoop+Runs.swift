@@ -44,7 +44,7 @@ extension MainLoop {
         guard let definition = admission.definition(of: request.job) else { return }
         // A Condition…= that does not hold skips the run, before any claim (systemd.unit(5)).
         if !claimed, let unmet = context.launcher.unmetCondition(of: definition) {
-            logger.conditionUnmet(unmet, of: request)
+            logger.conditionUnmet(unmet, of: request, budget: context.launcher.outputBudget)
             perform(admission.startDeclined(job: request.job, runID: request.runID, reason: "condition", now: now))
             return
         }

@@ -13,24 +13,7 @@ extension RunAdmission.Action {
     /// entries spend her journal budget (`budget`, her output's): what is over it is counted and
     /// said by `run.entries-dropped`, never written at root's expense (issue 37).
     func log(to logger: Logger, admission: RunAdmission, budget: OutputBudget, now: MonotonicInstant = .now()) {
-        if let uid = journaledRequest?.owningUID {
-            let fields = [JobdField.jobUID: String(uid)]
-            switch budget.takeEntry(uid: uid, now: now) {
-            case .drop:
-                return
-            case .dropFirst:
-                logger.event(.runEntriesDropped, level: .warning,
-                             "uid \(uid)'s run.skip, run.wait and run.retry entries are over UserLogRateLimitBurst= in "
-                             + "UserLogRateLimitIntervalSec= (jobd.conf): the next are counted, not logged", fields)
-                return
-            case .log(let dropped):
-                if dropped > 0 {
-                    logger.event(.runEntriesDropped, level: .warning,
-                                 "\(dropped) of uid \(uid)'s run.skip, run.wait and run.retry entries were not logged (over its budget)",
-                                 fields.merging([JobdField.droppedCount: String(dropped)]) { $1 })
-                }
-            }
-        }
+        guard logger.spends(budget, uid: journaledRequest?.owningUID, now: now) else { return }
         write(to: logger, admission: admission)
     }
 
@@ -122,14 +105,42 @@ extension RunRequest {
 }
 
 extension Logger {
+    /// Whether an entry about a run of uid `uid`'s job (`nil`: root's, never counted) may be
+    /// written now: it spends her journal budget, her output's (issue 37), so that her requests
+    /// cannot make journald suppress root's entries. What is over it is counted, said once when
+    /// the first is dropped and by count before her next one logged (`run.entries-dropped`).
+    func spends(_ budget: OutputBudget, uid: UInt32?, now: MonotonicInstant) -> Bool {
+        guard let uid else { return true }
+        let fields = [JobdField.jobUID: String(uid)]
+        switch budget.takeEntry(uid: uid, now: now) {
+        case .drop:
+            return false
+        case .dropFirst:
+            event(.runEntriesDropped, level: .warning,
+                  "uid \(uid)'s entries about its runs (run.skip, run.wait, run.retry, an unmet condition) are over "
+                  + "UserLogRateLimitBurst= in UserLogRateLimitIntervalSec= (jobd.conf): the next are counted, not logged", fields)
+            return false
+        case .log(let dropped):
+            if dropped > 0 {
+                event(.runEntriesDropped, level: .warning,
+                      "\(dropped) of uid \(uid)'s entries about its runs (run.skip, run.wait, run.retry, an unmet condition) "
+                      + "were not logged (over its budget)",
+                      fields.merging([JobdField.droppedCount: String(dropped)]) { $1 })
+            }
+            return true
+        }
+    }
+
     /// `jobctl disable` (`disabled`) or `enable` of `job` (`job.disable`, `job.enable`).
     func jobDisabled(_ job: String, _ disabled: Bool) {
         event(disabled ? .jobDisable : .jobEnable, level: .notice,
               "\(job) \(disabled ? "disabled: its triggers start no runs" : "enabled: its triggers start runs again")", [JobdField.job: job])
     }
 
-    /// A `Condition…=` of `request`'s job does not hold: the run is skipped (`run.skip`, logged by the admission's action).
-    func conditionUnmet(_ condition: UnitCondition, of request: RunRequest) {
+    /// A `Condition…=` of `request`'s job does not hold: the run is skipped (`run.skip`, logged by
+    /// the admission's action). For a user's job the note spends her journal budget as the skip does.
+    func conditionUnmet(_ condition: UnitCondition, of request: RunRequest, budget: OutputBudget, now: MonotonicInstant = .now()) {
+        guard spends(budget, uid: request.owningUID, now: now) else { return }
         let fields = request.journalFields.merging([JobdField.condition: condition.description]) { $1 }
         info("\(request.job): \(condition) does not hold: run \(request.runID) is skipped", metadata: fields.mapValues { .string($0) })
     }
@@ -140,6 +151,8 @@ extension Logger {
     }
 
     /// A fire of an owner a reload let go meanwhile: nothing runs (`run.skip`, `owner-retired`).
+    /// Never budgeted, even for a user's job: the audit proves by it that a late fire was dropped
+    /// (a missing one is a finding), and there are at most as many as a reload retires owners.
     func ownerRetired(_ due: DueJob) {
         event(.runSkip, level: .notice, "\(due.job) fell due but was not run: owner-retired",
               due.journalFields.merging([JobdField.reason: "owner-retired"]) { $1 })

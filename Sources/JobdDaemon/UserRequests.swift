@@ -96,9 +96,11 @@ struct UserRequests: Sendable {
             return reloaded(reply, saying: "\(name) removed")
         }
         let settings = (try? directory.loadSettings().get()) ?? DaemonSettings()
-        if !existing.contains(job), existing.count >= settings.userJobsMax {
+        // The bound is the account's, whatever name it asked by (the load counts it so too).
+        let count = existing.contains(job) ? 0 : store.jobCount(ofUID: owner.uid)
+        if !existing.contains(job), count >= settings.userJobsMax {
             return reply.finish(with: .error(
-                "\(user) has \(existing.count) jobs, as many as jobd allows a user (UserJobsMax=\(settings.userJobsMax) in jobd.conf); "
+                "\(user) (uid \(owner.uid)) has \(count) jobs, as many as jobd allows an account (UserJobsMax=\(settings.userJobsMax) in jobd.conf); "
                     + "remove one first (save it empty)", code: .invalidJob))
         }
         if FileSystem.status(directory.jobsPath + "/" + name + ".job") != nil {

@@ -1,3 +1,4 @@
+import CJobdExec
 package import JobdUnitFile
 
 /// Every key a job file takes, declared once: its name and section, whether it repeats, its reader
@@ -56,6 +57,44 @@ package enum JobFileKey: Hashable, Sendable {
         case .job(let key): key.repetition
         case .resource: .single
         case .condition: .list
+        }
+    }
+
+    /// The checks of `systemd-analyze security` (``SecurityExposure``) whose verdict the key can
+    /// change, by id, or by a family's prefix ending in `~` (`CapabilityBoundingSet=~`): a key's
+    /// exposure is decided where the key is declared, and JobFileKeyTests holds each declaration
+    /// to what the checks do, and every check that names a key to that key's declaration.
+    package var exposureChecks: [String] {
+        switch self {
+        case .job(let key): key.exposureChecks
+        // Neither is a sandbox: systemd 252's checks read no resource control or condition.
+        case .resource, .condition: []
+        }
+    }
+
+    /// The fields of the exec plan (plan.h's `EXEC_TAG_*`) that a sandbox or process-attribute key
+    /// is encoded in for jobd-cgexec; `[]` for every other key, which jobd applies itself, or
+    /// whose value the runner puts in the plan at each start (account, directory, environment,
+    /// command). JobFileKeyTests holds each declaration to what the encoder writes.
+    package var planTags: [Int] {
+        guard case .job(let key) = self else { return [] }
+        return key.planTags
+    }
+
+    /// The sections of a systemd unit `jobctl import timer` reads keys from as they are.
+    package enum UnitSection: Sendable {
+        case timer, service
+    }
+
+    /// The section of a systemd timer or service whose key of this name means what jobd's does,
+    /// so that `jobctl import timer` carries it over as it is (``TimerImporter``); `nil` for a key
+    /// systemd has not, or one the importer reads in its own way (`ExecStart=`, `KillMode=`,
+    /// `SyslogIdentifier=`, the conditions of `[Unit]`).
+    package var importedFrom: UnitSection? {
+        switch self {
+        case .job(let key): key.importedFrom
+        case .resource: .service
+        case .condition: nil
         }
     }
 
@@ -165,6 +204,92 @@ extension JobKey {
              .readOnlyPaths, .inaccessiblePaths:
             .list
         default: .single
+        }
+    }
+
+    fileprivate var planTags: [Int] {
+        switch self {
+        case .nice: [EXEC_TAG_NICE]
+        case .ioSchedulingClass, .ioSchedulingPriority: [EXEC_TAG_IOPRIO]
+        case .cpuSchedulingPolicy, .cpuSchedulingPriority: [EXEC_TAG_SCHED]
+        case .umask: [EXEC_TAG_UMASK]
+        // The Limit…= keys, the process attributes' others.
+        case _ where ProcessAttributes.keys.contains(rawValue): [EXEC_TAG_RLIMIT]
+        case .noNewPrivileges: [EXEC_TAG_NO_NEW_PRIVILEGES]
+        case .privateTmp: [EXEC_TAG_PRIVATE_TMP, EXEC_TAG_MOUNT]
+        // As systemd's, these imply capability drops and system call filters besides their own field.
+        case .privateDevices: [EXEC_TAG_PRIVATE_DEV, EXEC_TAG_DEVICE_POLICY, EXEC_TAG_BOUNDING, EXEC_TAG_SECCOMP]
+        case .privateNetwork: [EXEC_TAG_PRIVATE_NETWORK]
+        case .protectSystem, .protectHome, .protectControlGroups, .readWritePaths, .readOnlyPaths, .inaccessiblePaths: [EXEC_TAG_MOUNT]
+        case .protectKernelTunables: [EXEC_TAG_MOUNT, EXEC_TAG_SECCOMP]
+        case .protectKernelModules, .protectKernelLogs: [EXEC_TAG_MOUNT, EXEC_TAG_BOUNDING, EXEC_TAG_SECCOMP]
+        case .protectHostname: [EXEC_TAG_NEW_UTS, EXEC_TAG_SECCOMP]
+        case .protectClock: [EXEC_TAG_BOUNDING, EXEC_TAG_SECCOMP, EXEC_TAG_DEVICE_POLICY]
+        case .lockPersonality: [EXEC_TAG_LOCK_PERSONALITY]
+        case .restrictRealtime: [EXEC_TAG_RESTRICT_REALTIME]
+        case .memoryDenyWriteExecute: [EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE]
+        case .restrictNamespaces: [EXEC_TAG_RESTRICT_NAMESPACES]
+        case .systemCallFilter, .systemCallErrorNumber: [EXEC_TAG_SECCOMP]
+        case .capabilityBoundingSet: [EXEC_TAG_BOUNDING]
+        case .ambientCapabilities: [EXEC_TAG_AMBIENT]
+        // PrivateUsers= is only ever no; every other key is applied by jobd or put in the plan by the runner.
+        default: []
+        }
+    }
+
+    /// By the reader, which reads a kind of value as systemd does or not; key by key for the spans.
+    fileprivate var importedFrom: JobFileKey.UnitSection? {
+        switch reader {
+        case .spanTrigger, .flag: .timer
+        case .calendarTrigger: self == .onCalendar ? .timer : nil
+        case .span:
+            switch self {
+            case .randomizedDelaySec, .accuracySec, .randomizedOffsetSec: .timer
+            case .runtimeMaxSec, .timeoutStopSec, .timeoutStartSec: .service
+            default: nil
+            }
+        case .workingDirectory, .environment, .environmentFile, .account, .supplementaryGroups, .exitStatus, .tasksMax, .processAttribute,
+             .sandbox:
+            .service
+        // jobd's own keys, and those the importer reads in its own way.
+        case .description, .catchUp, .expectSuccessWithin, .command, .standardInput, .syslogIdentifier, .overlap, .killMode, .restart,
+             .restartCount, .followers, .mailTo, .mailOn, .runOn:
+            nil
+        }
+    }
+
+    fileprivate var exposureChecks: [String] {
+        let (mounts, cap) = ("PrivateMounts=", "CapabilityBoundingSet=~CAP_")
+        switch self {
+        // Not the user alone: a root run's supplementary groups and SysV IPC are not assessed.
+        case .user: return ["User=/DynamicUser=", "SupplementaryGroups=", "RemoveIPC="]
+        case .supplementaryGroups: return ["SupplementaryGroups="]
+        case .umask: return ["UMask="]
+        // systemd implies a closed device policy for PrivateDevices=, and char-rtc with ProtectClock=;
+        // these keys drop capabilities too, as systemd's do.
+        case .privateDevices: return ["PrivateDevices=", mounts, "DeviceAllow=", cap + "SYS_RAWIO", cap + "MKNOD"]
+        case .protectClock: return ["ProtectClock=", "DeviceAllow=", cap + "SYS_TIME", cap + "WAKE_ALARM"]
+        case .protectKernelLogs: return ["ProtectKernelLogs=", mounts, cap + "SYSLOG"]
+        case .protectKernelModules: return ["ProtectKernelModules=", mounts, cap + "SYS_MODULE"]
+        case .privateNetwork, .protectHostname, .lockPersonality, .memoryDenyWriteExecute, .noNewPrivileges, .restrictRealtime,
+             .ambientCapabilities:
+            return [rawValue + "="]
+        // Each of these gives the run a mount namespace of its own (``Sandbox/needsMountNamespace``).
+        case .privateTmp, .protectSystem, .protectHome, .protectKernelTunables, .protectControlGroups:
+            return [rawValue + "=", mounts]
+        case .readWritePaths, .readOnlyPaths, .inaccessiblePaths: return [mounts]
+        case .restrictNamespaces, .systemCallFilter, .capabilityBoundingSet: return [rawValue + "=~"]
+        // PrivateUsers=yes is refused, so its check reads no key; the error number is not assessed.
+        case .privateUsers, .systemCallErrorNumber: return []
+        case .description, .onStartupSec, .onUnitActiveSec, .onUnitInactiveSec, .onCalendar, .cron, .randomizedDelaySec, .accuracySec,
+             .persistent, .fixedRandomDelay, .randomizedOffsetSec, .deferReactivation, .onClockChange, .onTimezoneChange, .catchUp,
+             .catchUpWindowSec, .execStart, .workingDirectory, .environment, .environmentFile, .group, .runtimeMaxSec, .timeoutStopSec,
+             .overlap, .restart, .restartSec, .restartSteps, .restartMaxDelaySec, .restartLimit, .onFailure, .onSuccess, .killMode, .runOn,
+             .mailTo, .mailOn, .expectSuccessWithinSec, .tasksMax, .successExitStatus, .restartPreventExitStatus, .timeoutStartSec,
+             .standardInput, .syslogIdentifier, .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy,
+             .cpuSchedulingPriority, .limitCpu, .limitFsize, .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile,
+             .limitMemlock, .limitAS, .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
+            return []
         }
     }
 

@@ -4,12 +4,11 @@ package import JobdConfig
 /// Converts a systemd `.timer` and the `.service` it starts into one job file, and lists every key
 /// it could not carry over. Pure: the caller reads both files (with jobd's ``UnitFile`` reader).
 ///
-/// Carried over: the timer's `OnCalendar=`, `OnBootSec=` (as `OnStartupSec=`), `OnStartupSec=`,
-/// `OnUnitActiveSec=`, `OnUnitInactiveSec=`, `Persistent=`, `RandomizedDelaySec=`, `AccuracySec=`,
-/// `FixedRandomDelay=`, `RandomizedOffsetSec=`, `DeferReactivation=`, `OnClockChange=`, `OnTimezoneChange=`
-/// (systemd's default of 1min when the timer sets none); the service's command lines (see
-/// ``ServiceCommand``), `User=`, `Group=`, `WorkingDirectory=`, `Environment=`,
-/// `EnvironmentFile=`, `RuntimeMaxSec=`, `TimeoutStopSec=`, `SyslogIdentifier=`; `Description=`.
+/// Carried over: the keys the key table says a timer or a service has (``JobFileKey/importedFrom``:
+/// the timer's triggers and their options, the service's account, environment, limits and
+/// sandbox), `OnBootSec=` (as `OnStartupSec=`), `AccuracySec=` (systemd's default of 1min when the
+/// timer sets none); the service's command lines (see ``ServiceCommand``), `KillMode=`,
+/// `SyslogIdentifier=`; the conditions; `Description=`.
 package enum TimerImporter {
     package struct Result: Sendable {
         /// `nil` when the service gives no command jobd can run.
@@ -26,14 +25,9 @@ package enum TimerImporter {
     static let withoutEffect: Set<String> = [
         "Unit.Description", "Unit.Documentation", "Timer.Unit", "Install.WantedBy",
     ]
-    static let timerKeys: Set<String> = ["OnCalendar", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec",
-                                         "Persistent", "RandomizedDelaySec", "AccuracySec", "FixedRandomDelay",
-                                         "RandomizedOffsetSec", "DeferReactivation", "OnClockChange", "OnTimezoneChange"]
-    static let serviceKeys: Set<String> = Set(["User", "Group", "WorkingDirectory", "Environment", "EnvironmentFile",
-                                           "RuntimeMaxSec", "TimeoutStopSec", "TasksMax",
-                                               "SuccessExitStatus", "RestartPreventExitStatus", "TimeoutStartSec", "SupplementaryGroups"]).union(ProcessAttributes.keys)
-        .union(Sandbox.keys)
-        .union(ResourceControl.Key.allCases.map(\.rawValue))
+    /// The keys carried over as they are: those the key table says a systemd timer or service has.
+    static let timerKeys = Set(JobFileKey.all.filter { $0.importedFrom == .timer }.map(\.name))
+    static let serviceKeys = Set(JobFileKey.all.filter { $0.importedFrom == .service }.map(\.name))
     /// Service keys systemd reads without specifiers: `%` is a percentage there (`TasksMax=15%`,
     /// `CPUQuota=20%`), carried over as it is.
     static let literalKeys: Set<String> = Set(["TasksMax"] + ResourceControl.Key.allCases.map(\.rawValue))

@@ -337,7 +337,8 @@ package enum JobdCatalog {
                 waiting or retried) than her budget of journal entries allows: the budget her jobs'
                 output spends (UserLogRateLimitBurst= entries in each UserLogRateLimitIntervalSec= of
                 jobd.conf, 1000 in 30s by default). Beyond it her run.skip, run.wait and run.retry
-                entries are counted instead of logged, so that no user's requests can make journald
+                entries, and the notes of a Condition…= that does not hold before a skip, are
+                counted instead of logged, so that no user's requests can make journald
                 suppress root's entries. The first one dropped is said by this entry; the next one
                 logged is preceded by this entry with the count (@JOBD_DROPPED_COUNT@). jobctl run
                 still answers each request with its fate.

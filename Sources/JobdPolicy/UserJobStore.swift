@@ -101,13 +101,18 @@ package struct UserJobStore: Sendable {
 
     /// Every user's jobs, as jobd loads them at start and at each reload, each file on its own (a
     /// broken one disables its own job). A user whose account is gone, or whom `access` refuses
-    /// (`users.allow`, `users.deny`), keeps the files, but none runs; jobs beyond `maximumJobs` of a
-    /// user, in name order, do not run either; `bounds` bound each job (``UserJobPolicy/Bounds``).
+    /// (`users.allow`, `users.deny`), keeps the files, but none runs; an account's jobs beyond
+    /// `maximumJobs`, in name order, do not run either; `bounds` bound each job
+    /// (``UserJobPolicy/Bounds``). `account` looks a directory's name up (NSS; a test's own).
+    ///
+    /// `UserJobsMax=` bounds an account (a uid), not a name (issue 37): names of one uid share one
+    /// bound, and a file not read as the account's own (another uid's) is not counted as hers.
     package func read(
-        access: UserAccessList, maximumJobs: Int, bounds: UserJobPolicy.Bounds
+        access: UserAccessList, maximumJobs: Int, bounds: UserJobPolicy.Bounds, account: (String) -> Account? = Account.named
     ) -> (jobs: [JobDefinition], broken: [JobdConfiguration.BrokenJob]) {
         guard OwnedDirectory.problem(with: path) == nil, case .success(let users) = FileSystem.directoryEntries(path) else { return ([], []) }
         var jobs: [JobDefinition] = [], broken: [JobdConfiguration.BrokenJob] = []
+        var counted: [uid_t: Int] = [:]
         for user in users.sorted() where Self.isValidOwnName(user) {
             let names = self.jobs(of: user)
             func breakAll(_ message: String, hint: String? = nil, uid: uid_t? = nil) {
@@ -120,7 +125,7 @@ package struct UserJobStore: Sendable {
                 breakAll("not read: \(problem)", hint: "users' job directories are root's, mode 0700")
                 continue
             }
-            guard let owner = Account.named(user) else {
+            guard let owner = account(user) else {
                 breakAll("the user \(user) no longer exists", hint: "remove \(directory(of: user))")
                 continue
             }
@@ -128,14 +133,8 @@ package struct UserJobStore: Sendable {
                 breakAll(refusal, uid: owner.uid)
                 continue
             }
-            for (index, job) in names.enumerated() {
+            for job in names {
                 let file = file(of: user, job: job)
-                guard index < maximumJobs else {
-                    broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, ownerUID: owner.uid, path: file, errors: [ConfigError(
-                        file: file, line: nil, message: "\(user) has more than \(maximumJobs) jobs (UserJobsMax= in jobd.conf)",
-                        hint: "remove some of \(user)'s jobs")], revoked: true))
-                    continue
-                }
                 let text = text(of: user, uid: owner.uid, job: job)
                     ?? .failure(ConfigError(file: file, line: nil, message: "the file was removed while jobd read it"))
                 // A file jobd cannot read as the account's own (another uid's, unreadable) keeps nothing.
@@ -143,6 +142,13 @@ package struct UserJobStore: Sendable {
                     broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, path: file, errors: [error], revoked: true))
                     continue
                 }
+                guard counted[owner.uid, default: 0] < maximumJobs else {
+                    broken.append(.init(name: Self.jobName(user: user, job: job), owner: user, ownerUID: owner.uid, path: file, errors: [ConfigError(
+                        file: file, line: nil, message: "\(user) (uid \(owner.uid)) has more than \(maximumJobs) jobs (UserJobsMax= in jobd.conf)",
+                        hint: "remove some of uid \(owner.uid)'s jobs")], revoked: true))
+                    continue
+                }
+                counted[owner.uid, default: 0] += 1
                 let result = text.mapError { ConfigErrors([$0]) }
                     .flatMap { definition(of: owner, job: job, path: file, text: $0, names: Set(names), bounds: bounds) }
                 switch result {
@@ -153,6 +159,16 @@ package struct UserJobStore: Sendable {
             }
         }
         return (jobs, broken)
+    }
+
+    /// How many jobs the account `uid` has, as ``read(access:maximumJobs:bounds:account:)`` counts
+    /// them against `UserJobsMax=`: the files that are the account's own in the directory of every
+    /// name `account` gives that uid, whichever name a request came by.
+    package func jobCount(ofUID uid: uid_t, account: (String) -> Account? = Account.named) -> Int {
+        guard case .success(let users) = FileSystem.directoryEntries(path) else { return 0 }
+        return users.filter { Self.isValidOwnName($0) && account($0)?.uid == uid }.reduce(0) { count, user in
+            count + jobs(of: user).filter { job in FileSystem.status(file(of: user, job: job))?.st_uid == uid }.count
+        }
     }
 
     /// Writes `text` as `owner`'s job `job`: through ``AtomicFile``, into the owner's directory,

@@ -62,6 +62,97 @@ import JobdPolicy
         #expect(Set(ResourceLimit.Resource.allCases.map(\.key)).isSubset(of: ProcessAttributes.keys))
     }
 
+    /// For each key that declares exposure checks (``JobFileKey/exposureChecks``): a job without
+    /// it, and with it, as a user would write them.
+    static let exposureExamples: [String: (without: String, with: String)] = [
+        "User": ("", "User=nobody"), "SupplementaryGroups": ("User=nobody", "User=nobody\nSupplementaryGroups=nogroup"),
+        "UMask": ("", "UMask=0077"), "ProtectClock": ("PrivateDevices=yes", "PrivateDevices=yes\nProtectClock=yes"),
+        "ProtectSystem": ("", "ProtectSystem=strict"), "RestrictNamespaces": ("", "RestrictNamespaces=yes"),
+        "SystemCallFilter": ("", "SystemCallFilter=@system-service"), "CapabilityBoundingSet": ("", "CapabilityBoundingSet=CAP_CHOWN"),
+        "AmbientCapabilities": ("", "AmbientCapabilities=CAP_CHOWN"), "ReadWritePaths": ("", "ReadWritePaths=/tmp"),
+        "ReadOnlyPaths": ("", "ReadOnlyPaths=/tmp"), "InaccessiblePaths": ("", "InaccessiblePaths=/tmp"),
+    ]
+
+    /// Checks no key can change, though their ids name one: jobd refuses the key's safe value.
+    static let checksNoKeyChanges: Set = ["PrivateUsers="]
+
+    static func matches(_ check: String, _ declared: String) -> Bool {
+        declared.hasSuffix("~") ? check.hasPrefix(declared) : check == declared
+    }
+
+    /// A key's declared exposure is what it does to `systemd-analyze security`'s checks: setting
+    /// it changes each check it declares, and no other; so a key that feeds a check, or a check
+    /// that reads a new key, cannot be left out of the key table's declaration.
+    @Test(arguments: JobFileKey.all.filter { !$0.exposureChecks.isEmpty })
+    func aKeyChangesExactlyTheExposureChecksItDeclares(key: JobFileKey) throws {
+        let (without, with) = Self.exposureExamples[key.name] ?? ("", "\(key.name)=yes")
+        let before = SecurityExposure(try Self.read(without).get()).checks
+        let after = SecurityExposure(try Self.read(with).get()).checks
+        #expect(before.map(\.id) == after.map(\.id))
+        let changed = Set(zip(before, after).filter { $0.badness != $1.badness }.map(\.0.id))
+        for declared in key.exposureChecks {
+            #expect(changed.contains { Self.matches($0, declared) }, "\(key.name)= declares \(declared), which it does not change")
+        }
+        let undeclared = changed.filter { check in !key.exposureChecks.contains { Self.matches(check, $0) } }
+        #expect(undeclared.isEmpty, "\(key.name)= changes \(undeclared.sorted()) but does not declare them")
+    }
+
+    /// Every check of `systemd-analyze security` whose id names a key of the table (`NoNewPrivileges=`,
+    /// `CapabilityBoundingSet=~CAP_SYS_ADMIN`) is declared by that key.
+    @Test func everyExposureCheckNamingAKeyIsDeclaredByIt() {
+        for check in SecurityExposure(JobDefinition(name: "a", path: "/a.job", triggers: [], command: try! ExecCommand.parse("/bin/true"))).checks {
+            guard let name = check.id.split(separator: "=").first, let key = JobFileKey(name: String(name)),
+                  !Self.checksNoKeyChanges.contains(check.id) else { continue }
+            #expect(key.exposureChecks.contains { Self.matches(check.id, $0) }, "\(key.name)= does not declare the check \(check.id)")
+        }
+    }
+
+    /// For each sandbox or process-attribute key whose `KEY=yes` is not a value: a job without it,
+    /// and with it.
+    static let planExamples: [String: (without: String, with: String)] = [
+        "Nice": ("", "Nice=5"), "IOSchedulingClass": ("", "IOSchedulingClass=idle"), "IOSchedulingPriority": ("", "IOSchedulingPriority=3"),
+        "CPUSchedulingPolicy": ("", "CPUSchedulingPolicy=batch"),
+        "CPUSchedulingPriority": ("CPUSchedulingPolicy=fifo", "CPUSchedulingPolicy=fifo\nCPUSchedulingPriority=5"),
+        "UMask": ("", "UMask=0077"), "ProtectSystem": ("", "ProtectSystem=strict"), "RestrictNamespaces": ("", "RestrictNamespaces=yes"),
+        "SystemCallFilter": ("", "SystemCallFilter=@clock"),
+        "SystemCallErrorNumber": ("SystemCallFilter=~@clock", "SystemCallFilter=~@clock\nSystemCallErrorNumber=EPERM"),
+        "ReadWritePaths": ("", "ReadWritePaths=/tmp"), "ReadOnlyPaths": ("", "ReadOnlyPaths=/tmp"),
+        "InaccessiblePaths": ("", "InaccessiblePaths=/tmp"), "CapabilityBoundingSet": ("", "CapabilityBoundingSet=CAP_CHOWN"),
+        "AmbientCapabilities": ("", "AmbientCapabilities=CAP_CHOWN"), "PrivateUsers": ("", "PrivateUsers=no"),
+    ]
+
+    /// The exec plan's fields (tag: values) of the sandbox and process attributes of `body`.
+    static func planFields(_ body: String) throws -> [Int: [[UInt8]]] {
+        let definition = try read(body).get()
+        var plan = ExecPlan()
+        // As the runner: private /tmp and /var/tmp directories are made for PrivateTmp= alone.
+        plan.sandbox = definition.sandbox.execSandbox(privateTmp: definition.sandbox.privateTmp ? ("/tmp/jobd-a", "/var/tmp/jobd-b") : nil)
+        plan.attributes = definition.processAttributes.execAttributes
+        let bytes = plan.encoded()
+        var fields: [Int: [[UInt8]]] = [:]
+        var index = 12  // magic, version, reserved, length
+        while index + 6 <= bytes.count {
+            let tag = Int(bytes[index]) | Int(bytes[index + 1]) << 8
+            let length = (0..<4).reduce(0) { $0 | Int(bytes[index + 2 + $1]) << (8 * $1) }
+            fields[tag, default: []].append(Array(bytes[(index + 6)..<(index + 6 + length)]))
+            index += 6 + length
+        }
+        return fields
+    }
+
+    /// A sandbox or process-attribute key's declared plan fields (``JobFileKey/planTags``) are
+    /// what the encoder writes for it: setting it changes each field it declares and no other.
+    @Test(arguments: JobFileKey.all.filter { Sandbox.keys.contains($0.name) || ProcessAttributes.keys.contains($0.name) })
+    func aKeyChangesExactlyThePlanFieldsItDeclares(key: JobFileKey) throws {
+        let limit = key.name.hasPrefix("Limit") ? ("", "\(key.name)=5") : nil
+        let (without, with) = Self.planExamples[key.name] ?? limit ?? ("", "\(key.name)=yes")
+        let (before, after) = (try Self.planFields(without), try Self.planFields(with))
+        let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
+        #expect(changed == Set(key.planTags), "\(key.name)= changes the plan's tags \(changed.sorted()), declares \(key.planTags.sorted())")
+        // Such a key that reaches no field of the plan would do nothing; PrivateUsers= is only ever no.
+        #expect(!key.planTags.isEmpty || key.name == "PrivateUsers", "\(key.name)= reaches jobd-cgexec in no field of the plan")
+    }
+
     /// Whatever the value, a key the table makes root's is refused in a user's job with its line,
     /// and a free or sandbox key is never refused for being set: UserJobPolicy keeps no list of
     /// its own.

@@ -152,6 +152,39 @@ import Testing
         #expect(store.text(of: "nobody", uid: nobody.uid, job: "none") == nil)
     }
 
+    /// `UserJobsMax=` bounds an account, not a name (issue 37): two names of one uid share one
+    /// bound, in name order across them, and a file in her directory that is another uid's is
+    /// neither run nor counted as one of hers.
+    @Test func userJobsMaxCountsAUidsOwnFilesAcrossItsNames() throws {
+        try Requirement.root("to give files to nobody and to an unused uid")
+        let nobody = try Self.nobody()
+        let state = try TemporaryConfiguration()
+        let store = UserJobStore(directory: state.path + "/users")
+        #expect(mkdir(store.path, 0o700) == 0)
+        let otherUid: uid_t = 64_999
+        // alice and alice2 are two names of nobody's uid; a0 in alice's directory is another uid's.
+        for (user, job, uid) in [("alice", "a0", otherUid), ("alice", "a1", nobody.uid), ("alice", "a2", nobody.uid), ("alice2", "b1", nobody.uid)] {
+            if access(store.directory(of: user), F_OK) != 0 { #expect(mkdir(store.directory(of: user), 0o700) == 0) }
+            let path = store.file(of: user, job: job)
+            try "[Job]\nExecStart=/bin/true\n".write(toFile: path, atomically: false, encoding: .utf8)
+            #expect(chown(path, uid, nobody.gid) == 0)
+        }
+        let account = { (name: String) -> Account? in
+            guard name == "alice" || name == "alice2" else { return nil }
+            var account = nobody
+            account.userName = name
+            return account
+        }
+        let (jobs, broken) = store.read(access: UserAccessList(allowed: nil, denied: nil), maximumJobs: 2, bounds: Self.bounds, account: account)
+        #expect(jobs.map(\.name) == ["alice:a1", "alice:a2"])
+        #expect(broken.map(\.name).sorted() == ["alice2:b1", "alice:a0"])
+        #expect(broken.first { $0.name == "alice2:b1" }?.errors.first?.message
+                == "alice2 (uid \(nobody.uid)) has more than 2 jobs (UserJobsMax= in jobd.conf)")
+        // A save counts the same files, whichever of the names asks.
+        #expect(store.jobCount(ofUID: nobody.uid, account: account) == 3)
+        #expect(store.jobCount(ofUID: otherUid, account: account) == 0)
+    }
+
     @Test(arguments: [
         // Debian's cron.allow and cron.deny: neither file, everyone; allow exists, only those listed; else deny's.
         (nil, nil, "alice", true), (nil, ["bob"], "alice", true), (nil, ["alice"], "alice", false),

@@ -1,6 +1,7 @@
 import InMemoryLogging
 @testable import JobdDaemon
 import JobdConfig
+import JobdDefinition
 import JobdLogging
 import JobdRunner
 import JobdScheduler
@@ -21,6 +22,16 @@ import Testing
         return definition
     }
 
+    /// An admission with alice's job `job` (uid 1001) and root's `backup`, her budget of `burst`
+    /// entries in 30 s, and a logger that keeps what it is given.
+    static func alicesAndRoots(_ job: String, burst: Int) -> (RunAdmission, OutputBudget, InMemoryLogHandler, Logger) {
+        var admission = RunAdmission { "id" }
+        let jobs = [Self.job(job, owner: "alice", uid: 1001), Self.job("backup", owner: nil, uid: nil)]
+        _ = admission.configure(Generation(jobs: jobs, settings: DaemonSettings()), now: Self.t0)
+        let log = InMemoryLogHandler()
+        return (admission, OutputBudget(.init(burst: burst, interval: .seconds(30))), log, Logger(label: "entries") { _ in log })
+    }
+
     func events(_ log: InMemoryLogHandler, _ event: JobdEvent, job: String? = nil) -> [InMemoryLogHandler.Entry] {
         log.entries.filter { entry in
             entry.metadata[JobdField.event] == .string(event.rawValue) && job.map { entry.metadata[JobdField.job] == .string($0) } ?? true
@@ -28,12 +39,8 @@ import Testing
     }
 
     @Test func aUsersFloodOfRunRequestsLogsAtMostHerBudgetAndOneDroppedNote() throws {
-        var admission = RunAdmission { "id" }
-        let jobs = [Self.job("alice:flood", owner: "alice", uid: 1001), Self.job("backup", owner: nil, uid: nil)]
-        _ = admission.configure(Generation(jobs: jobs, settings: DaemonSettings()), now: Self.t0)
-        let budget = OutputBudget(.init(burst: 50, interval: .seconds(30)))
-        let log = InMemoryLogHandler()
-        let logger = Logger(label: "entries") { _ in log }
+        let (configured, budget, log, logger) = Self.alicesAndRoots("alice:flood", burst: 50)
+        var admission = configured
         func ask(_ job: String, times: Int, now: MonotonicInstant) {
             for _ in 0 ..< times {
                 for action in admission.manualRun(job: job, now: now).actions {
@@ -53,5 +60,31 @@ import Testing
         let count = events(log, .runEntriesDropped).last?.metadata[JobdField.droppedCount]
         #expect(count == .string("2949"))
         #expect(events(log, .runSkip, job: "alice:flood").count == 51)
+    }
+
+    /// The note that a `Condition…=` does not hold, logged before the run's `run.skip`, spends her
+    /// budget as the skip does: a user whose condition never holds cannot log around it.
+    @Test func aUsersUnmetConditionNotesSpendHerBudget() throws {
+        let (configured, budget, log, logger) = Self.alicesAndRoots("alice:cond", burst: 10)
+        var admission = configured
+        let condition = try UnitCondition.read(.pathExists, isAssertion: false, value: "/nonexistent").get()
+        // As the main loop does: the run is due, its condition does not hold, the note, the skip.
+        for job in ["alice:cond", "backup"] {
+            for _ in 0 ..< 100 {
+                for case .start(let request) in admission.manualRun(job: job, now: Self.t0).actions {
+                    logger.conditionUnmet(condition, of: request, budget: budget, now: Self.t0)
+                    for action in admission.startDeclined(job: job, runID: request.runID, reason: "condition", now: Self.t0) {
+                        action.log(to: logger, admission: admission, budget: budget, now: Self.t0)
+                    }
+                }
+            }
+        }
+        let notes = { (job: String) in
+            log.entries.filter { $0.metadata[JobdField.condition] != nil && $0.metadata[JobdField.job] == .string(job) }.count
+        }
+        #expect(notes("alice:cond") + events(log, .runSkip, job: "alice:cond").count == 10, "her notes and skips together, at most her burst")
+        #expect(notes("alice:cond") == 5)
+        #expect(events(log, .runEntriesDropped).count == 1)
+        #expect(notes("backup") == 100 && events(log, .runSkip, job: "backup").count == 100, "root's are not counted")
     }
 }

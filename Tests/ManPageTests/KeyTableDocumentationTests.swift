@@ -6,21 +6,28 @@ import Testing
 @testable import JobdDefinition
 @testable import JobdUnitFile
 
-/// The key table (``JobFileKey``) is what the manual and the README describe: each key is in the
-/// README's table of job keys, and jobd.job(5)'s USER JOBS puts each in the paragraph of the user
-/// policy the table gives it, so that neither the page nor the table can change alone (issue 37).
+/// The key table (``JobFileKey``) is what the manual and the README describe: the README's table
+/// of job keys names only keys of the table (jobd.job(5), not the README, is where every key must
+/// be, so that a new key needs no README change), and jobd.job(5)'s USER JOBS puts each key in the
+/// paragraph of the user policy the table gives it, so that neither the page nor the table can
+/// change alone (issue 37).
 @Suite struct KeyTableDocumentationTests {
     /// Families the README names as one row: `Limit…=` and the conditions' `Assert…=` forms.
     static let readmeFamilies = ["Limit", "Assert"]
 
-    @Test func everyKeyOfTheTableIsInTheReadmesTableOfJobKeys() throws {
+    @Test func theReadmesTableOfJobKeysNamesOnlyKeysOfTheTable() throws {
         let readme = try String(contentsOfFile: DaemonProcess.packageRoot() + "/README.md", encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "\n## Job files\n").last?.components(separatedBy: "\n## ").first)
+        let rows = section.split(separator: "\n").filter { $0.hasPrefix("| `") }
+        #expect(rows.count > 20, "the README's table of job keys is not where it was")
+        for row in rows {
+            let first = row.split(separator: "|", omittingEmptySubsequences: true).first ?? ""
+            for match in first.matches(of: /`([A-Za-z]+)(…)?=`/) where match.output.2 == nil {
+                #expect(JobFileKey(name: String(match.output.1)) != nil, "the README's table of job keys names \(match.output.1)=, no key of the table")
+            }
+        }
         for family in Self.readmeFamilies {
             #expect(readme.contains("`\(family)…=`"), "the README names no `\(family)…=` family")
-        }
-        for key in JobFileKey.all where !readme.contains("`\(key.name)=`") {
-            #expect(Self.readmeFamilies.contains { key.name.hasPrefix($0) && key.name != $0 },
-                    "the README's table of job keys does not name `\(key.name)=`")
         }
     }
 
