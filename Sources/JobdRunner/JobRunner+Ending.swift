@@ -6,7 +6,7 @@ import Logging
 
 extension JobRunner {
     /// The steps after the process ended, or never started: each answers at once.
-    func end(_ action: RunLifecycle.Action, of run: inout RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
+    func end(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
         let definition = run.definition
         let group = lifecycle.pid ?? 0
         switch action {

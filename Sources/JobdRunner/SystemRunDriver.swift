@@ -23,6 +23,8 @@ package struct SystemRunDriver: RunDriver {
     let outputBudget: OutputBudget
     /// The one thread that reads every run's output and sees its process end (issue 39).
     let reactor = RunReactor()
+    /// The one timer thread of every run's `RuntimeMaxSec=` and `TimeoutStopSec=`.
+    let timers = RunTimers()
     let tracking: RunTracking
     package let host: any HostFacts
     /// Every run's `RLIMIT_NOFILE` (``DescriptorLimit/runs``), or `nil`: jobd's own.
@@ -47,8 +49,8 @@ package struct SystemRunDriver: RunDriver {
 
     package func now() -> MonotonicInstant { .now() }
 
-    package func sleep(for duration: TimeSpan) async throws {
-        try await Task.sleep(for: duration.duration)
+    package func schedule(after duration: TimeSpan, _ fire: @escaping @Sendable () -> Void) -> RunDriverWatch {
+        timers.schedule(after: duration, fire)
     }
 
     /// Runs `body` on a thread of its own where it may block: `User=` and `Group=` are looked up
