@@ -7,11 +7,46 @@ import Logging
 extension JobRunner {
     /// Performs one of the lifecycle's actions; returns the events that came of it at once (the
     /// others are posted to the run's inbox: by the driver, the run's watch, its stop timeout).
+    ///
+    /// Most actions do not suspend, and are performed in a synchronous function: its locals (log
+    /// messages, cgroup settings) then live on the thread's stack, not in the run's async frames,
+    /// whose task keeps their largest extent for as long as the run is in flight (issue 39).
     func perform(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
+        if let events = performAtOnce(action, of: run, lifecycle: lifecycle) { return events }
+        return await performSuspending(action, of: run, lifecycle: lifecycle)
+    }
+
+    /// The actions that wait: for NSS, `EnvironmentFile=`s, leftovers to go, directories to be removed.
+    private func performSuspending(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
+        let definition = run.definition
+        switch action {
+        case .resolveAccount:
+            switch await driver.resolveAccount(definition) {
+            case .success(let account): run.account = account; return [.accountResolved]
+            case .failure(let error): return [.accountFailed(error.description)]
+            }
+        case .readEnvironment:
+            switch await driver.prepare(definition, account: run.account, runID: lifecycle.plan.runID,
+                                        invocationID: lifecycle.plan.invocationID, context: run.context) {
+            case .success(let configuration): run.configuration = configuration; return [.environmentRead]
+            case .failure(let error): return [.environmentFailed(error.description)]
+            }
+        case .stopLeftovers, .removePrivateTmp:
+            return await endSuspending(action, of: run, lifecycle: lifecycle)
+        default:
+            return []
+        }
+    }
+
+    /// The actions that answer at once; `nil` for those that wait (``performSuspending(_:of:lifecycle:)``).
+    @inline(never)
+    private func performAtOnce(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) -> [RunLifecycle.Event]? {
         if let adopted = run.adopted, let events = adopt(action, adopted, of: run, lifecycle: lifecycle) { return events }
         switch action {
-        case .checkAssertions, .resolveAccount, .readEnvironment, .makeCgroup, .makePrivateTmp:
-            return await prepare(action, of: run, lifecycle: lifecycle)
+        case .resolveAccount, .readEnvironment, .stopLeftovers, .removePrivateTmp:
+            return nil
+        case .checkAssertions, .makeCgroup, .makePrivateTmp:
+            return prepare(action, of: run, lifecycle: lifecycle)
         case .spawn:
             guard let configuration = run.configuration else { break }
             driver.spawn(configuration, definition: run.definition, runID: lifecycle.plan.runID, fields: lifecycle.fields,
@@ -38,29 +73,18 @@ extension JobRunner {
                          "run \(lifecycle.plan.runID) of \(run.definition.name) still running \(run.stopGrace) after SIGTERM: SIGKILL", fields)
             driver.signal(runID: lifecycle.plan.runID, SIGKILL)
         default:
-            return await end(action, of: run, lifecycle: lifecycle)
+            return end(action, of: run, lifecycle: lifecycle)
         }
         return []
     }
 
-    /// The steps before the process: each answers at once.
-    private func prepare(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
+    /// The steps before the process that answer at once.
+    private func prepare(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) -> [RunLifecycle.Event] {
         let definition = run.definition
         switch action {
         case .checkAssertions:
             // An Assert…= that does not hold fails the run before anything of it starts (result `assert`).
             return [driver.host.failing(definition, assertions: true).map { .assertionFailed(String(describing: $0)) } ?? .assertionsHeld]
-        case .resolveAccount:
-            switch await driver.resolveAccount(definition) {
-            case .success(let account): run.account = account; return [.accountResolved]
-            case .failure(let error): return [.accountFailed(error.description)]
-            }
-        case .readEnvironment:
-            switch await driver.prepare(definition, account: run.account, runID: lifecycle.plan.runID,
-                                        invocationID: lifecycle.plan.invocationID, context: run.context) {
-            case .success(let configuration): run.configuration = configuration; return [.environmentRead]
-            case .failure(let error): return [.environmentFailed(error.description)]
-            }
         case .makeCgroup:
             switch driver.makeCgroup(definition, runID: lifecycle.plan.runID, invocationID: lifecycle.plan.invocationID,
                                      fields: lifecycle.fields, user: run.account?.uid) {

@@ -70,14 +70,6 @@ package struct RunProcessReports: Sendable {
     package var started: @Sendable (_ pid: Int32, _ proceed: @escaping @Sendable () -> Void) -> Void
     /// How it ended once reaped, or why it could not start: called once, last.
     package var ended: @Sendable (Result<RunTermination, RunPreparationError>) -> Void
-
-    package init(
-        started: @escaping @Sendable (_ pid: Int32, _ proceed: @escaping @Sendable () -> Void) -> Void,
-        ended: @escaping @Sendable (Result<RunTermination, RunPreparationError>) -> Void
-    ) {
-        self.started = started
-        self.ended = ended
-    }
 }
 
 /// A timer or a watch a driver armed for a run: `cancel` disarms it (it may have fired already).

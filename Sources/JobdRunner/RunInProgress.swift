@@ -66,10 +66,8 @@ final class RunInProgress {
             inbox.yield(Posted(event: .spawned(pid: pid), acknowledge: proceed))
         }, ended: { result in
             switch result {
-            case .success(let termination):
-                inbox.yield(Posted(event: .exited(termination), termination: adopted?.end))
-            case .failure(let error):
-                inbox.yield(Posted(event: .spawnFailed(error.description)))
+            case .success(let termination): inbox.yield(Posted(event: .exited(termination), termination: adopted?.end))
+            case .failure(let error): inbox.yield(Posted(event: .spawnFailed(error.description)))
             }
         })
     }

@@ -83,9 +83,7 @@ package final class RunReactor: Sendable {
         _ process: ProcessSpawner.Spawned, runID: UInt64, pending: (output: [UInt8], error: [UInt8]) = ([], []),
         line: @escaping @Sendable (String, Stream) -> Void
     ) async -> Exit {
-        await withCheckedContinuation { continuation in
-            follow(process, runID: runID, pending: pending, line: line) { continuation.resume(returning: $0) }
-        }
+        await withCheckedContinuation { continuation in follow(process, runID: runID, pending: pending, line: line) { continuation.resume(returning: $0) } }
     }
 
     /// Stops following every run and returns them, their descriptors open (a handover). The

@@ -26,14 +26,9 @@ final class RunWatch: Sendable {
     func stop(_ reason: StopReason) {
         let (posted, cancelled) = state.withLock { state -> (Bool, [RunDriverWatch]) in
             switch state {
-            case .waiting:
-                state = .waiting(pending: reason)
-                return (false, [])
-            case .watching(let watches):
-                state = .over
-                return (true, watches)
-            case .over:
-                return (false, [])
+            case .waiting: state = .waiting(pending: reason); return (false, [])
+            case .watching(let watches): state = .over; return (true, watches)
+            case .over: return (false, [])
             }
         }
         for watch in cancelled { watch.cancel() }
