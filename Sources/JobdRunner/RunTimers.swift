@@ -15,14 +15,10 @@ final class RunTimers: Sendable {
             self.fire = fire
         }
 
-        func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) {
-            fire()
-        }
+        func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) { fire() }
     }
 
     private let queue = LockedBox<TimerQueue?>(nil)
-
-    init() {}
 
     /// Makes the queue unless it is made: call it before a run's process is spawned, so that a
     /// run whose timers could not fire does not start.
