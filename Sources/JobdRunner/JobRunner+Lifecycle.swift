@@ -26,8 +26,13 @@ extension JobRunner {
             case .failure(let error): return [.accountFailed(error.description)]
             }
         case .readEnvironment:
-            switch await driver.prepare(definition, account: run.account, runID: lifecycle.plan.runID,
-                                        invocationID: lifecycle.plan.invocationID, context: run.context) {
+            // In a task of its own, whose frames' room goes when it ends, not kept while the process runs (issue 39).
+            let (driver, account, plan, context) = (driver, run.account, lifecycle.plan, run.context)
+            let prepared = await withTaskGroup(of: Result<SpawnConfiguration, RunPreparationError>.self) { group in
+                group.addTask { await driver.prepare(definition, account: account, runID: plan.runID, invocationID: plan.invocationID, context: context) }
+                return await group.next() ?? .failure(RunPreparationError(description: "the environment was not read"))
+            }
+            switch prepared {
             case .success(let configuration): run.configuration = configuration; return [.environmentRead]
             case .failure(let error): return [.environmentFailed(error.description)]
             }
