@@ -5,8 +5,8 @@ import JobdTimers
 import Logging
 
 extension JobRunner {
-    /// The steps after the process ended, or never started: each answers at once.
-    func end(_ action: RunLifecycle.Action, of run: inout RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
+    /// The steps after the process ended, or never started, that answer at once.
+    func end(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) -> [RunLifecycle.Event] {
         let definition = run.definition
         let group = lifecycle.pid ?? 0
         switch action {
@@ -21,27 +21,10 @@ extension JobRunner {
             return [.leftoversCounted(driver.countLeftovers(group: group, cgroup: run.cgroup))]
         case .keepLeftovers(let count, let fields):
             logger.event(.runLeftovers, level: .notice, "\(definition.name) left \(count) process(es) running (KillMode=process)", fields)
-        case .stopLeftovers(let count, let fields):
-            // As systemd stops what is left of a service: `cgroup.kill` for a cgroup.
-            let grace = registry.bounded(definition.stopTimeout)
-            let target = run.cgroup == nil ? "its process group" : "its cgroup"
-            logger.event(.runLeftovers, level: .warning,
-                         "\(definition.name) left \(count) process(es) behind: SIGTERM to \(target), SIGKILL after TimeoutStopSec=\(grace)", fields)
-            if await !driver.terminateLeftovers(group: group, cgroup: run.cgroup, grace: grace) {
-                logger.event(.runKill, level: .warning, "\(definition.name)'s leftovers still running \(grace) after SIGTERM: SIGKILL", fields)
-                await driver.killLeftovers(group: group, cgroup: run.cgroup)
-            }
-            return [.leftoversStopped]
         case .removeCgroup(let keep):
             guard let cgroup = run.cgroup else { return [.cgroupRemoved(usage: nil, oomKills: 0)] }
             let removed = driver.removeCgroup(cgroup, keep: keep)
             return [.cgroupRemoved(usage: removed.usage, oomKills: removed.oomKills)]
-        case .removePrivateTmp:
-            if let privateTmp = run.privateTmp, let failure = await driver.removePrivateTmp(privateTmp) {
-                logger.warning("\(definition.name): PrivateTmp='s directories \(privateTmp.tmp) and \(privateTmp.varTmp) are not removed: \(failure)",
-                               metadata: [JobdField.job: .string(definition.name)])
-            }
-            return [.privateTmpRemoved]
         case .reap:
             // Only now is the run forgotten; until then a stop must still be able to signal it.
             registry.remove(runID: lifecycle.plan.runID)
@@ -57,5 +40,32 @@ extension JobRunner {
             break
         }
         return []
+    }
+
+    /// The steps after the process that wait: leftovers to go, `PrivateTmp=`'s directories to be removed.
+    func endSuspending(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
+        let definition = run.definition
+        let group = lifecycle.pid ?? 0
+        switch action {
+        case .stopLeftovers(let count, let fields):
+            // As systemd stops what is left of a service: `cgroup.kill` for a cgroup.
+            let grace = registry.bounded(definition.stopTimeout)
+            let target = run.cgroup == nil ? "its process group" : "its cgroup"
+            logger.event(.runLeftovers, level: .warning,
+                         "\(definition.name) left \(count) process(es) behind: SIGTERM to \(target), SIGKILL after TimeoutStopSec=\(grace)", fields)
+            if await !driver.terminateLeftovers(group: group, cgroup: run.cgroup, grace: grace) {
+                logger.event(.runKill, level: .warning, "\(definition.name)'s leftovers still running \(grace) after SIGTERM: SIGKILL", fields)
+                await driver.killLeftovers(group: group, cgroup: run.cgroup)
+            }
+            return [.leftoversStopped]
+        case .removePrivateTmp:
+            if let privateTmp = run.privateTmp, let failure = await driver.removePrivateTmp(privateTmp) {
+                logger.warning("\(definition.name): PrivateTmp='s directories \(privateTmp.tmp) and \(privateTmp.varTmp) are not removed: \(failure)",
+                               metadata: [JobdField.job: .string(definition.name)])
+            }
+            return [.privateTmpRemoved]
+        default:
+            return []
+        }
     }
 }

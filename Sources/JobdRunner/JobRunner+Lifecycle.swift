@@ -6,27 +6,60 @@ import Logging
 
 extension JobRunner {
     /// Performs one of the lifecycle's actions; returns the events that came of it at once (the
-    /// others come through the run's stream, from tasks of `group`).
-    func perform(
-        _ action: RunLifecycle.Action, of run: inout RunInProgress, lifecycle: RunLifecycle, group: inout TaskGroup<Void>
-    ) async -> [RunLifecycle.Event] {
-        if let adopted = run.adopted, let events = adopt(action, adopted, of: &run, lifecycle: lifecycle, group: &group) { return events }
+    /// others are posted to the run's inbox: by the driver, the run's watch, its stop timeout).
+    ///
+    /// Most actions do not suspend, and are performed in a synchronous function: its locals (log
+    /// messages, cgroup settings) then live on the thread's stack, not in the run's async frames,
+    /// whose task keeps their largest extent for as long as the run is in flight (issue 39).
+    func perform(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
+        if let events = performAtOnce(action, of: run, lifecycle: lifecycle) { return events }
+        return await performSuspending(action, of: run, lifecycle: lifecycle)
+    }
+
+    /// The actions that wait: for NSS, `EnvironmentFile=`s, leftovers to go, directories to be removed.
+    private func performSuspending(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
+        let definition = run.definition
         switch action {
-        case .checkAssertions, .resolveAccount, .readEnvironment, .makeCgroup, .makePrivateTmp:
-            return await prepare(action, of: &run, lifecycle: lifecycle)
-        case .spawn:
-            spawn(&run, lifecycle: lifecycle, group: &group)
-        case .watch:
-            let (ended, end) = AsyncStream.makeStream(of: Void.self)
-            run.endWatch = end
-            let (definition, cgroup, requests, inbox) = (run.definition, run.cgroup, run.requests, run.inbox)
-            group.addTask { [self] in
-                if let reason = await watch(definition, cgroup: cgroup, requests: requests, until: ended) {
-                    inbox?.yield(RunInProgress.Posted(event: .stopRequested(reason)))
-                }
+        case .resolveAccount:
+            switch await driver.resolveAccount(definition) {
+            case .success(let account): run.account = account; return [.accountResolved]
+            case .failure(let error): return [.accountFailed(error.description)]
             }
+        case .readEnvironment:
+            // In a task of its own, whose frames' room goes when it ends, not kept while the process runs (issue 39).
+            let (driver, account, plan, context) = (driver, run.account, lifecycle.plan, run.context)
+            let prepared = await withTaskGroup(of: Result<SpawnConfiguration, RunPreparationError>.self) { group in
+                group.addTask { await driver.prepare(definition, account: account, runID: plan.runID, invocationID: plan.invocationID, context: context) }
+                return await group.next() ?? .failure(RunPreparationError(description: "the environment was not read"))
+            }
+            switch prepared {
+            case .success(let configuration): run.configuration = configuration; return [.environmentRead]
+            case .failure(let error): return [.environmentFailed(error.description)]
+            }
+        case .stopLeftovers, .removePrivateTmp:
+            return await endSuspending(action, of: run, lifecycle: lifecycle)
+        default:
+            return []
+        }
+    }
+
+    /// The actions that answer at once; `nil` for those that wait (``performSuspending(_:of:lifecycle:)``).
+    @inline(never)
+    private func performAtOnce(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) -> [RunLifecycle.Event]? {
+        if let adopted = run.adopted, let events = adopt(action, adopted, of: run, lifecycle: lifecycle) { return events }
+        switch action {
+        case .resolveAccount, .readEnvironment, .stopLeftovers, .removePrivateTmp:
+            return nil
+        case .checkAssertions, .makeCgroup, .makePrivateTmp:
+            return prepare(action, of: run, lifecycle: lifecycle)
+        case .spawn:
+            guard let configuration = run.configuration else { break }
+            driver.spawn(configuration, definition: run.definition, runID: lifecycle.plan.runID, fields: lifecycle.fields,
+                         mailed: run.mailedLine, reports: run.reports)
+        case .watch:
+            beginWatch(of: run)
         case .stopWatching:
-            run.stopWatching()
+            run.watch.end()
         case .logStart(let pid, let fields):
             logger.event(.runStart, "run \(lifecycle.plan.runID) of \(run.definition.name) started: \(run.definition.command.text)", fields)
             spawned?(run.definition.name, lifecycle.plan.runID, pid)
@@ -38,39 +71,25 @@ extension JobRunner {
             driver.signal(runID: lifecycle.plan.runID, SIGTERM)
         case .armStopTimeout:
             guard !run.stopGrace.isInfinite else { break }
-            let (grace, inbox, driver) = (run.stopGrace, run.inbox, driver)
-            group.addTask {
-                do { try await driver.sleep(for: grace) } catch { return }
-                inbox?.yield(RunInProgress.Posted(event: .stopTimeoutElapsed))
-            }
+            let inbox = run.inbox
+            run.stopTimeout = driver.schedule(after: run.stopGrace) { inbox.yield(RunInProgress.Posted(event: .stopTimeoutElapsed)) }
         case .kill(let fields):
             logger.event(.runKill, level: .warning,
                          "run \(lifecycle.plan.runID) of \(run.definition.name) still running \(run.stopGrace) after SIGTERM: SIGKILL", fields)
             driver.signal(runID: lifecycle.plan.runID, SIGKILL)
         default:
-            return await end(action, of: &run, lifecycle: lifecycle)
+            return end(action, of: run, lifecycle: lifecycle)
         }
         return []
     }
 
-    /// The steps before the process: each answers at once.
-    private func prepare(_ action: RunLifecycle.Action, of run: inout RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
+    /// The steps before the process that answer at once.
+    private func prepare(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) -> [RunLifecycle.Event] {
         let definition = run.definition
         switch action {
         case .checkAssertions:
             // An Assert…= that does not hold fails the run before anything of it starts (result `assert`).
             return [driver.host.failing(definition, assertions: true).map { .assertionFailed(String(describing: $0)) } ?? .assertionsHeld]
-        case .resolveAccount:
-            switch await driver.resolveAccount(definition) {
-            case .success(let account): run.account = account; return [.accountResolved]
-            case .failure(let error): return [.accountFailed(error.description)]
-            }
-        case .readEnvironment:
-            switch await driver.prepare(definition, account: run.account, runID: lifecycle.plan.runID,
-                                        invocationID: lifecycle.plan.invocationID, context: run.context) {
-            case .success(let configuration): run.configuration = configuration; return [.environmentRead]
-            case .failure(let error): return [.environmentFailed(error.description)]
-            }
         case .makeCgroup:
             switch driver.makeCgroup(definition, runID: lifecycle.plan.runID, invocationID: lifecycle.plan.invocationID,
                                      fields: lifecycle.fields, user: run.account?.uid) {
@@ -100,8 +119,7 @@ extension JobRunner {
     /// there already, under its `JOBD_RUN_ID`, and gets its limits again (jobd-keeper disabled the
     /// controllers when the earlier jobd exited).
     private func adopt(
-        _ action: RunLifecycle.Action, _ adopted: AdoptedProcess, of run: inout RunInProgress, lifecycle: RunLifecycle,
-        group: inout TaskGroup<Void>
+        _ action: RunLifecycle.Action, _ adopted: AdoptedProcess, of run: RunInProgress, lifecycle: RunLifecycle
     ) -> [RunLifecycle.Event]? {
         switch action {
         case .checkAssertions:
@@ -115,49 +133,13 @@ extension JobRunner {
             logger.event(.runAdopt, "run \(lifecycle.plan.invocationID) of \(run.definition.name) (pid \(pid)) adopted from the jobd before", fields)
             return []
         case .spawn:
-            let (definition, runID, fields, driver) = (run.definition, lifecycle.plan.runID, lifecycle.fields, driver)
             var adopted = adopted
             adopted.cgroup = run.cgroup ?? adopted.cgroup
-            startProcess(run, group: &group) { [adopted] mailed, started in
-                await driver.adopt(adopted, definition: definition, runID: runID, fields: fields, mailed: mailed, started: started)
-            }
+            driver.adopt(adopted, definition: run.definition, runID: lifecycle.plan.runID, fields: lifecycle.fields,
+                         mailed: run.mailedLine, reports: run.reports)
             return []
         default:
             return nil
-        }
-    }
-
-    /// Starts the process in a task of its own, which reports its pid (and waits until `run.start`
-    /// is logged, so that no line of its output comes before it) and its end.
-    private func spawn(_ run: inout RunInProgress, lifecycle: RunLifecycle, group: inout TaskGroup<Void>) {
-        guard let configuration = run.configuration else { return }
-        let (definition, runID, fields, driver) = (run.definition, lifecycle.plan.runID, lifecycle.fields, driver)
-        startProcess(run, group: &group) { mailed, started in
-            await driver.spawn(configuration, definition: definition, runID: runID, fields: fields, mailed: mailed, started: started)
-        }
-    }
-
-    /// Runs `start` (a spawn, or the following of an adopted process) in a task of its own, with
-    /// what the run's mail keeps of its output; its pid is reported and acknowledged before any of
-    /// its output is logged, then its end.
-    private func startProcess(
-        _ run: RunInProgress, group: inout TaskGroup<Void>,
-        _ start: @escaping @Sendable (
-            _ mailed: (@Sendable (String) -> Void)?, _ started: @escaping @Sendable (Int32) async -> Void
-        ) async -> Result<RunTermination, RunPreparationError>
-    ) {
-        guard let inbox = run.inbox else { return }
-        let mailed = run.mailed.map { output in { @Sendable (line: String) in output.append(line) } }
-        group.addTask {
-            let result = await start(mailed) { pid in
-                await withCheckedContinuation { done in
-                    inbox.yield(RunInProgress.Posted(event: .spawned(pid: pid), acknowledge: { done.resume() }))
-                }
-            }
-            switch result {
-            case .success(let termination): inbox.yield(RunInProgress.Posted(event: .exited(termination)))
-            case .failure(let error): inbox.yield(RunInProgress.Posted(event: .spawnFailed(error.description)))
-            }
         }
     }
 }

@@ -3,56 +3,22 @@ import JobdLogging
 import Logging
 
 extension JobRunner {
-    private enum WatchEnd: Sendable {
-        case stop(StopReason)
-        /// One of the watches has nothing to say (no OOM watch to be had).
-        case nothing
-        /// The process was reaped.
-        case ended
-    }
-
-    /// Watches one run beside its process until the process has been reaped (`ended` finishes
-    /// then): returns the first reason to stop it, `RuntimeMaxSec=`, a stop request, or an OOM kill
-    /// in the cgroup of a run with a memory limit; `nil` if none came.
-    func watch(
-        _ definition: JobDefinition, cgroup: RunCgroup?, requests: AsyncStream<StopReason>, until ended: AsyncStream<Void>
-    ) async -> StopReason? {
-        let runtimeMax = definition.runtimeMax
+    /// Begins the watch beside the run's process: `RuntimeMaxSec=` on the driver's shared timer,
+    /// an OOM kill in the cgroup of a run with a memory limit, and the registry's stop requests,
+    /// the first of which is posted to the run (``RunWatch``); no task waits for any of them.
+    func beginWatch(of run: RunInProgress) {
+        let definition = run.definition
         let memoryLimited = [definition.resourceControl.memoryMax, definition.resourceControl.memoryHigh,
                              definition.resourceControl.memorySwapMax].contains { $0 != nil }
-        let driver = self.driver
-        return await withTaskGroup(of: WatchEnd.self) { group in
-            if memoryLimited, let cgroup {
-                group.addTask { await driver.oomKilled(in: cgroup) ? .stop(.oomKill) : .nothing }
-            }
-            if !runtimeMax.isInfinite {
-                group.addTask {
-                    do { try await driver.sleep(for: runtimeMax) } catch { return .nothing }
-                    return .stop(.runtimeExceeded)
-                }
-            }
-            group.addTask {
-                for await request in requests { return .stop(request) }
-                return .nothing
-            }
-            group.addTask {
-                for await _ in ended {}
-                return .ended
-            }
-            for await end in group {
-                switch end {
-                case .stop(let reason):
-                    group.cancelAll()
-                    return reason
-                case .ended:
-                    group.cancelAll()
-                    return nil
-                case .nothing:
-                    continue
-                }
-            }
-            return nil
+        let watch = run.watch
+        var watches: [RunDriverWatch] = []
+        if memoryLimited, let cgroup = run.cgroup {
+            watches.append(driver.watchOOMKills(in: cgroup) { watch.stop(.oomKill) })
         }
+        if !definition.runtimeMax.isInfinite {
+            watches.append(driver.schedule(after: definition.runtimeMax) { watch.stop(.runtimeExceeded) })
+        }
+        watch.begin(watches)
     }
 
     /// `run.timeout` or `run.stop`, as systemd stops a service: SIGTERM (and SIGCONT, so that a

@@ -18,9 +18,8 @@ import SystemPackage
 /// Each run gets its own session (and so its own process group), stdin from `/dev/null`, the job's
 /// working directory and account (`User=`, `Group=`), and a clean environment (see
 /// ``environment(for:account:files:runID:)``), and, where jobd has a delegated cgroup subtree, a
-/// cgroup of its own (``RunTracking``). Beside each run a watcher stops it when it outlives
-/// `RuntimeMaxSec=` or when jobd asks (``RunRegistry``): SIGTERM to its processes, then SIGKILL
-/// after `TimeoutStopSec=`.
+/// cgroup of its own (``RunTracking``). Each run is stopped when it outlives `RuntimeMaxSec=` or
+/// when jobd asks (``RunRegistry``): SIGTERM to its processes, then SIGKILL after `TimeoutStopSec=`.
 package struct JobRunner: Sendable {
     /// The `PATH` a job gets unless its `Environment=` sets one: systemd's default for services.
     package static let defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -112,8 +111,10 @@ package struct JobRunner: Sendable {
     /// the run is reported (``mail(_:sendmail:)``).
     ///
     /// The run's ``RunLifecycle`` decides each step; this performs them through the ``driver`` and
-    /// hands it what came of them, one event at a time: the process, the watch beside it and the
-    /// stop's timeout report theirs from tasks of their own, through one stream.
+    /// hands it what came of them, one event at a time. While the process runs, the run is this
+    /// one task waiting on its inbox, and nothing else (issue 39): the driver posts the process's
+    /// start and end there from its reactor, the registry its stop requests, and a timer shared
+    /// by every run the ends of `RuntimeMaxSec=` and `TimeoutStopSec=` (``RunWatch``).
     ///
     /// With `adopted`, the run is one an earlier jobd started and handed over (issue 36): its
     /// process is followed from where that jobd left it, and its end recorded as any run's.
@@ -123,36 +124,35 @@ package struct JobRunner: Sendable {
         adopted: AdoptedProcess? = nil
     ) async -> (outcome: RunOutcome, mail: RunMail?) {
         var lifecycle = RunLifecycle(.init(definition, runID: runID, invocationID: invocationID, hasFence: fence != nil), fields: extraFields)
-        var run = RunInProgress(definition: definition, context: context, fence: fence, started: driver.now(),
-                                requests: registry.add(runID: runID, job: definition.name))
-        run.adopted = adopted
         let (events, inbox) = AsyncStream.makeStream(of: RunInProgress.Posted.self)
-        run.inbox = inbox
-        return await withTaskGroup(of: Void.self) { group in
-            var next: [RunLifecycle.Event] = []
-            for action in lifecycle.start() { next += await perform(action, of: &run, lifecycle: lifecycle, group: &group) }
-            var posted = events.makeAsyncIterator()
-            while lifecycle.phase != .done {
-                let acknowledge: (@Sendable () -> Void)?
-                if next.isEmpty {
-                    guard let received = await posted.next() else { break }
-                    next = [received.event]
-                    acknowledge = received.acknowledge
+        let run = RunInProgress(definition: definition, context: context, fence: fence, started: driver.now(), inbox: inbox)
+        run.adopted = adopted
+        registry.add(runID: runID, job: definition.name) { [watch = run.watch] reason in watch.stop(reason) }
+        var next: [RunLifecycle.Event] = []
+        for action in lifecycle.start() { next += await perform(action, of: run, lifecycle: lifecycle) }
+        var posted = events.makeAsyncIterator()
+        while lifecycle.phase != .done {
+            let acknowledge: (@Sendable () -> Void)?
+            if next.isEmpty {
+                guard let received = await posted.next() else { break }
+                if let termination = received.termination {
+                    next = [.exited(await termination())]
                 } else {
-                    acknowledge = nil
+                    next = [received.event]
                 }
-                while !next.isEmpty {
-                    let event = next.removeFirst()
-                    for action in lifecycle.handle(event) { next += await perform(action, of: &run, lifecycle: lifecycle, group: &group) }
-                }
-                acknowledge?()
+                acknowledge = received.acknowledge
+            } else {
+                acknowledge = nil
             }
-            run.stopWatching()
-            group.cancelAll()
-            inbox.finish()
-            let outcome = run.outcome ?? RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, termination: .unknown,
-                                                    result: .abandoned, duration: TimeSpan(microseconds: 0))
-            return (outcome, run.mail)
+            while !next.isEmpty {
+                let event = next.removeFirst()
+                for action in lifecycle.handle(event) { next += await perform(action, of: run, lifecycle: lifecycle) }
+            }
+            acknowledge?()
         }
+        run.close()
+        let outcome = run.outcome ?? RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, termination: .unknown,
+                                                result: .abandoned, duration: TimeSpan(microseconds: 0))
+        return (outcome, run.mail)
     }
 }

@@ -8,7 +8,7 @@ import JobdLocks
 /// `memory.events` (inotify), and a rise of its `oom_kill` is the kill; on a cgroup v1 memory
 /// cgroup it signals an eventfd registered in `cgroup.event_control` for `memory.oom_control` when
 /// the cgroup runs out of memory, just before its OOM killer picks a victim. The wait blocks a
-/// thread of its own; cancelling the waiting task wakes it through an eventfd of its own, and it ends.
+/// thread of its own; cancelling the watch wakes it through an eventfd of its own, and it ends.
 final class OOMWatch: Sendable {
     /// The inotify or eventfd descriptor the kernel signals.
     private let notification: Int32
@@ -58,18 +58,15 @@ final class OOMWatch: Sendable {
         close(wake)
     }
 
-    /// `true` once the OOM killer struck in the cgroup; `false` when the waiting task was
-    /// cancelled first (the run ended) or the wait failed.
-    func wait() async -> Bool {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                do {
-                    try DetachedThread.start { continuation.resume(returning: self.block()) }
-                } catch {
-                    continuation.resume(returning: false)
-                }
-            }
-        } onCancel: {
+    /// Waits on a thread of its own and calls `killed` once the OOM killer struck in the cgroup;
+    /// the watch returned wakes the thread (the run ended), and it ends without calling it.
+    func begin(_ killed: @escaping @Sendable () -> Void) -> RunDriverWatch {
+        do {
+            try DetachedThread.start { if self.block() { killed() } }
+        } catch {
+            return .none
+        }
+        return RunDriverWatch { [self] in
             var one: UInt64 = 1
             _ = Glibc.write(wake, &one, 8)
         }

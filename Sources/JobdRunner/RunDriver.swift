@@ -12,8 +12,9 @@ package protocol RunDriver: Sendable {
     var host: any HostFacts { get }
     /// The clock a run's duration is measured by.
     func now() -> MonotonicInstant
-    /// Waits `duration` (`RuntimeMaxSec=`, `TimeoutStopSec=`); throws when cancelled.
-    func sleep(for duration: TimeSpan) async throws
+    /// Calls `fire` once `duration` has passed (`RuntimeMaxSec=`, `TimeoutStopSec=`), from a timer
+    /// shared by every run (no task sleeps for a run), unless cancelled first.
+    func schedule(after duration: TimeSpan, _ fire: @escaping @Sendable () -> Void) -> RunDriverWatch
     /// `User=`, `Group=` and `SupplementaryGroups=`.
     func resolveAccount(_ definition: JobDefinition) async -> Result<Account?, RunPreparationError>
     /// The `EnvironmentFile=`s, the environment and the working directory of a run.
@@ -26,22 +27,25 @@ package protocol RunDriver: Sendable {
         _ definition: JobDefinition, runID: UInt64, invocationID: String, fields: [String: String], user: UInt32?
     ) -> Result<(cgroup: RunCgroup?, tasksRlimit: ResourceLimit?), RunPreparationError>
     func makePrivateTmp(job: String) -> Result<PrivateTmp, RunPreparationError>
-    /// Starts the process and waits until it is reaped: `started` is called with its pid once it
-    /// runs its command (and before any of its output is logged); each line it writes goes to the
-    /// journal and to `mailed`.
+    /// Starts the process and returns: what comes of it is reported through `reports`, from
+    /// whichever thread learns it (jobd's: the reactor's), so that no task waits for a run's
+    /// process. Each line it writes goes to the journal and to `mailed`.
     func spawn(
         _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String],
-        mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
-    ) async -> Result<RunTermination, RunPreparationError>
-    /// Follows a process an earlier jobd handed over until it ends, as ``spawn`` does one it starts.
+        mailed: (@Sendable (String) -> Void)?, reports: RunProcessReports
+    )
+    /// Follows a process an earlier jobd handed over, as ``spawn`` does one it starts; `reports`'
+    /// `ended` says only that it was followed to its end (`.success(.unknown)`): its exit status is
+    /// the keeper's (``AdoptedProcess/end``), which the runner asks.
     func adopt(
         _ process: AdoptedProcess, definition: JobDefinition, runID: UInt64, fields: [String: String],
-        mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
-    ) async -> Result<RunTermination, RunPreparationError>
+        mailed: (@Sendable (String) -> Void)?, reports: RunProcessReports
+    )
     /// Stops following every run and returns their processes and pipes, open (a handover).
     func handOver() -> [RunReactor.Detached]
-    /// Returns true once the OOM killer killed a process in the run's cgroup; false if it cannot tell.
-    func oomKilled(in cgroup: RunCgroup) async -> Bool
+    /// Calls `killed` once the OOM killer kills a process in the run's cgroup, unless cancelled
+    /// first; never where it cannot tell.
+    func watchOOMKills(in cgroup: RunCgroup, _ killed: @escaping @Sendable () -> Void) -> RunDriverWatch
     /// Sends `signal` (SIGTERM with SIGCONT, or SIGKILL) to the run's processes, now or once it has one.
     func signal(runID: UInt64, _ signal: Int32)
     /// Whether the run's fence stopped it, and when it ended then.
@@ -57,6 +61,27 @@ package protocol RunDriver: Sendable {
     func removeCgroup(_ cgroup: RunCgroup, keep: Bool) -> (usage: RunUsage?, oomKills: UInt64)
     /// Returns why the directories could not be removed, if they could not.
     func removePrivateTmp(_ privateTmp: PrivateTmp) async -> String?
+}
+
+/// What a run's process reports to its run (``RunDriver/spawn(_:definition:runID:fields:mailed:reports:)``).
+package struct RunProcessReports: Sendable {
+    /// The process runs its command, with this pid; none of its output is forwarded before
+    /// `proceed` is called (once `run.start` is logged).
+    package var started: @Sendable (_ pid: Int32, _ proceed: @escaping @Sendable () -> Void) -> Void
+    /// How it ended once reaped, or why it could not start: called once, last.
+    package var ended: @Sendable (Result<RunTermination, RunPreparationError>) -> Void
+}
+
+/// A timer or a watch a driver armed for a run: `cancel` disarms it (it may have fired already).
+package struct RunDriverWatch: Sendable {
+    package var cancel: @Sendable () -> Void
+
+    package init(cancel: @escaping @Sendable () -> Void) {
+        self.cancel = cancel
+    }
+
+    /// Nothing to cancel: a watch that cannot be had.
+    package static let none = RunDriverWatch {}
 }
 
 /// Why a run could not be prepared; it is logged and the run counts as failed to start.

@@ -3,22 +3,28 @@ import JobdTimers
 
 /// What ``JobRunner`` holds of one run while it performs its ``RunLifecycle``'s actions: the
 /// things those actions made (the account, the spawn configuration, the cgroup, `PrivateTmp=`'s
-/// directories), which the lifecycle, a pure value, only knows by whether they exist.
-struct RunInProgress: Sendable {
-    /// An event from one of the run's tasks; `acknowledge` is called once its actions are performed
-    /// (the process's first output waits for its `run.start`).
+/// directories), which the lifecycle, a pure value, only knows by whether they exist. A class:
+/// the run's task holds one reference across its suspensions, not the whole of it in its frame.
+final class RunInProgress {
+    /// An event for the run from elsewhere (the driver's reports, its watch, its stop timeout);
+    /// `acknowledge` is called once its actions are performed (the process's first output waits
+    /// for its `run.start`).
     struct Posted: Sendable {
         var event: RunLifecycle.Event
         var acknowledge: (@Sendable () -> Void)?
+        /// An adopted run's end: how it ended is the keeper's (``AdoptedProcess/end``), asked in
+        /// the run's task; the event is then `exited` with it.
+        var termination: (@Sendable () async -> RunTermination)?
     }
 
     let definition: JobDefinition
     let context: [String: String]
     let fence: RunFence?
     let started: MonotonicInstant
-    /// The registry's stop requests for the run, which its watch waits on.
-    let requests: AsyncStream<StopReason>
-    var inbox: AsyncStream<Posted>.Continuation?
+    /// Where the run's events are posted, from any thread.
+    let inbox: AsyncStream<Posted>.Continuation
+    /// Stop requests, `RuntimeMaxSec=` and OOM kills, posted to `inbox` beside the process.
+    let watch: RunWatch
     var account: Account?
     var configuration: SpawnConfiguration?
     var cgroup: RunCgroup?
@@ -27,25 +33,50 @@ struct RunInProgress: Sendable {
     let mailed: MailedOutput?
     /// The SIGKILL's delay, fixed when SIGTERM went (jobd's own stop may have shortened it).
     var stopGrace = TimeSpan.infinity
-    /// Ends the watch beside the process.
-    var endWatch: AsyncStream<Void>.Continuation?
+    /// The stop's timeout, once armed; cancelled when the run is over.
+    var stopTimeout: RunDriverWatch?
     var outcome: RunOutcome?
     var mail: RunMail?
     /// The process an earlier jobd started and handed over, for a run this jobd adopts (issue 36):
     /// nothing is prepared or spawned for it, and its start is logged as `run.adopt`.
     var adopted: AdoptedProcess?
 
-    init(definition: JobDefinition, context: [String: String], fence: RunFence?, started: MonotonicInstant, requests: AsyncStream<StopReason>) {
+    init(
+        definition: JobDefinition, context: [String: String], fence: RunFence?, started: MonotonicInstant,
+        inbox: AsyncStream<Posted>.Continuation
+    ) {
         self.definition = definition
         self.context = context
         self.fence = fence
         self.started = started
-        self.requests = requests
+        self.inbox = inbox
+        watch = RunWatch { reason in inbox.yield(Posted(event: .stopRequested(reason))) }
         mailed = definition.mailTo.isEmpty ? nil : MailedOutput()
     }
 
-    mutating func stopWatching() {
-        endWatch?.finish()
-        endWatch = nil
+    /// Each line the run writes, for `MailTo=`; `nil` without it.
+    var mailedLine: (@Sendable (String) -> Void)? {
+        mailed.map { output in { @Sendable line in output.append(line) } }
+    }
+
+    /// What the driver reports of the run's process, posted to `inbox`.
+    var reports: RunProcessReports {
+        let (inbox, adopted) = (inbox, adopted)
+        return RunProcessReports(started: { pid, proceed in
+            inbox.yield(Posted(event: .spawned(pid: pid), acknowledge: proceed))
+        }, ended: { result in
+            switch result {
+            case .success(let termination): inbox.yield(Posted(event: .exited(termination), termination: adopted?.end))
+            case .failure(let error): inbox.yield(Posted(event: .spawnFailed(error.description)))
+            }
+        })
+    }
+
+    /// The run is over: its watch and its timers go, and nothing more is posted.
+    func close() {
+        watch.end()
+        stopTimeout?.cancel()
+        stopTimeout = nil
+        inbox.finish()
     }
 }

@@ -64,20 +64,26 @@ package final class RunReactor: Sendable {
 
     /// Follows `process` until it has exited, calling `line` for each line it writes (on the
     /// reactor's thread), to the end of its pipes or what they hold when it exits (a process it
-    /// left behind may keep them open); closes its descriptors and returns how it exited. Call
-    /// ``prepare()`` first.
+    /// left behind may keep them open); closes its descriptors and calls `done` with how it
+    /// exited, on the reactor's thread. Call ``prepare()`` first.
     /// `pending` is what was read of the run's last line on each pipe before a handover.
+    package func follow(
+        _ process: ProcessSpawner.Spawned, runID: UInt64, pending: (output: [UInt8], error: [UInt8]) = ([], []),
+        line: @escaping @Sendable (String, Stream) -> Void, done: @escaping @Sendable (Exit) -> Void
+    ) {
+        guard let loop = loop.withLock({ $0 }) else { preconditionFailure("RunReactor.follow before prepare()") }
+        let followed = RunReactorLoop.Followed(process, runID: runID, line: line, done: done)
+        if !pending.output.isEmpty { followed.output = OutputLineSplitter(pending: pending.output) }
+        if !pending.error.isEmpty { followed.error = OutputLineSplitter(pending: pending.error) }
+        loop.add(followed)
+    }
+
+    /// ``follow(_:runID:pending:line:done:)``, awaited: for a caller that has a task to spare.
     package func follow(
         _ process: ProcessSpawner.Spawned, runID: UInt64, pending: (output: [UInt8], error: [UInt8]) = ([], []),
         line: @escaping @Sendable (String, Stream) -> Void
     ) async -> Exit {
-        guard let loop = loop.withLock({ $0 }) else { preconditionFailure("RunReactor.follow before prepare()") }
-        return await withCheckedContinuation { continuation in
-            let followed = RunReactorLoop.Followed(process, runID: runID, line: line) { continuation.resume(returning: $0) }
-            if !pending.output.isEmpty { followed.output = OutputLineSplitter(pending: pending.output) }
-            if !pending.error.isEmpty { followed.error = OutputLineSplitter(pending: pending.error) }
-            loop.add(followed)
-        }
+        await withCheckedContinuation { continuation in follow(process, runID: runID, pending: pending, line: line) { continuation.resume(returning: $0) } }
     }
 
     /// Stops following every run and returns them, their descriptors open (a handover). The

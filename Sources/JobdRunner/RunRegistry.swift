@@ -7,7 +7,7 @@ import JobdLocks
 /// group reaches the processes it started too; where the run has a cgroup (``RunTracking``), every
 /// process in it is signalled instead, also one that left the group.
 ///
-/// Stopping a run asks the run's own watcher (see ``JobRunner``) to do it, so that every stop
+/// Stopping a run posts the request to the run itself (see ``JobRunner``), so that every stop
 /// takes the same path: SIGTERM, then SIGKILL once the job's `TimeoutStopSec=` has passed.
 package final class RunRegistry: Sendable {
     private struct Entry {
@@ -16,7 +16,8 @@ package final class RunRegistry: Sendable {
         var cgroup: RunCgroup?
         /// The last signal sent; a process that appears after it was sent gets it at once.
         var signal: Int32?
-        var stop: AsyncStream<StopReason>.Continuation
+        /// Posts a stop request to the run; called outside the registry's lock.
+        var stop: @Sendable (StopReason) -> Void
     }
 
     private struct State {
@@ -40,15 +41,14 @@ package final class RunRegistry: Sendable {
     /// The cgroup of a run in flight, once its process is started in it.
     package func cgroup(of runID: UInt64) -> RunCgroup? { state.withLock { $0.runs[runID]?.cgroup } }
 
-    /// Adds a run about to start; returns the stop requests its watcher waits on.
-    func add(runID: UInt64, job: String) -> AsyncStream<StopReason> {
-        let (requests, continuation) = AsyncStream.makeStream(of: StopReason.self, bufferingPolicy: .bufferingNewest(1))
+    /// Adds a run about to start; `stop` is called with each request to stop it (at once with
+    /// ``stopAll(reason:within:now:)``'s, if jobd is stopping), until it is removed.
+    func add(runID: UInt64, job: String, stop: @escaping @Sendable (StopReason) -> Void) {
         let stopAll = state.withLock { state in
-            state.runs[runID] = Entry(job: job, stop: continuation)
+            state.runs[runID] = Entry(job: job, stop: stop)
             return state.stopAll
         }
-        if let stopAll { continuation.yield(stopAll) }
-        return requests
+        if let stopAll { stop(stopAll) }
     }
 
     /// Records the run's process; if the run was signalled before it had one, the signal goes now.
@@ -63,14 +63,11 @@ package final class RunRegistry: Sendable {
 
     /// Forgets a run whose process has been reaped.
     func remove(runID: UInt64) {
-        let entry = state.withLock { state in
-            defer {
-                // The table keeps its largest burst's capacity otherwise (see RunAdmission.leave).
-                if state.runs.isEmpty { state.runs = [:] }
-            }
-            return state.runs.removeValue(forKey: runID)
+        state.withLock { state in
+            state.runs.removeValue(forKey: runID)
+            // The table keeps its largest burst's capacity otherwise (see RunAdmission.leave).
+            if state.runs.isEmpty { state.runs = [:] }
         }
-        entry?.stop.finish()
     }
 
     /// SIGTERM to the run's processes, and SIGCONT so that a stopped process sees it.
@@ -123,7 +120,7 @@ package final class RunRegistry: Sendable {
     @discardableResult
     package func stop(job: String, reason: StopReason) -> Int {
         let requests = state.withLock { $0.runs.values.filter { $0.job == job }.map(\.stop) }
-        for request in requests { request.yield(reason) }
+        for request in requests { request(reason) }
         return requests.count
     }
 
@@ -137,7 +134,7 @@ package final class RunRegistry: Sendable {
             if let within, !within.isInfinite { state.killDeadline = now + within.duration }
             return state.runs.values.map(\.stop)
         }
-        for request in requests { request.yield(reason) }
+        for request in requests { request(reason) }
         return requests.count
     }
 }

@@ -8,21 +8,23 @@ extension SystemRunDriver {
     /// a line; its end as the keeper recorded it, since only a parent learns an exit status.
     package func adopt(
         _ process: AdoptedProcess, definition: JobDefinition, runID: UInt64, fields: [String: String],
-        mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
-    ) async -> Result<RunTermination, RunPreparationError> {
-        if case .failure(let failure) = reactor.prepare() { return .failure(PreparationError(description: failure.description)) }
+        mailed: (@Sendable (String) -> Void)?, reports: RunProcessReports
+    ) {
+        if case .failure(let failure) = reactor.prepare() { return reports.ended(.failure(PreparationError(description: failure.description))) }
+        if case .failure(let failure) = timers.prepare() { return reports.ended(.failure(failure)) }
         registry.started(runID: runID, pid: process.pid, cgroup: process.cgroup)
-        await started(process.pid)
-        // A process already gone has no pidfd: only its pipes are read to their end.
-        let pidfd = process.isRunning ? pidfd_open(process.pid, 0) : -1
-        if pidfd >= 0 { _ = fcntl(pidfd, F_SETFD, FD_CLOEXEC) }
-        let spawned = ProcessSpawner.Spawned(pid: process.pid, pidfd: pidfd, standardOutput: process.standardOutput,
-                                             standardError: process.standardError)
-        if spawned.pidfd >= 0 || spawned.standardOutput >= 0 || spawned.standardError >= 0 {
-            _ = await follow(spawned, definition: definition, runID: runID, fields: fields, mailed: mailed,
-                             pending: (process.pendingOutput, process.pendingError))
+        reports.started(process.pid) { [self] in
+            // A process already gone has no pidfd: only its pipes are read to their end.
+            let pidfd = process.isRunning ? pidfd_open(process.pid, 0) : -1
+            if pidfd >= 0 { _ = fcntl(pidfd, F_SETFD, FD_CLOEXEC) }
+            let spawned = ProcessSpawner.Spawned(pid: process.pid, pidfd: pidfd, standardOutput: process.standardOutput,
+                                                 standardError: process.standardError)
+            guard spawned.pidfd >= 0 || spawned.standardOutput >= 0 || spawned.standardError >= 0 else {
+                return reports.ended(.success(.unknown))
+            }
+            follow(spawned, definition: definition, runID: runID, fields: fields, mailed: mailed,
+                   pending: (process.pendingOutput, process.pendingError)) { _ in reports.ended(.success(.unknown)) }
         }
-        return .success(await process.end())
     }
 
     /// Stops following every run and returns them with their pipes open, for the next jobd.

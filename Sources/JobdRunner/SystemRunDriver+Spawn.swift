@@ -96,93 +96,106 @@ extension SystemRunDriver {
         }
     }
 
-    /// Sends the exec plan to the trampoline and waits for its answer: nil once the command was
-    /// executed, or why it was not. On a thread of its own: the trampoline may wait on a slow file
-    /// system (its working directory) before it answers.
-    private static func handshake(_ socket: Int32, plan bytes: [UInt8]) async -> String? {
-        let answer = await aside { () -> Result<String?, PreparationError> in
-            defer { close(socket) }
-            var sent = 0
-            while sent < bytes.count {
-                let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }  // it stopped reading: its answer says why
-                sent += count
-            }
-            shutdown(socket, Int32(SHUT_WR))
-            var reply: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4_096)
-            while reply.count < 65_536 {
-                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
-                reply += buffer.prefix(count)
-            }
-            if reply.isEmpty && sent < bytes.count { return .success("jobd-cgexec did not take the run's exec plan") }
-            return .success(reply.isEmpty ? nil : String(decoding: reply, as: UTF8.self))
-        }
-        switch answer {
-        case .success(let reason):
-            return reason
-        case .failure(let error):
+    /// Sends the exec plan to the trampoline and calls `answered` with its answer: nil once the
+    /// command was executed, or why it was not. On a thread of its own: the trampoline may wait on
+    /// a slow file system (its working directory) before it answers.
+    private static func handshake(_ socket: Int32, plan bytes: [UInt8], answered: @escaping @Sendable (String?) -> Void) {
+        do {
+            try DetachedThread.start { answered(exchange(socket, plan: bytes)) }
+        } catch {
             // No thread: the trampoline reads a stream cut short, and refuses to run the command.
             close(socket)
-            return error.description
+            answered(String(describing: error))
         }
     }
 
-    /// Starts the process, forwards its output, and waits until it has been reaped.
+    /// The handshake's exchange, blocking: the plan out, the answer back, the socket closed.
+    private static func exchange(_ socket: Int32, plan bytes: [UInt8]) -> String? {
+        defer { close(socket) }
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }  // it stopped reading: its answer says why
+            sent += count
+        }
+        shutdown(socket, Int32(SHUT_WR))
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while reply.count < 65_536 {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            reply += buffer.prefix(count)
+        }
+        if reply.isEmpty && sent < bytes.count { return "jobd-cgexec did not take the run's exec plan" }
+        return reply.isEmpty ? nil : String(decoding: reply, as: UTF8.self)
+    }
+
+    /// Starts the process and returns; its start (after the trampoline's handshake, if any) and its
+    /// end are reported through `reports`, its output forwarded in between.
     package func spawn(
         _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String],
-        mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
-    ) async -> Result<RunTermination, PreparationError> {
-        if case .failure(let failure) = reactor.prepare() { return .failure(PreparationError(description: failure.description)) }
+        mailed: (@Sendable (String) -> Void)?, reports: RunProcessReports
+    ) {
+        if case .failure(let failure) = reactor.prepare() { return reports.ended(.failure(PreparationError(description: failure.description))) }
+        if case .failure(let failure) = timers.prepare() { return reports.ended(.failure(failure)) }
         let spawned: ProcessSpawner.Spawned
         let launch: Launch
         switch start(configuration) {
-        case .failure(let failure): return .failure(failure)
+        case .failure(let failure): return reports.ended(.failure(failure))
         case .success(let started): (spawned, launch) = started
         }
-        let pid = spawned.pid
-        registry.started(runID: runID, pid: pid, cgroup: configuration.cgroup)
-        let failure = if let socket = launch.handshake {
-            await Self.handshake(socket, plan: launch.plan)
-        } else { String?.none }
-        if failure == nil { await started(pid) }
-        let exit = await follow(spawned, definition: definition, runID: runID, fields: fields, mailed: mailed)
-        if let failure { return .failure(PreparationError(description: failure)) }
-        switch exit {
-        case .exited(let status): return .success(.exited(status))
-        case .signaled(let signal):
-            // A run with LimitCORE= of its own dumps core by its limit, not jobd's.
-            let core = configuration.attributes.limits[.core].map { $0.soft ?? .max }
-            return .success(.signaled(signal, coreLimit: core))
+        registry.started(runID: runID, pid: spawned.pid, cgroup: configuration.cgroup)
+        // A run with LimitCORE= of its own dumps core by its limit, not jobd's.
+        let core = configuration.attributes.limits[.core].map { $0.soft ?? .max }
+        let follow: @Sendable (String?) -> Void = { [self] failure in
+            self.follow(spawned, definition: definition, runID: runID, fields: fields, mailed: mailed) { exit in
+                if let failure { return reports.ended(.failure(PreparationError(description: failure))) }
+                switch exit {
+                case .exited(let status): reports.ended(.success(.exited(status)))
+                case .signaled(let signal): reports.ended(.success(.signaled(signal, coreLimit: core)))
+                }
+            }
+        }
+        let answered: @Sendable (String?) -> Void = { failure in
+            guard failure == nil else { return follow(failure) }
+            reports.started(spawned.pid) { follow(nil) }
+        }
+        if let socket = launch.handshake {
+            Self.handshake(socket, plan: launch.plan, answered: answered)
+        } else {
+            answered(nil)
         }
     }
 
-    /// Follows the run's process on the reactor until it has ended, each line it writes forwarded.
-    /// Output carries the job's name (or its SyslogIdentifier=) and the command's pid, so that
-    /// `journalctl -t JOB` finds it and it reads `backup[4242]: …`.
+    /// Follows the run's process on the reactor until it has ended, each line it writes forwarded,
+    /// then calls `done` (on the reactor's thread). Output carries the job's name (or its
+    /// SyslogIdentifier=) and the command's pid, so that `journalctl -t JOB` finds it and it reads
+    /// `backup[4242]: …`.
     func follow(
         _ spawned: ProcessSpawner.Spawned, definition: JobDefinition, runID: UInt64, fields: [String: String],
-        mailed: (@Sendable (String) -> Void)?, pending: (output: [UInt8], error: [UInt8]) = ([], [])
-    ) async -> RunReactor.Exit {
+        mailed: (@Sendable (String) -> Void)?, pending: (output: [UInt8], error: [UInt8]) = ([], []),
+        done: @escaping @Sendable (RunReactor.Exit) -> Void
+    ) {
         var outputFields = fields.merging([JobdField.pid: String(spawned.pid)]) { $1 }
         if let identifier = definition.syslogIdentifier { outputFields[JobdField.syslogIdentifier] = identifier }
         let (user, uid) = (definition.owningUser, definition.owningUID)
         let dropped = LockedBox(0)
-        let exit = await reactor.follow(spawned, runID: runID, pending: pending) { [outputFields] line, stream in
+        let (logger, name) = (logger, definition.name)
+        reactor.follow(spawned, runID: runID, pending: pending, line: { [outputFields, self] line, stream in
             forward(line, runID: runID, level: stream == .standardOutput ? .info : .error, fields: outputFields, mailed: mailed,
                     uid: uid, dropped: dropped)
-        }
-        let count = dropped.withLock { $0 }
-        if count > 0, let user = user ?? uid.map({ "uid \($0)" }) {
-            logger.event(.runOutputDropped, level: .warning,
-                         "\(count) line(s) of run \(runID) of \(definition.name)'s output were not logged: \(user)'s runs wrote more "
-                         + "than UserLogRateLimitBurst= lines in UserLogRateLimitIntervalSec= (jobd.conf)",
-                         fields.merging([JobdField.droppedCount: String(count)]) { $1 })
-        }
-        return exit
+        }, done: { exit in
+            let count = dropped.withLock { $0 }
+            if count > 0, let user = user ?? uid.map({ "uid \($0)" }) {
+                logger.event(.runOutputDropped, level: .warning,
+                             "\(count) line(s) of run \(runID) of \(name)'s output were not logged: \(user)'s runs wrote more "
+                             + "than UserLogRateLimitBurst= lines in UserLogRateLimitIntervalSec= (jobd.conf)",
+                             fields.merging([JobdField.droppedCount: String(count)]) { $1 })
+            }
+            done(exit)
+        })
     }
 
     /// Each line a run writes becomes its own `run.output` entry: priority 6 for stdout (info), 3

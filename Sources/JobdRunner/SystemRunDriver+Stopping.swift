@@ -2,9 +2,9 @@ import Glibc
 package import JobdConfig
 
 extension SystemRunDriver {
-    package func oomKilled(in cgroup: RunCgroup) async -> Bool {
-        guard let watch = OOMWatch.start(cgroup) else { return false }
-        return await watch.wait()
+    package func watchOOMKills(in cgroup: RunCgroup, _ killed: @escaping @Sendable () -> Void) -> RunDriverWatch {
+        guard let watch = OOMWatch.start(cgroup) else { return .none }
+        return watch.begin(killed)
     }
 
     /// Through the registry, which also reaches a run that has no process yet, as soon as it has one.

@@ -23,6 +23,8 @@ package struct SystemRunDriver: RunDriver {
     let outputBudget: OutputBudget
     /// The one thread that reads every run's output and sees its process end (issue 39).
     let reactor = RunReactor()
+    /// The one timer thread of every run's `RuntimeMaxSec=` and `TimeoutStopSec=`.
+    let timers = RunTimers()
     let tracking: RunTracking
     package let host: any HostFacts
     /// Every run's `RLIMIT_NOFILE` (``DescriptorLimit/runs``), or `nil`: jobd's own.
@@ -47,8 +49,8 @@ package struct SystemRunDriver: RunDriver {
 
     package func now() -> MonotonicInstant { .now() }
 
-    package func sleep(for duration: TimeSpan) async throws {
-        try await Task.sleep(for: duration.duration)
+    package func schedule(after duration: TimeSpan, _ fire: @escaping @Sendable () -> Void) -> RunDriverWatch {
+        timers.schedule(after: duration, fire)
     }
 
     /// Runs `body` on a thread of its own where it may block: `User=` and `Group=` are looked up
@@ -73,51 +75,63 @@ package struct SystemRunDriver: RunDriver {
         await Self.aside { [self] in lookUpAccount(definition) }
     }
 
-    /// The environment files, the environment and the working directory of a run.
+    /// The environment files, the environment and the working directory of a run. Only the waits
+    /// are here; the rest is worked out in synchronous functions, so that the run's task does not
+    /// keep their locals' room in its async frames while its process runs (issue 39).
     package func prepare(
         _ definition: JobDefinition, account: Account?, runID: UInt64, invocationID: String, context: [String: String]
     ) async -> Result<SpawnConfiguration, PreparationError> {
         let switchesUser = account?.userName != nil
         // A User= job's files are read as its user, by the trampoline; others' by jobd, as root.
-        let read: Result<[EnvironmentVariable], PreparationError>
-        if definition.environmentFiles.isEmpty {
-            read = .success([])
-        } else if let account, switchesUser {
-            read = await readAsUser(definition, account: account)
-        } else {
-            read = await Self.aside { readEnvironmentFiles(definition) }
+        var files: [EnvironmentVariable] = []
+        if !definition.environmentFiles.isEmpty {
+            let read = if let account, switchesUser {
+                await readAsUser(definition, account: account)
+            } else {
+                await Self.aside { readEnvironmentFiles(definition) }
+            }
+            switch read {
+            case .failure(let error): return .failure(error)
+            case .success(let variables): files = variables
+            }
         }
-        let files: [EnvironmentVariable]
-        switch read {
-        case .failure(let error): return .failure(error)
-        case .success(let variables): files = variables
-        }
+        let named: WorkingDirectory?
+        switch namedDirectory(definition, account: account) { case .failure(let error): return .failure(error); case .success(let directory): named = directory }
+        // An optional one that is missing means `/`; a User= run's is looked at only by the trampoline, as the user.
+        var exists = false
+        if !switchesUser, named?.optional == true, case .success(true) = await Self.aside({ .success(Self.isDirectory(named?.path ?? "/")) }) { exists = true }
+        return .success(configuration(definition, account: account, files: files, named: named, optionalExists: exists, runID: runID,
+                                      invocationID: invocationID, context: context))
+    }
+
+    /// The job's `WorkingDirectory=`, `~` resolved to the run's home.
+    private func namedDirectory(_ definition: JobDefinition, account: Account?) -> Result<WorkingDirectory?, PreparationError> {
+        guard let directory = definition.workingDirectory, directory.path == WorkingDirectory.home else { return .success(definition.workingDirectory) }
+        let home = account?.home ?? getpwuid(host.effectiveUID).map { String(decoding: UnsafeRawBufferPointer(start: $0.pointee.pw_dir, count: strlen($0.pointee.pw_dir)), as: UTF8.self) }
+        return directory.resolved(home: home).map { .success($0) }
+            ?? .failure(PreparationError(description: "WorkingDirectory=~: the run's user has no home directory"))
+    }
+
+    /// The run's spawn configuration: as systemd, `/` unless the job names a directory (an
+    /// optional one only if it exists, `optionalExists`).
+    @inline(never)
+    private func configuration(
+        _ definition: JobDefinition, account: Account?, files: [EnvironmentVariable], named: WorkingDirectory?, optionalExists: Bool,
+        runID: UInt64, invocationID: String, context: [String: String]
+    ) -> SpawnConfiguration {
+        let switchesUser = account?.userName != nil
         let environment = JobRunner.environment(
             for: definition, inheritedLanguage: inheritedLanguage, account: account, files: files, runID: runID,
             invocationID: invocationID, context: context)
-        // As systemd: `/` unless the job names a directory; an optional one that is missing also
-        // means `/`. A User= run's is looked at only by the trampoline, as the user.
         var workingDirectory = FilePath("/")
-        var named = definition.workingDirectory
-        if let directory = named, directory.path == WorkingDirectory.home {
-            let home = account?.home ?? getpwuid(host.effectiveUID).map { String(decoding: UnsafeRawBufferPointer(start: $0.pointee.pw_dir, count: strlen($0.pointee.pw_dir)), as: UTF8.self) }
-            guard let resolved = directory.resolved(home: home) else {
-                return .failure(PreparationError(description: "WorkingDirectory=~: the run's user has no home directory"))
-            }
-            named = resolved
+        if !switchesUser, let directory = named, !directory.optional || optionalExists {
+            workingDirectory = FilePath(directory.path)
         }
-        if !switchesUser, let directory = named {
-            if !directory.optional {
-                workingDirectory = FilePath(directory.path)
-            } else if case .success(true) = await Self.aside({ .success(Self.isDirectory(directory.path)) }) {
-                workingDirectory = FilePath(directory.path)
-            }
-        }
-        return .success(SpawnConfiguration(
+        return SpawnConfiguration(
             argv: definition.command.argv(environment: environment), environment: environment,
             workingDirectory: workingDirectory, userDirectory: switchesUser ? named : nil,
             account: account, attributes: definition.processAttributes, sandbox: definition.sandbox,
-            ownedByUser: definition.owningUser != nil))
+            ownedByUser: definition.owningUser != nil)
     }
 
     private func lookUpAccount(_ definition: JobDefinition) -> Result<Account?, PreparationError> {

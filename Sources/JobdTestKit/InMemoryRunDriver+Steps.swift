@@ -36,31 +36,33 @@ extension InMemoryRunDriver {
         return .success(PrivateTmp(tmp: "/tmp/jobd-private-\(job)", varTmp: "/var/tmp/jobd-private-\(job)"))
     }
 
-    /// The process's pid is 1000 + `runID`.
+    /// The process's pid is 1000 + `runID`; it writes its output once its start is acknowledged,
+    /// and runs until the test or a signal ends it.
     package func spawn(
         _ configuration: SpawnConfiguration, definition: JobDefinition, runID: UInt64, fields: [String: String],
-        mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
-    ) async -> Result<RunTermination, RunPreparationError> {
+        mailed: (@Sendable (String) -> Void)?, reports: RunProcessReports
+    ) {
         record("spawn")
-        if let failure = script.spawnFailure { return .failure(RunPreparationError(description: failure)) }
-        await started(Int32(1_000 + runID))
-        for line in script.output { mailed?(line) }
-        return .success(await run(runID))
+        if let failure = script.spawnFailure { return reports.ended(.failure(RunPreparationError(description: failure))) }
+        let output = script.output
+        reports.started(Int32(1_000 + runID)) { [self] in
+            for line in output { mailed?(line) }
+            run(runID) { reports.ended(.success($0)) }
+        }
     }
 
-    /// An adopted process: no spawn; it ends as its `end` says.
+    /// An adopted process: no spawn; it is followed to its end at once (its end is its `end`'s).
     package func adopt(
         _ process: AdoptedProcess, definition: JobDefinition, runID: UInt64, fields: [String: String],
-        mailed: (@Sendable (String) -> Void)?, started: @escaping @Sendable (Int32) async -> Void
-    ) async -> Result<RunTermination, RunPreparationError> {
+        mailed: (@Sendable (String) -> Void)?, reports: RunProcessReports
+    ) {
         record("adopt")
-        await started(process.pid)
-        return .success(await process.end())
+        reports.started(process.pid) { reports.ended(.success(.unknown)) }
     }
 
-    /// Never an OOM kill: waits until the watch ends.
-    package func oomKilled(in cgroup: RunCgroup) async -> Bool {
-        (try? await sleep(for: .infinity)) != nil
+    /// Never an OOM kill.
+    package func watchOOMKills(in cgroup: RunCgroup, _ killed: @escaping @Sendable () -> Void) -> RunDriverWatch {
+        .none
     }
 
     package func signal(runID: UInt64, _ signal: Int32) {

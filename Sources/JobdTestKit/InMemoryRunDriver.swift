@@ -33,9 +33,10 @@ package final class InMemoryRunDriver: RunDriver {
         package init() {}
     }
 
+    /// A timer armed through ``schedule(after:_:)``, or a sleep of the driver's own steps.
     private struct Sleeper {
         var deadline: UInt64
-        var wake: CheckedContinuation<Bool, Never>
+        var fire: @Sendable () -> Void
     }
 
     private struct State {
@@ -43,7 +44,8 @@ package final class InMemoryRunDriver: RunDriver {
         var now: UInt64 = 1_000_000
         var sleepers: [Int: Sleeper] = [:]
         var nextSleeper = 0
-        var running: [UInt64: CheckedContinuation<RunTermination, Never>] = [:]
+        /// Each running process's report of its end.
+        var running: [UInt64: @Sendable (RunTermination) -> Void] = [:]
         /// A signal sent before the process had one: it gets it as it starts.
         var early: [UInt64: Int32] = [:]
         var steps: [String] = []
@@ -53,7 +55,7 @@ package final class InMemoryRunDriver: RunDriver {
     /// What a test may wait for (``until(_:)``).
     package struct View: Sendable {
         package var steps: [String]
-        /// How many sleeps are in progress (`RuntimeMaxSec=`, `TimeoutStopSec=`).
+        /// How many timers are armed (`RuntimeMaxSec=`, `TimeoutStopSec=`) or sleeps in progress.
         package var sleeping: Int
         package var running: Set<UInt64>
     }
@@ -68,6 +70,9 @@ package final class InMemoryRunDriver: RunDriver {
 
     /// Each step performed, in order: `resolveAccount`, `spawn`, `signal 15`, `removeCgroup keep`…
     package var steps: [String] { state.withLock { $0.steps } }
+
+    /// How many timers are armed or sleeps in progress now.
+    package var sleeping: Int { state.withLock { $0.sleepers.count } }
 
     /// Waits until `ready` holds of what the driver did.
     package func until(_ ready: @escaping @Sendable (View) -> Bool) async {
@@ -85,19 +90,19 @@ package final class InMemoryRunDriver: RunDriver {
     package func exit(_ runID: UInt64, _ termination: RunTermination) async {
         await until { $0.running.contains(runID) }
         let process = state.withLock { $0.running.removeValue(forKey: runID) }
-        process?.resume(returning: termination)
+        process?(termination)
         changed()
     }
 
     /// Lets `duration` pass: every sleep due by then ends.
     package func advance(by duration: TimeSpan) {
-        let due = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+        let due = state.withLock { state -> [@Sendable () -> Void] in
             state.now += duration.microseconds
             let due = state.sleepers.filter { $0.value.deadline <= state.now }
             for id in due.keys { state.sleepers[id] = nil }
-            return due.sorted { $0.value.deadline < $1.value.deadline }.map(\.value.wake)
+            return due.sorted { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }.map(\.value.fire)
         }
-        for wake in due { wake.resume(returning: true) }
+        for fire in due { fire() }
         changed()
     }
 
@@ -112,24 +117,20 @@ package final class InMemoryRunDriver: RunDriver {
 
     func stateScript() -> Script { state.withLock { $0.script } }
 
-    /// The process of run `runID` runs until ``exit(_:_:)`` or a signal ends it; one signalled
-    /// before it ran gets the signal now.
-    func run(_ runID: UInt64) async -> RunTermination {
-        let termination = await withCheckedContinuation { process in
-            let ended = state.withLock { state -> RunTermination? in
-                if let early = state.early.removeValue(forKey: runID), let ending = state.script.endsOn[early] { return ending }
-                state.running[runID] = process
-                return nil
-            }
-            if let ended { process.resume(returning: ended) }
-            changed()
+    /// The process of run `runID` runs until ``exit(_:_:)`` or a signal ends it, then calls
+    /// `ended`; one signalled before it ran gets the signal now.
+    func run(_ runID: UInt64, ended: @escaping @Sendable (RunTermination) -> Void) {
+        let early = state.withLock { state -> RunTermination? in
+            if let early = state.early.removeValue(forKey: runID), let ending = state.script.endsOn[early] { return ending }
+            state.running[runID] = ended
+            return nil
         }
+        if let early { ended(early) }
         changed()
-        return termination
     }
 
     func deliver(_ signal: Int32, to runID: UInt64) {
-        let ended = state.withLock { state -> (CheckedContinuation<RunTermination, Never>, RunTermination)? in
+        let ended = state.withLock { state -> (@Sendable (RunTermination) -> Void, RunTermination)? in
             guard let process = state.running[runID] else {
                 state.early[runID] = signal
                 return nil
@@ -138,7 +139,7 @@ package final class InMemoryRunDriver: RunDriver {
             state.running[runID] = nil
             return (process, ending)
         }
-        ended?.0.resume(returning: ended!.1)
+        if let (process, ending) = ended { process(ending) }
         changed()
     }
 
@@ -157,27 +158,48 @@ package final class InMemoryRunDriver: RunDriver {
         MonotonicInstant(nanoseconds: state.withLock { $0.now } * 1_000)
     }
 
-    package func sleep(for duration: TimeSpan) async throws {
+    /// Arms a timer that fires when the test advances the clock past `duration` (never, if infinite).
+    package func schedule(after duration: TimeSpan, _ fire: @escaping @Sendable () -> Void) -> RunDriverWatch {
         let id = state.withLock { state in
             state.nextSleeper += 1
+            let deadline = duration.isInfinite ? UInt64.max : state.now + duration.microseconds
+            state.sleepers[state.nextSleeper] = Sleeper(deadline: deadline, fire: fire)
             return state.nextSleeper
         }
+        changed()
+        return RunDriverWatch { [self] in
+            state.withLock { _ = $0.sleepers.removeValue(forKey: id) }
+            changed()
+        }
+    }
+
+    /// Waits `duration` of the test's clock; throws when cancelled.
+    func sleep(for duration: TimeSpan) async throws {
+        // Decided once: by the timer (true) or by cancellation (false), whichever comes first.
+        let wake = Guarded<(waiting: CheckedContinuation<Bool, Never>?, woken: Bool?)>((nil, nil))
+        let finish: @Sendable (Bool) -> Void = { woken in
+            let waiting = wake.withLock { wake -> CheckedContinuation<Bool, Never>? in
+                guard wake.woken == nil else { return nil }
+                wake.woken = woken
+                defer { wake.waiting = nil }
+                return wake.waiting
+            }
+            waiting?.resume(returning: woken)
+        }
+        let timer = schedule(after: duration) { finish(true) }
         let woken = await withTaskCancellationHandler {
-            await withCheckedContinuation { wake in
-                let cancelled = state.withLock { state -> Bool in
-                    if Task.isCancelled { return true }
-                    let deadline = duration.isInfinite ? UInt64.max : state.now + duration.microseconds
-                    state.sleepers[id] = Sleeper(deadline: deadline, wake: wake)
-                    return false
+            await withCheckedContinuation { waiting in
+                let decided = wake.withLock { wake -> Bool? in
+                    if let woken = wake.woken { return woken }
+                    wake.waiting = waiting
+                    return nil
                 }
-                if cancelled { wake.resume(returning: false) }
-                changed()
+                if let decided { waiting.resume(returning: decided) }
             }
         } onCancel: {
-            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
-            sleeper?.wake.resume(returning: false)
+            finish(false)
         }
-        changed()
+        timer.cancel()
         if !woken { throw CancellationError() }
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import JobdConfig
 @testable import JobdRunner
+import JobdTestKit
 import Testing
 
 /// Every way a run can end, against every reason jobd had to stop it: the result each gets.
@@ -42,32 +43,34 @@ struct RunOutcomeTableTests {
 /// The registry of runs in flight, without processes: who is asked to stop, and when.
 struct RunRegistryTests {
     /// The first stop request a run's watcher receives, if one is waiting.
-    static func firstRequest(_ requests: AsyncStream<StopReason>) async -> StopReason? {
-        var iterator = requests.makeAsyncIterator()
-        return await iterator.next()
+    /// What a run registered in `registry` is asked: each stop request, in order.
+    static func register(_ registry: RunRegistry, runID: UInt64, job: String) -> Guarded<[StopReason]> {
+        let asked = Guarded<[StopReason]>([])
+        registry.add(runID: runID, job: job) { reason in asked.withLock { $0.append(reason) } }
+        return asked
     }
 
-    @Test func stoppingAJobAsksItsRunsOnly() async {
+    @Test func stoppingAJobAsksItsRunsOnly() {
         let registry = RunRegistry()
-        let a1 = registry.add(runID: 1, job: "a")
-        let a2 = registry.add(runID: 2, job: "a")
-        let b = registry.add(runID: 3, job: "b")
+        let a1 = Self.register(registry, runID: 1, job: "a")
+        let a2 = Self.register(registry, runID: 2, job: "a")
+        let b = Self.register(registry, runID: 3, job: "b")
         #expect(registry.count == 0, "runs without a process are not counted")
         #expect(registry.stop(job: "a", reason: .requested) == 2)
-        #expect(await Self.firstRequest(a1) == .requested)
-        #expect(await Self.firstRequest(a2) == .requested)
+        #expect(a1.withLock { $0 } == [.requested])
+        #expect(a2.withLock { $0 } == [.requested])
         registry.remove(runID: 3)
-        #expect(await Self.firstRequest(b) == nil, "b's watcher heard nothing before its run ended")
         #expect(registry.stop(job: "b", reason: .requested) == 0)
+        #expect(b.withLock { $0 }.isEmpty, "b heard nothing before its run ended, nor after")
     }
 
-    @Test func stopAllReachesRunsThatRegisterAfterIt() async {
+    @Test func stopAllReachesRunsThatRegisterAfterIt() {
         let registry = RunRegistry()
-        let before = registry.add(runID: 1, job: "a")
+        let before = Self.register(registry, runID: 1, job: "a")
         #expect(registry.stopAll(reason: .shutdown) == 1)
-        let after = registry.add(runID: 2, job: "b")
-        #expect(await Self.firstRequest(before) == .shutdown)
-        #expect(await Self.firstRequest(after) == .shutdown)
+        let after = Self.register(registry, runID: 2, job: "b")
+        #expect(before.withLock { $0 } == [.shutdown])
+        #expect(after.withLock { $0 } == [.shutdown])
     }
 
     /// Issue 37: once jobd's stop bounds it, no run's grace outlasts the bound, not even `infinity`.
@@ -80,14 +83,5 @@ struct RunRegistryTests {
         #expect(registry.bounded(.infinity, now: stop + .milliseconds(1_500)) == TimeSpan(microseconds: 500_000))
         #expect(registry.bounded(.infinity, now: stop + .seconds(3)) == .zero, "past the deadline, no grace is left")
         #expect(registry.bounded(TimeSpan(microseconds: 100_000), now: stop) == TimeSpan(microseconds: 100_000))
-    }
-
-    @Test func onlyTheNewestRequestWaits() async {
-        let registry = RunRegistry()
-        let run = registry.add(runID: 1, job: "a")
-        registry.stop(job: "a", reason: .replaced)
-        registry.stop(job: "a", reason: .runtimeExceeded)
-        #expect(await Self.firstRequest(run) == .runtimeExceeded)
-        #expect(registry.pid(of: 1) == nil)
     }
 }

@@ -163,4 +163,32 @@ import Testing
         await succeeded.driver.exit(1, .exited(0))
         #expect(try await succeededEnd.mail == nil)
     }
+
+    /// Issue 39: a stop asked for while the run is prepared (jobd stopping) waits for its process
+    /// and reaches it then, through the run's inbox: SIGTERM once, `run.stop` once.
+    @Test func jobdsStopAskedBeforeTheProcessReachesItOnceItRuns() async throws {
+        var script = InMemoryRunDriver.Script()
+        script.endsOn[SIGTERM] = .killed(signal: SIGTERM)
+        let harness = Harness(script)
+        #expect(harness.runner.registry.stopAll(reason: .shutdown) == 0)
+        let outcome = try await harness.run().outcome
+        #expect(outcome.result == .stopped && outcome.stopReason == .shutdown)
+        #expect(harness.driver.steps == ["readEnvironment", "makeCgroup", "spawn", "signal 15", "countLeftovers"])
+        #expect(harness.entries(.runStop).count == 1 && harness.entries(.runStart).count == 1)
+    }
+
+    /// Issue 39: while its process runs, a run arms no timer of its own but `RuntimeMaxSec=`'s on
+    /// the driver's, and the stop's timeout is disarmed once the run is over.
+    @Test func aRunArmsOnlyItsOwnTimersOnTheDriversAndDisarmsThem() async throws {
+        let harness = Harness()
+        async let ended = harness.run("TimeoutStopSec=3\n")
+        await harness.driver.until { $0.running.contains(1) }
+        #expect(harness.driver.sleeping == 0, "no RuntimeMaxSec=: nothing armed")
+        #expect(harness.runner.registry.stop(job: "backup", reason: .requested) == 1)
+        await harness.driver.until { $0.steps.contains("signal 15") && $0.sleeping == 1 }
+        await harness.driver.exit(1, .exited(0))
+        #expect(try await ended.outcome.stopReason == .requested)
+        #expect(harness.driver.sleeping == 0, "the stop's timeout went with the run")
+        #expect(harness.entries(.runKill).isEmpty)
+    }
 }
