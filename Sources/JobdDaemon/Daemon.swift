@@ -126,7 +126,7 @@ package struct Daemon {
         // Owners and their timers log their bookkeeping through one batch: compact when many come or go at once.
         let ownerEvents = OwnerEventBatch(logger: logger)
         guard let queue = Self.makeTimerQueue(events: ownerEvents, logger: logger) else { return 1 }
-        let (events, continuation) = AsyncStream.makeStream(of: DaemonEvent.self)
+        let events = EventInbox<DaemonEvent>()
         let state = StateDirectory(path: options.stateDirectory, logger: logger)
         let bootID = (try? ID128.bootID()) ?? "unknown"
         let zone = TimeZoneRules.current(environment: options.environment)
@@ -138,41 +138,41 @@ package struct Daemon {
             queue: queue, daemonStart: .now(), logger: logger, clocks: clocks, zone: zone, store: joined.store,
             firstStartThisBoot: state.isFirstStart(inBoot: bootID), events: ownerEvents
         ) { due in
-            continuation.yield(.due(due))
+            events.yield(.due(due))
         }
         prepare(scheduler, queue: queue, settings: settings, configuration: configuration, state: state, bootID: bootID) {
-            continuation.yield($0)
+            events.yield($0)
         }
         // TZ in the environment wins over /etc/localtime; only without it is the file watched.
-        let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { continuation.yield(.timeZoneChanged) } : nil
+        let zoneWatch = options.environment["TZ"] == nil ? TimeZoneWatch { events.yield(.timeZoneChanged) } : nil
         let tasks = BackgroundTasks()
         let environment = options.environment
         // Cron mode hears cron's files change as cron does, without a reload command. Watched even
         // while it is off, so that Enable=yes and a reload are enough; the loop ignores it then.
-        let cronWatch = CronWatch(sources: cronSources, since: cronFiles) { continuation.yield(.cronChanged($0)) }
+        let cronWatch = CronWatch(sources: cronSources, since: cronFiles) { events.yield(.cronChanged($0)) }
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)
-        let runner = makeRunner(environment: environment) { continuation.yield($0) }
+        let runner = makeRunner(environment: environment) { events.yield($0) }
         let launcher = TaskLauncher(runner: runner, tasks: tasks)
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
         var context = DaemonContext(
             clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
-            post: { continuation.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
+            post: { events.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
         context.trimMemory = { [settledTrim = SettledTrim(queue: queue)] in settledTrim.trimNow() }
         context.stall = DaemonFaults.blocking(options.faults.stall)
         // What the connections' threads decide requests against (ControlAuthorizer), as the loop applies it.
         let published = LockedBox(Generation(jobs: []))
-        let control = openControl(lock: runtimeLock, users: userJobs, directory: directory, generation: published) { continuation.yield($0) }
+        let control = openControl(lock: runtimeLock, users: userJobs, directory: directory, generation: published) { events.yield($0) }
         context.limitUserConnections = control.limitUserConnections
         wireHandover(&context, state: state)
         context.publishGeneration = { generation in published.withLock { $0 = generation } }
         let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)
-        for notice in joined.notices { continuation.yield(.fleet(notice)) }
+        for notice in joined.notices { events.yield(.fleet(notice)) }
         let watchdog = watchdogInterval.map { interval in
-            WatchdogPinger(queue: queue, interval: interval) { continuation.yield(.watchdogTick) }
+            WatchdogPinger(queue: queue, interval: interval) { events.yield(.watchdogTick) }
         }
-        notifier.attachRetry(queue: queue) { continuation.yield(.notifyRetry) }
+        notifier.attachRetry(queue: queue) { events.yield(.notifyRetry) }
 
         // jobd's own timers (retries, the reload watch, metrics, the leak check's, the watchdog's,
         // the notify retry), all made by now, before any job's: counted so that the exit line
@@ -182,11 +182,11 @@ package struct Daemon {
             loop.start(configuration, jobFiles: jobFiles)
             group.addTask { await tasks.run() }
             group.addTask {
-                for await signal in signals { continuation.yield(.signal(signal)) }
+                for await signal in signals { events.yield(.signal(signal)) }
             }
             if let fleet {
                 let link = FleetLink(database: fleet, connected: !joined.notices.isEmpty)
-                group.addTask { await link.run { continuation.yield(.fleet($0)) } }
+                group.addTask { await link.run { events.yield(.fleet($0)) } }
             }
             for await event in events {
                 if !loop.handle(event) { break }
