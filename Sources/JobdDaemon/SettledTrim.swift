@@ -1,35 +1,54 @@
 import CMalloc
-import JobdScheduler
+import JobdLocks
 import JobdTimers
 
-/// Gives jobd's free heap back to the system now, and once more ``delay`` later (issue 39: jobd's
-/// RSS after a burst of runs).
+/// Gives jobd's free heap back to the system now, and again ``delay`` later, for as long as the
+/// later trims still give memory back (at most ``laterTrims`` after the last trim asked for)
+/// (issue 39: jobd's RSS after a burst of runs).
 ///
-/// Why twice: the trim at a burst's end (``BurstTrim``) or after a reload runs as the main loop
+/// Why later: the trim at a burst's end (``BurstTrim``) or after a reload runs as the main loop
 /// records the event, while what follows it still holds memory: the history writer's and the
 /// journal writer's queues, the last runs' tasks as they unwind, and the worker threads the burst
 /// woke, which exit (handing their cached chunks back to the heap) after 5 s idle. With 1,000 runs
-/// of `sleep` ended, a `malloc_trim` called 20 s later gave back another 0.9 to 2.4 MiB that the
-/// trim at the end had left, and 0.8 MiB after a second trim 5 s after the end. One timer,
-/// re-armed by each trim, so a series of trims makes one later trim.
-final class SettledTrim: Sendable {
+/// of `sleep` ended, a `malloc_trim` called 20 s later gave back another 0.5 to 6 MiB that the trim
+/// at the end had left; one 10 s after the end left nothing for a trim by hand at 20 s. After 6,000,
+/// the state writer was still writing their histories at 10 s, so a trim that gave memory back is
+/// followed by another. One timer, re-armed by each trim, so a series of trims makes one later one.
+final class SettledTrim: TimerTarget {
     /// Long enough for the writers to drain what a burst queued and the idle worker threads to
     /// exit, short against the 20 s after which `scripts/benchmark inflight` looks.
     static let delay = Duration.seconds(10)
-    private let timer: DeadlineTimer
-    private let trim: @Sendable () -> Void
+    /// How many later trims one series makes at most, while each gives memory back.
+    static let laterTrims = 6
+    private let timer: WeakTimer
+    /// Later trims left in the current series.
+    private let left = LockedBox(0)
+    /// Trims; whether it gave memory back.
+    private let trim: @Sendable () -> Bool
 
-    /// `trim` gives the memory back: `malloc_trim(0)` unless a test says otherwise. The later trim
-    /// runs on the timing thread, not the main loop's: it takes about a millisecond, and the
-    /// main loop may be busy with the next burst.
-    init(queue: TimerQueue, trim: @escaping @Sendable () -> Void = { malloc_trim(0) }) {
+    /// `trim` gives the memory back and says whether there was any: `malloc_trim(0)` unless a test
+    /// says otherwise. The later trims run on the timing thread, not the main loop's: a trim takes
+    /// about a millisecond, and the main loop may be busy with the next burst.
+    init(queue: TimerQueue, trim: @escaping @Sendable () -> Bool = { malloc_trim(0) == 1 }) {
         self.trim = trim
-        timer = DeadlineTimer(queue: queue, label: "memory-trim", onDue: trim)
+        timer = queue.makeTimer(label: "memory-trim")
+        timer.bind(to: self)
     }
+
+    deinit { timer.invalidate(reason: .ownerDeinit) }
 
     /// Trims now, and again ``delay`` after the last call.
     func trimNow() {
-        trim()
-        timer.arm(at: .now() + Self.delay)
+        _ = trim()
+        left.withLock { $0 = Self.laterTrims }
+        timer.schedule(after: Self.delay)
+    }
+
+    func timerFired(_ timer: WeakTimer, at now: MonotonicInstant) {
+        let again = left.withLock { left in
+            left -= 1
+            return left > 0
+        }
+        if trim(), again { timer.schedule(after: Self.delay) }
     }
 }
