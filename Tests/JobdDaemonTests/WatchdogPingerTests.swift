@@ -28,14 +28,14 @@ import Testing
     }
 }
 
-/// The trim after a burst or a reload, on a manual timer queue: once at once, and once more
-/// `SettledTrim.delay` after the last trim asked for, however many were asked for in a row; then
-/// again while a later trim still gives memory back, at most `SettledTrim.laterTrims` times.
+/// The trim after a burst or a reload, on a manual timer queue: once at once, then
+/// `SettledTrim.laterTrims` times more, `SettledTrim.delay` apart, counted from the last trim asked
+/// for, however many were asked for in a row.
 @Suite struct SettledTrimTests {
-    @Test func eachTrimIsFollowedByOneMoreAfterTheLastOfASeries() throws {
+    @Test func aSeriesOfTrimsIsFollowedByOneSeriesOfLaterOnes() throws {
         let queue = TimerQueue.manual()
         let trims = Guarded(0)
-        let trim = SettledTrim(queue: queue) { trims.withLock { $0 += 1 }; return false }
+        let trim = SettledTrim(queue: queue) { trims.withLock { $0 += 1 } }
         #expect(queue.fireDue(now: .now() + .seconds(3_600)) == 0, "nothing before the first trim")
         trim.trimNow()
         trim.trimNow()
@@ -44,28 +44,31 @@ import Testing
         #expect(trims.withLock { $0 } == 3)
         let settled = last + SettledTrim.delay
         #expect(queue.fireDue(now: MonotonicInstant(nanoseconds: settled.nanoseconds - 1_000_000)) == 0, "not before the delay after the last")
-        #expect(queue.fireDue(now: .now() + SettledTrim.delay) == 1)
-        #expect(trims.withLock { $0 } == 4, "one later trim, which gave nothing back")
-        #expect(queue.fireDue(now: .now() + .seconds(3_600)) == 0, "and no more")
-        withExtendedLifetime(trim) {}
-    }
-
-    /// A later trim that gives memory back (the state writer still writing a burst's histories) is
-    /// followed by another, until one gives nothing back, or the series has made its most.
-    @Test(arguments: [(givesBack: 2, later: 3), (givesBack: 100, later: SettledTrim.laterTrims)])
-    func laterTrimsGoOnWhileTheyGiveMemoryBack(_ series: (givesBack: Int, later: Int)) throws {
-        let queue = TimerQueue.manual()
-        let trims = Guarded(0)
-        // The first trim (at once) gives nothing back; the next `givesBack` do.
-        let trim = SettledTrim(queue: queue) { trims.withLock { $0 += 1; return $0 > 1 && $0 <= 1 + series.givesBack } }
-        trim.trimNow()
         var fired = 0
         var now = MonotonicInstant.now()
         for _ in 0..<20 {
             now = now + SettledTrim.delay + .seconds(1)
             fired += queue.fireDue(now: now)
         }
-        #expect(fired == series.later && trims.withLock { $0 } == 1 + series.later)
+        #expect(fired == SettledTrim.laterTrims && trims.withLock { $0 } == 3 + SettledTrim.laterTrims)
+        withExtendedLifetime(trim) {}
+    }
+
+    /// A trim asked for during a series starts it again: the later trims count from the last.
+    @Test func aTrimDuringASeriesStartsItAgain() throws {
+        let queue = TimerQueue.manual()
+        let trims = Guarded(0)
+        let trim = SettledTrim(queue: queue) { trims.withLock { $0 += 1 } }
+        trim.trimNow()
+        var now = MonotonicInstant.now() + SettledTrim.delay + .seconds(1)
+        #expect(queue.fireDue(now: now) == 1)
+        trim.trimNow()
+        var fired = 0
+        for _ in 0..<20 {
+            now = now + SettledTrim.delay + .seconds(1)
+            fired += queue.fireDue(now: now)
+        }
+        #expect(fired == SettledTrim.laterTrims && trims.withLock { $0 } == 3 + SettledTrim.laterTrims)
         withExtendedLifetime(trim) {}
     }
 }
