@@ -6,20 +6,20 @@ package import JobdTimers
 /// so a changed job keeps its last-run time.
 package struct JobHistory: Sendable, Equatable {
     /// When the job last fell due, whether it ran or was skipped.
-    package var lastTrigger: MonotonicInstant?
+    @PackedInstant package var lastTrigger: MonotonicInstant? = nil
     /// The same, on the wall clock: calendar triggers count from it (and `Persistent=` stores it).
-    package var lastTriggerRealtime: RealtimeInstant?
+    @PackedInstant package var lastTriggerRealtime: RealtimeInstant? = nil
     /// When its last run started, on both clocks, and why (`RunRequest.Cause`'s raw value).
-    package var lastStart: MonotonicInstant?
-    package var lastStartRealtime: RealtimeInstant?
+    @PackedInstant package var lastStart: MonotonicInstant? = nil
+    @PackedInstant package var lastStartRealtime: RealtimeInstant? = nil
     package var lastStartCause: String?
     /// When its last run finished, on both clocks.
-    package var lastFinish: MonotonicInstant?
-    package var lastFinishRealtime: RealtimeInstant?
+    @PackedInstant package var lastFinish: MonotonicInstant? = nil
+    @PackedInstant package var lastFinishRealtime: RealtimeInstant? = nil
     /// How the last finished run ended (`jobctl list` and `status`, the metrics, the saved history).
     package var lastRun: RunOutcome?
     /// When a run last succeeded, on the wall clock.
-    package var lastSuccessRealtime: RealtimeInstant?
+    @PackedInstant package var lastSuccessRealtime: RealtimeInstant? = nil
     /// Runs that ended since jobd started, by result.
     package var runsByResult = RunResultCounts()
     /// Elapses of the job's triggers that started no run since jobd started, by reason
@@ -32,10 +32,16 @@ package struct JobHistory: Sendable, Equatable {
     /// reload that added the job or changed its triggers. `nil` for the jobs of jobd's first load,
     /// whose schedule counts from jobd's start. No elapse before it is ever made up: a slot of a
     /// schedule that did not exist yet was never due.
-    package var scheduledSince: MonotonicInstant?
-    package var scheduledSinceRealtime: RealtimeInstant?
+    @PackedInstant package var scheduledSince: MonotonicInstant? = nil
+    @PackedInstant package var scheduledSinceRealtime: RealtimeInstant? = nil
     /// What a handover kept of the monotonic instants, until the next jobd takes it.
-    package var pace: Pace?
+    package var pace: Pace? {
+        get { keptPace.first }
+        set { keptPace = newValue.map { [$0] } ?? [] }
+    }
+    /// `pace`, in the 8 bytes of an array that is empty (and allocates nothing) for every job but
+    /// those a handover has just passed on, rather than inline in every job's history.
+    private var keptPace: [Pace] = []
 
     package init() {}
 }

@@ -9,9 +9,9 @@ package import JobdDefinition
 /// a burst).
 package struct RunResultCounts: Sendable, Equatable, Sequence {
     /// One slot a result, in ``RunResult``'s order; room for more results than there are.
-    package static let capacity = 16
+    package static let capacity = 12
     private static let results = RunResult.allCases
-    private var counts = InlineArray<16, UInt64>(repeating: 0)
+    private var counts = InlineArray<12, UInt64>(repeating: 0)
 
     package init() {}
 

@@ -1,5 +1,7 @@
+import JobdCalendar
 import JobdConfig
 import JobdScheduler
+import JobdTimers
 import Testing
 
 /// Issue 39, item 4: what a job keeps of a run, it keeps in its own history's bytes, so that a
@@ -61,5 +63,32 @@ struct RunMemoryAfterBurstTests {
 
     private static func outcome(_ id: String) -> RunOutcome {
         RunOutcome(runID: 1, invocationID: id, job: "backup", termination: .exited(0), result: .success, duration: TimeSpan(microseconds: 5))
+    }
+}
+
+/// A job's history is kept for every job, and a burst of runs makes every one of them resident:
+/// its size is jobd's RSS after a burst, per job (issue 39).
+struct CompactHistoryTests {
+    /// 472 bytes before its optional instants were packed, its pending handover pace moved out of
+    /// line and its count slots cut to the results there are.
+    @Test func aJobsHistoryFitsInThreeHundredAndTwentyBytes() {
+        #expect(MemoryLayout<JobHistory>.stride <= 320)
+    }
+
+    /// Every instant reads back as it was written, and "none" as none, at the ends of both clocks.
+    @Test(arguments: [UInt64(0), 1, 1_000_000_007, UInt64.max - 1])
+    func packedInstantsReadBackExactly(_ value: UInt64) {
+        var history = JobHistory()
+        #expect(history.lastTrigger == nil && history.lastTriggerRealtime == nil && history.scheduledSince == nil)
+        history.lastTrigger = MonotonicInstant(nanoseconds: value)
+        let microseconds = Int64(truncatingIfNeeded: value)
+        history.lastTriggerRealtime = RealtimeInstant(microseconds: microseconds)
+        history.lastSuccessRealtime = RealtimeInstant(microseconds: -microseconds)
+        #expect(history.lastTrigger == MonotonicInstant(nanoseconds: value))
+        #expect(history.lastTriggerRealtime == RealtimeInstant(microseconds: microseconds))
+        #expect(history.lastSuccessRealtime == RealtimeInstant(microseconds: -microseconds))
+        #expect(history.lastStart == nil && history.lastFinishRealtime == nil)
+        history.lastTrigger = nil
+        #expect(history.lastTrigger == nil && history != JobHistory())
     }
 }
