@@ -96,11 +96,11 @@ package protocol DaemonStateStore: Sendable {
     func abandonedRuns() -> [RunInFlightRecord]
     /// At a handover: every job's history with the monotonic instants its schedule counts from, for
     /// the next jobd of this boot (``JobHistory/savedText(pace:)``).
-    func keepPace(of histories: [String: JobHistory])
+    func keepPace(of histories: JobHistories)
 }
 
 extension DaemonStateStore {
-    package func keepPace(of histories: [String: JobHistory]) {}
+    package func keepPace(of histories: JobHistories) {}
 }
 
 /// Starts runs and stops them.

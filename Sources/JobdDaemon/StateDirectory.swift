@@ -145,7 +145,7 @@ final class StateDirectory: TriggerStore {
         runWriter.flush()
     }
 
-    func keepPace(of histories: [String: JobHistory]) {
+    func keepPace(of histories: JobHistories) {
         guard unusable == nil, let bootID = read(path + "/boot-id") else { return }
         for (job, history) in histories { historyWriter.submit(job, history.savedText(pace: bootID)) }
     }

@@ -12,7 +12,7 @@ import JobdTimers
 /// tables are copies (copy-on-write: taken at once) and hold no owner, so statuses can be made
 /// on other threads.
 struct StatusView: Sendable {
-    let histories: [String: JobHistory]
+    let histories: JobHistories
     let broken: [String: JobdConfiguration.BrokenJob]
     let admission: RunAdmission
     let lastNodes: [String: String]
@@ -20,7 +20,7 @@ struct StatusView: Sendable {
     let wallClock: @Sendable (MonotonicInstant) -> Int64
 
     init(
-        histories: [String: JobHistory], broken: [String: JobdConfiguration.BrokenJob], admission: RunAdmission,
+        histories: JobHistories, broken: [String: JobdConfiguration.BrokenJob], admission: RunAdmission,
         lastNodes: [String: String], launcher: any RunLauncher, clocks: Scheduler.Clocks
     ) {
         self.histories = histories

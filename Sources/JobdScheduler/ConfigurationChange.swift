@@ -29,7 +29,7 @@ package struct ConfigurationChange: Sendable, Equatable {
     /// are jobd's, `storedTrigger` the last trigger the state directory keeps of a `Persistent=`
     /// job, `active` the jobs with a run in flight or waiting; `present.wallClock` is the reload's moment.
     package static func changes(
-        from old: Generation, to new: Generation, histories: [String: JobHistory], active: Set<String> = [],
+        from old: Generation, to new: Generation, histories: JobHistories, active: Set<String> = [],
         storedTrigger: (String) -> RealtimeInstant? = { _ in nil }, present: SchedulePlan.Present
     ) -> [ConfigurationChange] {
         func next(_ definition: JobDefinition, _ history: JobHistory) -> SchedulePlan.Elapse? {

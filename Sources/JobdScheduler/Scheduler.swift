@@ -96,7 +96,7 @@ package final class Scheduler {
     /// Called with every owner the scheduler creates: an extension point for observers (and for
     /// a test that plants a leak by holding on to one).
     package var ownerCreated: ((JobOwner) -> Void)?
-    package private(set) var histories: [String: JobHistory] = [:]
+    package private(set) var histories = JobHistories()
     /// Whether ``shutdown()`` let every owner go: a job without an owner was not removed then.
     private var isShutDown = false
     /// Jobs whose history changed since the last ``settle(active:)``, which arms their owners once.
@@ -415,7 +415,7 @@ package final class Scheduler {
     /// Takes the histories an earlier jobd kept (``JobHistory/init(savedText:)``), before the
     /// first load: what `list`, `status` and the metrics show of a job until it runs again.
     package func restore(_ saved: [String: JobHistory]) {
-        histories.merge(saved) { current, _ in current }
+        histories.addMissing(saved)
     }
 
     /// What a fire of a job's owner was.

@@ -10,7 +10,7 @@ import Testing
     let plans = SchedulePlanTests()
     let now = "2026-11-22 20:07:04 UTC"
 
-    func changes(_ old: [JobDefinition], _ new: [JobDefinition], histories: [String: JobHistory] = [:],
+    func changes(_ old: [JobDefinition], _ new: [JobDefinition], histories: JobHistories = [:],
                  stored: [String: RealtimeInstant] = [:]) -> [ConfigurationChange] {
         ConfigurationChange.changes(from: Generation(jobs: old), to: Generation(jobs: new), histories: histories,
                                     storedTrigger: { stored[$0] }, present: plans.present(now))

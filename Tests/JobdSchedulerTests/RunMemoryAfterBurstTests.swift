@@ -92,3 +92,41 @@ struct CompactHistoryTests {
         #expect(history.lastTrigger == nil && history != JobHistory())
     }
 }
+
+/// The histories are kept side by side rather than in a dictionary's slots; to every caller they
+/// are still a table by job name.
+struct JobHistoriesTests {
+    @Test func historiesReadAndWriteAsATableByJobName() {
+        var histories = JobHistories()
+        var reference: [String: JobHistory] = [:]
+        for index in 0..<50 {
+            var history = JobHistory()
+            history.lastTrigger = MonotonicInstant(nanoseconds: UInt64(index))
+            histories["job-\(index)"] = history
+            reference["job-\(index)"] = history
+        }
+        // Removing from the middle and the end, replacing, and removing what is not there.
+        for name in ["job-7", "job-49", "job-0", "nobody"] {
+            histories[name] = nil
+            reference[name] = nil
+        }
+        histories["job-3"]?.lastFinish = MonotonicInstant(nanoseconds: 99)
+        reference["job-3"]?.lastFinish = MonotonicInstant(nanoseconds: 99)
+        histories["job-8", default: JobHistory()].skippedByReason[ElapseSkipReason("overlap"), default: 0] += 1
+        reference["job-8", default: JobHistory()].skippedByReason[ElapseSkipReason("overlap"), default: 0] += 1
+        #expect(histories.count == reference.count && histories.values.count == reference.count)
+        for (name, history) in reference { #expect(histories[name] == history, "\(name)") }
+        #expect(Dictionary(uniqueKeysWithValues: histories.map { ($0.key, $0.value) }) == reference)
+        #expect(histories["job-7"] == nil && histories["job-49"] == nil)
+
+        // A saved history is taken only by a job that has none; equality ignores the order.
+        var saved = JobHistory()
+        saved.lastFinish = MonotonicInstant(nanoseconds: 1)
+        var restored = histories
+        restored.addMissing(["job-3": saved, "job-7": saved])
+        #expect(restored["job-3"] == histories["job-3"] && restored["job-7"] == saved)
+        var sameInAnotherOrder = JobHistories()
+        for (name, history) in reference.sorted(by: { $0.key > $1.key }) { sameInAnotherOrder[name] = history }
+        #expect(sameInAnotherOrder == histories && restored != histories)
+    }
+}
