@@ -1,11 +1,10 @@
 import Dispatch
-import JobdLocks
 
 /// Writes the latest value handed in for each key, in the background: the thread that hands it in
 /// never waits for the disk, and what waits is at most one value a key (a key whose value was
 /// replaced before it was written is written once, with the newer value). A `nil` value is a
 /// removal. Used for the state directory's run histories, which change at every run's end.
-final class CoalescingWriter: Sendable {
+package final class CoalescingWriter: Sendable {
     private struct Pending: Sendable {
         var values: [String: String?] = [:]
         var draining = false
@@ -16,11 +15,11 @@ final class CoalescingWriter: Sendable {
     private let perform: @Sendable (String, String?) -> Void
 
     /// `perform` writes one key's value (or removes it, for `nil`); it runs on the writer's queue.
-    init(perform: @escaping @Sendable (String, String?) -> Void) {
+    package init(perform: @escaping @Sendable (String, String?) -> Void) {
         self.perform = perform
     }
 
-    func submit(_ key: String, _ value: String?) {
+    package func submit(_ key: String, _ value: String?) {
         let start = pending.withLock { pending in
             pending.values[key] = .some(value)
             defer { pending.draining = true }
@@ -30,7 +29,7 @@ final class CoalescingWriter: Sendable {
     }
 
     /// Waits until everything submitted before the call is written.
-    func flush() {
+    package func flush() {
         queue.sync {}
     }
 
