@@ -153,12 +153,12 @@ package struct Daemon {
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)
-        let runner = makeRunner(environment: environment) { events.yield($0) }
-        let launcher = TaskLauncher(runner: runner, tasks: tasks)
+        let (runner, ceiling) = makeRunner(environment: environment) { events.yield($0) }
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
         var context = DaemonContext(
-            clocks: clocks, configuration: source, store: state, launcher: launcher, fleet: claims,
+            clocks: clocks, configuration: source, store: state, launcher: TaskLauncher(runner: runner, tasks: tasks), fleet: claims,
             post: { events.yield($0) }, zone: { TimeZoneRules.current(environment: environment) })
+        context.runsInFlightCeiling = ceiling
         context.trimMemory = { [settledTrim = SettledTrim(queue: queue)] in settledTrim.trimNow() }
         context.stall = DaemonFaults.blocking(options.faults.stall)
         // What the connections' threads decide requests against (ControlAuthorizer), as the loop applies it.

@@ -27,6 +27,8 @@ package struct DaemonContext: Sendable {
     /// Gives free memory back to the system (after a reload freed a generation, and once a burst
     /// of runs has drained: ``BurstTrim``).
     package var trimMemory: @Sendable () -> Void = {}
+    /// How many runs jobd's descriptors allow in flight at once (`nil`: no bound).
+    package var runsInFlightCeiling: Int?
     /// Applies `UserConnectionsMax=` to the control socket, at start and at each reload.
     package var limitUserConnections: @Sendable (Int) -> Void = { _ in }
     /// Gives the connections' threads the generation the loop applies now (``ControlAuthorizer``).

@@ -75,7 +75,8 @@ package final class MainLoop {
         self.context = context
         self.startedRealtimeUSec = context.clocks.realtime().microseconds
         self.clockOffsets = context.clocks.offsets
-        self.admission = RunAdmission(maxConcurrentRuns: settings.maxConcurrentRuns, invocationIDs: invocationIDs)
+        self.admission = RunAdmission(
+            maxConcurrentRuns: settings.maxConcurrentRuns, runsInFlightCeiling: context.runsInFlightCeiling, invocationIDs: invocationIDs)
         _ = admission.configure(Generation(jobs: [], settings: settings), now: context.clocks.monotonic())
         let post = context.post
         self.retryTimer = DeadlineTimer(queue: scheduler.queue, label: "retry") { post(.retriesDue) }

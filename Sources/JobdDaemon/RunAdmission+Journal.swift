@@ -37,8 +37,9 @@ extension RunAdmission.Action {
                          + (replacing ? ", which is being stopped (Overlap=replace)" : " (Overlap=queue)"),
                          request.journalFields.merging([JobdField.reason: "overlap"]) { $1 })
         case .wait(let request, .slot):
-            logger.event(.runWait, "run \(request.runID) of \(request.job) waits for a free slot "
-                         + "(MaxConcurrentRuns=\(admission.maxConcurrentRuns ?? 0), \(admission.running) running)",
+            let limit = admission.slotLimit == admission.maxConcurrentRuns
+                ? "MaxConcurrentRuns=\(admission.maxConcurrentRuns ?? 0)" : "at most \(admission.slotLimit ?? 0) under jobd's RLIMIT_NOFILE"
+            logger.event(.runWait, "run \(request.runID) of \(request.job) waits for a free slot (\(limit), \(admission.running) running)",
                          request.journalFields.merging([JobdField.reason: "max-concurrent-runs"]) { $1 })
         case .wait(let request, .userSlot(let uid)):
             let user = admission.definition(of: request.job)?.owningUser.map { "\($0) (uid \(uid))" } ?? "uid \(uid)"

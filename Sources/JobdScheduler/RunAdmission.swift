@@ -59,6 +59,8 @@ package struct RunAdmission: Sendable {
     /// The configuration runs are decided by, as the last reload gave it.
     package private(set) var generation = Generation(jobs: [])
     package private(set) var maxConcurrentRuns: Int?
+    /// The most runs jobd's descriptors allow at once (``runsInFlightCeiling(descriptorLimit:)``).
+    package let runsInFlightCeiling: Int?
     private var jobs: [String: JobRuns] = [:]
     /// Runs waiting for a slot, in the order they fell due: one queue per user's uid (`nil`: the system's
     /// jobs), so that admitting a run looks at the head of each queue, never along one.
@@ -78,8 +80,14 @@ package struct RunAdmission: Sendable {
     package private(set) var isStopping = false
 
     /// `invocationIDs` makes each run's `JOBD_RUN_ID`: random by default, predictable in tests.
-    package init(maxConcurrentRuns: Int? = nil, invocationIDs: @escaping @Sendable () -> String = RunRequest.randomInvocationID) {
+    /// `runsInFlightCeiling` bounds the runs in flight below `MaxConcurrentRuns=` where jobd's
+    /// descriptors would not suffice (`nil`: no bound).
+    package init(
+        maxConcurrentRuns: Int? = nil, runsInFlightCeiling: Int? = nil,
+        invocationIDs: @escaping @Sendable () -> String = RunRequest.randomInvocationID
+    ) {
         self.maxConcurrentRuns = maxConcurrentRuns
+        self.runsInFlightCeiling = runsInFlightCeiling
         self.makeInvocationID = invocationIDs
     }
 
@@ -440,10 +448,10 @@ package struct RunAdmission: Sendable {
     /// Runs in flight of the own jobs of the user with `uid`.
     package func running(ofUID uid: uid_t) -> Int { runningByUID[uid] ?? 0 }
 
-    /// Why `request` cannot start now: no slot under `MaxConcurrentRuns=`, or none of its user's
+    /// Why `request` cannot start now: no slot under `MaxConcurrentRuns=` (or jobd's descriptors), or none of its user's
     /// under `UserRunsMax=`; `nil` when it can.
     private func blocked(_ request: RunRequest) -> WaitReason? {
-        if let maxConcurrentRuns, running >= maxConcurrentRuns { return .slot }
+        if let slotLimit, running >= slotLimit { return .slot }
         if let uid = owner(of: request.job), isAtLimit(uid) { return .userSlot(uid: uid) }
         return nil
     }
@@ -467,7 +475,7 @@ package struct RunAdmission: Sendable {
     /// the one whose first run fell due first; `nil` when no waiting run may start. Its work grows
     /// with the number of users waiting, not with the number of runs.
     private func nextStartable() -> (owner: uid_t?, order: WaitingQueue.Order)? {
-        if let maxConcurrentRuns, running >= maxConcurrentRuns { return nil }
+        if let slotLimit, running >= slotLimit { return nil }
         var next: (owner: uid_t?, order: WaitingQueue.Order)?
         for (owner, queue) in slotWaiting {
             guard let first = queue.firstOrder, owner.map({ !isAtLimit($0) }) ?? true else { continue }
