@@ -47,4 +47,35 @@ import Testing
         try Requirement.root("to create cgroups")
         try runsKeepTheSoftLimitJobdStartedWith(cgroup: try DelegatedTestCgroup())
     }
+
+    /// Under an RLIMIT_NOFILE of 200, jobd keeps 128 descriptors and shares the rest three a run:
+    /// 24 runs in flight. 70 runs due at once (210 descriptors: without the bound about a sixth of
+    /// them failed to start for want of a pipe): 24 start, 46 wait for a slot, and they start as the
+    /// first ones end.
+    @Test func runsBeyondWhatJobdsDescriptorsAllowWaitForASlot() throws {
+        let directory = try TemporaryConfiguration(jobs: [:])
+        let release = directory.path + "/release"
+        let blocked = "[Job]\nOnStartupSec=1s\nAccuracySec=1us\nExecStart=/bin/sh -c 'while [ ! -e \(release) ]; do sleep 0.05; done'\n"
+        let config = try TemporaryConfiguration(jobs: Dictionary(uniqueKeysWithValues: (0..<70).map { ("blocked-\($0)", blocked) }))
+        let jobd = DaemonProcess.productsDirectory + "/jobd"
+        let lowered = ["-c", "ulimit -n 200 && exec \"$0\" \"$@\"", jobd, "--config-dir", config.path, "--runtime-dir", config.path + "/run"]
+        let daemon = try DaemonProcess(absolutePath: "/bin/sh", arguments: lowered)
+        defer {
+            daemon.signal(SIGTERM)
+            _ = try? daemon.waitForExit()
+        }
+        try daemon.waitForLine("the bound") { $0.contains("at most 24 runs in flight at once: jobd's RLIMIT_NOFILE is 200") }
+        var (started, waited) = (0, 0)
+        for _ in 0..<24 { started = try daemon.waitForEvent("run.start", from: started) + 1 }
+        for _ in 0..<46 { waited = try daemon.waitForEvent("run.wait", fields: ["JOBD_REASON": "max-concurrent-runs"], from: waited) + 1 }
+        // Nothing ends before the release: no 25th run can have started.
+        #expect(daemon.events("run.start").count == 24)
+        #expect(daemon.events("run.exit").isEmpty, "no run failed to start: \(daemon.events("run.exit"))")
+        _ = FileManager.default.createFile(atPath: release, contents: nil)
+        var ended = 0
+        for _ in 0..<70 { ended = try daemon.waitForEvent("run.exit", from: ended) + 1 }
+        let exits = daemon.events("run.exit")
+        #expect(exits.count == 70 && exits.allSatisfy { $0.field("JOBD_RESULT") == "success" }, "\(exits)")
+        #expect(Set(daemon.events("run.start").compactMap { $0.field("JOB") }).count == 70)
+    }
 }

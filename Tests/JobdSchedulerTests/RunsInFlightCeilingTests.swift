@@ -7,12 +7,14 @@ import Testing
 /// `RLIMIT_NOFILE` allows, a run waits for a slot as under `MaxConcurrentRuns=`, rather than
 /// failing to start for want of a pipe (and leaving jobd itself without descriptors).
 struct RunsInFlightCeilingTests {
-    /// jobd keeps a quarter of its limit, at most 1,024, for itself and shares the rest, three a run.
+    /// jobd keeps a quarter of its limit, at least 128 and at most 1,024, for itself and shares the rest, three a run.
     @Test func theCeilingSharesWhatJobdDoesNotKeepThreeDescriptorsARun() {
         #expect(RunAdmission.runsInFlightCeiling(descriptorLimit: nil) == nil)
         #expect(RunAdmission.runsInFlightCeiling(descriptorLimit: 20_000) == 6_325)  // this machine's hard limit
         #expect(RunAdmission.runsInFlightCeiling(descriptorLimit: 524_288) == 174_421)  // systemd's default hard limit
         #expect(RunAdmission.runsInFlightCeiling(descriptorLimit: 1_024) == 256)  // not raised: 768 for runs
+        #expect(RunAdmission.runsInFlightCeiling(descriptorLimit: 200) == 24)  // at least 128 kept
+        #expect(RunAdmission.runsInFlightCeiling(descriptorLimit: 64) == 1)
         #expect(RunAdmission.runsInFlightCeiling(descriptorLimit: 0) == 1)
     }
 
