@@ -198,8 +198,9 @@ package enum JobdCatalog {
         case .runWait:
             Entry(subject: "A job run waits", body: """
                 Run @JOBD_RUN_ID@ of job @JOB@ was asked for but waits: @JOBD_REASON@
-                "max-concurrent-runs": MaxConcurrentRuns= in jobd.conf allows no more runs at once,
-                and it starts as soon as another run ends, in the order runs fell due; "user-runs-max":
+                "max-concurrent-runs": MaxConcurrentRuns= in jobd.conf, or jobd's descriptor limit
+                (three a run, see jobd.conf(5)), allows no more runs at once, and it starts as soon as
+                another run ends, in the order runs fell due; "user-runs-max":
                 the job is a user's own (jobctl --user) and UserRunsMax= in jobd.conf allows that user
                 no more runs at once; "overlap": the job's run in flight must end first
                 (Overlap=queue or replace).
