@@ -53,7 +53,8 @@ extension JobRunner {
         case .checkAssertions, .makeCgroup, .makePrivateTmp:
             return prepare(action, of: run, lifecycle: lifecycle)
         case .spawn:
-            guard let configuration = run.configuration else { break }
+            // Taken, not copied: its environment and exec plan would otherwise stay for as long as the process runs (issue 39).
+            guard let configuration = run.configuration.take() else { break }
             driver.spawn(configuration, definition: run.definition, runID: lifecycle.plan.runID, fields: lifecycle.fields,
                          mailed: run.mailedLine, reports: run.reports)
         case .watch:
