@@ -3,9 +3,9 @@ import JobdLocks
 
 /// Writes the latest value handed in for each key, in the background: the thread that hands it in
 /// never waits for the disk, and what waits is at most one value a key (a key whose value was
-/// replaced before it was written is written once, with the newer value). A `nil` value is a
-/// removal. Used for the state directory's files. Writes begin `pause` after the first value and come
-/// at most once a `pause`: runs at 1,000 a second had it fsync a history at each, half of jobd's CPU (issue 39).
+/// replaced before it was written is written once, with the newer value). A `nil` value is a removal,
+/// done at once; values wait `pause` and come at most once a `pause`: runs at 1,000 a second had the
+/// state directory's writers fsync and rename files at each, half of jobd's CPU (issue 39).
 final class CoalescingWriter: Sendable {
     private struct Pending: Sendable {
         var values: [String: String?] = [:]
@@ -30,6 +30,7 @@ final class CoalescingWriter: Sendable {
             return !pending.draining
         }
         if start { queue.asyncAfter(deadline: .now() + pause) { self.drain() } }
+        if value == nil { queue.async { _ = self.write(removalsOnly: true) } }
     }
 
     /// Waits until everything submitted before the call is written.
@@ -42,13 +43,14 @@ final class CoalescingWriter: Sendable {
         if write() { queue.asyncAfter(deadline: .now() + pause) { self.drain() } }
     }
 
-    /// Writes what waits; returns whether anything did. Finding nothing ends the draining, so
-    /// that the next value submitted starts it again.
-    private func write() -> Bool {
+    /// Writes what waits (or only its removals); returns whether anything did. Finding nothing
+    /// ends the draining, so that the next value submitted starts it again.
+    private func write(removalsOnly: Bool = false) -> Bool {
         let batch = pending.withLock { pending in
-            defer { pending.values.removeAll() }
+            let taken = removalsOnly ? pending.values.filter { $0.value == nil } : pending.values
+            defer { pending.values = removalsOnly ? pending.values.filter { $0.value != nil } : [:] }
             if pending.values.isEmpty { pending.draining = false }
-            return pending.values
+            return taken
         }
         for (key, value) in batch.sorted(by: { $0.key < $1.key }) { perform(key, value) }
         return !batch.isEmpty

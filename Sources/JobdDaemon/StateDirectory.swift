@@ -43,16 +43,15 @@ final class StateDirectory: TriggerStore {
         }
         historyWriter = Self.writer(into: path + "/history/", reported: reportedFailure, logger: logger)
         stampWriter = Self.writer(into: path + "/timestamps/", reported: reportedFailure, logger: logger)
-        // Not durable: a run does not outlive the machine, only jobd; the page cache outlives jobd. At
-        // once: a run jobd adopts after a crash is one it had recorded, and an ended run's record goes.
-        runWriter = Self.writer(into: path + "/runs/", durable: false, pause: .seconds(0), reported: reportedFailure, logger: logger)
+        // Not durable: a run does not outlive the machine, only jobd; the page cache outlives jobd.
+        runWriter = Self.writer(into: path + "/runs/", durable: false, reported: reportedFailure, logger: logger)
     }
 
     /// A background writer of one file a job in `directory` (a `nil` text removes the job's file).
     private static func writer(
-        into directory: String, durable: Bool = true, pause: Duration = .milliseconds(100), reported: LockedBox<Bool>, logger: Logger
+        into directory: String, durable: Bool = true, reported: LockedBox<Bool>, logger: Logger
     ) -> CoalescingWriter {
-        CoalescingWriter(pause: pause) { job, text in
+        CoalescingWriter { job, text in
             let file = directory + job
             guard let text else {
                 _ = unlink(file)

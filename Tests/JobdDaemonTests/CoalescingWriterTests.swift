@@ -11,12 +11,29 @@ import Testing
         let written = LockedBox<[String]>([])
         let writer = CoalescingWriter(pause: .seconds(3_600)) { key, value in written.withLock { $0.append("\(key)=\(value ?? "removed")") } }
         for count in 1...1_000 { writer.submit("backup", String(count)) }
-        writer.submit("report", nil)
+        writer.submit("report", "1")
         #expect(written.withLock { $0 }.isEmpty, "nothing before the pause")
         writer.flush()
-        #expect(written.withLock { $0 } == ["backup=1000", "report=removed"])
+        #expect(written.withLock { $0 } == ["backup=1000", "report=1"])
         writer.flush()
         #expect(written.withLock { $0 }.count == 2, "a value is written once")
+    }
+
+    /// A removal is done at once, whatever the pause; a value replaced by its removal before its
+    /// pause (a run that ended quickly) is never written (its record never reaches the disk).
+    @Test func aRemovalIsAtOnceAndAValueRemovedInItsPauseIsNeverWritten() {
+        let written = LockedBox<[String]>([])
+        let arrived = DispatchSemaphore(value: 0)
+        let writer = CoalescingWriter(pause: .seconds(3_600)) { key, value in
+            written.withLock { $0.append("\(key)=\(value ?? "removed")") }
+            arrived.signal()
+        }
+        writer.submit("run-1", "pid=42")
+        writer.submit("run-1", nil)
+        #expect(arrived.wait(timeout: .now() + 60) == .success, "removed within a minute")
+        writer.submit("run-2", "pid=43")
+        writer.flush()
+        #expect(written.withLock { $0 } == ["run-1=removed", "run-2=pid=43"])
     }
 
     /// Without a flush, a value is written once its pause has passed, and one handed in after
