@@ -105,21 +105,24 @@ let package = Package(
         ),
         // getxattr, which Swift's Glibc module leaves out; imported by JobdRunner alone.
         .systemLibrary(name: "CXattr"),
-        // eventfd, which Swift's Glibc module leaves out; imported by JobdRunner alone.
+        // eventfd, which Swift's Glibc module leaves out; imported by JobdProcess and JobdRunner.
         .systemLibrary(name: "CEventfd"),
         // bpf(2), reached only through syscall(2): whether BPF device programs load; JobdRunner alone.
         .systemLibrary(name: "CBPFDevices"),
         // epoll, pidfd_open, pipe2, and the runs' own spawn (clone3 into the run's cgroup, its limits
-        // set in the child: spawn.c); imported by JobdRunner alone.
+        // set in the child: spawn.c); imported by JobdProcess and JobdRunner.
         .target(name: "CSpawn"),
         // Definitions -> processes.
         // One run, from its Assert…= to its run.exit, as a pure state machine (RunLifecycle): what
         // JobdRunner performs, step by step, and tests drive event by event without processes.
         .target(name: "JobdRunLifecycle", dependencies: ["JobdConfig", "JobdLogging"], swiftSettings: swiftSettings),
+        // Processes and their pipes, knowing nothing of jobs: the spawn (CSpawn), the reactor that
+        // reads every run's output and end on one epoll set, the helpers' processes (mail).
+        .target(name: "JobdProcess", dependencies: ["JobdConfig", "JobdLocks", "CEventfd", "CSpawn"], swiftSettings: swiftSettings),
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdRunLifecycle", "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
+                "JobdProcess", "JobdRunLifecycle", "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -192,7 +195,7 @@ let package = Package(
         .target(
             name: "JobdDaemon",
             dependencies: [
-                "JobdHost", "JobdMetrics", "CMalloc", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdLogging", "JobdTimers", "SystemdKit",
+                "JobdHost", "JobdMetrics", "CMalloc", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdProcess", "JobdLogging", "JobdTimers", "SystemdKit",
                 "JobdLocks", "JobdHandover", "JobdSystem",
                 "JobdControl", "JobdFleet",
                 // crontab(1)'s check of a crontab and Debian's header, on the control socket; cron mode's
@@ -274,7 +277,7 @@ let package = Package(
         .testTarget(
             name: "JobdRunnerTests",
             dependencies: [
-                "JobdRunner", "JobdConfig", "JobdCalendar", "JobdLogging", "JobdTimers", "JobdLocks", "JobdTestKit",
+                "JobdRunner", "JobdProcess", "JobdConfig", "JobdCalendar", "JobdLogging", "JobdTimers", "JobdLocks", "JobdTestKit",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -3,6 +3,7 @@ import JobdCalendar
 import JobdConfig
 import JobdHandover
 import JobdLogging
+import JobdProcess
 import JobdRunner
 import JobdScheduler
 import JobdTimers

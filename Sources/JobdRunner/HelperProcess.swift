@@ -1,5 +1,6 @@
 import CSpawn
 import Glibc
+package import JobdProcess
 
 /// A helper jobd runs to its end for itself, not a job: sendmail (`MailTo=`), `rm -rf` of a run's
 /// `PrivateTmp=`, jobd-cgexec reading a `User=` job's `EnvironmentFile=`s as the user. Started as

@@ -1,3 +1,4 @@
+import JobdProcess
 extension JobRunner {
     /// A run left running for the next jobd (issue 36): its process and pipes, what was read of a
     /// line on each, and its cgroup.

@@ -1,4 +1,5 @@
 import Glibc
+import JobdProcess
 import SystemPackage
 
 /// The directories of a run with `PrivateTmp=`, as systemd makes a service's: one under `/tmp` and

@@ -1,5 +1,6 @@
 import CSpawn
 import Glibc
+package import JobdProcess
 package import JobdConfig
 
 /// Starts a run's process (``jobd_spawn``, Sources/CSpawn/spawn.c: `clone3` with `CLONE_VM |
@@ -11,14 +12,8 @@ package import JobdConfig
 /// process's end is read through a pidfd (``RunReactor``), which only this process's own `waitpid`
 /// can consume.
 package enum ProcessSpawner {
-    /// A started process, and jobd's ends of it (non-blocking, close-on-exec).
-    package struct Spawned: Sendable {
-        package var pid: Int32
-        /// Readable once the process has exited.
-        package var pidfd: Int32
-        package var standardOutput: Int32
-        package var standardError: Int32
-    }
+    /// A started process, and jobd's ends of it (``SpawnedProcess``).
+    package typealias Spawned = SpawnedProcess
 
     /// What the child does before its `execve` beyond the descriptors and directory.
     package struct Setup: Sendable {

@@ -1,3 +1,4 @@
+package import JobdProcess
 package import JobdConfig
 package import JobdTimers
 

@@ -1,4 +1,5 @@
 import Glibc
+import JobdProcess
 import JobdConfig
 import JobdLocks
 import JobdLogging

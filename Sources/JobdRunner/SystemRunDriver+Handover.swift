@@ -1,5 +1,6 @@
 import CSpawn
 import Glibc
+package import JobdProcess
 package import JobdConfig
 
 extension SystemRunDriver {

@@ -1,4 +1,5 @@
 import Glibc
+import JobdProcess
 package import JobdConfig
 import JobdLocks
 import JobdLogging

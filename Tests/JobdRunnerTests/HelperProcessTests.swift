@@ -1,5 +1,6 @@
 import Glibc
 import JobdLocks
+import JobdProcess
 import JobdRunner
 import Testing
 

@@ -1,3 +1,4 @@
+import JobdProcess
 import JobdRunner
 import Testing
 

@@ -1,6 +1,7 @@
 import Glibc
 import JobdConfig
 import JobdLocks
+import JobdProcess
 import JobdRunner
 import JobdTestKit
 import Testing

@@ -31,7 +31,7 @@ package final class RunReactor: Sendable {
     /// on each pipe that it had read but not yet ended.
     package struct Detached: Sendable {
         package var runID: UInt64
-        package var process: ProcessSpawner.Spawned
+        package var process: SpawnedProcess
         package var pendingOutput: [UInt8]
         package var pendingError: [UInt8]
     }
@@ -68,7 +68,7 @@ package final class RunReactor: Sendable {
     /// exited, on the reactor's thread. Call ``prepare()`` first.
     /// `pending` is what was read of the run's last line on each pipe before a handover.
     package func follow(
-        _ process: ProcessSpawner.Spawned, runID: UInt64, pending: (output: [UInt8], error: [UInt8]) = ([], []),
+        _ process: SpawnedProcess, runID: UInt64, pending: (output: [UInt8], error: [UInt8]) = ([], []),
         line: @escaping @Sendable (String, Stream) -> Void, done: @escaping @Sendable (Exit) -> Void
     ) {
         guard let loop = loop.withLock({ $0 }) else { preconditionFailure("RunReactor.follow before prepare()") }
@@ -80,7 +80,7 @@ package final class RunReactor: Sendable {
 
     /// ``follow(_:runID:pending:line:done:)``, awaited: for a caller that has a task to spare.
     package func follow(
-        _ process: ProcessSpawner.Spawned, runID: UInt64, pending: (output: [UInt8], error: [UInt8]) = ([], []),
+        _ process: SpawnedProcess, runID: UInt64, pending: (output: [UInt8], error: [UInt8]) = ([], []),
         line: @escaping @Sendable (String, Stream) -> Void
     ) async -> Exit {
         await withCheckedContinuation { continuation in follow(process, runID: runID, pending: pending, line: line) { continuation.resume(returning: $0) } }

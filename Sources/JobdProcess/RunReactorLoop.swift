@@ -9,7 +9,7 @@ import JobdLocks
 final class RunReactorLoop: Sendable {
     /// One run followed: what only the reactor's thread touches once it is added.
     final class Followed: @unchecked Sendable {
-        var process: ProcessSpawner.Spawned
+        var process: SpawnedProcess
         /// The run's number (`JOBD_RUN`), by which a handover names what it hands over.
         let runID: UInt64
         let line: @Sendable (String, RunReactor.Stream) -> Void
@@ -20,7 +20,7 @@ final class RunReactorLoop: Sendable {
         var open: Int
         var exit: RunReactor.Exit?
 
-        init(_ process: ProcessSpawner.Spawned, runID: UInt64, line: @escaping @Sendable (String, RunReactor.Stream) -> Void,
+        init(_ process: SpawnedProcess, runID: UInt64, line: @escaping @Sendable (String, RunReactor.Stream) -> Void,
              done: @escaping @Sendable (RunReactor.Exit) -> Void) {
             self.process = process
             self.runID = runID
