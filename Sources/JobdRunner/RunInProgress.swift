@@ -26,7 +26,7 @@ final class RunInProgress {
     /// Stop requests, `RuntimeMaxSec=` and OOM kills, posted to `inbox` beside the process.
     let watch: RunWatch
     var account: Account?
-    var configuration: SpawnConfiguration?
+    @OutOfLine var configuration: SpawnConfiguration? = nil
     var cgroup: RunCgroup?
     var privateTmp: PrivateTmp?
     /// What the run writes, kept for `MailTo=` (cron's `MAILTO`) only.
@@ -35,11 +35,11 @@ final class RunInProgress {
     var stopGrace = TimeSpan.infinity
     /// The stop's timeout, once armed; cancelled when the run is over.
     var stopTimeout: RunDriverWatch?
-    var outcome: RunOutcome?
-    var mail: RunMail?
+    @OutOfLine var outcome: RunOutcome? = nil
+    @OutOfLine var mail: RunMail? = nil
     /// The process an earlier jobd started and handed over, for a run this jobd adopts (issue 36):
     /// nothing is prepared or spawned for it, and its start is logged as `run.adopt`.
-    var adopted: AdoptedProcess?
+    @OutOfLine var adopted: AdoptedProcess? = nil
 
     init(
         definition: JobDefinition, context: [String: String], fence: RunFence?, started: MonotonicInstant,
