@@ -34,14 +34,9 @@ package struct JobHistory: Sendable, Equatable {
     /// schedule that did not exist yet was never due.
     @PackedInstant package var scheduledSince: MonotonicInstant? = nil
     @PackedInstant package var scheduledSinceRealtime: RealtimeInstant? = nil
-    /// What a handover kept of the monotonic instants, until the next jobd takes it.
-    package var pace: Pace? {
-        get { keptPace.first }
-        set { keptPace = newValue.map { [$0] } ?? [] }
-    }
-    /// `pace`, in the 8 bytes of an array that is empty (and allocates nothing) for every job but
-    /// those a handover has just passed on, rather than inline in every job's history.
-    private var keptPace: [Pace] = []
+    /// What a handover kept of the monotonic instants, until the next jobd takes it: out of line,
+    /// since every job but those a handover has just passed on has none.
+    @OutOfLine package var pace: Pace? = nil
 
     package init() {}
 }
