@@ -1,4 +1,3 @@
-import Glibc
 import JobdCalendar
 import JobdConfig
 import JobdFleet
@@ -81,12 +80,10 @@ extension Daemon {
     /// `post` hears of each run's process (``DaemonEvent/runSpawned(job:runID:pid:)``). With it, how
     /// many runs jobd's descriptors allow in flight at once (``RunAdmission/runsInFlightCeiling(descriptorLimit:)``).
     func makeRunner(environment: [String: String], post: @escaping @Sendable (DaemonEvent) -> Void) -> (JobRunner, ceiling: Int?) {
-        let descriptors = DescriptorLimit.raiseOwn()
+        let (descriptors, soft) = DescriptorLimit.raiseOwn()
         if let raised = descriptors.raisedSoft, let runs = descriptors.runs?.soft {
             logger.debug("raised jobd's soft RLIMIT_NOFILE from \(runs) to \(raised); runs keep \(runs)")
         }
-        var own = rlimit()
-        let soft = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &own) == 0 && own.rlim_cur != rlim_t.max ? UInt64(own.rlim_cur) : nil
         let ceiling = RunAdmission.runsInFlightCeiling(descriptorLimit: soft)
         if let ceiling, let soft { logger.info("at most \(ceiling) runs in flight at once: jobd's RLIMIT_NOFILE is \(soft), three a run") }
         var runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(), descriptorLimit: descriptors.runs,

@@ -30,18 +30,21 @@ package struct DescriptorLimit: Sendable, Equatable {
         return DescriptorLimit(raisedSoft: ceiling, runs: ResourceLimit(soft: soft, hard: hard))
     }
 
-    /// Decides on jobd's limits now and raises its soft limit; what runs get. A refused raise
-    /// leaves jobd's and its runs' limits as they were.
-    package static func raiseOwn() -> DescriptorLimit {
+    /// Decides on jobd's limits now and raises its soft limit; what runs get, and jobd's own soft
+    /// limit as it then is (`nil`: infinity, or not read), which bounds its runs in flight
+    /// (`RunAdmission.runsInFlightCeiling`). A refused raise leaves jobd's and its runs' limits as
+    /// they were.
+    package static func raiseOwn() -> (limit: DescriptorLimit, ownSoft: UInt64?) {
+        let unchanged = DescriptorLimit(raisedSoft: nil, runs: nil)
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(UInt32(ResourceLimit.Resource.nofile.number)), &limit) == 0 else { return DescriptorLimit(raisedSoft: nil, runs: nil) }
+        guard getrlimit(__rlimit_resource_t(UInt32(ResourceLimit.Resource.nofile.number)), &limit) == 0 else { return (unchanged, nil) }
         let nrOpen = CgroupFile.read("/proc/sys/fs/nr_open").flatMap { UInt64($0.split(separator: "\n").first ?? "") }
         let infinity = rlim_t.max  // RLIM_INFINITY
-        let decided = decide(soft: limit.rlim_cur == infinity ? nil : UInt64(limit.rlim_cur),
-                             hard: limit.rlim_max == infinity ? nil : UInt64(limit.rlim_max), nrOpen: nrOpen)
-        guard let raised = decided.raisedSoft else { return decided }
+        let soft = limit.rlim_cur == infinity ? nil : UInt64(limit.rlim_cur)
+        let decided = decide(soft: soft, hard: limit.rlim_max == infinity ? nil : UInt64(limit.rlim_max), nrOpen: nrOpen)
+        guard let raised = decided.raisedSoft else { return (decided, soft) }
         limit.rlim_cur = rlim_t(raised)
-        guard setrlimit(__rlimit_resource_t(UInt32(ResourceLimit.Resource.nofile.number)), &limit) == 0 else { return DescriptorLimit(raisedSoft: nil, runs: nil) }
-        return decided
+        guard setrlimit(__rlimit_resource_t(UInt32(ResourceLimit.Resource.nofile.number)), &limit) == 0 else { return (unchanged, soft) }
+        return (decided, raised)
     }
 }
