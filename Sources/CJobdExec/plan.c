@@ -309,6 +309,16 @@ static int allocate(struct exec_plan *plan, const size_t counts[64], char *error
     return 0;
 }
 
+int exec_plan_key_flag(const struct exec_plan *plan, int tag) {
+    switch (tag) {
+    case EXEC_TAG_PRIVATE_NETWORK: return plan->sandbox.private_network;
+    case EXEC_TAG_LOCK_PERSONALITY: return plan->sandbox.lock_personality;
+    case EXEC_TAG_RESTRICT_REALTIME: return plan->sandbox.restrict_realtime;
+    case EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE: return plan->sandbox.deny_write_execute;
+    default: return -1;
+    }
+}
+
 void exec_plan_release(struct exec_plan *plan) {
     for (size_t i = 0; plan->sandbox.filters != NULL && i < plan->sandbox.filter_count; i++) free(plan->sandbox.filters[i].names);
     free(plan->cgroups);

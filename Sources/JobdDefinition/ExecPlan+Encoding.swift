@@ -55,7 +55,6 @@ extension ExecPlan {
             fields.field(EXEC_TAG_PRIVATE_TMP, FieldWriter.text(privateTmp.tmp) + FieldWriter.text(privateTmp.varTmp))
         }
         fields.flag(EXEC_TAG_NOSUID_MOUNTS, sandbox.nosuidMounts)
-        fields.flag(EXEC_TAG_PRIVATE_NETWORK, sandbox.privateNetwork)
         fields.flag(EXEC_TAG_NEW_UTS, sandbox.newUTS)
         switch sandbox.devicePolicy {
         case nil: break
@@ -70,9 +69,7 @@ extension ExecPlan {
             fields.field(EXEC_TAG_SECCOMP, actions + filter.names.flatMap(FieldWriter.text))
         }
         if let allowed = sandbox.allowedNamespaces { fields.u64(EXEC_TAG_RESTRICT_NAMESPACES, allowed) }
-        fields.flag(EXEC_TAG_LOCK_PERSONALITY, sandbox.lockPersonality)
-        fields.flag(EXEC_TAG_RESTRICT_REALTIME, sandbox.restrictRealtime)
-        fields.flag(EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE, sandbox.memoryDenyWriteExecute)
+        for tag in sandbox.flags { fields.flag(tag, true) }
     }
 }
 

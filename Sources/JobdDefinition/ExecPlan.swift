@@ -91,7 +91,6 @@ package struct ExecPlan: Sendable, Equatable {
         /// `PrivateTmp=`'s directories for `/tmp` and `/var/tmp`, made by jobd for the run.
         package var privateTmp: PrivateTmp?
         package var nosuidMounts = false
-        package var privateNetwork = false
         package var newUTS = false
         package var devicePolicy: DevicePolicy?
         /// The capabilities kept in the bounding set; `nil`: all.
@@ -101,9 +100,9 @@ package struct ExecPlan: Sendable, Equatable {
         package var filters: [Filter] = []
         /// `RestrictNamespaces=`: the `CLONE_NEW*` types allowed; `nil`: not restricted.
         package var allowedNamespaces: UInt64?
-        package var lockPersonality = false
-        package var restrictRealtime = false
-        package var memoryDenyWriteExecute = false
+        /// The flags of the keys jobd-cgexec takes as the job file gives them (`PrivateNetwork=`,
+        /// `LockPersonality=`…: the key table's ``JobKey/planFlag``), by tag, ascending.
+        package var flags: [Int] = []
 
         package init() {}
     }

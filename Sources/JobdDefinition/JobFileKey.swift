@@ -207,8 +207,24 @@ extension JobKey {
         }
     }
 
-    fileprivate var planTags: [Int] {
+    /// A key that is a flag jobd-cgexec takes as the job file gives it, with nothing of jobd's
+    /// between: the exec plan's field (plan.h's `EXEC_TAG_*`) it sets when yes. Such a key needs
+    /// nothing but this line (with its reader, `.sandbox`, and its policy and exposure above):
+    /// ``Sandbox/flags`` holds it, the encoder writes its tag, and its `systemd-analyze security`
+    /// check, where systemd has one by the key's name, reads it.
+    package var planFlag: Int? {
         switch self {
+        case .privateNetwork: EXEC_TAG_PRIVATE_NETWORK
+        case .lockPersonality: EXEC_TAG_LOCK_PERSONALITY
+        case .restrictRealtime: EXEC_TAG_RESTRICT_REALTIME
+        case .memoryDenyWriteExecute: EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE
+        default: nil
+        }
+    }
+
+    fileprivate var planTags: [Int] {
+        if let planFlag { return [planFlag] }
+        return switch self {
         case .nice: [EXEC_TAG_NICE]
         case .ioSchedulingClass, .ioSchedulingPriority: [EXEC_TAG_IOPRIO]
         case .cpuSchedulingPolicy, .cpuSchedulingPriority: [EXEC_TAG_SCHED]
@@ -219,15 +235,11 @@ extension JobKey {
         case .privateTmp: [EXEC_TAG_PRIVATE_TMP, EXEC_TAG_MOUNT]
         // As systemd's, these imply capability drops and system call filters besides their own field.
         case .privateDevices: [EXEC_TAG_PRIVATE_DEV, EXEC_TAG_DEVICE_POLICY, EXEC_TAG_BOUNDING, EXEC_TAG_SECCOMP]
-        case .privateNetwork: [EXEC_TAG_PRIVATE_NETWORK]
         case .protectSystem, .protectHome, .protectControlGroups, .readWritePaths, .readOnlyPaths, .inaccessiblePaths: [EXEC_TAG_MOUNT]
         case .protectKernelTunables: [EXEC_TAG_MOUNT, EXEC_TAG_SECCOMP]
         case .protectKernelModules, .protectKernelLogs: [EXEC_TAG_MOUNT, EXEC_TAG_BOUNDING, EXEC_TAG_SECCOMP]
         case .protectHostname: [EXEC_TAG_NEW_UTS, EXEC_TAG_SECCOMP]
         case .protectClock: [EXEC_TAG_BOUNDING, EXEC_TAG_SECCOMP, EXEC_TAG_DEVICE_POLICY]
-        case .lockPersonality: [EXEC_TAG_LOCK_PERSONALITY]
-        case .restrictRealtime: [EXEC_TAG_RESTRICT_REALTIME]
-        case .memoryDenyWriteExecute: [EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE]
         case .restrictNamespaces: [EXEC_TAG_RESTRICT_NAMESPACES]
         case .systemCallFilter, .systemCallErrorNumber: [EXEC_TAG_SECCOMP]
         case .capabilityBoundingSet: [EXEC_TAG_BOUNDING]

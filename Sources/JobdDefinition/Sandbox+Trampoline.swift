@@ -104,7 +104,6 @@ extension Sandbox {
         var plan = ExecPlan.Sandbox()
         guard !isDefault else { return plan }
         if needsDeviceCgroup { plan.devicePolicy = protectClock ? .clock : .closed }
-        plan.privateNetwork = privateNetwork
         plan.newUTS = protectHostname
         plan.privateDevices = privateDevices
         plan.privateTmp = privateTmp.map { ExecPlan.Sandbox.PrivateTmp(tmp: $0.0, varTmp: $0.1) }
@@ -115,9 +114,7 @@ extension Sandbox {
         plan.ambientCapabilities = ambientCapabilities
         plan.noNewPrivileges = noNewPrivileges
         if let allowedNamespaces, allowedNamespaces != Self.namespaceFlags.values.reduce(0, |) { plan.allowedNamespaces = allowedNamespaces }
-        plan.lockPersonality = lockPersonality
-        plan.restrictRealtime = restrictRealtime
-        plan.memoryDenyWriteExecute = memoryDenyWriteExecute
+        plan.flags = flags.compactMap(\.planFlag).sorted()
         let protected = protectedCalls
         if !protected.isEmpty { plan.filters.append(.init(defaultAction: .allow, action: .error(EPERM), names: protected.sorted())) }
         if let filter = systemCallFilter, !(filter.names.isEmpty && !filter.allowList) {

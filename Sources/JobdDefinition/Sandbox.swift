@@ -29,7 +29,6 @@ package struct Sandbox: Sendable, Hashable {
     package var noNewPrivileges = false
     package var privateTmp = false
     package var privateDevices = false
-    package var privateNetwork = false
     package var protectSystem = ProtectSystem.no
     package var protectHome = ProtectHome.no
     package var protectKernelTunables = false
@@ -38,9 +37,10 @@ package struct Sandbox: Sendable, Hashable {
     package var protectControlGroups = false
     package var protectHostname = false
     package var protectClock = false
-    package var lockPersonality = false
-    package var restrictRealtime = false
-    package var memoryDenyWriteExecute = false
+    /// The flags jobd-cgexec takes as the job file gives them (the key table's ``JobKey/planFlag``:
+    /// `PrivateNetwork=`, `LockPersonality=`…) that are set to yes. Such a key has no field here,
+    /// nor a reader or an encoder of its own: the table names its plan field.
+    package var flags: Set<JobKey> = []
     /// `RestrictNamespaces=`: the namespace types still allowed (`CLONE_NEW*` bits); `nil`: no restriction.
     package var allowedNamespaces: UInt64?
     package var systemCallFilter: SystemCallFilter?
@@ -86,16 +86,12 @@ package struct Sandbox: Sendable, Hashable {
         case "NoNewPrivileges": return flag { $0.noNewPrivileges = $1 }
         case "PrivateTmp": return flag { $0.privateTmp = $1 }
         case "PrivateDevices": return flag { $0.privateDevices = $1 }
-        case "PrivateNetwork": return flag { $0.privateNetwork = $1 }
         case "ProtectKernelTunables": return flag { $0.protectKernelTunables = $1 }
         case "ProtectKernelModules": return flag { $0.protectKernelModules = $1 }
         case "ProtectKernelLogs": return flag { $0.protectKernelLogs = $1 }
         case "ProtectControlGroups": return flag { $0.protectControlGroups = $1 }
         case "ProtectHostname": return flag { $0.protectHostname = $1 }
         case "ProtectClock": return flag { $0.protectClock = $1 }
-        case "LockPersonality": return flag { $0.lockPersonality = $1 }
-        case "RestrictRealtime": return flag { $0.restrictRealtime = $1 }
-        case "MemoryDenyWriteExecute": return flag { $0.memoryDenyWriteExecute = $1 }
         case "PrivateUsers":
             guard value.isEmpty || JobFileReader.boolean(value) == false else {
                 return ("PrivateUsers=: jobd cannot run a job in a user namespace of its own",
@@ -163,7 +159,10 @@ package struct Sandbox: Sendable, Hashable {
                 ambientCapabilities = inverted ? start & ~mask : start | mask
             }
         default:
-            return nil
+            guard let flagKey = JobKey(rawValue: key), flagKey.planFlag != nil else { return nil }
+            return flag { sandbox, on in
+                if on { sandbox.flags.insert(flagKey) } else { sandbox.flags.remove(flagKey) }
+            }
         }
         return nil
     }

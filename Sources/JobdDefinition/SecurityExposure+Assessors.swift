@@ -23,9 +23,7 @@ extension SecurityExposure {
         flag("PrivateMounts=", "Service cannot install system mounts", "Service may install system mounts", 1000) {
             $0.sandbox.needsMountNamespace
         },
-        flag("PrivateNetwork=", "Service has no access to the host's network", "Service has access to the host's network", 2500) {
-            $0.sandbox.privateNetwork
-        },
+        keyFlag("PrivateNetwork=", "Service has no access to the host's network", "Service has access to the host's network", 2500),
         flag(
             "PrivateTmp=", "Service has no access to other software's temporary files",
             "Service has access to other software's temporary files", 1000
@@ -69,11 +67,11 @@ extension SecurityExposure {
         },
         // jobd has no RootDirectory=.
         flag("RootDirectory=/RootImage=", "Service has its own root directory/image", "Service runs within the host's root directory", 200) { _ in false },
-        flag("LockPersonality=", "Service cannot change ABI personality", "Service may change ABI personality", 100) { $0.sandbox.lockPersonality },
-        flag(
+        keyFlag("LockPersonality=", "Service cannot change ABI personality", "Service may change ABI personality", 100),
+        keyFlag(
             "MemoryDenyWriteExecute=", "Service cannot create writable executable memory mappings",
             "Service may create writable executable memory mappings", 100
-        ) { $0.sandbox.memoryDenyWriteExecute },
+        ),
         flag("NoNewPrivileges=", "Service processes cannot acquire new privileges", "Service processes may acquire new privileges", 1000) {
             $0.sandbox.noNewPrivileges
         },
@@ -146,11 +144,8 @@ extension SecurityExposure {
             "Delegate=", "Service does not maintain its own delegated control group subtree",
             "Service maintains its own delegated control group subtree", 100
         ) { _ in true },
-        flag("RestrictRealtime=", "Service realtime scheduling access is restricted", "Service may acquire realtime scheduling", 500) {
-            $0.sandbox.restrictRealtime
-        },
-        // jobd has no RestrictSUIDSGID=.
-        flag("RestrictSUIDSGID=", "SUID/SGID file creation by service is restricted", "Service may create SUID/SGID files", 1000) { _ in false },
+        keyFlag("RestrictRealtime=", "Service realtime scheduling access is restricted", "Service may acquire realtime scheduling", 500),
+        keyFlag("RestrictSUIDSGID=", "SUID/SGID file creation by service is restricted", "Service may create SUID/SGID files", 1000),
         namespace("user", "Service cannot create user namespaces", "Service may create user namespaces", 1500),
         namespace("mnt", "Service cannot create file system namespaces", "Service may create file system namespaces", 500),
         namespace("ipc", "Service cannot create IPC namespaces", "Service may create IPC namespaces", 500),
@@ -191,6 +186,14 @@ extension SecurityExposure {
             bad: "Service process receives ambient capabilities", weight: 500, range: 1
         ) { facts in (facts.sandbox.ambientCapabilities == 0 ? 0 : 1, nil) },
     ]
+
+    /// The check of a flag key jobd-cgexec takes as it is (the key table's ``JobKey/planFlag``),
+    /// read by the check's name: safe when the job sets the key to yes. A key jobd has not reads
+    /// as no, so that adding such a key to the table is what makes its check read it.
+    private static func keyFlag(_ id: String, _ good: String, _ bad: String, _ weight: Int) -> Assessor {
+        let key = JobKey(rawValue: String(id.dropLast())).flatMap { $0.planFlag == nil ? nil : $0 }
+        return flag(id, good, bad, weight) { facts in key.map(facts.sandbox.flags.contains) ?? false }
+    }
 
     /// A yes-or-no check: `safe` says whether the job has what the check asks for.
     private static func flag(

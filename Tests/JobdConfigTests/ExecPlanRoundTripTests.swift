@@ -28,7 +28,6 @@ struct ExecPlanRoundTripTests {
         plan.sandbox.privateDevices = true
         plan.sandbox.privateTmp = .init(tmp: "/tmp/jobd-a/tmp", varTmp: "/var/tmp/jobd-b/tmp")
         plan.sandbox.nosuidMounts = true
-        plan.sandbox.privateNetwork = true
         plan.sandbox.newUTS = true
         plan.sandbox.devicePolicy = .clock
         plan.sandbox.boundingSet = 0x3f
@@ -39,9 +38,7 @@ struct ExecPlanRoundTripTests {
             .init(defaultAction: .kill, action: .allow, names: ["read", "write", "exit_group"]),
         ]
         plan.sandbox.allowedNamespaces = 0x4000_0000  // CLONE_NEWNET
-        plan.sandbox.lockPersonality = true
-        plan.sandbox.restrictRealtime = true
-        plan.sandbox.memoryDenyWriteExecute = true
+        plan.sandbox.flags = Self.keyFlags
         plan.keyring = true
         plan.fence = .init(path: "/run/jobd/fence/abc", stopMicroseconds: 90_000_000)
         plan.credentials = .init(groups: [100, 27, 4], gid: 100, uid: 1_000)
@@ -55,6 +52,22 @@ struct ExecPlanRoundTripTests {
     @Test func everyFieldSwiftWritesIsTheOneCReads() throws {
         let original = Self.everything
         #expect(try Self.parsed(original.encoded()) == original)
+    }
+
+    /// The plan flags of the key table (``JobKey/planFlag``), ascending.
+    static let keyFlags = JobKey.allCases.compactMap(\.planFlag).sorted()
+
+    /// Each flag the key table declares is one the C parser reads and jobd-cgexec applies: a key
+    /// added to the table without its C is caught here.
+    @Test func everyFlagOfTheKeyTableIsOneTheCKnows() throws {
+        #expect(!Self.keyFlags.isEmpty)
+        for tag in Self.keyFlags {
+            var plan = ExecPlan()
+            plan.argv = ["true"]
+            plan.sandbox.flags = [tag]
+            let parsed = try Self.parsed(plan.encoded())
+            #expect(parsed.sandbox.flags == [tag], "jobd-cgexec does not read the key table's flag \(tag)")
+        }
     }
 
     @Test func aPlanWithNothingButItsCommandReadsBackAsDefaults() throws {
@@ -96,6 +109,7 @@ extension ExecPlan {
         sandbox = Sandbox(plan.sandbox)
         keyring = plan.keyring != 0
         fence = plan.fence.map { Fence(path: String(cString: $0), stopMicroseconds: plan.fence_stop == UInt64.max ? nil : plan.fence_stop) }
+        sandbox.flags = withUnsafePointer(to: plan) { plan in ExecPlanRoundTripTests.keyFlags.filter { exec_plan_key_flag(plan, Int32($0)) == 1 } }
         let owned = plan.credentials
         credentials = Credentials(groups: owned.has_groups != 0 ? (0..<owned.group_count).map { owned.groups[$0] } : nil,
                                   gid: owned.has_gid != 0 ? owned.gid : nil, uid: owned.has_uid != 0 ? owned.uid : nil)
@@ -142,7 +156,6 @@ extension ExecPlan.Sandbox {
         privateDevices = sandbox.private_dev != 0
         privateTmp = sandbox.private_tmp.map { PrivateTmp(tmp: String(cString: $0), varTmp: String(cString: sandbox.private_var_tmp)) }
         nosuidMounts = sandbox.nosuid != 0
-        privateNetwork = sandbox.private_network != 0
         newUTS = sandbox.new_uts != 0
         devicePolicy = [Int32(EXEC_DEVICES_CLOSED): DevicePolicy.closed, Int32(EXEC_DEVICES_CLOCK): .clock][sandbox.device_policy]
         boundingSet = sandbox.has_bounding != 0 ? sandbox.bounding : nil
@@ -154,9 +167,6 @@ extension ExecPlan.Sandbox {
                           names: (0..<filter.name_count).map { String(cString: filter.names[$0]!) })
         }
         allowedNamespaces = sandbox.has_restrict_namespaces != 0 ? sandbox.allowed_namespaces : nil
-        lockPersonality = sandbox.lock_personality != 0
-        restrictRealtime = sandbox.restrict_realtime != 0
-        memoryDenyWriteExecute = sandbox.deny_write_execute != 0
     }
 }
 

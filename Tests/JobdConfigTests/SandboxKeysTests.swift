@@ -1,3 +1,4 @@
+import CJobdExec
 import Foundation
 import JobdTestKit
 import Testing
@@ -115,7 +116,7 @@ struct SandboxKeysTests {
         let planned = manDB.execSandbox(privateTmp: ("/tmp/a/tmp", "/var/tmp/b/tmp"))
         #expect(planned.devicePolicy == .clock && planned.newUTS && planned.privateDevices, "\(planned)")
         #expect(planned.privateTmp == .init(tmp: "/tmp/a/tmp", varTmp: "/var/tmp/b/tmp"))
-        #expect(planned.lockPersonality && planned.restrictRealtime && !planned.noNewPrivileges)
+        #expect(planned.flags == [EXEC_TAG_LOCK_PERSONALITY, EXEC_TAG_RESTRICT_REALTIME] && !planned.noNewPrivileges)
         #expect(try Self.sandbox("PrivateDevices=yes\n").execSandbox().devicePolicy == .closed)
         // NoNewPrivileges= with a mount namespace: every mount nosuid, as systemd mounts them.
         #expect(try Self.sandbox("NoNewPrivileges=yes\nPrivateTmp=yes\n").execSandbox(privateTmp: ("/a", "/b")).nosuidMounts)

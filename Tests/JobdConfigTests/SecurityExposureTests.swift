@@ -111,7 +111,7 @@ struct SecurityExposureTests {
         #expect(SecurityExposure.exposureTenths(of: boxed) < SecurityExposure.exposureTenths(of: plain))
         // The read's figure is dropped when a setting it depends on changes.
         var changed = boxed
-        changed.sandbox.privateNetwork = true
+        changed.sandbox.flags.insert(.privateNetwork)
         #expect(SecurityExposure.exposureTenths(of: changed) == SecurityExposure(changed).exposureTenths)
         #expect(SecurityExposure.exposureTenths(of: changed) < SecurityExposure.exposureTenths(of: boxed))
         changed.user = "nobody"

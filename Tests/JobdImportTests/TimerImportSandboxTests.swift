@@ -22,7 +22,7 @@ struct TimerImportSandboxTests {
         #expect(job.problems(path: "/j/x.job").isEmpty)
         let definition = try JobFileReader.read(name: "x", path: "/j/x.job", text: job.text).get()
         #expect(definition.sandbox.protectSystem == .full && definition.sandbox.protectHome == .yes && definition.sandbox.privateDevices)
-        #expect(definition.sandbox.lockPersonality && definition.sandbox.restrictRealtime && definition.sandbox.protectClock)
+        #expect(definition.sandbox.flags == [.lockPersonality, .restrictRealtime] && definition.sandbox.protectClock)
     }
 
     @Test func fstrimsFilterLinesAreKeptAndMergeAsInTheService() throws {

@@ -27,7 +27,8 @@ enum {
     EXEC_PLAN_MAX_GROUPS = 65536,   // NGROUPS_MAX
 };
 
-// The tags. A new field is a new tag and a new version: an older jobd-cgexec refuses it.
+// The tags. A new field is a new tag, which an older jobd-cgexec refuses (a plan is applied whole
+// or not at all); the version changes when an existing field's meaning does.
 enum {
     EXEC_TAG_MODE = 1,             // u32: EXEC_MODE_*
     EXEC_TAG_CGROUP = 2,           // string: a cgroup directory to enter; repeated
@@ -152,6 +153,9 @@ struct exec_plan {
 int exec_plan_parse(const uint8_t *bytes, size_t count, struct exec_plan *plan, char *error, size_t error_size);
 // Frees what a parsed plan holds.
 void exec_plan_release(struct exec_plan *plan);
+// Whether `plan` sets `tag`, a flag of a key jobd-cgexec takes as the job file gives it (Swift's
+// key table, JobKey.planFlag): 1 or 0, or -1 for a tag that is no such flag.
+int exec_plan_key_flag(const struct exec_plan *plan, int tag);
 // Reads one plan from `fd`, exactly its bytes and no more (what follows is the command's, with
 // EXEC_TAG_KEEP_STDIN), and parses it: 0, or the exit status with the reason in `error`.
 int exec_plan_read(int fd, struct exec_plan *plan, char *error, size_t error_size);
