@@ -1,11 +1,13 @@
 // The attributes of the run's process that need root: resource limits, nice value, I/O priority,
-// CPU scheduling; and the umask. Set before the switch of credentials, as systemd sets them (a
+// CPU scheduling, the OOM score adjustment; and the umask. Set before the switch of credentials, as systemd sets them (a
 // negative nice value or a raised hard limit needs root).
 #define _GNU_SOURCE
 #include "process.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -16,6 +18,24 @@
 
 static rlim_t limit_value(uint64_t value) {
     return value == EXEC_UNLIMITED ? RLIM_INFINITY : (rlim_t)value;
+}
+
+// OOMScoreAdjust=, as systemd 252 sets it: written to /proc/self/oom_score_adj. Lowering it needs
+// CAP_SYS_RESOURCE, which a container's root may lack: as systemd ("assuming containerized
+// execution"), a refusal for want of privilege is warned about and the run goes on; any other
+// failure fails the start.
+static void set_oom_score_adjust(int adjust) {
+    char text[16];
+    int length = snprintf(text, sizeof text, "%d\n", adjust);
+    int file = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (file >= 0 && write(file, text, (size_t)length) == length) {
+        close(file);
+        return;
+    }
+    if (errno != EPERM && errno != EACCES) exec_fail(EXIT_OOM_ADJUST, "cannot set the OOM score adjustment %d: %s", adjust, strerror(errno));
+    dprintf(STDERR_FILENO, "jobd-cgexec: warning: cannot set the OOM score adjustment %d: %s; the run goes on without it, as a systemd "
+            "service would\n", adjust, strerror(errno));
+    if (file >= 0) close(file);
 }
 
 void exec_apply_attributes(const struct exec_attributes *wanted) {
@@ -35,5 +55,6 @@ void exec_apply_attributes(const struct exec_attributes *wanted) {
         if (sched_setscheduler(0, (int)wanted->sched_policy, &parameter) != 0)
             exec_fail(EXIT_SETSCHEDULER, "cannot set CPU scheduling %u:%u: %s", wanted->sched_policy, wanted->sched_priority, strerror(errno));
     }
+    if (wanted->has_oom_score_adjust) set_oom_score_adjust(wanted->oom_score_adjust);
     if (wanted->has_umask) umask((mode_t)wanted->umask);
 }

@@ -40,6 +40,7 @@ static const char *tag_name(int tag) {
     case EXEC_TAG_IOPRIO: return "ioprio";
     case EXEC_TAG_SCHED: return "sched";
     case EXEC_TAG_UMASK: return "umask";
+    case EXEC_TAG_OOM_SCORE_ADJUST: return "oom-score-adjust";
     case EXEC_TAG_GROUPS: return "groups";
     case EXEC_TAG_GID: return "gid";
     case EXEC_TAG_UID: return "uid";
@@ -67,6 +68,7 @@ static const char *tag_name(int tag) {
     case EXEC_TAG_LOCK_PERSONALITY: return "lock-personality";
     case EXEC_TAG_RESTRICT_REALTIME: return "restrict-realtime";
     case EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE: return "memory-deny-write-execute";
+    case EXEC_TAG_RESTRICT_SUID_SGID: return "restrict-suid-sgid";
     default: return NULL;
     }
 }
@@ -76,12 +78,13 @@ static int fixed_size(int tag) {
     switch (tag) {
     case EXEC_TAG_KEYRING: case EXEC_TAG_KEEP_STDIN: case EXEC_TAG_USER_PATHS: case EXEC_TAG_PRIVATE_DEV: case EXEC_TAG_NOSUID_MOUNTS:
     case EXEC_TAG_PRIVATE_NETWORK: case EXEC_TAG_NEW_UTS: case EXEC_TAG_NO_NEW_PRIVILEGES: case EXEC_TAG_LOCK_PERSONALITY:
-    case EXEC_TAG_RESTRICT_REALTIME: case EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE:
+    case EXEC_TAG_RESTRICT_REALTIME: case EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE: case EXEC_TAG_RESTRICT_SUID_SGID:
         return 0;
     case EXEC_TAG_MODE: case EXEC_TAG_NICE: case EXEC_TAG_IOPRIO: case EXEC_TAG_UMASK: case EXEC_TAG_GID: case EXEC_TAG_UID:
     case EXEC_TAG_DEVICE_POLICY:
         return 4;
     case EXEC_TAG_SCHED: case EXEC_TAG_READ_LIMIT: case EXEC_TAG_BOUNDING: case EXEC_TAG_AMBIENT: case EXEC_TAG_RESTRICT_NAMESPACES:
+    case EXEC_TAG_OOM_SCORE_ADJUST:
         return 8;
     case EXEC_TAG_RLIMIT:
         return 20;
@@ -176,6 +179,12 @@ static int take_process(struct exec_plan *plan, int tag, const uint8_t *value, u
         plan->attributes.has_umask = 1, plan->attributes.umask = u32(value);
         if (plan->attributes.umask > 0777) return refuse(error, size, EXIT_USAGE, "bad umask: %o", plan->attributes.umask);
         return 0;
+    case EXEC_TAG_OOM_SCORE_ADJUST: {
+        int64_t adjust = (int64_t)u64(value);
+        if (adjust < -1000 || adjust > 1000) return refuse(error, size, EXIT_USAGE, "bad OOM score adjustment: %lld", (long long)adjust);
+        plan->attributes.has_oom_score_adjust = 1, plan->attributes.oom_score_adjust = (int)adjust;
+        return 0;
+    }
     case EXEC_TAG_GROUPS:
         if (length % 4 != 0) return refuse(error, size, EXIT_GROUP, "bad group list in the exec plan");
         plan->credentials.has_groups = 1;
@@ -268,6 +277,7 @@ static int take_sandbox(struct exec_sandbox *sandbox, int tag, const uint8_t *va
     case EXEC_TAG_LOCK_PERSONALITY: sandbox->lock_personality = 1; return 0;
     case EXEC_TAG_RESTRICT_REALTIME: sandbox->restrict_realtime = 1; return 0;
     case EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE: sandbox->deny_write_execute = 1; return 0;
+    case EXEC_TAG_RESTRICT_SUID_SGID: sandbox->restrict_suid_sgid = 1; return 0;
     default: return -1;
     }
 }
@@ -315,6 +325,14 @@ int exec_plan_key_flag(const struct exec_plan *plan, int tag) {
     case EXEC_TAG_LOCK_PERSONALITY: return plan->sandbox.lock_personality;
     case EXEC_TAG_RESTRICT_REALTIME: return plan->sandbox.restrict_realtime;
     case EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE: return plan->sandbox.deny_write_execute;
+    case EXEC_TAG_RESTRICT_SUID_SGID: return plan->sandbox.restrict_suid_sgid;
+    default: return -1;
+    }
+}
+
+int exec_plan_key_number(const struct exec_plan *plan, int tag, int64_t *value) {
+    switch (tag) {
+    case EXEC_TAG_OOM_SCORE_ADJUST: *value = plan->attributes.oom_score_adjust; return plan->attributes.has_oom_score_adjust;
     default: return -1;
     }
 }

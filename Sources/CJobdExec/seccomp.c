@@ -1,11 +1,12 @@
 // The seccomp filters of SystemCallFilter=, the Protect…= keys' call lists, RestrictNamespaces=,
-// LockPersonality=, RestrictRealtime= and MemoryDenyWriteExecute=, made with libseccomp as systemd
+// LockPersonality=, RestrictRealtime=, MemoryDenyWriteExecute= and RestrictSUIDSGID=, made with libseccomp as systemd
 // makes them, loaded (dlopen) only by a run that has one: a run without one pays nothing for it.
 #define _GNU_SOURCE
 #include "sandbox.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -13,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 
 #include "exit.h"
 
@@ -73,6 +75,27 @@ static void load(scmp_filter_ctx filter) {
     libseccomp.release(filter);
 }
 
+// RestrictSUIDSGID=: as systemd's filter, every call that sets a file's mode fails with EPERM when
+// the mode has `bit` (S_ISUID or S_ISGID): chmod, fchmod, fchmodat (and fchmodat2 where libseccomp
+// knows it), mkdir, mkdirat, mknod, mknodat, creat, and open and openat that create a file
+// (O_CREAT, or O_TMPFILE).
+static void restrict_mode_bit(scmp_filter_ctx filter, uint32_t result, scmp_datum_t bit) {
+    static const struct { const char *name; unsigned mode; } plain[] = {
+        {"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2}, {"mkdir", 1}, {"mkdirat", 2}, {"mknod", 1}, {"mknodat", 2}, {"creat", 1},
+    };
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        struct scmp_arg_cmp mode = {plain[i].mode, SCMP_CMP_MASKED_EQ, bit, bit};
+        add(filter, result, plain[i].name, 1, &mode);
+    }
+    static const scmp_datum_t creating[] = {O_CREAT, O_TMPFILE};
+    for (size_t i = 0; i < 2; i++) {
+        struct scmp_arg_cmp open[] = {SCMP_A1(SCMP_CMP_MASKED_EQ, creating[i], creating[i]), SCMP_A2(SCMP_CMP_MASKED_EQ, bit, bit)};
+        add(filter, result, "open", 2, open);
+        struct scmp_arg_cmp openat[] = {SCMP_A2(SCMP_CMP_MASKED_EQ, creating[i], creating[i]), SCMP_A3(SCMP_CMP_MASKED_EQ, bit, bit)};
+        add(filter, result, "openat", 2, openat);
+    }
+}
+
 static void load_argument_filters(const struct exec_sandbox *sandbox) {
     const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
     if (sandbox->has_restrict_namespaces) {
@@ -126,12 +149,18 @@ static void load_argument_filters(const struct exec_sandbox *sandbox) {
         add(filter, eperm, "shmat", 1, &shm);
         load(filter);
     }
+    if (sandbox->restrict_suid_sgid) {
+        scmp_filter_ctx filter = new_filter(SCMP_ACT_ALLOW);
+        restrict_mode_bit(filter, eperm, S_ISUID);
+        restrict_mode_bit(filter, eperm, S_ISGID);
+        load(filter);
+    }
 }
 
 
 int sandbox_has_filters(const struct exec_sandbox *sandbox) {
     return sandbox->filter_count > 0 || sandbox->has_restrict_namespaces || sandbox->lock_personality || sandbox->restrict_realtime
-        || sandbox->deny_write_execute;
+        || sandbox->deny_write_execute || sandbox->restrict_suid_sgid;
 }
 
 void sandbox_load_filters(const struct exec_sandbox *sandbox) {

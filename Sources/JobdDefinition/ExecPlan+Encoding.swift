@@ -43,6 +43,7 @@ extension ExecPlan {
             fields.field(EXEC_TAG_SCHED, FieldWriter.u32(scheduling.policy) + FieldWriter.u32(scheduling.priority))
         }
         if let umask = attributes.umask { fields.u32(EXEC_TAG_UMASK, umask) }
+        for (tag, number) in attributes.numbers.sorted(by: { $0.key < $1.key }) { fields.u64(tag, UInt64(bitPattern: number)) }
     }
 
     private func encode(_ sandbox: Sandbox, into fields: inout FieldWriter) {

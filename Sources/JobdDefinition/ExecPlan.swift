@@ -52,6 +52,9 @@ package struct ExecPlan: Sendable, Equatable {
         package var ioPriority: UInt32?
         package var scheduling: Scheduling?
         package var umask: UInt32?
+        /// The numbers of the keys jobd-cgexec takes as the job file gives them (`OOMScoreAdjust=`:
+        /// the key table's ``JobKey/planNumber``), by tag.
+        package var numbers: [Int: Int64] = [:]
 
         package init() {}
     }

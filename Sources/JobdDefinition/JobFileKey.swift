@@ -150,12 +150,12 @@ extension JobKey {
         case .tasksMax: .tasksMax
         case .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy, .cpuSchedulingPriority, .umask, .limitCpu, .limitFsize,
              .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS, .limitLocks, .limitSigpending,
-             .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
+             .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime, .oomScoreAdjust:
             .processAttribute
         case .noNewPrivileges, .privateTmp, .privateDevices, .privateNetwork, .privateUsers, .protectSystem, .protectHome,
              .protectKernelTunables, .protectKernelModules, .protectKernelLogs, .protectControlGroups, .protectHostname, .protectClock,
-             .lockPersonality, .restrictRealtime, .restrictNamespaces, .memoryDenyWriteExecute, .systemCallFilter, .systemCallErrorNumber,
-             .readWritePaths, .readOnlyPaths, .inaccessiblePaths, .capabilityBoundingSet, .ambientCapabilities:
+             .lockPersonality, .restrictRealtime, .restrictNamespaces, .memoryDenyWriteExecute, .restrictSUIDSGID, .systemCallFilter,
+             .systemCallErrorNumber, .readWritePaths, .readOnlyPaths, .inaccessiblePaths, .capabilityBoundingSet, .ambientCapabilities:
             .sandbox
         }
     }
@@ -218,12 +218,24 @@ extension JobKey {
         case .lockPersonality: EXEC_TAG_LOCK_PERSONALITY
         case .restrictRealtime: EXEC_TAG_RESTRICT_REALTIME
         case .memoryDenyWriteExecute: EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE
+        case .restrictSUIDSGID: EXEC_TAG_RESTRICT_SUID_SGID
+        default: nil
+        }
+    }
+
+    /// A key that is a number jobd-cgexec takes as the job file gives it: the exec plan's field it
+    /// is written to (an i64) and the values the key takes. As for ``planFlag``, nothing but this
+    /// line: ``ProcessAttributes/numbers`` holds it, and the encoder writes it.
+    package var planNumber: (tag: Int, range: ClosedRange<Int64>)? {
+        switch self {
+        case .oomScoreAdjust: (EXEC_TAG_OOM_SCORE_ADJUST, -1000...1000)
         default: nil
         }
     }
 
     fileprivate var planTags: [Int] {
         if let planFlag { return [planFlag] }
+        if let planNumber { return [planNumber.tag] }
         return switch self {
         case .nice: [EXEC_TAG_NICE]
         case .ioSchedulingClass, .ioSchedulingPriority: [EXEC_TAG_IOPRIO]
@@ -284,7 +296,7 @@ extension JobKey {
         case .protectKernelLogs: return ["ProtectKernelLogs=", mounts, cap + "SYSLOG"]
         case .protectKernelModules: return ["ProtectKernelModules=", mounts, cap + "SYS_MODULE"]
         case .privateNetwork, .protectHostname, .lockPersonality, .memoryDenyWriteExecute, .noNewPrivileges, .restrictRealtime,
-             .ambientCapabilities:
+             .restrictSUIDSGID, .ambientCapabilities:
             return [rawValue + "="]
         // Each of these gives the run a mount namespace of its own (``Sandbox/needsMountNamespace``).
         case .privateTmp, .protectSystem, .protectHome, .protectKernelTunables, .protectControlGroups:
@@ -300,7 +312,7 @@ extension JobKey {
              .mailTo, .mailOn, .expectSuccessWithinSec, .tasksMax, .successExitStatus, .restartPreventExitStatus, .timeoutStartSec,
              .standardInput, .syslogIdentifier, .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy,
              .cpuSchedulingPriority, .limitCpu, .limitFsize, .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile,
-             .limitMemlock, .limitAS, .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
+             .limitMemlock, .limitAS, .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime, .oomScoreAdjust:
             return []
         }
     }
@@ -324,12 +336,14 @@ extension JobKey {
         case .timeoutStopSec: .bounded(.stopTimeout)
         case .privateTmp, .privateDevices, .privateUsers, .protectSystem, .protectHome, .protectKernelTunables, .protectKernelModules,
              .protectKernelLogs, .protectControlGroups, .protectHostname, .protectClock, .lockPersonality, .restrictRealtime,
-             .restrictNamespaces, .memoryDenyWriteExecute, .systemCallFilter, .systemCallErrorNumber, .readOnlyPaths, .inaccessiblePaths,
-             .capabilityBoundingSet:
+             .restrictNamespaces, .memoryDenyWriteExecute, .restrictSUIDSGID, .systemCallFilter, .systemCallErrorNumber, .readOnlyPaths,
+             .inaccessiblePaths, .capabilityBoundingSet:
             .sandbox
         // jobd writes a run's lines to the journal as root: a user's must not pass for another program's.
         case .syslogIdentifier: .rootOnly
         case .runOn, .cpuSchedulingPriority, .privateNetwork, .readWritePaths, .ambientCapabilities: .rootOnly
+        // jobd-cgexec sets it as root: a user's job could make itself the last the OOM killer picks.
+        case .oomScoreAdjust: .rootOnly
         case .limitCpu, .limitFsize, .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS,
              .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
             .rootOnly

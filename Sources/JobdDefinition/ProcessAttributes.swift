@@ -21,6 +21,10 @@ package struct ProcessAttributes: Sendable, Hashable {
     package var limits: [ResourceLimit.Resource: ResourceLimit] = [:]
     /// The line of each of ``limits``' keys in the job file.
     package var limitLines: [ResourceLimit.Resource: Int] = [:]
+    /// The numbers jobd-cgexec takes as the job file gives them (the key table's
+    /// ``JobKey/planNumber``: `OOMScoreAdjust=`), by key. Such a key has no field here, nor a
+    /// reader or an encoder of its own.
+    package var numbers: [JobKey: Int64] = [:]
 
     package init() {}
 
@@ -95,6 +99,7 @@ package struct ProcessAttributes: Sendable, Hashable {
             }
             umask = mask
         default:
+            if let numberKey = JobKey(rawValue: key), let number = numberKey.planNumber { return read(numberKey, in: number.range, value: value) }
             guard let resource = ResourceLimit.Resource(key: key) else { return nil }
             guard !value.isEmpty else { limits[resource] = nil; return nil }
             switch ResourceLimit.parse(value, resource: resource) {
@@ -102,6 +107,16 @@ package struct ProcessAttributes: Sendable, Hashable {
             case .failure(let failure): return ("\(key)=: '\(value)' \(failure.message)", failure.hint)
             }
         }
+        return nil
+    }
+
+    private mutating func read(_ key: JobKey, in range: ClosedRange<Int64>, value: String) -> (message: String, hint: String)? {
+        guard !value.isEmpty else { numbers[key] = nil; return nil }
+        guard let number = Int64(value), range.contains(number) else {
+            return ("\(key.rawValue)=: '\(value)' is not a number from \(range.lowerBound) to \(range.upperBound)",
+                    "write a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        numbers[key] = number
         return nil
     }
 
@@ -130,6 +145,7 @@ package struct ProcessAttributes: Sendable, Hashable {
         plan.ioPriority = ioPriorityValue.map { UInt32(bitPattern: $0) }
         plan.scheduling = cpuScheduling.map { .init(policy: UInt32(bitPattern: $0.policy), priority: UInt32(bitPattern: $0.priority)) }
         plan.umask = umask
+        plan.numbers = Dictionary(uniqueKeysWithValues: numbers.compactMap { key, value in key.planNumber.map { ($0.tag, value) } })
         return plan
     }
 }

@@ -11,7 +11,7 @@ package enum ExitStatusName {
         "USAGE": 64, "DATAERR": 65, "NOINPUT": 66, "NOUSER": 67, "NOHOST": 68, "UNAVAILABLE": 69, "SOFTWARE": 70,
         "OSERR": 71, "OSFILE": 72, "CANTCREAT": 73, "IOERR": 74, "TEMPFAIL": 75, "PROTOCOL": 76, "NOPERM": 77, "CONFIG": 78,
         "CHDIR": trampoline(EXIT_CHDIR), "NICE": trampoline(EXIT_NICE), "FDS": 202, "EXEC": trampoline(EXIT_EXEC), "MEMORY": 204,
-        "LIMITS": trampoline(EXIT_LIMITS), "OOM_ADJUST": 206, "SIGNAL_MASK": 207, "STDIN": 208, "STDOUT": 209, "CHROOT": 210,
+        "LIMITS": trampoline(EXIT_LIMITS), "OOM_ADJUST": trampoline(EXIT_OOM_ADJUST), "SIGNAL_MASK": 207, "STDIN": 208, "STDOUT": 209, "CHROOT": 210,
         "IOPRIO": trampoline(EXIT_IOPRIO), "TIMERSLACK": 212, "SECUREBITS": 213, "SETSCHEDULER": trampoline(EXIT_SETSCHEDULER),
         "CPUAFFINITY": 215, "GROUP": trampoline(EXIT_GROUP), "USER": trampoline(EXIT_USER), "CAPABILITIES": trampoline(EXIT_CAPABILITIES),
         "CGROUP": trampoline(EXIT_CGROUP), "SETSID": 220, "CONFIRM": 221, "STDERR": 222, "PAM": 224, "NETWORK": trampoline(EXIT_NETWORK),

@@ -19,6 +19,7 @@ struct ExecPlanRoundTripTests {
         plan.attributes.ioPriority = 3 << 13 | 7
         plan.attributes.scheduling = .init(policy: 3, priority: 0)
         plan.attributes.umask = 0o027
+        plan.attributes.numbers = Dictionary(uniqueKeysWithValues: Self.keyNumbers.map { ($0.tag, $0.range.lowerBound) })
         plan.sandbox.mounts = [
             Sandbox.MountEntry(path: "/", mode: .readOnly, optional: false), Sandbox.MountEntry(path: "/home", mode: .inaccessible, optional: true),
             Sandbox.MountEntry(path: "/var/lib/x", mode: .readWrite, optional: false), Sandbox.MountEntry(path: "/root", mode: .tmpfs, optional: true),
@@ -56,6 +57,28 @@ struct ExecPlanRoundTripTests {
 
     /// The plan flags of the key table (``JobKey/planFlag``), ascending.
     static let keyFlags = JobKey.allCases.compactMap(\.planFlag).sorted()
+
+    /// The plan numbers of the key table (``JobKey/planNumber``).
+    static let keyNumbers = JobKey.allCases.compactMap(\.planNumber)
+
+    /// Each number the key table declares is one the C parser reads, at both ends of its range and
+    /// no further.
+    @Test func everyNumberOfTheKeyTableIsOneTheCKnowsWithinItsRange() throws {
+        #expect(!Self.keyNumbers.isEmpty)
+        for (tag, range) in Self.keyNumbers {
+            for number in [range.lowerBound, range.upperBound, range.lowerBound - 1, range.upperBound + 1] {
+                var plan = ExecPlan()
+                plan.argv = ["true"]
+                plan.attributes.numbers = [tag: number]
+                let parsed = Result { try Self.parsed(plan.encoded()) }
+                if range.contains(number) {
+                    #expect(try parsed.get().attributes.numbers == [tag: number], "jobd-cgexec does not read the key table's number \(tag)")
+                } else {
+                    #expect(throws: Refusal.self, "\(number) is outside \(range)") { try parsed.get() }
+                }
+            }
+        }
+    }
 
     /// Each flag the key table declares is one the C parser reads and jobd-cgexec applies: a key
     /// added to the table without its C is caught here.
@@ -109,6 +132,12 @@ extension ExecPlan {
         sandbox = Sandbox(plan.sandbox)
         keyring = plan.keyring != 0
         fence = plan.fence.map { Fence(path: String(cString: $0), stopMicroseconds: plan.fence_stop == UInt64.max ? nil : plan.fence_stop) }
+        attributes.numbers = withUnsafePointer(to: plan) { plan in
+            Dictionary(uniqueKeysWithValues: ExecPlanRoundTripTests.keyNumbers.compactMap { field in
+                var number: Int64 = 0
+                return exec_plan_key_number(plan, Int32(field.tag), &number) == 1 ? (field.tag, number) : nil
+            })
+        }
         sandbox.flags = withUnsafePointer(to: plan) { plan in ExecPlanRoundTripTests.keyFlags.filter { exec_plan_key_flag(plan, Int32($0)) == 1 } }
         let owned = plan.credentials
         credentials = Credentials(groups: owned.has_groups != 0 ? (0..<owned.group_count).map { owned.groups[$0] } : nil,

@@ -145,7 +145,9 @@ import JobdPolicy
     @Test(arguments: JobFileKey.all.filter { Sandbox.keys.contains($0.name) || ProcessAttributes.keys.contains($0.name) })
     func aKeyChangesExactlyThePlanFieldsItDeclares(key: JobFileKey) throws {
         let limit = key.name.hasPrefix("Limit") ? ("", "\(key.name)=5") : nil
-        let (without, with) = Self.planExamples[key.name] ?? limit ?? ("", "\(key.name)=yes")
+        // A number the table declares, at the top of its range.
+        let number = if case .job(let jobKey) = key, let field = jobKey.planNumber { ("", "\(key.name)=\(field.range.upperBound)") } else { nil as (String, String)? }
+        let (without, with) = Self.planExamples[key.name] ?? limit ?? number ?? ("", "\(key.name)=yes")
         let (before, after) = (try Self.planFields(without), try Self.planFields(with))
         let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
         #expect(changed == Set(key.planTags), "\(key.name)= changes the plan's tags \(changed.sorted()), declares \(key.planTags.sorted())")

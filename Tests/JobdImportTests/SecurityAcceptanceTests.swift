@@ -31,6 +31,7 @@ import Testing
             CapabilityBoundingSet=
             SystemCallFilter=@system-service
             RestrictNamespaces=yes
+            RestrictSUIDSGID=yes
 
             """),
         ("deny-list", """

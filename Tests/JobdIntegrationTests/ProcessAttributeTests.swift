@@ -72,6 +72,32 @@ import Testing
         }
     }
 
+    /// `OOMScoreAdjust=`, as systemd sets it: written as root before the switch to `User=`. Lowering
+    /// it needs `CAP_SYS_RESOURCE`: where jobd lacks it (a container's root, as this project's test
+    /// machines), the run goes on with jobd's own value and its output says why, as systemd's does.
+    @Test func aRunsOOMScoreAdjustmentIsSetAsRootBeforeItsUser() throws {
+        try Requirement.root("to switch a job to User=nobody")
+        let setup = try PrivilegeBoundaryTests.Setup()
+        let probe = "[Job]\nExecStart=/bin/cat /proc/self/oom_score_adj\n"
+        try setup.config.write(job: "raised", probe + "OOMScoreAdjust=700\nUser=nobody")
+        try setup.config.write(job: "lowered", probe + "OOMScoreAdjust=-700")
+        try setup.config.write(job: "plain", probe)
+        let reload = try setup.jobctl(["reload"])
+        #expect(reload.0 == 0, "\(reload.1)")
+        let own = try String(contentsOfFile: "/proc/self/oom_score_adj", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try Self.output(of: "plain", setup) == [own])
+        #expect(try Self.output(of: "raised", setup) == ["700"])
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let effective = status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }.flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) }
+        let lowered = try Self.output(of: "lowered", setup)
+        if try #require(effective) & (1 << 24) != 0 {
+            #expect(lowered == ["-700"])
+        } else {
+            #expect(lowered.count == 2 && lowered.contains(own), "\(lowered)")
+            #expect(lowered.contains { $0.hasPrefix("jobd-cgexec: warning: cannot set the OOM score adjustment -700: ") }, "\(lowered)")
+        }
+    }
+
     /// Whether a killed run dumped core follows its own `LimitCORE=`, not jobd's (0 here).
     @Test func aRunsOwnLimitCoreDecidesWhetherItDumpedCore() throws {
         try Requirement.root("to raise a run's core limit")

@@ -12,7 +12,7 @@ import Testing
     /// of /dev beyond the pseudo devices, the interfaces, and the errno of calls a sandbox forbids.
     /// Lines are flushed before `swapoff`, which the allow-list job is killed for.
     static let probe = #"""
-    import ctypes, errno, mmap, os, socket, sys
+    import ctypes, errno, mmap, os, shutil, socket, sys, tempfile
     libc = ctypes.CDLL(None, use_errno=True)
     def report(key, value):
         print(f"{key}={value}", flush=True)
@@ -63,6 +63,25 @@ import Testing
     report("capbnd", status["CapBnd"].strip())
     report("capamb", status["CapAmb"].strip())
     report("uid", os.getuid())
+    def attempt(key, action):
+        try:
+            action()
+            report(key, "ok")
+        except OSError as error:
+            report(key, errno.errorcode[error.errno])
+    try:
+        scratch = tempfile.mkdtemp()
+    except OSError:
+        scratch = None
+    if scratch:
+        target = scratch + "/f"
+        open(target, "w").close()
+        attempt("chmod-suid", lambda: os.chmod(target, 0o4755))
+        attempt("chmod-sgid", lambda: os.chmod(target, 0o2755))
+        attempt("chmod-plain", lambda: os.chmod(target, 0o750))
+        attempt("create-suid", lambda: os.close(os.open(scratch + "/g", os.O_CREAT | os.O_WRONLY, 0o4755)))
+        attempt("mkdir-sgid", lambda: os.mkdir(scratch + "/d", 0o2755))
+        shutil.rmtree(scratch)
     report("swapoff", call(libc.swapoff(b"/nonexistent")))
     """#
 
@@ -223,6 +242,28 @@ import Testing
         // ProtectHome=tmpfs: an empty read-only tmpfs (mode 0755) on /root.
         let (_, home) = try probe.run("home-tmpfs")
         #expect(home["root-mode"] == "0o755" && home["root-writable"] == "ro" && home["usr"] == "rw", "\(home)")
+    }
+
+    /// RestrictSUIDSGID=, as systemd's filter: no set-user-ID or set-group-ID bit can be given to a
+    /// file, by chmod, by creating it or by mkdir, while other modes still can; nothing else of the
+    /// run changes.
+    @Test func restrictSUIDSGIDRefusesTheSetIDBitsAndNothingElse() throws {
+        try Requirement.root("to sandbox runs (seccomp)")
+        let probe = try Probe()
+        try probe.write("plain", "")
+        try probe.write("no-set-id", "RestrictSUIDSGID=yes")
+        let reload = try probe.setup.jobctl(["reload"])
+        #expect(reload.0 == 0, "\(reload.1)")
+        let (plainStatus, plain) = try probe.run("plain")
+        let (status, restricted) = try probe.run("no-set-id")
+        #expect(plainStatus == 0 && status == 0, "\(plain) \(restricted)")
+        for key in ["chmod-suid", "chmod-sgid", "create-suid", "mkdir-sgid"] {
+            #expect(plain[key] == "ok", "\(key) without the key: \(plain)")
+            #expect(restricted[key] == "EPERM", "\(key) with RestrictSUIDSGID=yes: \(restricted)")
+        }
+        #expect(restricted["chmod-plain"] == "ok" && restricted["personality"] == "ok" && restricted["mmap-wx"] == "ok", "\(restricted)")
+        // A root run keeps CAP_SYS_ADMIN, so, as systemd, no NoNewPrivileges= is implied.
+        #expect(restricted["nnp"] == "0" && restricted["uid"] == "0", "\(restricted)")
     }
 
     /// What a run leaves in its private /tmp goes with it, however deep, and a link it left there to

@@ -14,7 +14,7 @@ DEBIAN_TIMERS="man-db logrotate fstrim e2scrub_all systemd-tmpfiles-clean dpkg-d
 # The keys of a service that set what a process is and sees (exec, sandbox, resource control), as
 # the probe can observe them: an allow-list. Ordering, conditions, commands, the type, the stop
 # and exit handling, credentials and the log identifier change nothing the probe reports.
-PROBED_KEYS='^(User|Group|SupplementaryGroups|Nice|IOScheduling[A-Za-z]*|CPUScheduling[A-Za-z]*|UMask|Limit[A-Z]+|NoNewPrivileges|Private[A-Za-z]+|Protect[A-Za-z]+|LockPersonality|Restrict[A-Za-z]+|MemoryDenyWriteExecute|SystemCall[A-Za-z]+|ReadWritePaths|ReadOnlyPaths|InaccessiblePaths|CapabilityBoundingSet|AmbientCapabilities|Memory[A-Z][a-z]+|CPUQuota|CPUWeight|IOWeight|TasksMax)='
+PROBED_KEYS='^(User|Group|SupplementaryGroups|Nice|IOScheduling[A-Za-z]*|CPUScheduling[A-Za-z]*|UMask|Limit[A-Z]+|OOMScoreAdjust|NoNewPrivileges|Private[A-Za-z]+|Protect[A-Za-z]+|LockPersonality|Restrict[A-Za-z]+|MemoryDenyWriteExecute|SystemCall[A-Za-z]+|ReadWritePaths|ReadOnlyPaths|InaccessiblePaths|CapabilityBoundingSet|AmbientCapabilities|Memory[A-Z][a-z]+|CPUQuota|CPUWeight|IOWeight|TasksMax)='
 
 # The mixed key sets, beside the eight services': [NAME] and its keys. Each is run by both.
 mixed_key_sets() {
@@ -38,6 +38,7 @@ IOSchedulingClass=best-effort
 IOSchedulingPriority=6
 CPUSchedulingPolicy=batch
 LimitNOFILE=4096:8192
+OOMScoreAdjust=500
 LimitCORE=0
 LimitNPROC=500
 UMask=0077
@@ -75,6 +76,7 @@ RestrictNamespaces=yes
 MemoryDenyWriteExecute=yes
 LockPersonality=yes
 RestrictRealtime=yes
+RestrictSUIDSGID=yes
 ProtectKernelLogs=yes
 ProtectClock=yes
 [kernel-protections]
@@ -83,11 +85,13 @@ ProtectKernelModules=yes
 ProtectControlGroups=yes
 ProtectKernelLogs=yes
 PrivateTmp=yes
+RestrictSUIDSGID=yes
 [realtime-idle-io]
 CPUSchedulingPolicy=fifo
 CPUSchedulingPriority=10
 IOSchedulingClass=idle
 Nice=-5
+OOMScoreAdjust=-500
 EOF
 }
 

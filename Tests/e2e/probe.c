@@ -226,7 +226,7 @@ static void print_network(void) {
 /* What a call made in a child comes to: ok, its errno's name, or the signal that killed the child
  * (a SystemCallFilter= without SystemCallErrorNumber= kills with SIGSYS). */
 enum call { SET_HOSTNAME, SET_CLOCK, MMAP_WX, MPROTECT_X, UNSHARE_USER, UNSHARE_MOUNT, UNSHARE_NET, PERSONALITY,
-    SWAPOFF, SYSLOG, FINIT_MODULE, UMOUNT, REALTIME, PTRACE, KEYCTL, SETPRIORITY_UP };
+    SWAPOFF, SYSLOG, FINIT_MODULE, UMOUNT, REALTIME, PTRACE, KEYCTL, SETPRIORITY_UP, SETUID_BIT, SETGID_BIT };
 
 static long make_call(enum call call, const char *hostname) {
     switch (call) {
@@ -261,6 +261,12 @@ static long make_call(enum call call, const char *hostname) {
     case PTRACE: return syscall(SYS_ptrace, 0 /* PTRACE_TRACEME */, 0, 0, 0);
     case KEYCTL: return syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3 /* the session keyring */, 0);
     case SETPRIORITY_UP: return setpriority(PRIO_PROCESS, 0, -1);
+    /* The set-ID bits on a file of the child's own, in memory: RestrictSUIDSGID= refuses them. */
+    case SETUID_BIT: case SETGID_BIT: {
+        int file = memfd_create("jobd-e2e-probe", 0);
+        if (file < 0) return -1;
+        return fchmod(file, call == SETUID_BIT ? 04755 : 02755);
+    }
     }
     return 0;
 }
@@ -321,6 +327,8 @@ static void print_calls(void) {
     print_call("ptrace", PTRACE, hostname);
     print_call("keyctl", KEYCTL, hostname);
     print_call("setpriority-raise", SETPRIORITY_UP, hostname);
+    print_call("fchmod-setuid", SETUID_BIT, hostname);
+    print_call("fchmod-setgid", SETGID_BIT, hostname);
 }
 
 /* The resource checks' loads. */

@@ -48,6 +48,7 @@ enum {
     EXEC_TAG_READ_FILE = 16,       // string; repeated (EXEC_MODE_READ)
     EXEC_TAG_READ_LIMIT = 17,      // u64 bytes (EXEC_MODE_READ)
     EXEC_TAG_KEEP_STDIN = 18,      // flag: the command reads what follows the plan on stdin (mail)
+    EXEC_TAG_OOM_SCORE_ADJUST = 19, // i64, -1000...1000
     EXEC_TAG_MOUNT = 32,           // u8 EXEC_MOUNT_*, u8 optional, string path; repeated, parents first
     EXEC_TAG_USER_PATHS = 33,      // flag: the mount paths are looked up with the run's credentials
     EXEC_TAG_PRIVATE_DEV = 34,     // flag
@@ -64,6 +65,7 @@ enum {
     EXEC_TAG_LOCK_PERSONALITY = 45,    // flag
     EXEC_TAG_RESTRICT_REALTIME = 46,   // flag
     EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE = 47, // flag
+    EXEC_TAG_RESTRICT_SUID_SGID = 48,  // flag
 };
 
 enum { EXEC_MODE_RUN = 0, EXEC_MODE_READ = 1 };
@@ -88,6 +90,7 @@ struct exec_attributes {
     uint32_t sched_policy, sched_priority;
     int has_umask;
     uint32_t umask;
+    int has_oom_score_adjust, oom_score_adjust;
 };
 
 struct exec_credentials {
@@ -122,7 +125,7 @@ struct exec_sandbox {
     size_t filter_count;
     int has_restrict_namespaces;
     uint64_t allowed_namespaces;
-    int lock_personality, restrict_realtime, deny_write_execute;
+    int lock_personality, restrict_realtime, deny_write_execute, restrict_suid_sgid;
 };
 
 struct exec_plan {
@@ -156,6 +159,9 @@ void exec_plan_release(struct exec_plan *plan);
 // Whether `plan` sets `tag`, a flag of a key jobd-cgexec takes as the job file gives it (Swift's
 // key table, JobKey.planFlag): 1 or 0, or -1 for a tag that is no such flag.
 int exec_plan_key_flag(const struct exec_plan *plan, int tag);
+// Whether `plan` sets `tag`, a number of a key jobd-cgexec takes as the job file gives it (Swift's
+// key table, JobKey.planNumber), with the number in `value`: 1 or 0, or -1 for no such tag.
+int exec_plan_key_number(const struct exec_plan *plan, int tag, int64_t *value);
 // Reads one plan from `fd`, exactly its bytes and no more (what follows is the command's, with
 // EXEC_TAG_KEEP_STDIN), and parses it: 0, or the exit status with the reason in `error`.
 int exec_plan_read(int fd, struct exec_plan *plan, char *error, size_t error_size);
