@@ -1,6 +1,7 @@
-// The one credential switcher: every process jobd starts as another user (a run, a User= job's
-// EnvironmentFile= reads, its mail) switches here, in a single-threaded process (see JobRunner.swift
-// for why not in jobd), and its session keyring is made here first.
+// The credential switcher of every process jobd starts as another user through jobd-cgexec (a run
+// with a sandbox, process attributes or a fence, a User= job's EnvironmentFile= reads, its mail), in
+// a single-threaded process, its session keyring made here first. A User= run with no other key is
+// switched the same way, in the same order, by jobd_spawn's child (Sources/CSpawn/spawn.c).
 #define _GNU_SOURCE
 #include "process.h"
 

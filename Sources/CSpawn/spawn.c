@@ -34,6 +34,7 @@
 #endif
 #define JOBD_CLONE_INTO_CGROUP 0x200000000ULL
 #define JOBD_KEYCTL_JOIN_SESSION_KEYRING 1
+#define JOBD_KEYCTL_CHOWN 4
 
 // The kernel's struct clone_args up to its cgroup (CLONE_ARGS_SIZE_VER2).
 struct jobd_clone_args {
@@ -136,6 +137,18 @@ static int close_from_three(void) {
     return 0;
 }
 
+// The switch to the run's user, with raw system calls: glibc's wrappers would signal every thread
+// of jobd's, whose memory this child shares, to switch theirs too. The groups first, then the gid,
+// then the uid (after which nothing needs root); then the user's working directory, entered as the
+// user (a missing optional one leaves the run in /, as jobd-cgexec's exec_change_directory).
+static void switch_credentials(struct jobd_spawn_plan *plan) {
+    if (plan->set_groups && syscall(SYS_setgroups, plan->group_count, plan->groups) != 0) child_fails(plan, JOBD_SPAWN_GROUPS);
+    if (plan->set_gid && syscall(SYS_setresgid, plan->gid, plan->gid, plan->gid) != 0) child_fails(plan, JOBD_SPAWN_GROUPS);
+    if (plan->set_uid && syscall(SYS_setresuid, plan->uid, plan->uid, plan->uid) != 0) child_fails(plan, JOBD_SPAWN_USER);
+    if (plan->user_directory == NULL || chdir(plan->user_directory) == 0) return;
+    if (!plan->user_directory_optional || (errno != ENOENT && errno != ENOTDIR) || chdir("/") != 0) child_fails(plan, JOBD_SPAWN_USER_DIRECTORY);
+}
+
 static int child(void *argument) {
     struct jobd_spawn_plan *plan = argument;
     // Every signal at its default (glibc's 32 and 33 too, which its sigaction refuses), as systemd
@@ -148,15 +161,20 @@ static int child(void *argument) {
     if (plan->directory != NULL && chdir(plan->directory) != 0) child_fails(plan, JOBD_SPAWN_DIRECTORY);
     for (const char *const *legacy = plan->legacy_cgroups; legacy != NULL && *legacy != NULL; legacy++)
         if (enter_legacy(*legacy) != 0) child_fails(plan, JOBD_SPAWN_CGROUP);
-    // As jobd-cgexec: where the kernel has no keyrings or a filter refuses keyctl(), there is none to share.
-    if (plan->keyring && syscall(SYS_keyctl, JOBD_KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS && errno != EPERM
-        && errno != EACCES)
-        child_fails(plan, JOBD_SPAWN_KEYRING);
+    // As jobd-cgexec: where the kernel has no keyrings or a filter refuses keyctl(), there is none to
+    // share; a keyring made is given to the run's user and group (exec_join_session_keyring).
+    long keyring = plan->keyring ? syscall(SYS_keyctl, JOBD_KEYCTL_JOIN_SESSION_KEYRING, NULL) : -1;
+    if (plan->keyring && keyring < 0 && errno != ENOSYS && errno != EPERM && errno != EACCES) child_fails(plan, JOBD_SPAWN_KEYRING);
+    if (keyring >= 0 && (plan->set_uid || plan->set_gid))
+        syscall(SYS_keyctl, JOBD_KEYCTL_CHOWN, keyring, plan->set_uid ? plan->uid : (unsigned)-1, plan->set_gid ? plan->gid : (unsigned)-1);
     if (plan->set_nofile) {
         struct rlimit limit = {(rlim_t)plan->nofile_soft, (rlim_t)plan->nofile_hard};
         if (setrlimit(RLIMIT_NOFILE, &limit) != 0) child_fails(plan, JOBD_SPAWN_LIMIT);
     }
+    // Before the switch: without close_range (Linux 5.9), /proc/self/fd is the list, which the
+    // user may not read once the switch has made the process undumpable.
     if (close_from_three() != 0) child_fails(plan, JOBD_SPAWN_CLOSE);
+    switch_credentials(plan);
     uint64_t none = 0;
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof none);
     execve(plan->path, plan->argv, plan->environment);

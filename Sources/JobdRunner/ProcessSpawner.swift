@@ -21,13 +21,22 @@ package enum ProcessSpawner {
         package var descriptorLimit: ResourceLimit?
         /// The run's cgroup: the process starts in it (`CLONE_INTO_CGROUP`) and enters its v1 twins.
         package var cgroup: RunCgroup?
-        /// A session keyring of its own, as `jobd-cgexec` gives a run.
+        /// A session keyring of its own, as `jobd-cgexec` gives a run (given to ``credentials``).
         package var keyring = false
+        /// The groups, gid and uid it switches to last, as `jobd-cgexec` switches; `nil` keeps jobd's.
+        package var credentials: ExecPlan.Credentials?
+        /// The working directory it enters after the switch, as the user.
+        package var userDirectory: WorkingDirectory?
 
-        package init(descriptorLimit: ResourceLimit? = nil, cgroup: RunCgroup? = nil, keyring: Bool = false) {
+        package init(
+            descriptorLimit: ResourceLimit? = nil, cgroup: RunCgroup? = nil, keyring: Bool = false, credentials: ExecPlan.Credentials? = nil,
+            userDirectory: WorkingDirectory? = nil
+        ) {
             self.descriptorLimit = descriptorLimit
             self.cgroup = cgroup
             self.keyring = keyring
+            self.credentials = credentials
+            self.userDirectory = userDirectory
         }
     }
 
@@ -94,7 +103,10 @@ package enum ProcessSpawner {
         let legacy = (setup.cgroup.map { Array($0.entered.dropFirst()) } ?? []).map { UnsafePointer(strdup($0)) } + [nil]
         let directory = strdup(workingDirectory)
         let executable = strdup(path)
+        let userDirectory: UnsafeMutablePointer<CChar>? = setup.userDirectory.flatMap { strdup($0.path) }
+        let groups = setup.credentials?.groups ?? []
         defer {
+            free(userDirectory)
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
             for pointer in legacy { free(UnsafeMutablePointer(mutating: pointer)) }
@@ -112,17 +124,28 @@ package enum ProcessSpawner {
             plan.nofile_soft = limit.soft ?? .max
             plan.nofile_hard = limit.hard ?? .max
         }
+        if let credentials = setup.credentials {
+            plan.set_groups = credentials.groups == nil ? 0 : 1
+            plan.group_count = UInt(groups.count)
+            (plan.set_gid, plan.gid) = credentials.gid.map { (1, $0) } ?? (0, 0)
+            (plan.set_uid, plan.uid) = credentials.uid.map { (1, $0) } ?? (0, 0)
+        }
+        plan.user_directory_optional = setup.userDirectory?.optional == true ? 1 : 0
         // jobd_spawn waits for the child's execve (CLONE_VFORK): a command that cannot be executed,
         // or a working directory that cannot be entered, is its result here.
         let result = argv.withUnsafeBufferPointer { argv in
             envp.withUnsafeBufferPointer { envp in
                 legacy.withUnsafeBufferPointer { legacy in
+                    groups.withUnsafeBufferPointer { groups in
+                    plan.groups = groups.baseAddress
+                    plan.user_directory = userDirectory.map { UnsafePointer($0) }
                     plan.path = UnsafePointer(executable)
                     plan.directory = UnsafePointer(directory)
                     plan.argv = argv.baseAddress
                     plan.environment = envp.baseAddress
                     plan.legacy_cgroups = setup.cgroup == nil ? nil : legacy.baseAddress
                     return jobd_spawn(&plan)
+                    }
                 }
             }
         }
@@ -144,6 +167,10 @@ package enum ProcessSpawner {
         case JOBD_SPAWN_LIMIT: return failure("cannot set the run's LimitNOFILE=", code)
         case JOBD_SPAWN_CLOSE: return failure("cannot close jobd's descriptors in the run", code)
         case JOBD_SPAWN_PIDFD: return failure("cannot open a pidfd of \(path)", code)
+        // jobd-cgexec's words for the same failures (credentials.c, command.c).
+        case JOBD_SPAWN_GROUPS: return failure("cannot switch to gid \(setup.credentials?.gid.map(String.init) ?? "") and its groups", code)
+        case JOBD_SPAWN_USER: return failure("cannot switch to uid \(setup.credentials?.uid.map(String.init) ?? "")", code)
+        case JOBD_SPAWN_USER_DIRECTORY: return failure("cannot change to the working directory \(setup.userDirectory?.path ?? "")", code)
         default: return failure("cannot start \(path)", code)
         }
     }

@@ -13,7 +13,7 @@ package struct SpawnConfiguration: Sendable {
     package var environment: [String: String]
     /// Where a run that keeps jobd's uid starts, resolved by jobd (`/` for a missing optional one).
     package var workingDirectory: FilePath
-    /// `WorkingDirectory=` of a run that switches to its `User=`: the trampoline changes to it as the user.
+    /// `WorkingDirectory=` of a run that switches to its `User=`: entered as the user, after the switch.
     package var userDirectory: WorkingDirectory?
     package var account: Account?
     /// The run's own cgroup, which `jobd-cgexec` enters before the command runs.

@@ -37,15 +37,20 @@ extension SystemRunDriver {
 
         init(_ configuration: SpawnConfiguration, descriptorLimit: ResourceLimit?, intoCgroup: Bool) throws(PreparationError) {
             let argv = configuration.argv
-            guard configuration.account != nil || (configuration.cgroup != nil && !intoCgroup) || !configuration.attributes.isDefault
-                    || configuration.fence != nil || !configuration.sandbox.isDefault else {
-                // The job's environment reaches only its own command, which runs as jobd does.
+            guard (configuration.cgroup != nil && !intoCgroup) || !configuration.attributes.isDefault || configuration.fence != nil
+                    || !configuration.sandbox.isDefault else {
+                // The job's environment reaches only its own command, which runs as jobd does or,
+                // for User=, as its user: the child switches as jobd-cgexec would, and enters the
+                // user's working directory as the user. A run as another user always gets a
+                // session keyring of its own (it must not possess jobd's).
                 executable = argv[0]
                 arguments = Array(argv.dropFirst())
                 environment = configuration.environment
-                workingDirectory = configuration.workingDirectory
+                let account = configuration.account
+                workingDirectory = account != nil && configuration.userDirectory != nil ? FilePath("/") : configuration.workingDirectory
                 setup = ProcessSpawner.Setup(descriptorLimit: descriptorLimit, cgroup: configuration.cgroup,
-                                             keyring: configuration.cgroup != nil)
+                                             keyring: configuration.cgroup != nil || account != nil, credentials: account.map(ExecPlan.Credentials.init),
+                                             userDirectory: account == nil ? nil : configuration.userDirectory)
                 input = open("/dev/null", O_RDONLY | O_CLOEXEC)
                 guard input >= 0 else { throw PreparationError(description: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
                 return
@@ -216,10 +221,9 @@ extension SystemRunDriver {
         mailed?(line)
     }
 
-    // Why the switch of credentials is jobd-cgexec's, not swift-subprocess's `userID`/`groupID`:
-    // those take its fork path, whose child calls functions that are not async-signal-safe after a
-    // raw `clone3` (swift-subprocess issue #374), and glibc's `setuid` in such a child waits on
-    // locks other threads of jobd may have held; runs hung there now and then. With the
-    // trampoline, jobd spawns through `posix_spawn` as for any other run, and the switch happens
-    // in a single-threaded process.
+    // Why the switch of credentials is jobd-cgexec's or jobd_spawn's, not swift-subprocess's
+    // `userID`/`groupID`: those take its fork path, whose child calls functions that are not
+    // async-signal-safe after a raw `clone3` (swift-subprocess issue #374), and glibc's `setuid` in
+    // such a child waits on locks other threads of jobd may have held; runs hung there now and
+    // then. jobd_spawn's child switches with the raw system calls, which change only itself.
 }

@@ -118,6 +118,30 @@ import Testing
         }
     }
 
+    /// A `User=` run with no other key is switched in the spawned child, as jobd-cgexec switches:
+    /// its groups, gid and uid (real, effective and saved), with no capability left, then its
+    /// working directory entered as the user: a missing optional one leaves it in /, and one the
+    /// user may not enter is a failure that says so, as jobd-cgexec's.
+    @Test func aRunSwitchesToItsUserInTheChild() async throws {
+        try Requirement.root("to switch a run to nobody")
+        let nobody = ExecPlan.Credentials(groups: [4, 65_534], gid: 65_534, uid: 65_534)
+        let status = "grep -E '^(Uid|Gid|Groups|CapEff|CapPrm):' /proc/$$/status | tr -s '\\t ' ' ' | sed 's/ $//'; pwd; ls /proc/$$/fd"
+        let run = try await Self.lines(of: "/bin/sh", ["-c", status], environment: ["PATH": "/usr/bin:/bin"],
+                                       setup: .init(keyring: true, credentials: nobody, userDirectory: WorkingDirectory(path: "/nonexistent", optional: true)))
+        #expect(run.exit == .exited(0))
+        #expect(run.lines == [
+            "Uid: 65534 65534 65534 65534", "Gid: 65534 65534 65534 65534", "Groups: 4 65534", "CapPrm: 0000000000000000",
+            "CapEff: 0000000000000000", "/", "0", "1", "2",
+        ])
+        let closed = ProcessSpawner.spawn("/bin/true", arguments: [], environment: [:], workingDirectory: "/", input: open("/dev/null", O_RDONLY | O_CLOEXEC),
+                                          setup: .init(credentials: nobody, userDirectory: WorkingDirectory(path: "/root", optional: true)))
+        if case .failure(let failure) = closed {
+            #expect(failure.description == "cannot change to the working directory /root: Permission denied")
+        } else {
+            Issue.record("started in a directory nobody may not enter")
+        }
+    }
+
     /// A run that needs only its cgroup starts in it (`CLONE_INTO_CGROUP`) and enters its cgroup v1
     /// twins (a hybrid host's pids hierarchy), without jobd-cgexec. Needs root and a writable cgroup v2.
     @Test func aRunStartsInItsCgroupAndItsTwins() async throws {

@@ -1,7 +1,7 @@
 // A run's process in one step (issue 39): clone3 with CLONE_VM | CLONE_VFORK, as glibc's
 // posix_spawn clones, started straight in the run's cgroup v2 (CLONE_INTO_CGROUP, Linux 5.7), and
 // set up in the child before its execve with what posix_spawn has no attribute for: its v1 cgroup
-// twins, a session keyring of its own, RLIMIT_NOFILE. Types of its own, not <sys/resource.h>'s, so
+// twins, a session keyring of its own, RLIMIT_NOFILE, and a User= run's credentials. Types of its own, not <sys/resource.h>'s, so
 // that Swift's Glibc module keeps those (see shim.h).
 #ifndef JOBD_CSPAWN_SPAWN_H
 #define JOBD_CSPAWN_SPAWN_H
@@ -19,6 +19,9 @@ enum {
     JOBD_SPAWN_CLOSE = 8,        // every descriptor from 3 up
     JOBD_SPAWN_EXEC = 9,         // execve
     JOBD_SPAWN_PIDFD = 10,       // pidfd_open, where clone3 gave none: the child was killed
+    JOBD_SPAWN_GROUPS = 11,      // setgroups, setresgid
+    JOBD_SPAWN_USER = 12,        // setresuid
+    JOBD_SPAWN_USER_DIRECTORY = 13,  // chdir as the user
 };
 
 struct jobd_spawn_plan {
@@ -33,6 +36,15 @@ struct jobd_spawn_plan {
     int keyring;  // join a new session keyring, as jobd-cgexec does (none to join: goes on)
     int set_nofile;
     unsigned long long nofile_soft, nofile_hard;  // ~0: infinity
+    // The credentials it switches to last, as jobd-cgexec's exec_switch_credentials (the keyring,
+    // if any, given to them first), then the directory it enters as the user: what a User= run
+    // with no other key needs, without jobd-cgexec's exec.
+    int set_groups, set_gid, set_uid;
+    unsigned long group_count;
+    const unsigned *groups;
+    unsigned gid, uid;
+    const char *user_directory;  // NULL: none
+    int user_directory_optional;  // a missing one leaves it in /
 
     // What came of it.
     int pid, pidfd;
