@@ -61,6 +61,13 @@ SystemCallFilter=@system-service
 SystemCallErrorNumber=EPERM
 [deny-groups-kill]
 SystemCallFilter=~@swap @module @mount @debug
+[nobody-plain]
+User=nobody
+[nobody-groups-directory]
+User=nobody
+Group=nogroup
+SupplementaryGroups=users
+WorkingDirectory=-/nonexistent
 [nobody-group-supplementary]
 User=nobody
 Group=nogroup
