@@ -8,9 +8,10 @@ import Testing
 /// time. Runs are counted from the `run.exit` lines on jobd's stderr; start lateness is the time
 /// from a job's `run.exit` line to its next `run.start` line, less the 1 ms, both stamped as they
 /// arrive through the same pipe. The limit is a `posix_spawn` + `waitpid` loop in the same run.
-/// Four windows beside it: no key; `UMask=` (through jobd-cgexec); and the two again with jobd in a
+/// Five windows beside it: no key; `UMask=` (through jobd-cgexec); and the two again with jobd in a
 /// delegated cgroup, as under its unit (each run in a cgroup of its own: no key starts straight in
-/// it, `UMask=` through jobd-cgexec, as every run under the unit did before issue 39's clone3).
+/// it, `UMask=` through jobd-cgexec, as every run under the unit did before issue 39's clone3); and,
+/// as root, `User=nobody` in a cgroup (switched in the spawned child, without jobd-cgexec).
 struct RunBenchmark {
     struct Tally {
         var windowStart: MonotonicInstant?
@@ -54,6 +55,11 @@ struct RunBenchmark {
                           passed: placed.rate >= single * 0.8)
             let both = try measure(extraKey: "UMask=0022\n", cgroup: DelegatedTestCgroup())
             self.report(both, "in a cgroup through jobd-cgexec (UMask=)", loop: single, direct: direct.rate, report)
+            // User=: a cron line's user, a user's crontab; as root only (the switch needs it).
+            if getuid() == 0 {
+                let user = try measure(extraKey: "User=nobody\n", cgroup: DelegatedTestCgroup())
+                self.report(user, "in a cgroup as User=nobody", loop: single, direct: direct.rate, report)
+            }
         } catch {
             report.figure("in a cgroup", "not measured: \(error)")
         }
