@@ -127,7 +127,7 @@ package struct Daemon {
         let ownerEvents = OwnerEventBatch(logger: logger)
         guard let queue = Self.makeTimerQueue(events: ownerEvents, logger: logger) else { return 1 }
         let events = EventInbox<DaemonEvent>()
-        let state = StateDirectory(path: options.stateDirectory, logger: logger)
+        let state = StateDirectory(path: options.stateDirectory, runtimeDirectory: options.runtimeDirectory, logger: logger)
         let bootID = (try? ID128.bootID()) ?? "unknown"
         let zone = TimeZoneRules.current(environment: options.environment)
         let clocks = Self.clocks(skew: options.faults.clockSkew)

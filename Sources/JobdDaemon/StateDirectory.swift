@@ -9,9 +9,10 @@ import JobdLocks
 
 /// jobd's state directory (`--state-dir`, default `$STATE_DIRECTORY` or `/var/lib/jobd`):
 /// `timestamps/JOB` holds a `Persistent=` job's last trigger (wall-clock microseconds), and
-/// `boot-id` the boot in which jobd last started, for `Cron=@reboot`; `runs/JOBD_RUN_ID` each run
-/// in flight (``RunInFlightRecord``), so that the next jobd accounts for the runs of one that
-/// stopped without a word. Every write is atomic
+/// `boot-id` the boot in which jobd last started, for `Cron=@reboot`. And, in the runtime
+/// directory (`/run/jobd`, kept across a restart), `runs/JOBD_RUN_ID` each run in flight
+/// (``RunInFlightRecord``), so that the next jobd accounts for the runs of one that stopped without
+/// a word. Every write is atomic
 /// (a temporary file renamed over the old one), so a crash never leaves half a stamp.
 ///
 /// jobd runs as root: the directories must be its own and writable by no one else (checked once;
@@ -19,6 +20,8 @@ import JobdLocks
 /// file is opened through a link.
 final class StateDirectory: TriggerStore {
     let path: String
+    /// Where the runs in flight are kept: `runs/` of the runtime directory.
+    private let runsPath: String
     private let logger: Logger
     private let reportedFailure = LockedBox(false)
     /// Why the directory is not used, if it is not.
@@ -29,25 +32,28 @@ final class StateDirectory: TriggerStore {
     /// Runs in flight: a run that ends before its start was written costs no write at all.
     private let runWriter: CoalescingWriter
 
-    init(path: String, logger: Logger) {
+    /// `runtimeDirectory`: jobd's (`--runtime-dir`); `nil` keeps the runs in `path` too.
+    init(path: String, runtimeDirectory: String? = nil, logger: Logger) {
         self.path = path
         self.logger = logger
+        runsPath = (runtimeDirectory ?? path) + "/runs"
         _ = mkdir(path, 0o755)
         _ = mkdir(path + "/timestamps", 0o755)
         _ = mkdir(path + "/history", 0o755)
-        _ = mkdir(path + "/runs", 0o755)
+        _ = mkdir(runsPath, 0o755)
         unusable = OwnedDirectory.problem(with: path) ?? OwnedDirectory.problem(with: path + "/timestamps")
-            ?? OwnedDirectory.problem(with: path + "/history") ?? OwnedDirectory.problem(with: path + "/runs")
+            ?? OwnedDirectory.problem(with: path + "/history") ?? OwnedDirectory.problem(with: runsPath)
         if let unusable {
             logger.warning("not using the state directory: \(unusable); Persistent=, @reboot and the jobs' last runs will not survive a restart")
         }
         historyWriter = Self.writer(into: path + "/history/", reported: reportedFailure, logger: logger)
         stampWriter = Self.writer(into: path + "/timestamps/", reported: reportedFailure, logger: logger)
-        // Not durable: a run does not outlive the machine, only jobd; the page cache outlives jobd. At
-        // once: a run jobd adopts after a crash is one it had recorded, and an ended run's record goes.
-        // (A pause of 100 ms here gained 0.01 to 0.03 of the spawn floor, for a window in which a
-        // crash leaves a run neither adopted nor recorded: not worth it.)
-        runWriter = Self.writer(into: path + "/runs/", durable: false, pause: .seconds(0), reported: reportedFailure, logger: logger)
+        // Not durable, and in the runtime directory (tmpfs, kept across a restart and a crash's
+        // Restart=): a run does not outlive the machine, only jobd. On ext4 each record's new inode
+        // cost a sixth to a third of the spawn rate (docs/performance.md). At once: a run jobd adopts
+        // after a crash is one it had recorded, and an ended run's record goes. (A pause of 100 ms
+        // would leave a run started just before a crash neither adopted nor recorded.)
+        runWriter = Self.writer(into: runsPath + "/", durable: false, pause: .seconds(0), reported: reportedFailure, logger: logger)
     }
 
     /// A background writer of one file a job in `directory` (a `nil` text removes the job's file).
@@ -166,11 +172,13 @@ final class StateDirectory: TriggerStore {
     /// The runs an earlier jobd kept in `runs/`, oldest first. A file whose name is not a run id
     /// jobd makes, or that names no job, is removed with an error naming it.
     func abandonedRuns() -> [RunInFlightRecord] {
-        guard unusable == nil, case .success(let names) = FileSystem.directoryEntries(path + "/runs") else { return [] }
+        guard unusable == nil else { return [] }
+        moveLegacyRuns()
+        guard case .success(let names) = FileSystem.directoryEntries(runsPath) else { return [] }
         var runs: [RunInFlightRecord] = []
         // Hidden names are AtomicFile's temporary files, left by a crash.
         for name in names where !name.hasPrefix(".") {
-            let file = path + "/runs/" + name
+            let file = runsPath + "/" + name
             let isRunID = !name.isEmpty && name.count <= 64 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
             if isRunID, let text = read(file, limit: 4_096), let run = RunInFlightRecord(savedText: Substring(text), invocationID: name) {
                 runs.append(run)
@@ -180,6 +188,30 @@ final class StateDirectory: TriggerStore {
             }
         }
         return runs.sorted { ($0.startUSec, $0.invocationID) < ($1.startUSec, $1.invocationID) }
+    }
+
+    /// A jobd before this one kept its runs in flight in the state directory's `runs/`: after an
+    /// upgrade they move to the runtime directory's, where this jobd follows and ends them.
+    private func moveLegacyRuns() {
+        let legacy = path + "/runs"
+        guard legacy != runsPath, case .success(let names) = FileSystem.directoryEntries(legacy) else { return }
+        if let problem = OwnedDirectory.problem(with: legacy) {
+            logger.error("not reading the runs an earlier jobd kept: \(problem)")
+            return
+        }
+        for name in names {
+            let file = legacy + "/" + name
+            if !name.hasPrefix("."), let text = read(file, limit: 4_096) {
+                do {
+                    try AtomicFile.replace(runsPath + "/" + name, with: text)
+                } catch {
+                    logger.error("\(file): cannot move to \(runsPath): \(error)")
+                    continue
+                }
+            }
+            _ = unlink(file)
+        }
+        _ = rmdir(legacy)
     }
 
 

@@ -1,7 +1,7 @@
 package import JobdConfig
 import JobdScheduler
 
-/// A run in flight, as the state directory keeps it (`runs/JOBD_RUN_ID`) from its start to its
+/// A run in flight, as the runtime directory keeps it (`runs/JOBD_RUN_ID`) from its start to its
 /// end: if jobd stops without recording the end (SIGKILL, a crash, the watchdog), the next jobd
 /// finds it and records the run as ``RunResult/abandoned`` (issue 36), in ``SavedFields``' text.
 /// With the process's pid and start time, the next jobd can instead adopt the run, or take its real

@@ -264,8 +264,8 @@ package enum JobdCatalog {
                 Run @JOBD_RUN_ID@ of job @JOB@, started by an earlier jobd at @JOBD_START_USEC@
                 (microseconds since the epoch), was still in flight when that jobd stopped without
                 recording its end: it was killed (SIGKILL, an out-of-memory kill), it crashed, or
-                the watchdog ended it. This jobd found the run in its state directory
-                (/var/lib/jobd/runs) at its start and recorded it with the result abandoned, a
+                the watchdog ended it. This jobd found the run in its runtime directory
+                (/run/jobd/runs) at its start and recorded it with the result abandoned, a
                 failure: jobctl status and list show it, the metrics count it, and the job's
                 OnFailure= jobs start. No Restart= retry follows, since nobody knows whether the
                 command finished its work. Under jobd.service systemd stopped what was left of the

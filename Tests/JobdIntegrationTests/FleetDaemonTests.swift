@@ -519,7 +519,7 @@ struct FleetDaemonTests {
         let elapse = try #require(started.field("JOBD_ELAPSE_USEC"))
         let pid = try #require(started.field("JOBD_PID").flatMap { Int32($0) })
         defer { kill(-pid, SIGKILL) }
-        let state = node.config.path + "/state"
+        let state = node.runtime
         try waitUntil(timeout: .seconds(30), "the run kept in runs/ with its process and claim") {
             let record = (try? String(contentsOfFile: state + "/runs/\(runID)", encoding: .utf8)) ?? ""
             return record.contains("pid=\(pid)") && record.contains("claim_elapse=\(elapse)")

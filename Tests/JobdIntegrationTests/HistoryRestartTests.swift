@@ -100,9 +100,10 @@ import Testing
         let pid = try #require(words.first { $0.hasPrefix("JOBD_PID=") }.flatMap { Int32($0.dropFirst(9)) })
         // Without a cgroup the run outlives the killed jobd in its process group: the test ends it.
         defer { kill(-pid, SIGKILL) }
-        // The record reaches the state directory off the main loop: wait for it, as a crash might come any time later.
+        // The record reaches the runtime directory off the main loop: wait for it, as a crash might come any time later.
+        let runs = config.path + "/run/runs"
         try waitUntil(timeout: .seconds(30), "the run kept in runs/ with its process") {
-            ((try? String(contentsOfFile: state + "/runs/\(runID)", encoding: .utf8)) ?? "").contains("pid=\(pid)")
+            ((try? String(contentsOfFile: runs + "/\(runID)", encoding: .utf8)) ?? "").contains("pid=\(pid)")
         }
         before.signal(SIGKILL)
         _ = try before.waitForExit()
@@ -113,9 +114,30 @@ import Testing
         try after.waitForEvent("run.exit", fields: ["JOB": "alert", "JOBD_RESULT": "success"])
         let (exit, status) = try Self.jobctl(config, ["status", "slow"])
         #expect(exit == 3 && status.contains("abandoned"), "\(status)")
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: state + "/runs")) == [], "recorded once, then forgotten")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: runs)) == [], "recorded once, then forgotten")
         after.signal(SIGTERM)
         #expect(try after.waitForExit() == 0)
+    }
+
+    /// A jobd before this one kept its runs in flight in the state directory: after an upgrade the
+    /// next jobd reads them there once, moves them to the runtime directory, and records each as
+    /// any run left behind (here one whose process is gone: abandoned).
+    @Test func runsAnEarlierJobdKeptInTheStateDirectoryAreReadAfterAnUpgrade() throws {
+        let config = try TemporaryConfiguration(jobs: ["slow": "[Job]\nOnStartupSec=1h\nExecStart=/bin/sleep 600\n"])
+        let state = config.path + "/state"
+        try FileManager.default.createDirectory(atPath: state + "/runs", withIntermediateDirectories: true)
+        chmod(state, 0o755)
+        let runID = "0123456789abcdef0123456789abcdef"
+        try "job=slow\ncause=manual\nstart=1700000000000000\n".write(toFile: state + "/runs/" + runID, atomically: true, encoding: .utf8)
+        let daemon = try Self.start(config, state: state)
+        try daemon.waitForEvent("run.abandoned", fields: ["JOB": "slow", "JOBD_RUN_ID": runID, "JOBD_RESULT": "abandoned"])
+        #expect(!FileManager.default.fileExists(atPath: state + "/runs"), "the old directory is gone")
+        // The record goes off the main loop, after the entry: wait for it.
+        try waitUntil(timeout: .seconds(30), "the record recorded once, then forgotten") {
+            (try? FileManager.default.contentsOfDirectory(atPath: config.path + "/run/runs")) == []
+        }
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
     }
 
     /// A reload that removes a job removes what was kept of it.
