@@ -47,11 +47,8 @@ struct TaskLauncher: RunLauncher {
     ) {
         let runner = self.runner
         tasks.spawn {
-            let (outcome, mail) = await runner.run(definition, runID: request.runID, invocationID: request.invocationID,
-                                                   context: context, fields: fields, fence: fence)
-            ended(outcome)
-            // The mail goes out after the run is reported: a slow MTA holds up no retry or notifier.
-            if let mail { await runner.mail(mail, sendmail: sendmail) }
+            await runner.run(definition, runID: request.runID, invocationID: request.invocationID, context: context, fields: fields,
+                             fence: fence, sendmail: sendmail, ended: ended)
         }
     }
 
@@ -61,10 +58,8 @@ struct TaskLauncher: RunLauncher {
     ) {
         let runner = self.runner
         tasks.spawn {
-            let (outcome, mail) = await runner.run(definition, runID: request.runID, invocationID: request.invocationID, fields: fields,
-                                                   fence: fence, adopted: adopted)
-            ended(outcome)
-            if let mail { await runner.mail(mail, sendmail: sendmail) }
+            await runner.run(definition, runID: request.runID, invocationID: request.invocationID, fields: fields, fence: fence,
+                             adopted: adopted, sendmail: sendmail, ended: ended)
         }
     }
 

@@ -42,30 +42,42 @@ extension JobRunner {
         return []
     }
 
-    /// The steps after the process that wait: leftovers to go, `PrivateTmp=`'s directories to be removed.
-    func endSuspending(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
-        let definition = run.definition
-        let group = lifecycle.pid ?? 0
-        switch action {
-        case .stopLeftovers(let count, let fields):
-            // As systemd stops what is left of a service: `cgroup.kill` for a cgroup.
-            let grace = registry.bounded(definition.stopTimeout)
-            let target = run.cgroup == nil ? "its process group" : "its cgroup"
-            logger.event(.runLeftovers, level: .warning,
-                         "\(definition.name) left \(count) process(es) behind: SIGTERM to \(target), SIGKILL after TimeoutStopSec=\(grace)", fields)
-            if await !driver.terminateLeftovers(group: group, cgroup: run.cgroup, grace: grace) {
-                logger.event(.runKill, level: .warning, "\(definition.name)'s leftovers still running \(grace) after SIGTERM: SIGKILL", fields)
-                await driver.killLeftovers(group: group, cgroup: run.cgroup)
-            }
-            return [.leftoversStopped]
-        case .removePrivateTmp:
-            if let privateTmp = run.privateTmp, let failure = await driver.removePrivateTmp(privateTmp) {
-                logger.warning("\(definition.name): PrivateTmp='s directories \(privateTmp.tmp) and \(privateTmp.varTmp) are not removed: \(failure)",
-                               metadata: [JobdField.job: .string(definition.name)])
-            }
-            return [.privateTmpRemoved]
-        default:
-            return []
+    /// As systemd stops what is left of a service: `cgroup.kill` for a cgroup, then SIGKILL after `TimeoutStopSec=`.
+    @inline(never)
+    func stopLeftovers(count: Int, fields: [String: String], of run: RunInProgress) async -> [RunLifecycle.Event] {
+        let (definition, group, grace) = (run.definition, run.lifecycle.pid ?? 0, registry.bounded(run.definition.stopTimeout))
+        logLeftovers(count, of: definition, grace: grace, inCgroup: run.cgroup != nil, fields: fields)
+        if await !driver.terminateLeftovers(group: group, cgroup: run.cgroup, grace: grace) {
+            logLeftoversKilled(of: definition, grace: grace, fields: fields)
+            await driver.killLeftovers(group: group, cgroup: run.cgroup)
         }
+        return [.leftoversStopped]
+    }
+
+    @inline(never)
+    private func logLeftovers(_ count: Int, of definition: JobDefinition, grace: TimeSpan, inCgroup: Bool, fields: [String: String]) {
+        let target = inCgroup ? "its cgroup" : "its process group"
+        logger.event(.runLeftovers, level: .warning,
+                     "\(definition.name) left \(count) process(es) behind: SIGTERM to \(target), SIGKILL after TimeoutStopSec=\(grace)", fields)
+    }
+
+    @inline(never)
+    private func logLeftoversKilled(of definition: JobDefinition, grace: TimeSpan, fields: [String: String]) {
+        logger.event(.runKill, level: .warning, "\(definition.name)'s leftovers still running \(grace) after SIGTERM: SIGKILL", fields)
+    }
+
+    /// `PrivateTmp=`'s directories go once the run is over.
+    @inline(never)
+    func removePrivateTmp(of run: RunInProgress) async -> [RunLifecycle.Event] {
+        if let privateTmp = run.privateTmp, let failure = await driver.removePrivateTmp(privateTmp) {
+            logPrivateTmpKept(privateTmp, of: run.definition, failure: failure)
+        }
+        return [.privateTmpRemoved]
+    }
+
+    @inline(never)
+    private func logPrivateTmpKept(_ privateTmp: PrivateTmp, of definition: JobDefinition, failure: String) {
+        logger.warning("\(definition.name): PrivateTmp='s directories \(privateTmp.tmp) and \(privateTmp.varTmp) are not removed: \(failure)",
+                       metadata: [JobdField.job: .string(definition.name)])
     }
 }

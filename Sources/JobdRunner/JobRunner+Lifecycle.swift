@@ -5,41 +5,112 @@ import JobdTimers
 import Logging
 
 extension JobRunner {
-    /// Performs one of the lifecycle's actions; returns the events that came of it at once (the
-    /// others are posted to the run's inbox: by the driver, the run's watch, its stop timeout).
-    ///
-    /// Most actions do not suspend, and are performed in a synchronous function: its locals (log
-    /// messages, cgroup settings) then live on the thread's stack, not in the run's async frames,
-    /// whose task keeps their largest extent for as long as the run is in flight (issue 39).
-    func perform(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
-        if let events = performAtOnce(action, of: run, lifecycle: lifecycle) { return events }
-        return await performSuspending(action, of: run, lifecycle: lifecycle)
+    /// What the run's task does next: perform an action that waits, wait for an event, or end.
+    enum RunStep {
+        /// The run's ``RunInProgress/suspending`` action.
+        case perform
+        case wait
+        case done
     }
 
-    /// The actions that wait: for NSS, `EnvironmentFile=`s, leftovers to go, directories to be removed.
-    private func performSuspending(_ action: RunLifecycle.Action, of run: RunInProgress, lifecycle: RunLifecycle) async -> [RunLifecycle.Event] {
-        let definition = run.definition
+    /// The run's lifecycle, its inbox, and its place in the registry; the lifecycle's first actions are due.
+    @inline(never)
+    func begin(
+        _ definition: JobDefinition, runID: UInt64, invocationID: String, context: [String: String], fields: [String: String],
+        fence: RunFence?, adopted: AdoptedProcess?
+    ) -> (RunInProgress, AsyncStream<RunInProgress.Posted>) {
+        let lifecycle = RunLifecycle(.init(definition, runID: runID, invocationID: invocationID, hasFence: fence != nil), fields: fields)
+        let (events, inbox) = AsyncStream.makeStream(of: RunInProgress.Posted.self)
+        let run = RunInProgress(definition: definition, lifecycle: lifecycle, context: context, fence: fence, started: driver.now(), inbox: inbox)
+        run.adopted = adopted
+        run.actions = lifecycle.start()
+        registry.add(runID: runID, job: definition.name) { [watch = run.watch] reason in watch.stop(reason) }
+        return (run, events)
+    }
+
+    /// Performs the run's due actions that answer at once, and hands the lifecycle the events that
+    /// came of them, one at a time, each event's actions before the next event; stops at an action
+    /// that waits. Once nothing is due, the posted event is acknowledged.
+    ///
+    /// Synchronous: its locals (log messages, cgroup settings) live on the thread's stack, not in
+    /// the run's async frames, whose task keeps their largest extent while the run is in flight (issue 39).
+    @inline(never)
+    func advance(_ run: RunInProgress) -> RunStep {
+        while true {
+            if !run.actions.isEmpty {
+                let action = run.actions.removeFirst()
+                guard let events = performAtOnce(action, of: run, lifecycle: run.lifecycle) else {
+                    run.suspending = action
+                    return .perform
+                }
+                run.next += events
+            } else if !run.next.isEmpty {
+                let event = run.next.removeFirst()
+                run.actions = run.lifecycle.handle(event)
+            } else {
+                run.acknowledge?()
+                run.acknowledge = nil
+                return run.lifecycle.phase == .done ? .done : .wait
+            }
+        }
+    }
+
+    /// The run is over: how it ended (`abandoned` if its lifecycle never said), and its mail.
+    @inline(never)
+    func finish(_ run: RunInProgress) -> (outcome: RunOutcome, mail: RunMail?) {
+        run.close()
+        let plan = run.lifecycle.plan
+        let outcome = run.outcome ?? RunOutcome(runID: plan.runID, invocationID: plan.invocationID, job: run.definition.name,
+                                                termination: .unknown, result: .abandoned, duration: TimeSpan(microseconds: 0))
+        return (outcome, run.mail)
+    }
+
+    /// The actions that wait: for NSS, `EnvironmentFile=`s, leftovers to go, directories to be
+    /// removed. Each in a function of its own, so that the task's frames hold one of them at a time.
+    @inline(never)
+    func performSuspending(of run: RunInProgress) async -> [RunLifecycle.Event] {
+        guard let action = run.suspending.take() else { return [] }
         switch action {
         case .resolveAccount:
-            switch await driver.resolveAccount(definition) {
-            case .success(let account): run.account = account; return [.accountResolved]
-            case .failure(let error): return [.accountFailed(error.description)]
-            }
+            return await resolveAccount(of: run)
         case .readEnvironment:
-            // In a task of its own, whose frames' room goes when it ends, not kept while the process runs (issue 39).
-            let (driver, account, plan, context) = (driver, run.account, lifecycle.plan, run.context)
-            let prepared = await withTaskGroup(of: Result<SpawnConfiguration, RunPreparationError>.self) { group in
-                group.addTask { await driver.prepare(definition, account: account, runID: plan.runID, invocationID: plan.invocationID, context: context) }
-                return await group.next() ?? .failure(RunPreparationError(description: "the environment was not read"))
-            }
-            switch prepared {
-            case .success(let configuration): run.configuration = configuration; return [.environmentRead]
-            case .failure(let error): return [.environmentFailed(error.description)]
-            }
-        case .stopLeftovers, .removePrivateTmp:
-            return await endSuspending(action, of: run, lifecycle: lifecycle)
+            return await readEnvironment(of: run)
+        case .stopLeftovers(let count, let fields):
+            return await stopLeftovers(count: count, fields: fields, of: run)
+        case .removePrivateTmp:
+            return await removePrivateTmp(of: run)
         default:
             return []
+        }
+    }
+
+    @inline(never)
+    private func resolveAccount(of run: RunInProgress) async -> [RunLifecycle.Event] {
+        switch await driver.resolveAccount(run.definition) {
+        case .success(let account): run.account = account; return [.accountResolved]
+        case .failure(let error): return [.accountFailed(error.description)]
+        }
+    }
+
+    @inline(never)
+    private func readEnvironment(of run: RunInProgress) async -> [RunLifecycle.Event] {
+        // In a task of its own, whose frames' room goes when it ends, not kept while the process runs (issue 39).
+        // The configuration comes back in an array, out of line: this frame's room for a result is kept too.
+        let (driver, definition, account, plan, context) = (driver, run.definition, run.account, run.lifecycle.plan, run.context)
+        let prepared = await withTaskGroup(of: Result<[SpawnConfiguration], RunPreparationError>.self) { group in
+            group.addTask {
+                await driver.prepare(definition, account: account, runID: plan.runID, invocationID: plan.invocationID, context: context).map { [$0] }
+            }
+            return await group.next() ?? .failure(RunPreparationError(description: "the environment was not read"))
+        }
+        return Self.environmentRead(prepared, of: run)
+    }
+
+    @inline(never)
+    private static func environmentRead(_ prepared: Result<[SpawnConfiguration], RunPreparationError>, of run: RunInProgress) -> [RunLifecycle.Event] {
+        switch prepared {
+        case .success(let configuration): run.configuration = configuration.first; return [.environmentRead]
+        case .failure(let error): return [.environmentFailed(error.description)]
         }
     }
 

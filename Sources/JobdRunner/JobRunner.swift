@@ -123,36 +123,56 @@ package struct JobRunner: Sendable {
         context: [String: String] = [:], fields extraFields: [String: String] = [:], fence: RunFence? = nil,
         adopted: AdoptedProcess? = nil
     ) async -> (outcome: RunOutcome, mail: RunMail?) {
-        var lifecycle = RunLifecycle(.init(definition, runID: runID, invocationID: invocationID, hasFence: fence != nil), fields: extraFields)
-        let (events, inbox) = AsyncStream.makeStream(of: RunInProgress.Posted.self)
-        let run = RunInProgress(definition: definition, context: context, fence: fence, started: driver.now(), inbox: inbox)
-        run.adopted = adopted
-        registry.add(runID: runID, job: definition.name) { [watch = run.watch] reason in watch.stop(reason) }
-        var next: [RunLifecycle.Event] = []
-        for action in lifecycle.start() { next += await perform(action, of: run, lifecycle: lifecycle) }
+        finish(await drive(definition, runID: runID, invocationID: invocationID, context: context, fields: extraFields, fence: fence,
+                           adopted: adopted))
+    }
+
+    /// ``run(_:runID:invocationID:context:fields:fence:adopted:)`` in a task of its own: tells `ended`
+    /// how the run ended, then sends its mail, after the run is reported: a slow MTA holds up no
+    /// retry or notifier. Neither is kept in the task's frame while the run is in flight (issue 39).
+    package func run(
+        _ definition: JobDefinition, runID: UInt64, invocationID: String, context: [String: String] = [:],
+        fields extraFields: [String: String] = [:], fence: RunFence? = nil, adopted: AdoptedProcess? = nil, sendmail: String,
+        ended: @Sendable (RunOutcome) -> Void
+    ) async {
+        let run = await drive(definition, runID: runID, invocationID: invocationID, context: context, fields: extraFields, fence: fence,
+                              adopted: adopted)
+        report(run, to: ended)
+        if run.mail != nil { await mailDue(of: run, sendmail: sendmail) }
+    }
+
+    @inline(never)
+    private func report(_ run: RunInProgress, to ended: @Sendable (RunOutcome) -> Void) {
+        ended(finish(run).outcome)
+    }
+
+    @inline(never)
+    private func mailDue(of run: RunInProgress, sendmail: String) async {
+        if let mail = run.mail { await self.mail(mail, sendmail: sendmail) }
+    }
+
+    /// Performs the run's lifecycle to its end.
+    @inline(never)
+    private func drive(
+        _ definition: JobDefinition, runID: UInt64, invocationID: String, context: [String: String], fields extraFields: [String: String],
+        fence: RunFence?, adopted: AdoptedProcess?
+    ) async -> RunInProgress {
+        // Only the run's reference and its inbox live in this frame, which the task holds while the
+        // process runs; the steps are performed in functions of their own, synchronous where they can
+        // be: a task keeps its frames' deepest extent until it ends (issue 39).
+        let (run, events) = begin(definition, runID: runID, invocationID: invocationID, context: context, fields: extraFields,
+                                  fence: fence, adopted: adopted)
         var posted = events.makeAsyncIterator()
-        while lifecycle.phase != .done {
-            let acknowledge: (@Sendable () -> Void)?
-            if next.isEmpty {
-                guard let received = await posted.next() else { break }
-                if let termination = received.termination {
-                    next = [.exited(await termination())]
-                } else {
-                    next = [received.event]
-                }
-                acknowledge = received.acknowledge
-            } else {
-                acknowledge = nil
+        while true {
+            switch advance(run) {
+            case .perform:
+                run.post(await performSuspending(of: run))
+            case .wait:
+                guard let received = await posted.next() else { return run }
+                if let termination = run.receive(received) { run.post([.exited(await termination())]) }
+            case .done:
+                return run
             }
-            while !next.isEmpty {
-                let event = next.removeFirst()
-                for action in lifecycle.handle(event) { next += await perform(action, of: run, lifecycle: lifecycle) }
-            }
-            acknowledge?()
         }
-        run.close()
-        let outcome = run.outcome ?? RunOutcome(runID: runID, invocationID: invocationID, job: definition.name, termination: .unknown,
-                                                result: .abandoned, duration: TimeSpan(microseconds: 0))
-        return (outcome, run.mail)
     }
 }

@@ -18,6 +18,16 @@ final class RunInProgress {
     }
 
     let definition: JobDefinition
+    /// What decides the run's steps; here, not in the run's frame (issue 39).
+    var lifecycle: RunLifecycle
+    /// The actions of the last event (or of the start) not yet performed, first first.
+    var actions: [RunLifecycle.Action] = []
+    /// The action that waits, being performed.
+    @OutOfLine var suspending: RunLifecycle.Action? = nil
+    /// The events that came of the actions performed, not yet handed to the lifecycle.
+    var next: [RunLifecycle.Event] = []
+    /// The posted event's `acknowledge`, called once every action that came of it is performed.
+    var acknowledge: (@Sendable () -> Void)?
     let context: [String: String]
     let fence: RunFence?
     let started: MonotonicInstant
@@ -42,10 +52,11 @@ final class RunInProgress {
     @OutOfLine var adopted: AdoptedProcess? = nil
 
     init(
-        definition: JobDefinition, context: [String: String], fence: RunFence?, started: MonotonicInstant,
+        definition: JobDefinition, lifecycle: RunLifecycle, context: [String: String], fence: RunFence?, started: MonotonicInstant,
         inbox: AsyncStream<Posted>.Continuation
     ) {
         self.definition = definition
+        self.lifecycle = lifecycle
         self.context = context
         self.fence = fence
         self.started = started
@@ -70,6 +81,20 @@ final class RunInProgress {
             case .failure(let error): inbox.yield(Posted(event: .spawnFailed(error.description)))
             }
         })
+    }
+
+    /// Events for the lifecycle, and what to call once it has handled them and their actions are performed.
+    func post(_ events: [RunLifecycle.Event], acknowledge: (@Sendable () -> Void)? = nil) {
+        next += events
+        if let acknowledge { self.acknowledge = acknowledge }
+    }
+
+    /// Takes a posted event; returns the adopted run's question of how it ended, to be asked first.
+    func receive(_ posted: Posted) -> (@Sendable () async -> RunTermination)? {
+        acknowledge = posted.acknowledge
+        guard posted.termination == nil else { return posted.termination }
+        next.append(posted.event)
+        return nil
     }
 
     /// The run is over: its watch and its timers go, and nothing more is posted.
