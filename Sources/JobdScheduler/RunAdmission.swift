@@ -47,11 +47,12 @@ package struct RunAdmission: Sendable {
     package static let maxChain = 8
 
     private struct JobRuns: Sendable {
-        var inFlight: [UInt64: RunInFlight] = [:]
-        /// The run waiting for the runs in flight to end.
-        var queued: RunRequest?
+        var inFlight = JobRunsInFlight()
+        /// The run waiting for the runs in flight to end. Out of line, as the retry: this table has
+        /// an entry for every job with a run in flight, and most have neither (issue 39).
+        @OutOfLine var queued: RunRequest? = nil
         /// The retry of a failed run, and when it is due.
-        var retry: (request: RunRequest, at: MonotonicInstant)?
+        @OutOfLine var retry: (request: RunRequest, at: MonotonicInstant)? = nil
 
         var isIdle: Bool { inFlight.isEmpty && queued == nil && retry == nil }
     }
@@ -116,7 +117,9 @@ package struct RunAdmission: Sendable {
     /// Every run in flight, by its number.
     package var runsInFlightByID: [UInt64: RunInFlight] {
         var runs: [UInt64: RunInFlight] = [:]
-        for job in jobs.values { runs.merge(job.inFlight) { $1 } }
+        for job in jobs.values {
+            for run in job.inFlight.values { runs[run.request.runID] = run }
+        }
         return runs
     }
     /// Whether a run of the job is in flight or waits for a slot: `Overlap=` and `OnUnitInactiveSec=` ask this.
@@ -530,7 +533,7 @@ package struct RunAdmission: Sendable {
 
     /// The run is in flight from `now`, counted for its user's `UserRunsMax=`.
     private mutating func enter(_ request: RunRequest, now: MonotonicInstant) {
-        jobs[request.job, default: JobRuns()].inFlight[request.runID] = RunInFlight(request: request, startedAt: now)
+        jobs[request.job, default: JobRuns()].inFlight.insert(RunInFlight(request: request, startedAt: now))
         runningCount += 1
         if let uid = owner(of: request.job) {
             runningByUID[uid, default: 0] += 1
@@ -540,7 +543,7 @@ package struct RunAdmission: Sendable {
 
     /// The run is no longer in flight; `nil` when it was not.
     private mutating func leave(job: String, runID: UInt64) -> RunRequest? {
-        guard let request = jobs[job]?.inFlight.removeValue(forKey: runID)?.request else { return nil }
+        guard let request = jobs[job]?.inFlight.remove(runID: runID)?.request else { return nil }
         runningCount -= 1
         if let uid = uidOfRun.removeValue(forKey: runID) {
             runningByUID[uid, default: 1] -= 1

@@ -116,6 +116,29 @@ import Testing
         }
     }
 
+    /// A job's runs in flight are kept one inline and the others aside (issue 39): with
+    /// `Overlap=parallel`, each run is found, listed oldest first and ended in any order, and a run
+    /// started after the first ended takes its place.
+    @Test func aParallelJobsRunsInFlightAreEachFoundAndEndInAnyOrder() throws {
+        var admission = Self.admission([Self.job("a", .parallel)])
+        var runs = (1...3).flatMap { Self.started(admission.due(job: "a", now: Self.at(Int64($0)))) }
+        #expect(runs.count == 3)
+        #expect(admission.runsInFlight(of: "a").map(\.request) == runs)
+        for run in runs { #expect(admission.runInFlight(of: "a", runID: run.runID)?.request == run) }
+        _ = admission.runEnded(Self.end(runs.removeFirst()), now: Self.at(4))
+        #expect(admission.runsInFlight(of: "a").map(\.request) == runs)
+        runs += Self.started(admission.due(job: "a", now: Self.at(5)))
+        #expect(admission.runsInFlight(of: "a").map(\.request) == runs)
+        #expect(Set(admission.runsInFlightByID.keys) == Set(runs.map(\.runID)))
+        for run in runs.reversed() {
+            _ = admission.runEnded(Self.end(run), now: Self.at(6))
+            #expect(admission.runInFlight(of: "a", runID: run.runID) == nil)
+        }
+        #expect(admission.running == 0)
+        #expect(!admission.isActive("a"))
+        #expect(admission.tableCapacity == 0)
+    }
+
     // MARK: Slots
 
     /// Issue 36: a run handed over by an earlier jobd is in flight under its own `JOBD_RUN_ID`:
