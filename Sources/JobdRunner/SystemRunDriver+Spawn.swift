@@ -37,6 +37,8 @@ extension SystemRunDriver {
 
         init(_ configuration: SpawnConfiguration, descriptorLimit: ResourceLimit?, intoCgroup: Bool) throws(PreparationError) {
             let argv = configuration.argv
+            // A User= run enters its WorkingDirectory= after the switch, as the user: it starts in /.
+            workingDirectory = configuration.userDirectory == nil ? configuration.workingDirectory : FilePath("/")
             guard (configuration.cgroup != nil && !intoCgroup) || !configuration.attributes.isDefault || configuration.fence != nil
                     || !configuration.sandbox.isDefault else {
                 // The job's environment reaches only its own command, which runs as jobd does or,
@@ -47,10 +49,9 @@ extension SystemRunDriver {
                 arguments = Array(argv.dropFirst())
                 environment = configuration.environment
                 let account = configuration.account
-                workingDirectory = account != nil && configuration.userDirectory != nil ? FilePath("/") : configuration.workingDirectory
                 setup = ProcessSpawner.Setup(descriptorLimit: descriptorLimit, cgroup: configuration.cgroup,
                                              keyring: configuration.cgroup != nil || account != nil, credentials: account.map(ExecPlan.Credentials.init),
-                                             userDirectory: account == nil ? nil : configuration.userDirectory)
+                                             userDirectory: configuration.userDirectory)
                 input = open("/dev/null", O_RDONLY | O_CLOEXEC)
                 guard input >= 0 else { throw PreparationError(description: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
                 return
@@ -67,7 +68,6 @@ extension SystemRunDriver {
                                    environment: configuration.environment, argv: argv).encoded()
             // Nothing of the job's before its own execve: jobd-cgexec needs no variable at all.
             environment = [:]
-            workingDirectory = configuration.userDirectory == nil ? configuration.workingDirectory : FilePath("/")
             var pair: [Int32] = [-1, -1]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
                 throw PreparationError(description: "cannot make the trampoline's socket pair: \(String(cString: strerror(errno)))")
