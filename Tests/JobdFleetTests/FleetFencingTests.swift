@@ -51,19 +51,20 @@ struct FleetFencingTests {
     @Test func aRenewalThatFindsItsRunRecordedLostStopsItsFenceAndItsEndKeepsTheLostRecord() async throws {
         let postgres = try Self.fleet()
         let fences = Fences()
-        // A lease long enough that no machine is slow enough to pass it between two statements.
+        // The fences' clock is the test's: a machine stalled between two statements (a loaded test
+        // run's thread pool was seen to stall 30 s) must not pass a deadline the test did not mean to.
+        fences.setClock(1_000_000_000)
         let a = try Self.node(postgres, "a", lease: .seconds(30), fences: fences)
         let b = try Self.node(postgres, "b", lease: .seconds(30))
         try await a.connect()
         try await b.connect()
         let key = ClaimKey(job: "report", elapse: RealtimeInstant(seconds: Int64(Date().timeIntervalSince1970)))
-        let sent = LeaseFences.boottime()
         #expect(await a.claim(key, runID: "r1").isWon)
-        // The lease (30 s) less the margin (MaxClockSkewSec=500ms), from before the claim was sent.
-        let claimed = try #require(fences.deadline("r1"))
-        #expect(claimed >= sent + 29_500_000 && claimed <= LeaseFences.boottime() + 29_500_000, "\(claimed - sent)")
+        // Sent at 1,000 s: the lease (30 s) less the margin (MaxClockSkewSec=500ms).
+        #expect(fences.deadline("r1") == 1_029_500_000)
+        fences.setClock(1_001_000_000)
         _ = try await a.beat()
-        #expect(try #require(fences.deadline("r1")) >= claimed, "each renewal extends the fence")
+        #expect(fences.deadline("r1") == 1_030_500_000, "each renewal extends the fence from when it was sent")
 
         // Node a's lease lapses (as if it were paused): node b records the run lost.
         _ = try postgres.psql("UPDATE jobd.claims SET lease_until = now() - interval '1 second'", database: "fleet")
@@ -93,6 +94,7 @@ struct FleetFencingTests {
     @Test func theNextJobdTakesOverTheClaimsOfTheRunsItAdopts() async throws {
         let postgres = try Self.fleet()
         let fences = Fences()
+        fences.setClock(1_000_000_000)
         let before = try Self.node(postgres, "a", lease: .seconds(30), fences: fences)
         try await before.connect()
         let second = Int64(Date().timeIntervalSince1970)
@@ -110,8 +112,10 @@ struct FleetFencingTests {
 
         let after = try Self.node(postgres, "a", lease: .seconds(30), fences: fences)
         try await after.connect()
+        fences.setClock(1_001_000_000)
         #expect(await after.adopt(runID: "r1", key: kept))
-        #expect(try #require(fences.deadline("r1")) > written, "the fence is extended from the adopting jobd's renewal")
+        #expect(written == 1_029_500_000 && fences.deadline("r1") == 1_030_500_000,
+                "the fence is extended from the adopting jobd's renewal")
         let leaseAfter = try postgres.psql("SELECT lease_until > '\(leaseBefore)'::timestamptz FROM jobd.claims WHERE run_id = 'r1'",
                                            database: "fleet")
         #expect(leaseAfter == "t", "the lease is renewed in the database")
