@@ -29,7 +29,8 @@ final class StateDirectory: TriggerStore {
     private let historyWriter: CoalescingWriter
     /// `Persistent=` stamps, written as the histories are: off the main loop.
     private let stampWriter: CoalescingWriter
-    /// Runs in flight: a run that ends before its start was written costs no write at all.
+    /// Runs in flight: a run that ends before the writer's queue reached its start writes no record
+    /// (its removal finds none).
     private let runWriter: CoalescingWriter
 
     /// `runtimeDirectory`: jobd's (`--runtime-dir`); `nil` keeps the runs in `path` too.
