@@ -170,7 +170,7 @@ package struct Daemon {
         let loop = MainLoop(options: options, settings: settings, logger: logger, scheduler: scheduler, notifier: notifier, context: context)
         for notice in joined.notices { events.yield(.fleet(notice)) }
         let watchdog = watchdogInterval.map { interval in
-            WatchdogPinger(queue: queue, interval: interval) { events.yield(.watchdogTick) }
+            WatchdogPinger(queue: queue, interval: interval) { events.yieldAhead(.watchdogTick) }
         }
         notifier.attachRetry(queue: queue) { events.yield(.notifyRetry) }
 

@@ -8,6 +8,8 @@ package final class EventInbox<Element: Sendable>: AsyncSequence, Sendable {
 
     private struct State {
         var events: [Element] = []
+        /// Events posted ahead of the others (``yieldAhead(_:)``), taken first, in their order.
+        var ahead: [Element] = []
         /// The next event to take: taking moves it on, and the array is emptied once it is all taken.
         var head = 0
         var taker: CheckedContinuation<Element?, Never>?
@@ -20,13 +22,24 @@ package final class EventInbox<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Posts `event`, unless the inbox is finished.
     package func yield(_ event: Element) {
+        post(event, ahead: false)
+    }
+
+    /// Posts `event` ahead of every event waiting (after those posted ahead before it), unless the
+    /// inbox is finished: for what must not wait behind a burst, such as the watchdog's ping, which
+    /// then proves that the loop still takes events rather than that it has taken them all.
+    package func yieldAhead(_ event: Element) {
+        post(event, ahead: true)
+    }
+
+    private func post(_ event: Element, ahead: Bool) {
         let taker: CheckedContinuation<Element?, Never>? = state.withLock { state in
             guard !state.finished else { return nil }
             if let taker = state.taker {
                 state.taker = nil
                 return taker
             }
-            state.events.append(event)
+            if ahead { state.ahead.append(event) } else { state.events.append(event) }
             return nil
         }
         taker?.resume(returning: event)
@@ -69,6 +82,7 @@ package final class EventInbox<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     private static func take(from state: inout State) -> Element? {
+        if !state.ahead.isEmpty { return state.ahead.removeFirst() }
         guard state.head < state.events.count else { return nil }
         let event = state.events[state.head]
         state.head += 1

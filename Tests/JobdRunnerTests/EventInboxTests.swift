@@ -49,6 +49,29 @@ import Testing
         for expected in 10_000..<10_100 { #expect(await iterator.next() == expected) }
     }
 
+    /// An event posted ahead (the watchdog's ping) is taken next, before a burst that waits, and
+    /// the burst then in its order; a waiting taker gets it as any other.
+    @Test func anEventPostedAheadIsTakenBeforeTheBurstThatWaits() async {
+        let inbox = EventInbox<Int>()
+        for event in 0..<10_000 { inbox.yield(event) }
+        var iterator = inbox.makeAsyncIterator()
+        #expect(await iterator.next() == 0)
+        inbox.yieldAhead(-1)
+        inbox.yieldAhead(-2)
+        #expect(await iterator.next() == -1)
+        #expect(await iterator.next() == -2)
+        var rest: [Int] = []
+        while rest.count < 9_999, let event = await iterator.next() { rest.append(event) }
+        #expect(rest == Array(1..<10_000))
+        let waiting = Task { await inbox.next() }
+        await Task.yield()
+        inbox.yieldAhead(-3)
+        #expect(await waiting.value == -3)
+        inbox.finish()
+        inbox.yieldAhead(-4)
+        #expect(await inbox.next() == nil, "nothing is posted after the end")
+    }
+
     @Test func aCancelledTakerStopsWaiting() async {
         let inbox = EventInbox<Int>()
         let taker = Task { await inbox.next() }
