@@ -126,7 +126,7 @@ package final class MainLoop {
 
     /// Arms, once, the owners of the jobs whose history the event changed, as it left their runs.
     func settle() {
-        scheduler.settle(active: admission.activeJobs)
+        scheduler.settle(isActive: admission.isActive)
     }
 
     private func dispatch(_ event: DaemonEvent) {
