@@ -63,6 +63,9 @@ package struct RunAdmission: Sendable {
     /// The most runs jobd's descriptors allow at once (``runsInFlightCeiling(descriptorLimit:)``).
     package let runsInFlightCeiling: Int?
     private var jobs: [String: JobRuns] = [:]
+    /// The jobs whose entry may hold a pending retry (every one that does, perhaps a few more):
+    /// ``nextRetry`` looks among these, not along every job with a run in flight.
+    private var retrying: Set<String> = []
     /// Runs waiting for a slot, in the order they fell due: one queue per user's uid (`nil`: the system's
     /// jobs), so that admitting a run looks at the head of each queue, never along one.
     private var slotWaiting: [uid_t?: WaitingQueue] = [:]
@@ -133,7 +136,7 @@ package struct RunAdmission: Sendable {
     package func queuedRun(of job: String) -> RunRequest? { jobs[job]?.queued }
     package func pendingRetry(of job: String) -> (request: RunRequest, at: MonotonicInstant)? { jobs[job]?.retry }
     /// The earliest pending retry: the caller wakes up then and calls ``retriesDue(now:)``.
-    package var nextRetry: MonotonicInstant? { jobs.values.compactMap { $0.retry?.at }.min() }
+    package var nextRetry: MonotonicInstant? { retrying.compactMap { jobs[$0]?.retry?.at }.min() }
 
     // MARK: Events
 
@@ -174,6 +177,7 @@ package struct RunAdmission: Sendable {
         disabled.insert(job)
         guard let retry = jobs[job]?.retry else { return [] }
         jobs[job]?.retry = nil
+        retrying.remove(job)
         dropIfIdle(job)
         return [.cancelRetry(retry.request, reason: "disabled")]
     }
@@ -259,6 +263,7 @@ package struct RunAdmission: Sendable {
                 actions.append(.cancelRetry(superseded.request, reason: "superseded"))
             }
             jobs[end.job, default: JobRuns()].retry = (retry, at)
+            retrying.insert(end.job)
             actions.append(.retry(retry, at: at, delay: delay))
             retryGiven = Ended.Retry(request: retry, delay: delay, limit: definition.restart.limit)
         } else if let definition, !retries {
@@ -361,15 +366,21 @@ package struct RunAdmission: Sendable {
             actions.append(.cancelRetry(superseded.request, reason: "superseded"))
         }
         jobs[job, default: JobRuns()].retry = (retry, at)
+        retrying.insert(job)
         return actions + [.retry(retry, at: at, delay: delay)]
     }
 
     /// Starts (or lets wait, under `Overlap=`) every retry that is due.
     package mutating func retriesDue(now: MonotonicInstant) -> [Action] {
         var actions: [Action] = []
-        for (job, runs) in jobs.sorted(by: { $0.key < $1.key }) {
-            guard let retry = runs.retry, retry.at <= now else { continue }
+        for job in retrying.sorted() {
+            guard let retry = jobs[job]?.retry else {
+                retrying.remove(job)
+                continue
+            }
+            guard retry.at <= now else { continue }
             jobs[job]?.retry = nil
+            retrying.remove(job)
             dropIfIdle(job)
             actions += ask(retry.request, now: now)
         }
@@ -422,6 +433,7 @@ package struct RunAdmission: Sendable {
         if request.cause != .retry, let pending = jobs[request.job]?.retry {
             // A new run takes the place of the retry that was still to come.
             jobs[request.job]?.retry = nil
+            retrying.remove(request.job)
             actions.append(.cancelRetry(pending.request, reason: "superseded"))
         }
         if isActive(request.job) {
@@ -560,7 +572,7 @@ package struct RunAdmission: Sendable {
     private mutating func dropIfIdle(_ job: String) {
         guard jobs[job]?.isIdle == true else { return }
         jobs[job] = nil
-        if jobs.isEmpty { jobs = [:] }
+        if jobs.isEmpty { (jobs, retrying) = ([:], []) }
     }
 
     /// The entries the per-run tables have room for: after a burst has drained, none (the memory
@@ -574,6 +586,7 @@ package struct RunAdmission: Sendable {
         if let retry = runs.retry { actions.append(.cancelRetry(retry.request, reason: reason)) }
         jobs[job]?.queued = nil
         jobs[job]?.retry = nil
+        retrying.remove(job)
         dropIfIdle(job)
         return actions
     }

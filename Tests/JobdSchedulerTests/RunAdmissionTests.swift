@@ -424,6 +424,26 @@ import Testing
         #expect(admission.configure([], maxConcurrentRuns: nil, now: Self.at(4)) == [.cancelRetry(second, reason: "job-removed")])
     }
 
+    /// The earliest of several jobs' pending retries is the next, whichever job holds it; a retry
+    /// stopped, or taken when due, is no longer among them; due retries start in the jobs' order.
+    @Test func theNextRetryIsTheEarliestPendingOfEveryJob() throws {
+        var admission = Self.admission([Self.failing("a"), Self.failing("b"), Self.failing("c")])
+        let runs = try ["c", "a", "b"].map { job in try #require(Self.started(admission.due(job: job, now: Self.at(0))).first) }
+        var due: [String: MonotonicInstant] = [:]
+        for (offset, run) in runs.enumerated() {
+            guard case .retry(_, let at, _)? = admission.runEnded(Self.end(run, .exitCode), now: Self.at(1 + Int64(offset))).actions.first else {
+                Issue.record("no retry of \(run.job)"); return
+            }
+            due[run.job] = at
+        }
+        #expect(admission.nextRetry == due["c"])
+        _ = admission.stop(job: "c")
+        #expect(admission.nextRetry == due["a"])
+        let started = Self.started(admission.retriesDue(now: Self.at(60)))
+        #expect(started.map(\.job) == ["a", "b"])
+        #expect(admission.nextRetry == nil)
+    }
+
     @Test func aStoppedRunIsNeitherRetriedNorAFailure() throws {
         var admission = Self.admission([Self.failing(onFailure: ["notify"]), Self.job("notify")])
         let run = try #require(Self.started(admission.due(job: "backup", now: Self.at(0))).first)
