@@ -63,8 +63,8 @@ package struct RunAdmission: Sendable {
     /// The most runs jobd's descriptors allow at once (``runsInFlightCeiling(descriptorLimit:)``).
     package let runsInFlightCeiling: Int?
     private var jobs: [String: JobRuns] = [:]
-    /// The jobs whose entry may hold a pending retry (every one that does, perhaps a few more):
-    /// ``nextRetry`` looks among these, not along every job with a run in flight.
+    /// The jobs whose entry holds a pending retry, kept by ``setRetry(_:of:)``: ``nextRetry`` and
+    /// ``retriesDue(now:)`` look among these, not along every job with a run in flight.
     private var retrying: Set<String> = []
     /// Runs waiting for a slot, in the order they fell due: one queue per user's uid (`nil`: the system's
     /// jobs), so that admitting a run looks at the head of each queue, never along one.
@@ -176,8 +176,7 @@ package struct RunAdmission: Sendable {
         }
         disabled.insert(job)
         guard let retry = jobs[job]?.retry else { return [] }
-        jobs[job]?.retry = nil
-        retrying.remove(job)
+        setRetry(nil, of: job)
         dropIfIdle(job)
         return [.cancelRetry(retry.request, reason: "disabled")]
     }
@@ -262,8 +261,7 @@ package struct RunAdmission: Sendable {
             if let superseded = jobs[end.job]?.retry {
                 actions.append(.cancelRetry(superseded.request, reason: "superseded"))
             }
-            jobs[end.job, default: JobRuns()].retry = (retry, at)
-            retrying.insert(end.job)
+            setRetry((retry, at), of: end.job)
             actions.append(.retry(retry, at: at, delay: delay))
             retryGiven = Ended.Retry(request: retry, delay: delay, limit: definition.restart.limit)
         } else if let definition, !retries {
@@ -365,8 +363,7 @@ package struct RunAdmission: Sendable {
         if let superseded = jobs[job]?.retry {
             actions.append(.cancelRetry(superseded.request, reason: "superseded"))
         }
-        jobs[job, default: JobRuns()].retry = (retry, at)
-        retrying.insert(job)
+        setRetry((retry, at), of: job)
         return actions + [.retry(retry, at: at, delay: delay)]
     }
 
@@ -374,13 +371,8 @@ package struct RunAdmission: Sendable {
     package mutating func retriesDue(now: MonotonicInstant) -> [Action] {
         var actions: [Action] = []
         for job in retrying.sorted() {
-            guard let retry = jobs[job]?.retry else {
-                retrying.remove(job)
-                continue
-            }
-            guard retry.at <= now else { continue }
-            jobs[job]?.retry = nil
-            retrying.remove(job)
+            guard let retry = jobs[job]?.retry, retry.at <= now else { continue }
+            setRetry(nil, of: job)
             dropIfIdle(job)
             actions += ask(retry.request, now: now)
         }
@@ -432,8 +424,7 @@ package struct RunAdmission: Sendable {
         var actions: [Action] = []
         if request.cause != .retry, let pending = jobs[request.job]?.retry {
             // A new run takes the place of the retry that was still to come.
-            jobs[request.job]?.retry = nil
-            retrying.remove(request.job)
+            setRetry(nil, of: request.job)
             actions.append(.cancelRetry(pending.request, reason: "superseded"))
         }
         if isActive(request.job) {
@@ -566,13 +557,25 @@ package struct RunAdmission: Sendable {
         return request
     }
 
+    /// Sets or clears `job`'s pending retry, and ``retrying`` with it: every change of a retry
+    /// goes through here (an entry is dropped only when idle, so with no retry).
+    private mutating func setRetry(_ retry: (request: RunRequest, at: MonotonicInstant)?, of job: String) {
+        if let retry {
+            jobs[job, default: JobRuns()].retry = retry
+            retrying.insert(job)
+        } else {
+            jobs[job]?.retry = nil
+            retrying.remove(job)
+        }
+    }
+
     /// Forgets `job`'s entry once it has nothing in flight, waiting or to retry. A dictionary keeps
     /// the capacity of its largest burst after its entries leave: once the last entry has gone,
     /// the table starts over empty, so that the trim after a burst can give that memory back.
     private mutating func dropIfIdle(_ job: String) {
         guard jobs[job]?.isIdle == true else { return }
         jobs[job] = nil
-        if jobs.isEmpty { (jobs, retrying) = ([:], []) }
+        if jobs.isEmpty { jobs = [:] }
     }
 
     /// The entries the per-run tables have room for: after a burst has drained, none (the memory
@@ -585,8 +588,7 @@ package struct RunAdmission: Sendable {
         if let queued = runs.queued { actions.append(.drop(queued, reason: reason)) }
         if let retry = runs.retry { actions.append(.cancelRetry(retry.request, reason: reason)) }
         jobs[job]?.queued = nil
-        jobs[job]?.retry = nil
-        retrying.remove(job)
+        setRetry(nil, of: job)
         dropIfIdle(job)
         return actions
     }
