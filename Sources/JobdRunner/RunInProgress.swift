@@ -83,10 +83,9 @@ final class RunInProgress {
         })
     }
 
-    /// Events for the lifecycle, and what to call once it has handled them and their actions are performed.
-    func post(_ events: [RunLifecycle.Event], acknowledge: (@Sendable () -> Void)? = nil) {
+    /// Events for the lifecycle, handed to it after those already waiting.
+    func post(_ events: [RunLifecycle.Event]) {
         next += events
-        if let acknowledge { self.acknowledge = acknowledge }
     }
 
     /// Takes a posted event; returns the adopted run's question of how it ended, to be asked first.
