@@ -168,7 +168,7 @@ let package = Package(
         .target(
             name: "JobdFleet",
             dependencies: [
-                "CLibpq", "JobdConfig", "JobdCalendar", "JobdLocks",
+                "CLibpq", "JobdConfig", "JobdCalendar", "JobdLocks", "JobdLogging", "JobdDefinition",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

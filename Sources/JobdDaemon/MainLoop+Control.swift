@@ -3,6 +3,7 @@ import JobdCalendar
 import JobdConfig
 import JobdPolicy
 import JobdControl
+import JobdFleet
 import JobdLogging
 import JobdRunner
 import JobdScheduler
@@ -78,7 +79,7 @@ extension MainLoop {
             perform(admission.setDisabled(name, disable))
             context.store.setDisabled(name, disable)
             logger.jobDisabled(name, disable)
-            notifier.send(.status(status))
+            statusChanged()
             reply.finish(with: ControlResponse(type: disable ? .jobDisabled : .jobEnabled, jobStatus: jobStatus(name)))
         case .userFile, .userSave, .logs, .crontabList, .crontabInstall, .crontabRemove:
             // Answered on the connection's thread (UserRequests, CrontabRequests); never the loop's.

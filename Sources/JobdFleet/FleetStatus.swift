@@ -1,17 +1,18 @@
 import JobdCalendar
-import JobdConfig
-import JobdFleet
+package import JobdConfig
 import JobdLogging
-import Logging
+package import Logging
 
 /// What this node knows of the fleet: what `STATUS=` says of the link, and which node claimed each
 /// fleet job's last elapse this node saw (`jobctl status`).
-struct FleetStatus {
-    private(set) var state: String?
-    var lastNode: [String: String] = [:]
+package struct FleetStatus {
+    package private(set) var state: String?
+    package var lastNode: [String: String] = [:]
+
+    package init() {}
 
     /// What a claim's verdict makes of its run.
-    enum ClaimAnswer: Equatable {
+    package enum ClaimAnswer: Equatable {
         /// This node holds the elapse: the run starts, with the claim's fencing token.
         case start(token: Int64)
         /// The run leaves the admission as skipped for `reason`; with `releasesClaim`, this node
@@ -22,7 +23,7 @@ struct FleetStatus {
 
     /// The verdict on the claim of `job`'s run, which can still start (`startable`: in flight, its
     /// job defined, jobd not stopping) or not. Notes who claimed the elapse: `node` is this one.
-    mutating func claimed(_ verdict: ClaimVerdict, job: String, node: String?, startable: Bool, stopping: Bool) -> ClaimAnswer {
+    package mutating func claimed(_ verdict: ClaimVerdict, job: String, node: String?, startable: Bool, stopping: Bool) -> ClaimAnswer {
         switch verdict {
         case .won(let token):
             lastNode[job] = node
@@ -37,7 +38,7 @@ struct FleetStatus {
 
     /// Notes what the fleet link reports, and says it in the journal. Returns the runs of other
     /// nodes found lost, which this node may retry.
-    mutating func heard(_ notice: FleetLink.Notice, settings: FleetSettings?, logger: Logger) -> [FleetDatabase.LostClaim] {
+    package mutating func heard(_ notice: FleetLink.Notice, settings: FleetSettings?, logger: Logger) -> [FleetDatabase.LostClaim] {
         let node = settings?.node ?? "?"
         switch notice {
         case .connected(let offset):
