@@ -31,6 +31,8 @@ package enum DaemonEvent: Sendable {
     case watchdogTick
     /// Time to send again the notifications the notify socket had no room for.
     case notifyRetry
+    /// Time to send the change of `STATUS=` that waited (``StatusLine/pace``).
+    case statusDue
     /// Retired owners' grace has ended: see whether they went.
     case leakCheck
     /// The wall clock was set or jumped.

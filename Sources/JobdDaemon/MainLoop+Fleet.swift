@@ -34,6 +34,6 @@ extension MainLoop {
         for claim in fleetStatus.heard(notice, settings: fleet?.settings, logger: logger) {
             perform(admission.lostElsewhere(job: claim.key.job, elapse: claim.key.elapse, attempt: claim.key.attempt, now: now))
         }
-        notifier.send(.status(status))
+        statusChanged()
     }
 }

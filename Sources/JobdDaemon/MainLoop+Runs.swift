@@ -26,7 +26,7 @@ extension MainLoop {
                 }
             case .wait(_, .slot), .wait(_, .userSlot):
                 settle()
-                notifier.send(.status(status))
+                statusChanged()
             case .stop(let job, let reason):
                 context.launcher.stop(job: job, reason: reason)
             case .stopAll(let reason):

@@ -47,6 +47,8 @@ package final class MainLoop {
     var reloads = ReloadMachine(jobFiles: JobFileCache())
     /// Wakes the loop when a reload has been reading for ``slowReloadNotice``.
     private let reloadWatch: DeadlineTimer
+    /// Wakes the loop when a change of `STATUS=` that waited may go out (``StatusLine/pace``).
+    private let statusTimer: DeadlineTimer
     /// `MetricsFile=`'s writes.
     private let metrics: MetricsWriter
     /// What `STATUS=` says, with the job that falls due next.
@@ -82,6 +84,7 @@ package final class MainLoop {
         self.retryTimer = DeadlineTimer(queue: scheduler.queue, label: "retry") { post(.retriesDue) }
         self.overdueTimer = DeadlineTimer(queue: scheduler.queue, label: "success-deadline") { post(.successDeadlineDue) }
         self.reloadWatch = DeadlineTimer(queue: scheduler.queue, label: "reload-watch") { post(.reloadIsSlow) }
+        self.statusTimer = DeadlineTimer(queue: scheduler.queue, label: "status") { post(.statusDue) }
         self.metrics = MetricsWriter(
             queue: scheduler.queue, rewriteInterval: options.faults.metricsRewrite ?? MetricsFile.rewriteInterval, logger: logger
         ) { post(.writeMetrics) }
@@ -111,7 +114,7 @@ package final class MainLoop {
         adoptRuns()
         configureSuccessDeadlines()
         logger.daemonReady(summary, configuration: configuration, settings: settings)
-        notifier.send(.ready, .status(status))
+        sendStatus(with: .ready)
         metricsChanged()
     }
 
@@ -136,7 +139,7 @@ package final class MainLoop {
         case .runFinished(let outcome, let finished):
             runEnded(outcome, finished: finished)
             settle()
-            if !stopping || admission.running > 0 { notifier.send(.status(status)) }
+            if !stopping || admission.running > 0 { statusChanged() }
         case .runSpawned(let job, let runID, let pid):
             runSpawned(job: job, runID: runID, pid: pid)
         case .retriesDue:
@@ -153,6 +156,8 @@ package final class MainLoop {
             notifier.send(.watchdog)
         case .notifyRetry:
             notifier.flush()
+        case .statusDue:
+            if statusLine.pace.isDue(now: now) { sendStatus() }
         case .signal(let signal) where signal == .sighup:
             if !stopping, let cache = reloads.hangUp(now: now) { beginReload(cache) }
         case .cronChanged(let what):
@@ -169,7 +174,7 @@ package final class MainLoop {
         case .reloadIsSlow:
             if let reading = reloads.readingFor(now: now), !stopping {
                 logger.reloadIsSlow(reading)
-                notifier.send(.status(status))
+                statusChanged()
                 reloadWatch.arm(at: now + Self.slowReloadNotice)
             }
         case .signal(let signal) where signal == .sigusr2:
@@ -183,7 +188,7 @@ package final class MainLoop {
             beginStop(on: signal)
         case .leakCheck:
             scheduler.leakDetector?.check(now: now) { [admission] job in !admission.runsInFlight(of: job).isEmpty }
-            notifier.send(.status(status))
+            statusChanged()
         case .wallClockSet:
             let offsets = context.clocks.offsets
             logger.clockChanged(clockOffsets.change(to: offsets))
@@ -202,6 +207,22 @@ package final class MainLoop {
         if stopping { return "stopping: waiting for \(admission.running) run(s)" }
         return statusLine.text(scheduler: scheduler, admission: admission, generation: generation,
                         reading: reloads.readingFor(now: now), fleet: fleetStatus.state, now: now)
+    }
+
+    /// What `STATUS=` says changed: it goes out now, or with the next one at most
+    /// ``StatusLine/interval`` later (the timer).
+    func statusChanged() {
+        switch statusLine.pace.changed(now: now) {
+        case .now: sendStatus()
+        case .at(let deadline): statusTimer.arm(at: deadline)
+        case .pending: break
+        }
+    }
+
+    /// Sends `STATUS=` now, with `states` (`READY=1` after a load), and whatever change waited.
+    private func sendStatus(with states: NotifyState...) {
+        notifier.send(states + [.status(status)])
+        statusLine.pace.told(at: now)
     }
 
     private func handleDue(_ due: DueJob) {
@@ -263,7 +284,7 @@ package final class MainLoop {
         // A reload frees a generation's worth of definitions and owners, spread over the arenas of
         // the threads that made them; give what is free back rather than keep it resident.
         context.trimMemory()
-        notifier.send(.ready, .status(status))
+        sendStatus(with: .ready)
         for watcher in answer.watchers { watcher.finish(with: ControlResponse(type: .reloadResult, reload: answer.report.shown(to: watcher.peer))) }
     }
 
@@ -278,7 +299,7 @@ package final class MainLoop {
         perform(admission.shutdown())
         scheduler.shutdown()
         answerWaiters("jobd is stopping")
-        if admission.running > 0 { notifier.send(.status(status)) }
+        if admission.running > 0 { sendStatus() }
     }
 
     /// A restart (issue 36): as a stop for the timers, owners and waiting clients, but every run in

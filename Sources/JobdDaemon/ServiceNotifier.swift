@@ -38,6 +38,10 @@ package final class ServiceNotifier {
     }
 
     func send(_ states: NotifyState...) {
+        send(states)
+    }
+
+    func send(_ states: [NotifyState]) {
         outbox.post(states)
         flush()
     }

@@ -1,11 +1,26 @@
 import JobdConfig
 import JobdScheduler
-import JobdTimers
+package import JobdTimers
 
-/// What `STATUS=` says while jobd runs, in plain words. The job that falls due next is looked for
-/// among every owner at most once a second, since `STATUS=` goes out at every run's end.
-struct StatusLine {
+/// What `STATUS=` says while jobd runs, in plain words, and when it goes out.
+///
+/// The text changes at nearly every event (a run's start or end), and each `STATUS=` costs jobd the
+/// text and a datagram, jobd-keeper a relay, PID 1 a parse and a D-Bus signal that dbus-daemon and
+/// logind handle in turn: at a thousand runs a second that was a tenth of a two-core machine. So a
+/// change goes out at once when none went out in the last ``interval``, and otherwise once, at
+/// the end of that interval, with the text of that moment (``Pacer``). `READY=1` and
+/// `STOPPING=1` carry it at once. The job that falls due next is looked for among
+/// every owner at most once a second.
+package struct StatusLine {
+    /// How often `STATUS=` goes out at most while it keeps changing.
+    package static let interval: Duration = .milliseconds(100)
+
+    /// When a change of the text goes out.
+    package var pace = Pacer(interval: interval)
+
     private var nextJob: (job: String, at: MonotonicInstant, found: MonotonicInstant)?
+
+    package init() {}
 
     mutating func text(
         scheduler: Scheduler, admission: RunAdmission, generation: Generation, reading: Duration?, fleet: String?,

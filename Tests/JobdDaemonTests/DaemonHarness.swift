@@ -43,7 +43,7 @@ final class DaemonHarness {
     init(
         _ jobs: [JobDefinition], settings: DaemonSettings = DaemonSettings(), broken: [JobdConfiguration.BrokenJob] = [],
         disabled: Set<String> = [], fleet node: String? = nil, store: FakeStore = FakeStore(), restored: [String: JobHistory] = [:],
-        context configure: (inout DaemonContext) -> Void = { _ in }
+        notifySocket: String? = nil, context configure: (inout DaemonContext) -> Void = { _ in }
     ) {
         self.store = store
         queue = TimerQueue.manual(observer: timers)
@@ -69,7 +69,7 @@ final class DaemonHarness {
             options: DaemonOptions(configDirectory: "/etc/jobd", runtimeDirectory: "/run/jobd", stateDirectory: "/var/lib/jobd",
                                    instance: "test", environment: [:]),
             settings: settings, logger: logger, scheduler: scheduler,
-            notifier: ServiceNotifier(logger: logger, notifier: Notifier(address: nil)), context: context
+            notifier: ServiceNotifier(logger: logger, notifier: Notifier(address: notifySocket)), context: context
         ) {
             invocations.withLock { $0 += 1; return "invocation-\($0)" }
         }
