@@ -77,9 +77,9 @@ extension Daemon {
 
     /// The runner of every run: jobd's own soft RLIMIT_NOFILE raised first (three descriptors a run
     /// in flight), its runs' kept as it was (issue 39).
-    /// `post` hears of each run's process (``DaemonEvent/runSpawned(job:runID:pid:)``). With it, how
-    /// many runs jobd's descriptors allow in flight at once (``RunAdmission/runsInFlightCeiling(descriptorLimit:)``).
-    func makeRunner(environment: [String: String], post: @escaping @Sendable (DaemonEvent) -> Void) -> (JobRunner, ceiling: Int?) {
+    /// `spawned` hears of each run's process (``JobRunner/spawned``). With it, how many runs jobd's
+    /// descriptors allow in flight at once (``RunAdmission/runsInFlightCeiling(descriptorLimit:)``).
+    func makeRunner(environment: [String: String], spawned: @escaping @Sendable (SpawnedRun) -> Void) -> (JobRunner, ceiling: Int?) {
         let (descriptors, soft) = DescriptorLimit.raiseOwn()
         if let raised = descriptors.raisedSoft, let runs = descriptors.runs?.soft {
             logger.debug("raised jobd's soft RLIMIT_NOFILE from \(runs) to \(raised); runs keep \(runs)")
@@ -88,7 +88,7 @@ extension Daemon {
         if let ceiling, let soft { logger.info("at most \(ceiling) runs in flight at once: jobd's RLIMIT_NOFILE is \(soft), three a run") }
         var runner = JobRunner(logger: logger, environment: environment, host: SystemHostFacts(), descriptorLimit: descriptors.runs,
                                beforeAccountLookUp: DaemonFaults.blocking(options.faults.slowAccountLookUp))
-        runner.spawned = { job, runID, pid in post(.runSpawned(job: job, runID: runID, pid: pid)) }
+        runner.spawned = spawned
         return (runner, ceiling)
     }
 }

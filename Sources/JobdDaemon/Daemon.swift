@@ -153,7 +153,7 @@ package struct Daemon {
         let source = DirectorySource(
             directory: directory, users: userJobs, cron: cronSources,
             beforeRead: DaemonFaults.blocking(options.faults.slowLoad), logger: logger)
-        let (runner, ceiling) = makeRunner(environment: environment) { events.yield($0) }
+        let (runner, ceiling) = makeRunner(environment: environment) { state.runSpawned($0) }
         let claims: (any FleetClaims)? = fleet.map { DatabaseClaims(database: $0, tasks: tasks, fences: fences) }
         var context = DaemonContext(
             clocks: clocks, configuration: source, store: state, launcher: TaskLauncher(runner: runner, tasks: tasks), fleet: claims,

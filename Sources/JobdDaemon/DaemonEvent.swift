@@ -12,8 +12,6 @@ package enum DaemonEvent: Sendable {
     /// A run ended, and when: the runner's instant, not the loop's later one, so that
     /// `OnUnitInactiveSec=` and a retry's delay count from the end itself, as systemd's do.
     case runFinished(RunOutcome, finished: MonotonicInstant)
-    /// A run's process runs its command: its record gets the process, for the next jobd (issue 36).
-    case runSpawned(job: String, runID: UInt64, pid: Int32)
     /// A failed run's retry is due (`Restart=`).
     case retriesDue
     /// A job's `ExpectSuccessWithinSec=` deadline is due.

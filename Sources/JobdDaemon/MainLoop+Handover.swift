@@ -43,15 +43,6 @@ extension MainLoop {
                      + "\(scheduler.liveOwners) owner(s) in the generation", [:])
     }
 
-    /// A run's process runs its command: its record gets the process and the cgroup, so that a
-    /// jobd started after this one was killed can adopt it (its pipes are gone with this jobd).
-    func runSpawned(job: String, runID: UInt64, pid: Int32) {
-        guard let running = admission.runInFlight(of: job, runID: runID) else { return }
-        let cgroup = context.launcher.cgroup(of: running.request.runID)
-        let handedOver = HandedOverRun(cgroupDirectory: cgroup?.directory, cgroupPath: cgroup?.path, cgroupLegacy: cgroup?.legacy ?? [:])
-        context.store.runStarted(record(of: running, pid: pid, handedOver: handedOver))
-    }
-
     /// The record of a run in flight, with its process (pid and start time) and what `handedOver` adds.
     private func record(of running: RunAdmission.RunInFlight, pid: Int32, handedOver: HandedOverRun) -> RunInFlightRecord {
         let request = running.request

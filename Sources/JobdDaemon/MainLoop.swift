@@ -140,8 +140,6 @@ package final class MainLoop {
             runEnded(outcome, finished: finished)
             settle()
             if !stopping || admission.running > 0 { statusChanged() }
-        case .runSpawned(let job, let runID, let pid):
-            runSpawned(job: job, runID: runID, pid: pid)
         case .retriesDue:
             perform(admission.retriesDue(now: now))
         case .successDeadlineDue:

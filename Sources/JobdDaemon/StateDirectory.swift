@@ -3,6 +3,7 @@ import JobdCalendar
 import JobdConfig
 import JobdHandover
 import JobdLogging
+import JobdRunner
 import JobdScheduler
 import Logging
 import JobdLocks
@@ -32,6 +33,8 @@ final class StateDirectory: TriggerStore {
     /// Runs in flight: a run that ends before the writer's queue reached its start writes no record
     /// (its removal finds none).
     private let runWriter: CoalescingWriter
+    /// The record of each run in flight, which its process (``runSpawned(_:)``) completes.
+    private let runsInFlight = LockedBox<[String: RunInFlightRecord]>([:])
 
     /// `runtimeDirectory`: jobd's (`--runtime-dir`); `nil` keeps the runs in `path` too.
     init(path: String, runtimeDirectory: String? = nil, logger: Logger) {
@@ -162,11 +165,32 @@ final class StateDirectory: TriggerStore {
 
     func runStarted(_ run: RunInFlightRecord) {
         guard unusable == nil else { return }
+        runsInFlight.withLock { $0[run.invocationID] = run }
         runWriter.submit(run.invocationID, run.savedText)
+    }
+
+    /// The run's process runs its command: its record gets the process and its cgroup, for the next
+    /// jobd to adopt it. Called on the run's own task, not the main loop's, which may be behind a
+    /// burst that a crash would end (a run spawned then would be recorded abandoned, and left
+    /// running unfollowed).
+    func runSpawned(_ spawned: SpawnedRun) {
+        guard unusable == nil else { return }
+        let process = KeeperDirectory.startTicks(of: spawned.pid).map { ProcessIdentity(pid: spawned.pid, startTicks: $0) }
+        let record = runsInFlight.withLock { runs -> RunInFlightRecord? in
+            guard var run = runs[spawned.invocationID] else { return nil }
+            run.process = process
+            run.handedOver.cgroupDirectory = spawned.cgroup?.directory
+            run.handedOver.cgroupPath = spawned.cgroup?.path
+            run.handedOver.cgroupLegacy = spawned.cgroup?.legacy ?? [:]
+            runs[spawned.invocationID] = run
+            return run
+        }
+        if let record { runWriter.submit(record.invocationID, record.savedText) }
     }
 
     func runEnded(_ invocationID: String) {
         guard unusable == nil else { return }
+        runsInFlight.withLock { $0[invocationID] = nil }
         runWriter.submit(invocationID, nil)
     }
 

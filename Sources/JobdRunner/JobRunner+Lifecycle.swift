@@ -134,7 +134,8 @@ extension JobRunner {
             run.watch.end()
         case .logStart(let pid, let fields):
             logger.event(.runStart, "run \(lifecycle.plan.runID) of \(run.definition.name) started: \(run.definition.command.text)", fields)
-            spawned?(run.definition.name, lifecycle.plan.runID, pid)
+            spawned?(SpawnedRun(job: run.definition.name, invocationID: lifecycle.plan.invocationID, pid: pid,
+                                cgroup: registry.cgroup(of: lifecycle.plan.runID)))
         case .logStartFailure(let message, let fields):
             logger.event(.runStart, level: .error, message, fields)
         case .terminate(let reason, let fields):

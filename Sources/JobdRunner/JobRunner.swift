@@ -36,9 +36,10 @@ package struct JobRunner: Sendable {
     package let tracking: RunTracking
     /// What performs each run's steps.
     package let driver: any RunDriver
-    /// Told each run's process once it runs its command (its job, `JOBD_RUN` and pid): jobd
-    /// records it, so that the next jobd can adopt the run if this one is killed (issue 36).
-    package var spawned: (@Sendable (_ job: String, _ runID: UInt64, _ pid: Int32) -> Void)?
+    /// Told each run's process once it runs its command, on the run's own task: jobd records it at
+    /// once, so that the next jobd can adopt the run if this one is killed (issue 36), even while
+    /// its main loop is behind a burst.
+    package var spawned: (@Sendable (SpawnedRun) -> Void)?
 
     /// jobd's: runs on the system (``SystemRunDriver``), its assertions judged on `host`, each
     /// with `descriptorLimit` as its `RLIMIT_NOFILE` (``DescriptorLimit/runs``; `nil`: jobd's own);
@@ -174,5 +175,18 @@ package struct JobRunner: Sendable {
                 return run
             }
         }
+    }
+}
+
+/// A run's process as it runs its command (``JobRunner/spawned``).
+package struct SpawnedRun: Sendable {
+    package var job: String
+    package var invocationID: String
+    package var pid: Int32
+    /// Its cgroup, where runs are tracked by cgroup.
+    package var cgroup: RunCgroup?
+
+    package init(job: String, invocationID: String, pid: Int32, cgroup: RunCgroup?) {
+        (self.job, self.invocationID, self.pid, self.cgroup) = (job, invocationID, pid, cgroup)
     }
 }
