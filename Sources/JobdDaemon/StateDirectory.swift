@@ -33,7 +33,8 @@ final class StateDirectory: TriggerStore {
     /// Runs in flight: a run that ends before the writer's queue reached its start writes no record
     /// (its removal finds none).
     private let runWriter: CoalescingWriter
-    /// The record of each run in flight, which its process (``runSpawned(_:)``) completes.
+    /// The record of each run whose process has not started yet, which its process completes
+    /// (``runSpawned(_:)``); a run's record leaves it then, so that it costs nothing while the run runs.
     private let runsInFlight = LockedBox<[String: RunInFlightRecord]>([:])
 
     /// `runtimeDirectory`: jobd's (`--runtime-dir`); `nil` keeps the runs in `path` too.
@@ -165,7 +166,7 @@ final class StateDirectory: TriggerStore {
 
     func runStarted(_ run: RunInFlightRecord) {
         guard unusable == nil else { return }
-        runsInFlight.withLock { $0[run.invocationID] = run }
+        if run.process == nil { runsInFlight.withLock { $0[run.invocationID] = run } }
         runWriter.submit(run.invocationID, run.savedText)
     }
 
@@ -177,12 +178,11 @@ final class StateDirectory: TriggerStore {
         guard unusable == nil else { return }
         let process = KeeperDirectory.startTicks(of: spawned.pid).map { ProcessIdentity(pid: spawned.pid, startTicks: $0) }
         let record = runsInFlight.withLock { runs -> RunInFlightRecord? in
-            guard var run = runs[spawned.invocationID] else { return nil }
+            guard var run = runs.removeValue(forKey: spawned.invocationID) else { return nil }
             run.process = process
             run.handedOver.cgroupDirectory = spawned.cgroup?.directory
             run.handedOver.cgroupPath = spawned.cgroup?.path
             run.handedOver.cgroupLegacy = spawned.cgroup?.legacy ?? [:]
-            runs[spawned.invocationID] = run
             return run
         }
         if let record { runWriter.submit(record.invocationID, record.savedText) }
@@ -190,7 +190,11 @@ final class StateDirectory: TriggerStore {
 
     func runEnded(_ invocationID: String) {
         guard unusable == nil else { return }
-        runsInFlight.withLock { $0[invocationID] = nil }
+        runsInFlight.withLock { runs in
+            runs[invocationID] = nil  // one that never started its process
+            // Drained after a burst: the room of its thousands of records goes too (a dictionary keeps it).
+            if runs.isEmpty, runs.capacity > 64 { runs = [:] }
+        }
         runWriter.submit(invocationID, nil)
     }
 
