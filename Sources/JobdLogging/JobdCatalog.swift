@@ -265,12 +265,17 @@ package enum JobdCatalog {
                 (microseconds since the epoch), was still in flight when that jobd stopped without
                 recording its end: it was killed (SIGKILL, an out-of-memory kill), it crashed, or
                 the watchdog ended it. This jobd found the run in its runtime directory
-                (/run/jobd/runs) at its start and recorded it with the result abandoned, a
-                failure: jobctl status and list show it, the metrics count it, and the job's
-                OnFailure= jobs start. No Restart= retry follows, since nobody knows whether the
-                command finished its work. Under jobd.service systemd stopped what was left of the
-                run with jobd; its output up to then is in the journal:
-                journalctl JOBD_RUN_ID=@JOBD_RUN_ID@. Find why jobd stopped in journalctl -u jobd.
+                (/run/jobd/runs) at its start and could not follow it, as it follows the runs it
+                adopts (run.adopt): the run's process had not started yet or was not recorded,
+                it ended with no exit status kept by jobd-keeper, or the job is no longer defined.
+                It recorded the run with the result abandoned, a failure: jobctl status and list
+                show it, the metrics count it, and the job's OnFailure= jobs start. No Restart=
+                retry follows, since nobody knows whether the command ran or finished its work.
+                A process of the run that still runs is left running (jobd.service stops only its
+                main process, so that runs outlive a restart): systemd-cgls -u jobd shows it, in
+                the run's cgroup run-@JOBD_RUN_ID@ where runs have cgroups. Its output up to then is
+                in the journal: journalctl JOBD_RUN_ID=@JOBD_RUN_ID@. Find why jobd stopped in
+                journalctl -u jobd.
                 """)
         case .jobOverdue:
             Entry(subject: "A job has not succeeded within its ExpectSuccessWithinSec=", body: """
