@@ -136,8 +136,6 @@ package protocol RunLauncher: Sendable {
         fence: RunFence?, ended: @escaping @Sendable (RunOutcome) -> Void)
     /// Leaves every run in flight running and returns them, for the next jobd (a restart).
     func handOver() -> [JobRunner.HandedRun]
-    /// The cgroup of run `runID`, once its process is in it.
-    func cgroup(of runID: UInt64) -> RunCgroup?
 }
 
 extension RunLauncher {
@@ -150,8 +148,6 @@ extension RunLauncher {
     }
 
     package func handOver() -> [JobRunner.HandedRun] { [] }
-
-    package func cgroup(of runID: UInt64) -> RunCgroup? { nil }
 
     /// The first of `definition`'s `Condition…=` that does not hold now, if one does not.
     package func unmetCondition(of definition: JobDefinition) -> UnitCondition? {

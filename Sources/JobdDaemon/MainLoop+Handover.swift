@@ -21,9 +21,7 @@ extension MainLoop {
             guard let running = inFlight[run.runID] else { continue }
             let request = running.request
             let pid = run.process.pid
-            let handedOver = HandedOverRun(
-                cgroupDirectory: run.cgroup?.directory, cgroupPath: run.cgroup?.path, cgroupLegacy: run.cgroup?.legacy ?? [:],
-                pendingOutput: run.pendingOutput, pendingError: run.pendingError)
+            let handedOver = HandedOverRun(cgroup: run.cgroup, pendingOutput: run.pendingOutput, pendingError: run.pendingError)
             context.store.runStarted(record(of: running, pid: pid, handedOver: handedOver))
             if run.process.standardOutput >= 0 {
                 context.storeDescriptor(run.process.standardOutput, HandedOverRun.outputName(request.invocationID))

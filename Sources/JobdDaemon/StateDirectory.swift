@@ -35,7 +35,7 @@ final class StateDirectory: TriggerStore {
     private let runWriter: CoalescingWriter
     /// The record of each run whose process has not started yet, which its process completes
     /// (``runSpawned(_:)``); a run's record leaves it then, so that it costs nothing while the run runs.
-    private let runsInFlight = LockedBox<[String: RunInFlightRecord]>([:])
+    private let awaitingProcess = LockedBox<[String: RunInFlightRecord]>([:])
 
     /// `runtimeDirectory`: jobd's (`--runtime-dir`); `nil` keeps the runs in `path` too.
     init(path: String, runtimeDirectory: String? = nil, logger: Logger) {
@@ -166,7 +166,7 @@ final class StateDirectory: TriggerStore {
 
     func runStarted(_ run: RunInFlightRecord) {
         guard unusable == nil else { return }
-        if run.process == nil { runsInFlight.withLock { $0[run.invocationID] = run } }
+        if run.process == nil { awaitingProcess.withLock { $0[run.invocationID] = run } }
         runWriter.submit(run.invocationID, run.savedText)
     }
 
@@ -177,12 +177,10 @@ final class StateDirectory: TriggerStore {
     func runSpawned(_ spawned: SpawnedRun) {
         guard unusable == nil else { return }
         let process = KeeperDirectory.startTicks(of: spawned.pid).map { ProcessIdentity(pid: spawned.pid, startTicks: $0) }
-        let record = runsInFlight.withLock { runs -> RunInFlightRecord? in
+        let record = awaitingProcess.withLock { runs -> RunInFlightRecord? in
             guard var run = runs.removeValue(forKey: spawned.invocationID) else { return nil }
             run.process = process
-            run.handedOver.cgroupDirectory = spawned.cgroup?.directory
-            run.handedOver.cgroupPath = spawned.cgroup?.path
-            run.handedOver.cgroupLegacy = spawned.cgroup?.legacy ?? [:]
+            run.handedOver = HandedOverRun(cgroup: spawned.cgroup)
             return run
         }
         if let record { runWriter.submit(record.invocationID, record.savedText) }
@@ -190,7 +188,7 @@ final class StateDirectory: TriggerStore {
 
     func runEnded(_ invocationID: String) {
         guard unusable == nil else { return }
-        runsInFlight.withLock { runs in
+        awaitingProcess.withLock { runs in
             runs[invocationID] = nil  // one that never started its process
             // Drained after a burst: the room of its thousands of records goes too (a dictionary keeps it).
             if runs.isEmpty, runs.capacity > 64 { runs = [:] }
@@ -309,5 +307,14 @@ extension String {
         var scalars = Substring(self)
         while let last = scalars.last, last == "\n" || last == " " { scalars = scalars.dropLast() }
         return String(scalars)
+    }
+}
+
+extension HandedOverRun {
+    /// What the next jobd needs of a run's cgroup (`cgroup`: its directory, path and v1 twins),
+    /// with the start of a line not yet ended at a handover.
+    init(cgroup: RunCgroup?, pendingOutput: [UInt8] = [], pendingError: [UInt8] = []) {
+        self.init(cgroupDirectory: cgroup?.directory, cgroupPath: cgroup?.path, cgroupLegacy: cgroup?.legacy ?? [:],
+                  pendingOutput: pendingOutput, pendingError: pendingError)
     }
 }

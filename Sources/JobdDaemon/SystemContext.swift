@@ -64,7 +64,6 @@ struct TaskLauncher: RunLauncher {
     }
 
     func handOver() -> [JobRunner.HandedRun] { runner.handOver() }
-    func cgroup(of runID: UInt64) -> RunCgroup? { runner.registry.cgroup(of: runID) }
 
     func mailOverdue(_ definition: JobDefinition, deadline: RealtimeInstant, lastSuccess: RealtimeInstant?, sendmail: String) {
         let runner = self.runner

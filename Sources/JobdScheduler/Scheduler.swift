@@ -99,7 +99,7 @@ package final class Scheduler {
     package private(set) var histories = JobHistories()
     /// Whether ``shutdown()`` let every owner go: a job without an owner was not removed then.
     private var isShutDown = false
-    /// Jobs whose history changed since the last ``settle(active:)``, which arms their owners once.
+    /// Jobs whose history changed since the last ``settle(isActive:)``, which arms their owners once.
     private var unsettled: Set<String> = []
     /// The calendar elapse each `RunOn=one-node` job's owner is armed for, by owner id: what a fleet
     /// claims when the owner's timer fires.
@@ -428,7 +428,7 @@ package final class Scheduler {
         case ownerRetired
     }
 
-    /// Records that the job fell due; its timer is re-armed at the next ``settle(active:)``.
+    /// Records that the job fell due; its timer is re-armed at the next ``settle(isActive:)``.
     package func jobDue(_ due: DueJob, now: MonotonicInstant = .now()) -> Fire {
         guard let owner = generation.owners[due.job], owner.id == due.ownerID else { return .ownerRetired }
         var history = histories[due.job] ?? JobHistory()
@@ -485,7 +485,7 @@ package final class Scheduler {
         unsettled.insert(job)
     }
 
-    /// Records that a run of the job ended; the job is re-armed at the next ``settle(active:)`` (its
+    /// Records that a run of the job ended; the job is re-armed at the next ``settle(isActive:)`` (its
     /// `OnUnitInactiveSec=` counts from now). The history of a job that a reload removed goes with
     /// its last run: `active` says whether the job still has a run in flight or waiting for a slot.
     /// A run that ends after ``shutdown()`` (one jobd's own stop stopped) is recorded like any other:
