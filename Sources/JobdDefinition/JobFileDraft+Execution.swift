@@ -115,14 +115,14 @@ extension JobFileDraft {
     }
 
     /// The keys ``ProcessAttributes`` reads: scheduling, the umask and the `Limit…=` keys.
-    mutating func readProcessAttribute(_ key: JobKey, _ value: String, line: Int) {
-        if let wrong = attributes.read(key: key.rawValue, value: value) { error(line, wrong.message, hint: wrong.hint) }
-        if let resource = ResourceLimit.Resource(key: key.rawValue) { attributes.limitLines[resource] = attributes.limits[resource] == nil ? nil : line }
+    mutating func readProcessAttribute(_ key: JobKey, _ kind: ProcessAttributes.Value, _ value: String, line: Int) {
+        if let wrong = attributes.read(key, as: kind, value: value) { error(line, wrong.message, hint: wrong.hint) }
+        if case .limit(let resource) = kind { attributes.limitLines[resource] = attributes.limits[resource] == nil ? nil : line }
     }
 
     /// The keys ``Sandbox`` reads.
-    mutating func readSandbox(_ key: JobKey, _ value: String, line: Int) {
-        if let wrong = sandbox.read(key: key.rawValue, value: value) { error(line, wrong.message, hint: wrong.hint) }
+    mutating func readSandbox(_ key: JobKey, _ kind: Sandbox.Value, _ value: String, line: Int) {
+        if let wrong = sandbox.read(key, as: kind, value: value) { error(line, wrong.message, hint: wrong.hint) }
         if (key == .privateDevices || key == .protectClock) && sandbox.needsDeviceCgroup { sandboxDeviceLine = sandboxDeviceLine ?? line }
     }
 

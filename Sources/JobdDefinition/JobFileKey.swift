@@ -116,7 +116,12 @@ extension JobKey {
     enum Reader: Sendable, Hashable {
         case description, spanTrigger, calendarTrigger, span, flag, catchUp, expectSuccessWithin, command, workingDirectory
         case environment, environmentFile, account, supplementaryGroups, standardInput, syslogIdentifier, overlap, killMode
-        case restart, restartCount, exitStatus, followers, mailTo, mailOn, runOn, tasksMax, processAttribute, sandbox
+        case restart, restartCount, exitStatus, followers, mailTo, mailOn, runOn, tasksMax
+        /// Read by ``ProcessAttributes``, as a value of this kind.
+        case processAttribute(ProcessAttributes.Value)
+        /// Read by ``Sandbox``, as a value of this kind: a new flag is a line here with its plan's
+        /// field, its policy and its exposure, and nothing else in Swift.
+        case sandbox(Sandbox.Value)
     }
 
     var reader: Reader {
@@ -148,21 +153,55 @@ extension JobKey {
         case .mailOn: .mailOn
         case .runOn: .runOn
         case .tasksMax: .tasksMax
-        case .nice, .ioSchedulingClass, .ioSchedulingPriority, .cpuSchedulingPolicy, .cpuSchedulingPriority, .umask, .limitCpu, .limitFsize,
-             .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS, .limitLocks, .limitSigpending,
-             .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime, .oomScoreAdjust:
-            .processAttribute
-        case .noNewPrivileges, .privateTmp, .privateDevices, .privateNetwork, .privateUsers, .protectSystem, .protectHome,
-             .protectKernelTunables, .protectKernelModules, .protectKernelLogs, .protectControlGroups, .protectHostname, .protectClock,
-             .lockPersonality, .restrictRealtime, .restrictNamespaces, .memoryDenyWriteExecute, .restrictSUIDSGID, .systemCallFilter,
-             .systemCallErrorNumber, .readWritePaths, .readOnlyPaths, .inaccessiblePaths, .capabilityBoundingSet, .ambientCapabilities:
-            .sandbox
+        case .nice: .processAttribute(.nice)
+        case .ioSchedulingClass: .processAttribute(.ioClass)
+        case .ioSchedulingPriority: .processAttribute(.ioPriority)
+        case .cpuSchedulingPolicy: .processAttribute(.cpuPolicy)
+        case .cpuSchedulingPriority: .processAttribute(.cpuPriority)
+        case .umask: .processAttribute(.umask)
+        case .limitCpu: .processAttribute(.limit(.cpu))
+        case .limitFsize: .processAttribute(.limit(.fsize))
+        case .limitData: .processAttribute(.limit(.data))
+        case .limitStack: .processAttribute(.limit(.stack))
+        case .limitCore: .processAttribute(.limit(.core))
+        case .limitRss: .processAttribute(.limit(.rss))
+        case .limitNproc: .processAttribute(.limit(.nproc))
+        case .limitNofile: .processAttribute(.limit(.nofile))
+        case .limitMemlock: .processAttribute(.limit(.memlock))
+        case .limitAS: .processAttribute(.limit(.as))
+        case .limitLocks: .processAttribute(.limit(.locks))
+        case .limitSigpending: .processAttribute(.limit(.sigpending))
+        case .limitMsgqueue: .processAttribute(.limit(.msgqueue))
+        case .limitNice: .processAttribute(.limit(.nice))
+        case .limitRtprio: .processAttribute(.limit(.rtprio))
+        case .limitRttime: .processAttribute(.limit(.rttime))
+        case .oomScoreAdjust: .processAttribute(.number(planTag: EXEC_TAG_OOM_SCORE_ADJUST, range: -1000...1000))
+        // Flags whose mounts, filters and capability drops jobd derives as systemd does (Sandbox+Trampoline).
+        case .noNewPrivileges, .privateTmp, .privateDevices, .protectKernelTunables, .protectKernelModules, .protectKernelLogs,
+             .protectControlGroups, .protectHostname, .protectClock:
+            .sandbox(.flag(planTag: nil))
+        case .privateNetwork: .sandbox(.flag(planTag: EXEC_TAG_PRIVATE_NETWORK))
+        case .lockPersonality: .sandbox(.flag(planTag: EXEC_TAG_LOCK_PERSONALITY))
+        case .restrictRealtime: .sandbox(.flag(planTag: EXEC_TAG_RESTRICT_REALTIME))
+        case .memoryDenyWriteExecute: .sandbox(.flag(planTag: EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE))
+        case .restrictSUIDSGID: .sandbox(.flag(planTag: EXEC_TAG_RESTRICT_SUID_SGID))
+        case .privateUsers: .sandbox(.onlyNo)
+        case .protectSystem: .sandbox(.protectSystem)
+        case .protectHome: .sandbox(.protectHome)
+        case .restrictNamespaces: .sandbox(.namespaces)
+        case .systemCallFilter: .sandbox(.systemCallFilter)
+        case .systemCallErrorNumber: .sandbox(.errorNumber)
+        case .readWritePaths: .sandbox(.paths(.readWrite))
+        case .readOnlyPaths: .sandbox(.paths(.readOnly))
+        case .inaccessiblePaths: .sandbox(.paths(.inaccessible))
+        case .capabilityBoundingSet: .sandbox(.capabilities(.bounding))
+        case .ambientCapabilities: .sandbox(.capabilities(.ambient))
         }
     }
 
-    /// The names of the keys `reader` reads.
-    static func names(readBy reader: Reader) -> Set<String> {
-        Set(allCases.filter { $0.reader == reader }.map(\.rawValue))
+    /// The names of the keys whose reader is one `isReader` takes.
+    static func names(readBy isReader: (Reader) -> Bool) -> Set<String> {
+        Set(allCases.filter { isReader($0.reader) }.map(\.rawValue))
     }
 
     fileprivate func read(_ value: String, line: Int, into draft: inout JobFileDraft) {
@@ -192,8 +231,8 @@ extension JobKey {
         case .mailOn: draft.readMailOn(value, line: line)
         case .runOn: draft.readRunOn(value, line: line)
         case .tasksMax: draft.readTasksMax(value, line: line)
-        case .processAttribute: draft.readProcessAttribute(self, value, line: line)
-        case .sandbox: draft.readSandbox(self, value, line: line)
+        case .processAttribute(let kind): draft.readProcessAttribute(self, kind, value, line: line)
+        case .sandbox(let kind): draft.readSandbox(self, kind, value, line: line)
         }
     }
 
@@ -208,29 +247,20 @@ extension JobKey {
     }
 
     /// A key that is a flag jobd-cgexec takes as the job file gives it, with nothing of jobd's
-    /// between: the exec plan's field (plan.h's `EXEC_TAG_*`) it sets when yes. Such a key needs
-    /// nothing but this line (with its reader, `.sandbox`, and its policy and exposure above):
-    /// ``Sandbox/flags`` holds it, the encoder writes its tag, and its `systemd-analyze security`
-    /// check, where systemd has one by the key's name, reads it.
+    /// between: the exec plan's field (plan.h's `EXEC_TAG_*`) it sets when yes, as ``reader``
+    /// declares it. ``Sandbox/flags`` holds it, the encoder writes its tag, and its
+    /// `systemd-analyze security` check, where systemd has one by the key's name, reads it.
     package var planFlag: Int? {
-        switch self {
-        case .privateNetwork: EXEC_TAG_PRIVATE_NETWORK
-        case .lockPersonality: EXEC_TAG_LOCK_PERSONALITY
-        case .restrictRealtime: EXEC_TAG_RESTRICT_REALTIME
-        case .memoryDenyWriteExecute: EXEC_TAG_MEMORY_DENY_WRITE_EXECUTE
-        case .restrictSUIDSGID: EXEC_TAG_RESTRICT_SUID_SGID
-        default: nil
-        }
+        guard case .sandbox(.flag(let tag)) = reader else { return nil }
+        return tag
     }
 
     /// A key that is a number jobd-cgexec takes as the job file gives it: the exec plan's field it
-    /// is written to (an i64) and the values the key takes. As for ``planFlag``, nothing but this
-    /// line: ``ProcessAttributes/numbers`` holds it, and the encoder writes it.
+    /// is written to (an i64) and the values the key takes, as ``reader`` declares them.
+    /// ``ProcessAttributes/numbers`` holds it, and the encoder writes it.
     package var planNumber: (tag: Int, range: ClosedRange<Int64>)? {
-        switch self {
-        case .oomScoreAdjust: (EXEC_TAG_OOM_SCORE_ADJUST, -1000...1000)
-        default: nil
-        }
+        guard case .processAttribute(.number(let tag, let range)) = reader else { return nil }
+        return (tag, range)
     }
 
     fileprivate var planTags: [Int] {
@@ -241,8 +271,9 @@ extension JobKey {
         case .ioSchedulingClass, .ioSchedulingPriority: [EXEC_TAG_IOPRIO]
         case .cpuSchedulingPolicy, .cpuSchedulingPriority: [EXEC_TAG_SCHED]
         case .umask: [EXEC_TAG_UMASK]
-        // The Limit…= keys, the process attributes' others.
-        case _ where ProcessAttributes.keys.contains(rawValue): [EXEC_TAG_RLIMIT]
+        case .limitCpu, .limitFsize, .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS,
+             .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
+            [EXEC_TAG_RLIMIT]
         case .noNewPrivileges: [EXEC_TAG_NO_NEW_PRIVILEGES]
         case .privateTmp: [EXEC_TAG_PRIVATE_TMP, EXEC_TAG_MOUNT]
         // As systemd's, these imply capability drops and system call filters besides their own field.

@@ -21,9 +21,8 @@ package struct ProcessAttributes: Sendable, Hashable {
     package var limits: [ResourceLimit.Resource: ResourceLimit] = [:]
     /// The line of each of ``limits``' keys in the job file.
     package var limitLines: [ResourceLimit.Resource: Int] = [:]
-    /// The numbers jobd-cgexec takes as the job file gives them (the key table's
-    /// ``JobKey/planNumber``: `OOMScoreAdjust=`), by key. Such a key has no field here, nor a
-    /// reader or an encoder of its own.
+    /// The numbers jobd-cgexec takes as the job file gives them (the key table's ``Value/number``:
+    /// `OOMScoreAdjust=`), by key. Such a key has no field here, nor a reader or an encoder of its own.
     package var numbers: [JobKey: Int64] = [:]
 
     package init() {}
@@ -56,67 +55,79 @@ package struct ProcessAttributes: Sendable, Hashable {
     }
 
     /// The keys read here, as the key table says (``JobKey/reader``).
-    package static let keys = JobKey.names(readBy: .processAttribute)
+    package static let keys = JobKey.names { if case .processAttribute = $0 { true } else { false } }
 
-    /// Reads `key`'s `value` into `self`; an empty value resets the key. Returns the error's message
-    /// and hint when the value is wrong.
-    package mutating func read(key: String, value: String) -> (message: String, hint: String)? {
-        switch key {
-        case "Nice":
+    /// How a process attribute's value is read: what the key table declares of it (``JobKey/reader``).
+    package enum Value: Sendable, Hashable {
+        case nice, ioClass, ioPriority, cpuPolicy, cpuPriority, umask
+        /// A `Limit…=` key.
+        case limit(ResourceLimit.Resource)
+        /// A number jobd-cgexec takes as the job file gives it, in the exec plan's field `planTag`
+        /// (an i64), one of `range`: held in ``numbers``.
+        case number(planTag: Int, range: ClosedRange<Int64>)
+    }
+
+    /// Reads `key`'s `value` into `self`, if the key table gives the key to the process
+    /// attributes; an empty value resets the key. Returns the error's message and hint when the
+    /// value is wrong.
+    package mutating func read(_ key: JobKey, value: String) -> (message: String, hint: String)? {
+        guard case .processAttribute(let kind) = key.reader else { return nil }
+        return read(key, as: kind, value: value)
+    }
+
+    mutating func read(_ key: JobKey, as kind: Value, value: String) -> (message: String, hint: String)? {
+        let name = key.rawValue
+        switch kind {
+        case .nice:
             guard !value.isEmpty else { nice = nil; return nil }
             guard let number = Int32(value), (-20...19).contains(number) else {
-                return ("Nice=: '\(value)' is not a nice value", "write a number from -20 (most favourable) to 19 (least), such as 10")
+                return ("\(name)=: '\(value)' is not a nice value", "write a number from -20 (most favourable) to 19 (least), such as 10")
             }
             nice = number
-        case "IOSchedulingClass":
+        case .ioClass:
             guard !value.isEmpty else { ioClass = nil; return nil }
             guard let found = Self.ioClasses[value] ?? Int32(value).flatMap({ (0...3).contains($0) ? $0 : nil }) else {
-                return ("IOSchedulingClass=: '\(value)' is not an I/O scheduling class", "write idle, best-effort, realtime or none")
+                return ("\(name)=: '\(value)' is not an I/O scheduling class", "write idle, best-effort, realtime or none")
             }
             ioClass = found
-        case "IOSchedulingPriority":
+        case .ioPriority:
             guard !value.isEmpty else { ioPriority = nil; return nil }
             guard let number = Int32(value), (0...7).contains(number) else {
-                return ("IOSchedulingPriority=: '\(value)' is not an I/O priority", "write a number from 0 (highest) to 7 (lowest)")
+                return ("\(name)=: '\(value)' is not an I/O priority", "write a number from 0 (highest) to 7 (lowest)")
             }
             ioPriority = number
-        case "CPUSchedulingPolicy":
+        case .cpuPolicy:
             guard !value.isEmpty else { cpuPolicy = nil; return nil }
             guard let found = Self.cpuPolicies[value] else {
-                return ("CPUSchedulingPolicy=: '\(value)' is not a CPU scheduling policy", "write other, batch, idle, fifo or rr")
+                return ("\(name)=: '\(value)' is not a CPU scheduling policy", "write other, batch, idle, fifo or rr")
             }
             cpuPolicy = found
-        case "CPUSchedulingPriority":
+        case .cpuPriority:
             guard !value.isEmpty else { cpuPriority = nil; return nil }
             guard let number = Int32(value), (1...99).contains(number) else {
-                return ("CPUSchedulingPriority=: '\(value)' is not a real-time priority", "write a number from 1 to 99 (for CPUSchedulingPolicy=fifo or rr)")
+                return ("\(name)=: '\(value)' is not a real-time priority", "write a number from 1 to 99 (for CPUSchedulingPolicy=fifo or rr)")
             }
             cpuPriority = number
-        case "UMask":
+        case .umask:
             guard !value.isEmpty else { umask = nil; return nil }
             guard value.utf8.count <= 4, let mask = UInt32(value, radix: 8), mask <= 0o777 else {
-                return ("UMask=: '\(value)' is not a file mode mask", "write an octal mask such as 0027 (systemd's default is 0022)")
+                return ("\(name)=: '\(value)' is not a file mode mask", "write an octal mask such as 0027 (systemd's default is 0022)")
             }
             umask = mask
-        default:
-            if let numberKey = JobKey(rawValue: key), let number = numberKey.planNumber { return read(numberKey, in: number.range, value: value) }
-            guard let resource = ResourceLimit.Resource(key: key) else { return nil }
+        case .limit(let resource):
             guard !value.isEmpty else { limits[resource] = nil; return nil }
             switch ResourceLimit.parse(value, resource: resource) {
             case .success(let limit): limits[resource] = limit
-            case .failure(let failure): return ("\(key)=: '\(value)' \(failure.message)", failure.hint)
+            case .failure(let failure): return ("\(name)=: '\(value)' \(failure.message)", failure.hint)
             }
+        case .number(_, let range):
+            guard !value.isEmpty else { numbers[key] = nil; return nil }
+            guard let number = Int64(value), range.contains(number) else {
+                return ("\(name)=: '\(value)' is not a number from \(range.lowerBound) to \(range.upperBound)",
+                        "write a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            numbers[key] = number
         }
-        return nil
-    }
-
-    private mutating func read(_ key: JobKey, in range: ClosedRange<Int64>, value: String) -> (message: String, hint: String)? {
-        guard !value.isEmpty else { numbers[key] = nil; return nil }
-        guard let number = Int64(value), range.contains(number) else {
-            return ("\(key.rawValue)=: '\(value)' is not a number from \(range.lowerBound) to \(range.upperBound)",
-                    "write a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        numbers[key] = number
         return nil
     }
 

@@ -26,21 +26,22 @@ package struct Sandbox: Sendable, Hashable {
         package var names: Set<String>
     }
 
-    package var noNewPrivileges = false
-    package var privateTmp = false
-    package var privateDevices = false
+    /// The boolean keys set to yes (the key table's ``Value/flag``: `PrivateTmp=`, `LockPersonality=`…).
+    /// A flag has no field of its own: the accessors below name those whose effect jobd derives
+    /// (mounts, filters, capabilities), and the plan takes a flag with a field of its own from
+    /// the table (``JobKey/planFlag``).
+    package var flags: Set<JobKey> = []
+    package var noNewPrivileges: Bool { get { flags.contains(.noNewPrivileges) } set { set(.noNewPrivileges, newValue) } }
+    package var privateTmp: Bool { get { flags.contains(.privateTmp) } set { set(.privateTmp, newValue) } }
+    package var privateDevices: Bool { get { flags.contains(.privateDevices) } set { set(.privateDevices, newValue) } }
+    package var protectKernelTunables: Bool { get { flags.contains(.protectKernelTunables) } set { set(.protectKernelTunables, newValue) } }
+    package var protectKernelModules: Bool { get { flags.contains(.protectKernelModules) } set { set(.protectKernelModules, newValue) } }
+    package var protectKernelLogs: Bool { get { flags.contains(.protectKernelLogs) } set { set(.protectKernelLogs, newValue) } }
+    package var protectControlGroups: Bool { get { flags.contains(.protectControlGroups) } set { set(.protectControlGroups, newValue) } }
+    package var protectHostname: Bool { get { flags.contains(.protectHostname) } set { set(.protectHostname, newValue) } }
+    package var protectClock: Bool { get { flags.contains(.protectClock) } set { set(.protectClock, newValue) } }
     package var protectSystem = ProtectSystem.no
     package var protectHome = ProtectHome.no
-    package var protectKernelTunables = false
-    package var protectKernelModules = false
-    package var protectKernelLogs = false
-    package var protectControlGroups = false
-    package var protectHostname = false
-    package var protectClock = false
-    /// The flags jobd-cgexec takes as the job file gives them (the key table's ``JobKey/planFlag``:
-    /// `PrivateNetwork=`, `LockPersonality=`…) that are set to yes. Such a key has no field here,
-    /// nor a reader or an encoder of its own: the table names its plan field.
-    package var flags: Set<JobKey> = []
     /// `RestrictNamespaces=`: the namespace types still allowed (`CLONE_NEW*` bits); `nil`: no restriction.
     package var allowedNamespaces: UInt64?
     package var systemCallFilter: SystemCallFilter?
@@ -59,7 +60,7 @@ package struct Sandbox: Sendable, Hashable {
     package var isDefault: Bool { self == Sandbox() }
 
     /// The keys read here, as the key table says (``JobKey/reader``).
-    package static let keys = JobKey.names(readBy: .sandbox)
+    package static let keys = JobKey.names { if case .sandbox = $0 { true } else { false } }
 
     /// Whether the run needs its own mount namespace.
     package var needsMountNamespace: Bool {
@@ -72,97 +73,120 @@ package struct Sandbox: Sendable, Hashable {
     /// a BPF program on the run's cgroup v2, so these keys need one.
     package var needsDeviceCgroup: Bool { privateDevices || protectClock }
 
-    /// Reads `key`'s `value` into `self`; an empty value resets the key. Returns the error's message
-    /// and hint when the value is wrong, or when jobd cannot do what it says.
-    package mutating func read(key: String, value: String) -> (message: String, hint: String)? {
-        func flag(_ set: (inout Sandbox, Bool) -> Void) -> (message: String, hint: String)? {
+    /// How a sandbox key's value is read: what the key table declares of it (``JobKey/reader``).
+    package enum Value: Sendable, Hashable {
+        /// A boolean, held in ``flags``; `planTag`: the exec plan's field (plan.h's `EXEC_TAG_*`)
+        /// jobd-cgexec takes it in as the job file gives it, `nil` where jobd derives what it does.
+        case flag(planTag: Int?)
+        /// `PrivateUsers=`: jobd takes no but refuses yes.
+        case onlyNo
+        case protectSystem, protectHome, namespaces, systemCallFilter, errorNumber
+        case paths(PathList)
+        case capabilities(CapabilitySet)
+    }
+
+    package enum PathList: Sendable, Hashable { case readWrite, readOnly, inaccessible }
+    package enum CapabilitySet: Sendable, Hashable { case bounding, ambient }
+
+    private mutating func set(_ flag: JobKey, _ on: Bool) {
+        if on { flags.insert(flag) } else { flags.remove(flag) }
+    }
+
+    /// Reads `key`'s `value` into `self`, if the key table gives the key to the sandbox; an empty
+    /// value resets the key. Returns the error's message and hint when the value is wrong, or when
+    /// jobd cannot do what it says.
+    package mutating func read(_ key: JobKey, value: String) -> (message: String, hint: String)? {
+        guard case .sandbox(let kind) = key.reader else { return nil }
+        return read(key, as: kind, value: value)
+    }
+
+    mutating func read(_ key: JobKey, as kind: Value, value: String) -> (message: String, hint: String)? {
+        let name = key.rawValue
+        switch kind {
+        case .flag:
             guard let on = value.isEmpty ? false : JobFileReader.boolean(value) else {
-                return ("\(key)=: '\(value)' is not a boolean", "write yes or no")
+                return ("\(name)=: '\(value)' is not a boolean", "write yes or no")
             }
-            set(&self, on)
-            return nil
-        }
-        switch key {
-        case "NoNewPrivileges": return flag { $0.noNewPrivileges = $1 }
-        case "PrivateTmp": return flag { $0.privateTmp = $1 }
-        case "PrivateDevices": return flag { $0.privateDevices = $1 }
-        case "ProtectKernelTunables": return flag { $0.protectKernelTunables = $1 }
-        case "ProtectKernelModules": return flag { $0.protectKernelModules = $1 }
-        case "ProtectKernelLogs": return flag { $0.protectKernelLogs = $1 }
-        case "ProtectControlGroups": return flag { $0.protectControlGroups = $1 }
-        case "ProtectHostname": return flag { $0.protectHostname = $1 }
-        case "ProtectClock": return flag { $0.protectClock = $1 }
-        case "PrivateUsers":
+            set(key, on)
+        case .onlyNo:
             guard value.isEmpty || JobFileReader.boolean(value) == false else {
-                return ("PrivateUsers=: jobd cannot run a job in a user namespace of its own",
-                        "remove PrivateUsers= (or write PrivateUsers=no); the job then sees the host's users")
+                return ("\(name)=: jobd cannot run a job in a user namespace of its own",
+                        "remove \(name)= (or write \(name)=no); the job then sees the host's users")
             }
-        case "ProtectSystem":
+        case .protectSystem:
             let mode: ProtectSystem? = value.isEmpty ? .no : JobFileReader.boolean(value).map { $0 ? .yes : .no } ?? ProtectSystem(rawValue: value)
             guard let found = mode else {
-                return ("ProtectSystem=: '\(value)' is not a ProtectSystem= mode", "write yes (/usr and /boot read-only), full (and /etc) or strict (the whole file system), or no")
+                return ("\(name)=: '\(value)' is not a ProtectSystem= mode", "write yes (/usr and /boot read-only), full (and /etc) or strict (the whole file system), or no")
             }
             protectSystem = found
-        case "ProtectHome":
+        case .protectHome:
             let mode: ProtectHome? = value.isEmpty ? .no : JobFileReader.boolean(value).map { $0 ? .yes : .no } ?? ProtectHome(rawValue: value)
             guard let found = mode else {
-                return ("ProtectHome=: '\(value)' is not a ProtectHome= mode", "write yes (/home, /root and /run/user inaccessible), read-only, tmpfs, or no")
+                return ("\(name)=: '\(value)' is not a ProtectHome= mode", "write yes (/home, /root and /run/user inaccessible), read-only, tmpfs, or no")
             }
             protectHome = found
-        case "RestrictNamespaces":
+        case .namespaces:
             return readNamespaces(value)
-        case "SystemCallFilter":
+        case .systemCallFilter:
             return readSystemCallFilter(value)
-        case "SystemCallErrorNumber":
+        case .errorNumber:
             guard !value.isEmpty, value != "kill" else { systemCallErrorNumber = nil; return nil }
             guard let number = Self.errnoNumber(value) else {
-                return ("SystemCallErrorNumber=: '\(value)' is not an error number", "write an errno name such as EPERM or ENOSYS, a number from 1 to 4095, or kill")
+                return ("\(name)=: '\(value)' is not an error number", "write an errno name such as EPERM or ENOSYS, a number from 1 to 4095, or kill")
             }
             systemCallErrorNumber = number
-        case "ReadWritePaths", "ReadOnlyPaths", "InaccessiblePaths":
-            var paths: [PathEntry] = []
-            for word in value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) {
-                let optional = word.hasPrefix("-")
-                let path = optional ? String(word.dropFirst()) : word
-                guard path.hasPrefix("/"), !path.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else {
-                    return ("\(key)=: '\(word)' is not an absolute path", "write absolute paths such as /var/lib/backup, separated by spaces; prefix one with '-' if it may be missing")
-                }
-                paths.append(PathEntry(path: Self.normalized(path), optional: optional))
+        case .paths(let list):
+            return readPaths(value, into: list, key: name)
+        case .capabilities(let set):
+            return readCapabilities(value, into: set, key: name)
+        }
+        return nil
+    }
+
+    private mutating func readPaths(_ value: String, into list: PathList, key: String) -> (message: String, hint: String)? {
+        var paths: [PathEntry] = []
+        for word in value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) {
+            let optional = word.hasPrefix("-")
+            let path = optional ? String(word.dropFirst()) : word
+            guard path.hasPrefix("/"), !path.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else {
+                return ("\(key)=: '\(word)' is not an absolute path", "write absolute paths such as /var/lib/backup, separated by spaces; prefix one with '-' if it may be missing")
             }
-            switch key {
-            case "ReadWritePaths": readWritePaths = value.isEmpty ? [] : readWritePaths + paths
-            case "ReadOnlyPaths": readOnlyPaths = value.isEmpty ? [] : readOnlyPaths + paths
-            default: inaccessiblePaths = value.isEmpty ? [] : inaccessiblePaths + paths
+            paths.append(PathEntry(path: Self.normalized(path), optional: optional))
+        }
+        switch list {
+        case .readWrite: readWritePaths = value.isEmpty ? [] : readWritePaths + paths
+        case .readOnly: readOnlyPaths = value.isEmpty ? [] : readOnlyPaths + paths
+        case .inaccessible: inaccessiblePaths = value.isEmpty ? [] : inaccessiblePaths + paths
+        }
+        return nil
+    }
+
+    private mutating func readCapabilities(_ value: String, into set: CapabilitySet, key: String) -> (message: String, hint: String)? {
+        guard !value.isEmpty else {
+            switch set {
+            case .bounding: capabilityBoundingSet = 0
+            case .ambient: ambientCapabilities = 0
             }
-        case "CapabilityBoundingSet", "AmbientCapabilities":
-            let bounding = key == "CapabilityBoundingSet"
-            guard !value.isEmpty else {
-                if bounding { capabilityBoundingSet = 0 } else { ambientCapabilities = 0 }
-                return nil
+            return nil
+        }
+        let inverted = value.hasPrefix("~")
+        var mask: UInt64 = 0
+        for word in (inverted ? String(value.dropFirst()) : value).split(separator: " ") {
+            guard let number = Self.capabilities.firstIndex(of: word.uppercased()) else {
+                return ("\(key)=: '\(word)' is not a capability", "write capability names such as CAP_NET_BIND_SERVICE, separated by spaces; '~' first for all but those")
             }
-            let inverted = value.hasPrefix("~")
-            var mask: UInt64 = 0
-            for word in (inverted ? String(value.dropFirst()) : value).split(separator: " ") {
-                guard let number = Self.capabilities.firstIndex(of: word.uppercased()) else {
-                    return ("\(key)=: '\(word)' is not a capability", "write capability names such as CAP_NET_BIND_SERVICE, separated by spaces; '~' first for all but those")
-                }
-                mask |= 1 << UInt64(number)
-            }
-            // As systemd: lines are merged by OR, or by AND with the complement for a "~" line; "~"
-            // alone is every capability.
-            if mask == 0 {
-                if bounding { capabilityBoundingSet = Self.allCapabilities } else { ambientCapabilities = Self.allCapabilities }
-            } else if bounding {
-                capabilityBoundingSet = inverted ? (capabilityBoundingSet ?? Self.allCapabilities) & ~mask : (capabilityBoundingSet ?? 0) | mask
-            } else {
-                let start = ambientCapabilities == 0 && inverted ? Self.allCapabilities : ambientCapabilities
-                ambientCapabilities = inverted ? start & ~mask : start | mask
-            }
-        default:
-            guard let flagKey = JobKey(rawValue: key), flagKey.planFlag != nil else { return nil }
-            return flag { sandbox, on in
-                if on { sandbox.flags.insert(flagKey) } else { sandbox.flags.remove(flagKey) }
-            }
+            mask |= 1 << UInt64(number)
+        }
+        // As systemd: lines are merged by OR, or by AND with the complement for a "~" line; "~"
+        // alone is every capability.
+        switch set {
+        case _ where mask == 0:
+            if set == .bounding { capabilityBoundingSet = Self.allCapabilities } else { ambientCapabilities = Self.allCapabilities }
+        case .bounding:
+            capabilityBoundingSet = inverted ? (capabilityBoundingSet ?? Self.allCapabilities) & ~mask : (capabilityBoundingSet ?? 0) | mask
+        case .ambient:
+            let start = ambientCapabilities == 0 && inverted ? Self.allCapabilities : ambientCapabilities
+            ambientCapabilities = inverted ? start & ~mask : start | mask
         }
         return nil
     }

@@ -128,7 +128,7 @@ package enum UserJobPolicy {
     /// the job file's read, which reports it.
     private static func checkScheduling(key: String, value: String) -> (message: String, hint: String)? {
         var attributes = ProcessAttributes()
-        guard attributes.read(key: key, value: value) == nil else { return nil }
+        guard let jobKey = JobKey(rawValue: key), attributes.read(jobKey, value: value) == nil else { return nil }
         if let nice = attributes.nice, nice < 0 {
             return ("Nice=\(value) needs root: a user's job may only lower its priority", "write a value from 0 to 19")
         } else if attributes.ioClass == 1 {

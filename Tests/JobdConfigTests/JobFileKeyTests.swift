@@ -49,15 +49,17 @@ import JobdPolicy
     /// The keys the table gives to ``Sandbox`` and ``ProcessAttributes`` are the ones their readers
     /// know: a wrong value of each is an error, never a key those readers silently pass over; and
     /// every resource limit has its `Limit…=` key there.
-    @Test func theKeysOfTheSandboxAndTheProcessAttributesAreTheOnesTheirReadersKnow() {
+    @Test func theKeysOfTheSandboxAndTheProcessAttributesAreTheOnesTheirReadersKnow() throws {
         #expect(!Sandbox.keys.isEmpty && !ProcessAttributes.keys.isEmpty && Sandbox.keys.isDisjoint(with: ProcessAttributes.keys))
-        for key in Sandbox.keys {
+        for name in Sandbox.keys {
             var sandbox = Sandbox()
-            #expect(sandbox.read(key: key, value: "wrong value") != nil, "Sandbox does not read \(key)=")
+            let wrong = sandbox.read(try #require(JobKey(rawValue: name)), value: "wrong value")
+            #expect(wrong != nil, "Sandbox does not read \(name)=")
         }
-        for key in ProcessAttributes.keys {
+        for name in ProcessAttributes.keys {
             var attributes = ProcessAttributes()
-            #expect(attributes.read(key: key, value: "wrong value") != nil, "ProcessAttributes does not read \(key)=")
+            let wrong = attributes.read(try #require(JobKey(rawValue: name)), value: "wrong value")
+            #expect(wrong != nil, "ProcessAttributes does not read \(name)=")
         }
         #expect(Set(ResourceLimit.Resource.allCases.map(\.key)).isSubset(of: ProcessAttributes.keys))
     }

@@ -21,8 +21,10 @@ struct TimerImportSandboxTests {
         #expect(!result.hasLosses, "\(result.serviceReport.lines(path: "x.service"))")
         #expect(job.problems(path: "/j/x.job").isEmpty)
         let definition = try JobFileReader.read(name: "x", path: "/j/x.job", text: job.text).get()
-        #expect(definition.sandbox.protectSystem == .full && definition.sandbox.protectHome == .yes && definition.sandbox.privateDevices)
-        #expect(definition.sandbox.flags == [.lockPersonality, .restrictRealtime] && definition.sandbox.protectClock)
+        #expect(definition.sandbox.protectSystem == .full && definition.sandbox.protectHome == .yes)
+        #expect(definition.sandbox.flags == [.privateTmp, .privateDevices, .protectHostname, .protectClock, .protectKernelTunables,
+                                             .protectKernelModules, .protectKernelLogs, .protectControlGroups, .lockPersonality,
+                                             .restrictRealtime])
     }
 
     @Test func fstrimsFilterLinesAreKeptAndMergeAsInTheService() throws {
