@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "CJobdExec"),
         // JobdConfig, split by what each part owns (issue 37), bottom up:
         // the system utilities: accounts, file descriptors and directories, atomic writes.
-        .target(name: "JobdSystem", swiftSettings: swiftSettings),
+        .target(name: "JobdSystem", dependencies: [.product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // The unit-file syntax: the lexer and parser, spellings, and the value parsers (time spans,
         // sizes, command lines, environment files, exit statuses, resource values, system call groups).
         .target(name: "JobdUnitFile", dependencies: ["JobdSystem", "CJobdExec"], swiftSettings: swiftSettings),
