@@ -228,6 +228,7 @@ let package = Package(
                 // jobctl plan without a running jobd plans with the scheduler's own rules.
                 "JobdScheduler", "JobdTimers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings
         ),
