@@ -118,11 +118,11 @@ let package = Package(
         .target(name: "JobdRunLifecycle", dependencies: ["JobdConfig", "JobdLogging"], swiftSettings: swiftSettings),
         // Processes and their pipes, knowing nothing of jobs: the spawn (CSpawn), the reactor that
         // reads every run's output and end on one epoll set, the helpers' processes (mail).
-        .target(name: "JobdProcess", dependencies: ["JobdConfig", "JobdLocks", "CEventfd", "CSpawn"], swiftSettings: swiftSettings),
+        .target(name: "JobdProcess", dependencies: ["JobdConfig", "JobdSystem", "JobdLocks", "CEventfd", "CSpawn"], swiftSettings: swiftSettings),
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdProcess", "JobdRunLifecycle", "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
+                "JobdProcess", "JobdRunLifecycle", "JobdConfig", "JobdSystem", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
