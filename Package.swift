@@ -149,7 +149,11 @@ let package = Package(
         // Structured events -> the journal (or readable lines on stderr).
         .target(
             name: "JobdLogging",
-            dependencies: ["SystemdKit", "JobdLocks", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "SystemdKit", "JobdLocks", "JobdSystem",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: swiftSettings
         ),
         // accept4, pipe2 and POLLRDHUP, which Swift's Glibc module leaves out; imported by JobdControl alone.
@@ -168,8 +172,9 @@ let package = Package(
         .target(
             name: "JobdFleet",
             dependencies: [
-                "CLibpq", "JobdConfig", "JobdCalendar", "JobdLocks", "JobdLogging", "JobdDefinition",
+                "CLibpq", "JobdConfig", "JobdCalendar", "JobdLocks", "JobdLogging", "JobdDefinition", "JobdSystem",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings
         ),
