@@ -161,7 +161,7 @@ let package = Package(
         // The commit of the build (scripts/version), imported by JobctlCommands alone.
         .systemLibrary(name: "CBuildInfo"),
         // The control socket: its protocol, jobd's server and jobctl's client.
-        .target(name: "JobdControl", dependencies: ["CSocket", "CBuildInfo", "JobdLocks"], swiftSettings: swiftSettings),
+        .target(name: "JobdControl", dependencies: ["CSocket", "CBuildInfo", "JobdLocks", "JobdSystem"], swiftSettings: swiftSettings),
         // libpq, PostgreSQL's own client (Debian's libpq-dev), bound for exactly one Swift target: JobdFleet.
         .systemLibrary(
             name: "CLibpq",
@@ -262,7 +262,7 @@ let package = Package(
         // Test doubles shared by more than one test target.
         .target(
             name: "JobdTestKit",
-            dependencies: ["CPidfd", "JobdTimers", "JobdLocks", "JobdConfig", "JobdRunner", "SystemdKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CPidfd", "JobdTimers", "JobdLocks", "JobdConfig", "JobdSystem", "JobdRunner", "SystemdKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "JobdTimersTests", dependencies: ["JobdTimers", "JobdTestKit"], swiftSettings: swiftSettings),
