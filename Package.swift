@@ -63,7 +63,7 @@ let package = Package(
         // no Foundation and no other jobd module, so that a Swift program can take it alone.
         .target(name: "JobdTimers", dependencies: ["CTimerfd", "JobdLocks"], swiftSettings: swiftSettings),
         // Calendar arithmetic: OnCalendar= and Cron=, pure, no I/O beyond reading tzdata.
-        .target(name: "JobdCalendar", dependencies: ["JobdLocks"], swiftSettings: swiftSettings),
+        .target(name: "JobdCalendar", dependencies: ["JobdLocks", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // jobd-cgexec's library (plain C): the exec plan's parser, exit statuses and each step of a
         // run's setup (credentials, cgroup, attributes, mounts, devices, seccomp, fence). Swift
         // imports its header for the exit statuses and the plan's tags: one table for both sides.
@@ -186,7 +186,11 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // What jobd watches of its host and does to it, each on a thread or timer of its own: inotify
         // (InotifyThread, TimeZoneWatch), the watchdog's heartbeat, malloc's arenas and trims.
-        .target(name: "JobdHost", dependencies: ["CMalloc", "JobdLocks", "JobdTimers"], swiftSettings: swiftSettings),
+        .target(
+            name: "JobdHost",
+            dependencies: ["CMalloc", "JobdLocks", "JobdTimers", "JobdSystem", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: swiftSettings
+        ),
         // MetricsFile=: the Prometheus text of jobd's and its jobs' metrics, and when it is rewritten.
         .target(
             name: "JobdMetrics",
@@ -215,7 +219,11 @@ let package = Package(
         // JSONWriter, jobd's one JSON writer (`jobctl audit --json`).
         .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar", "JobdControl"], swiftSettings: swiftSettings),
         // crontabs and systemd timers -> job files: pure, no I/O (jobctl import reads and writes).
-        .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdPolicy", "JobdCalendar"], swiftSettings: swiftSettings),
+        .target(
+            name: "JobdImport",
+            dependencies: ["JobdConfig", "JobdPolicy", "JobdCalendar", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: swiftSettings
+        ),
         // What jobctl shows, rendered from what jobd or the journal answered: the why report, the list,
         // security and calendar tables, schedules, log lines; pure, no socket and no journal.
         .target(
