@@ -71,7 +71,8 @@ let package = Package(
         // build needs Debian's libseccomp-dev for the header, and the package depends on libseccomp2.
         .target(name: "CJobdExec"),
         // JobdConfig, split by what each part owns (issue 37), bottom up:
-        // the system utilities: accounts, file descriptors and directories, atomic writes.
+        // the system utilities: accounts, file descriptors and directories, atomic writes; on swift-system,
+        // with retryingOnInterrupt, the one EINTR retry of the calls swift-system's FileDescriptor lacks.
         .target(name: "JobdSystem", dependencies: [.product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // The unit-file syntax: the lexer and parser, spellings, and the value parsers (time spans,
         // sizes, command lines, environment files, exit statuses, resource values, system call groups).
