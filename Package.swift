@@ -63,7 +63,7 @@ let package = Package(
         // no Foundation and no other jobd module, so that a Swift program can take it alone.
         .target(name: "JobdTimers", dependencies: ["CTimerfd", "JobdLocks"], swiftSettings: swiftSettings),
         // Calendar arithmetic: OnCalendar= and Cron=, pure, no I/O beyond reading tzdata.
-        .target(name: "JobdCalendar", dependencies: ["JobdLocks"], swiftSettings: swiftSettings),
+        .target(name: "JobdCalendar", dependencies: ["JobdLocks", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // jobd-cgexec's library (plain C): the exec plan's parser, exit statuses and each step of a
         // run's setup (credentials, cgroup, attributes, mounts, devices, seccomp, fence). Swift
         // imports its header for the exit statuses and the plan's tags: one table for both sides.
@@ -71,8 +71,9 @@ let package = Package(
         // build needs Debian's libseccomp-dev for the header, and the package depends on libseccomp2.
         .target(name: "CJobdExec"),
         // JobdConfig, split by what each part owns (issue 37), bottom up:
-        // the system utilities: accounts, file descriptors and directories, atomic writes.
-        .target(name: "JobdSystem", swiftSettings: swiftSettings),
+        // the system utilities: accounts, file descriptors and directories, atomic writes; on swift-system,
+        // with retryingOnInterrupt, the one EINTR retry of the calls swift-system's FileDescriptor lacks.
+        .target(name: "JobdSystem", dependencies: [.product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // The unit-file syntax: the lexer and parser, spellings, and the value parsers (time spans,
         // sizes, command lines, environment files, exit statuses, resource values, system call groups).
         .target(name: "JobdUnitFile", dependencies: ["JobdSystem", "CJobdExec"], swiftSettings: swiftSettings),
@@ -118,11 +119,11 @@ let package = Package(
         .target(name: "JobdRunLifecycle", dependencies: ["JobdConfig", "JobdLogging"], swiftSettings: swiftSettings),
         // Processes and their pipes, knowing nothing of jobs: the spawn (CSpawn), the reactor that
         // reads every run's output and end on one epoll set, the helpers' processes (mail).
-        .target(name: "JobdProcess", dependencies: ["JobdConfig", "JobdLocks", "CEventfd", "CSpawn"], swiftSettings: swiftSettings),
+        .target(name: "JobdProcess", dependencies: ["JobdConfig", "JobdSystem", "JobdLocks", "CEventfd", "CSpawn"], swiftSettings: swiftSettings),
         .target(
             name: "JobdRunner",
             dependencies: [
-                "JobdProcess", "JobdRunLifecycle", "JobdConfig", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
+                "JobdProcess", "JobdRunLifecycle", "JobdConfig", "JobdSystem", "JobdLogging", "JobdTimers", "JobdLocks", "CXattr", "CEventfd", "CBPFDevices", "CSpawn",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -149,7 +150,11 @@ let package = Package(
         // Structured events -> the journal (or readable lines on stderr).
         .target(
             name: "JobdLogging",
-            dependencies: ["SystemdKit", "JobdLocks", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "SystemdKit", "JobdLocks", "JobdSystem",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: swiftSettings
         ),
         // accept4, pipe2 and POLLRDHUP, which Swift's Glibc module leaves out; imported by JobdControl alone.
@@ -157,7 +162,7 @@ let package = Package(
         // The commit of the build (scripts/version), imported by JobctlCommands alone.
         .systemLibrary(name: "CBuildInfo"),
         // The control socket: its protocol, jobd's server and jobctl's client.
-        .target(name: "JobdControl", dependencies: ["CSocket", "CBuildInfo", "JobdLocks"], swiftSettings: swiftSettings),
+        .target(name: "JobdControl", dependencies: ["CSocket", "CBuildInfo", "JobdLocks", "JobdSystem"], swiftSettings: swiftSettings),
         // libpq, PostgreSQL's own client (Debian's libpq-dev), bound for exactly one Swift target: JobdFleet.
         .systemLibrary(
             name: "CLibpq",
@@ -168,8 +173,9 @@ let package = Package(
         .target(
             name: "JobdFleet",
             dependencies: [
-                "CLibpq", "JobdConfig", "JobdCalendar", "JobdLocks", "JobdLogging", "JobdDefinition",
+                "CLibpq", "JobdConfig", "JobdCalendar", "JobdLocks", "JobdLogging", "JobdDefinition", "JobdSystem",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -181,7 +187,11 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // What jobd watches of its host and does to it, each on a thread or timer of its own: inotify
         // (InotifyThread, TimeZoneWatch), the watchdog's heartbeat, malloc's arenas and trims.
-        .target(name: "JobdHost", dependencies: ["CMalloc", "JobdLocks", "JobdTimers"], swiftSettings: swiftSettings),
+        .target(
+            name: "JobdHost",
+            dependencies: ["CMalloc", "JobdLocks", "JobdTimers", "JobdSystem", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: swiftSettings
+        ),
         // MetricsFile=: the Prometheus text of jobd's and its jobs' metrics, and when it is rewritten.
         .target(
             name: "JobdMetrics",
@@ -210,7 +220,11 @@ let package = Package(
         // JSONWriter, jobd's one JSON writer (`jobctl audit --json`).
         .target(name: "JobdAudit", dependencies: ["JobdLogging", "JobdCalendar", "JobdControl"], swiftSettings: swiftSettings),
         // crontabs and systemd timers -> job files: pure, no I/O (jobctl import reads and writes).
-        .target(name: "JobdImport", dependencies: ["JobdConfig", "JobdPolicy", "JobdCalendar"], swiftSettings: swiftSettings),
+        .target(
+            name: "JobdImport",
+            dependencies: ["JobdConfig", "JobdPolicy", "JobdCalendar", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: swiftSettings
+        ),
         // What jobctl shows, rendered from what jobd or the journal answered: the why report, the list,
         // security and calendar tables, schedules, log lines; pure, no socket and no journal.
         .target(
@@ -228,6 +242,7 @@ let package = Package(
                 // jobctl plan without a running jobd plans with the scheduler's own rules.
                 "JobdScheduler", "JobdTimers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -256,7 +271,7 @@ let package = Package(
         // Test doubles shared by more than one test target.
         .target(
             name: "JobdTestKit",
-            dependencies: ["CPidfd", "JobdTimers", "JobdLocks", "JobdConfig", "JobdRunner", "SystemdKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CPidfd", "JobdTimers", "JobdLocks", "JobdConfig", "JobdSystem", "JobdRunner", "SystemdKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "JobdTimersTests", dependencies: ["JobdTimers", "JobdTestKit"], swiftSettings: swiftSettings),

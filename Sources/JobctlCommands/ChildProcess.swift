@@ -1,4 +1,5 @@
 import Glibc
+import JobdSystem
 
 /// A program jobctl runs and waits for (the editor, systemctl), with jobctl's own standard
 /// streams and environment.
@@ -11,7 +12,7 @@ enum ChildProcess {
         defer { for pointer in argv { free(pointer) } }
         guard posix_spawnp(&pid, arguments[0], nil, nil, &argv, environ) == 0 else { return 127 }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
         return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 }

@@ -4,6 +4,7 @@ import JobdConfig
 import JobdPolicy
 import JobdControl
 import JobdImport
+import SystemPackage
 
 /// `crontab`: Debian's crontab(1) in front of jobd, the same binary started by that name. It runs
 /// with the caller's own privileges only (no setgid bit): it reads the file given and runs the
@@ -133,9 +134,8 @@ package enum Crontab {
             var bytes: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 8_192)
             while bytes.count <= CrontabSpool.maximumBytes {
-                let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
+                guard let count = try? chunk.withUnsafeMutableBytes({ try FileDescriptor(rawValue: fd).read(into: $0) }),
+                      count > 0 else { break }
                 bytes += chunk[..<count]
             }
             return bytes

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import JobdConfig
 import JobdImport
+import SystemPackage
 
 /// The I/O of `jobctl import`: reading the input, the user database, and writing or printing the
 /// job files after reading each back as `jobctl check` would.
@@ -28,9 +29,12 @@ package enum ImportFiles {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = Glibc.read(STDIN_FILENO, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw StandardInputError(errno: errno) }
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBytes { try FileDescriptor.standardInput.read(into: $0) }
+            } catch {
+                throw StandardInputError(errno: (error as? Errno)?.rawValue ?? EIO)
+            }
             if count == 0 { return bytes }
             bytes += chunk[..<count]
         }

@@ -3,6 +3,8 @@ import Glibc
 import JobdConfig
 import JobdControl
 import JobctlReports
+import JobdSystem
+import SystemPackage
 
 extension Jobctl {
     /// `jobctl list`: every job with its next and last elapse, like `systemctl list-timers`.
@@ -64,13 +66,7 @@ extension Jobctl {
         /// Writes `bytes` to standard output at once, after what `print` has buffered.
         private static func write(_ bytes: [UInt8]) {
             fflush(nil)
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return }
-                offset += written
-            }
+            try? FileDescriptor.standardOutput.writeEvery(bytes)
         }
     }
 }

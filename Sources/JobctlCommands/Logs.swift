@@ -2,6 +2,8 @@ package import ArgumentParser
 import Glibc
 import SystemdKit
 import JobctlReports
+import JobdSystem
+import SystemPackage
 
 extension Jobctl {
     /// `jobctl logs JOB`: a job's runs and their output, read from the journal with `sd_journal`.
@@ -213,12 +215,6 @@ final class LineWriter {
     init() { signal(SIGPIPE, SIG_IGN) }
 
     func write(_ line: String) {
-        var bytes = Array((line + "\n").utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { exit(0) }
-            bytes = bytes.dropFirst(written)
-        }
+        do throws(Errno) { try FileDescriptor.standardOutput.writeEvery(Array((line + "\n").utf8)) } catch { exit(0) }
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import JobdLocks
+import SystemPackage
 
 /// The rules of one time zone, read from a TZif file (RFC 8536) or a POSIX TZ string.
 ///
@@ -222,11 +223,7 @@ package struct TimeZoneRules: Sendable, Hashable {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
-            let count = read(fd, &chunk, chunk.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
+            guard let count = try? chunk.withUnsafeMutableBytes({ try FileDescriptor(rawValue: fd).read(into: $0) }) else { return nil }
             if count == 0 { break }
             result.append(contentsOf: chunk[0..<count])
             // A file that grows while it is read is still bounded.

@@ -1,6 +1,7 @@
 import CSocket
 import Glibc
 import JobdLocks
+import JobdSystem
 
 /// The way back to one client: the daemon sends responses, then finishes. Thread-safe. The
 /// serving thread waits for them beside the client's socket (a pipe wakes it), so that it sees a
@@ -152,8 +153,7 @@ package final class ControlReply: @unchecked Sendable {
             case .poll(let fd): wakeFD = fd
             }
             var fds = [pollfd(fd: client, events: watched, revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 && errno != EINTR { return nil }
+            if retryingOnInterrupt({ poll(&fds, 2, -1) }) < 0 { return nil }
             // Hung up (or broken): POLLHUP and POLLERR come whatever is asked for. A half-close
             // (POLLRDHUP alone) may still read the answer: stop watching for it.
             if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { return nil }

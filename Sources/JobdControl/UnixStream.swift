@@ -1,4 +1,5 @@
 import Glibc
+import JobdSystem
 
 /// The few Unix-socket operations both ends of the control socket need, with errno kept.
 enum UnixStream {
@@ -58,8 +59,7 @@ enum UnixStream {
         var chunk = [UInt8](repeating: 0, count: 16_384)
         var total = 0
         while total < limit, waitReadable(fd, until: deadline) == nil {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { room in retryingOnInterrupt { recv(fd, room.baseAddress, room.count, 0) } }
             if count <= 0 { return }
             total += count
         }
@@ -70,8 +70,9 @@ enum UnixStream {
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0 && errno == EINTR { continue }
+            let sent = bytes[offset...].withUnsafeBytes { rest in
+                retryingOnInterrupt { send(fd, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL)) }
+            }
             if sent <= 0 { return false }
             offset += sent
         }
@@ -115,8 +116,7 @@ enum UnixStream {
                 case .some(let error): return .failed(error)
                 }
             }
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { room in retryingOnInterrupt { recv(fd, room.baseAddress, room.count, 0) } }
             if count < 0 { return .failed(errno) }
             if count == 0 {
                 // The peer closed after a last line without its newline: that line, once.

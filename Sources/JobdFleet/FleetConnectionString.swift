@@ -1,5 +1,6 @@
 import Glibc
 package import JobdConfig
+import SystemPackage
 
 /// `Database=` as libpq reads it, and what jobd adds to it: libpq parses the connection string or
 /// URI (every parameter libpq has, several hosts, percent-encoding), jobd refuses a password in it
@@ -100,9 +101,8 @@ package enum FleetConnectionString {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4_096)
         while bytes.count < 1 << 20 {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+            guard let count = try? buffer.withUnsafeMutableBytes({ try FileDescriptor(rawValue: fd).read(into: $0) }),
+                  count > 0 else { break }
             bytes += buffer.prefix(count)
         }
         return String(decoding: bytes, as: UTF8.self)

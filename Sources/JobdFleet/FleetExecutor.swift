@@ -1,5 +1,6 @@
 import Glibc
 import JobdLocks
+import JobdSystem
 
 /// The thread a ``FleetDatabase`` runs on: a serial executor with a thread of its own, so that
 /// libpq's blocking calls (each bounded by its deadline) never hold one of Swift's few concurrency
@@ -59,7 +60,7 @@ final class FleetExecutor: SerialExecutor, @unchecked Sendable {
     private func run() {
         queue.withLock { $0.thread = pthread_self() }
         while true {
-            while sem_wait(wake) != 0 && errno == EINTR {}
+            _ = retryingOnInterrupt { sem_wait(wake) }
             let next = queue.withLock { queue -> UnownedJob?? in
                 if !queue.jobs.isEmpty { return .some(queue.jobs.removeFirst()) }
                 return queue.stopping ? .none : .some(nil)

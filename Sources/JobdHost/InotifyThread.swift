@@ -1,5 +1,7 @@
 import Glibc
 import JobdLocks
+import JobdSystem
+import SystemPackage
 
 /// An inotify descriptor read on a thread of its own, and the pipe that tells that thread to end:
 /// what ``TimeZoneWatch`` and ``CronWatch`` share. Whoever starts it calls ``stop()`` at shutdown;
@@ -68,13 +70,18 @@ package final class InotifyThread: Sendable {
         var buffer = [UInt8](repeating: 0, count: 8_192)
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
         while true {
-            let ready = poll(&fds, 2, timeout)
-            if ready < 0 && errno == EINTR { continue }
+            let ready = retryingOnInterrupt { poll(&fds, 2, timeout) }
             if ready < 0 || fds[1].revents != 0 { return .stopped }
             if ready == 0 { return .timedOut }
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-            if count <= 0 { return .stopped }
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+            } catch Errno.wouldBlock {
+                continue
+            } catch {
+                return .stopped
+            }
+            if count == 0 { return .stopped }
             return .events(Self.events(buffer[0..<count]))
         }
     }

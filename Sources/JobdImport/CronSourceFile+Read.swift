@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 extension CronSourceFile {
     /// The kind of cron's file at `path`, by where it is, as cron mode would read it:
@@ -38,9 +39,8 @@ extension CronSourceFile {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             // At most 1 MiB, as a job file: a crontab larger than that is not a crontab.
             while bytes.count < 1 << 20 {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
+                guard let count = try? buffer.withUnsafeMutableBytes({ try FileDescriptor(rawValue: fd).read(into: $0) }),
+                      count > 0 else { break }
                 bytes += buffer[0..<count]
             }
         }

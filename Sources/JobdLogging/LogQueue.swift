@@ -1,5 +1,6 @@
 import Glibc
 package import JobdLocks
+import JobdSystem
 
 /// The bounded queue between jobd's log calls and the one thread that writes the entries out.
 ///
@@ -147,10 +148,8 @@ package final class LogQueue: @unchecked Sendable {
             deadline.tv_sec += 1
             deadline.tv_nsec -= 1_000_000_000
         }
-        while sem_timedwait(finished, &deadline) != 0 {
-            if errno != EINTR { return false }
-        }
-        return true
+        // An absolute deadline: waited for again as it is.
+        return retryingOnInterrupt { sem_timedwait(finished, &deadline) } == 0
     }
 
     /// The logging thread: writes entries in order, and after each, the drops since the last one.
@@ -182,7 +181,7 @@ package final class LogQueue: @unchecked Sendable {
                     write(dropped.report(seconds: now.tv_sec, nanoseconds: now.tv_nsec))
                 }
             case .wait:
-                while sem_wait(wake) != 0 && errno == EINTR {}
+                _ = retryingOnInterrupt { sem_wait(wake) }
             case .done:
                 sem_post(finished)
                 return

@@ -1,6 +1,8 @@
 package import Glibc
 import JobdLocks
 package import Logging
+import JobdSystem
+import SystemPackage
 
 /// Writes each log record as one readable line on stderr, for people and for `grep`:
 ///
@@ -76,14 +78,8 @@ package struct ReadableLogHandler: LogHandler {
     /// different threads never interleave.
     package static let standardError: @Sendable (String) -> Void = { text in
         stderrLock.withLock {
-            var bytes = Array(text.utf8)[...]
-            while !bytes.isEmpty {
-                let written = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-                // Nowhere left to report a failing stderr: give up on this line, keep the process.
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return }
-                bytes = bytes.dropFirst(written)
-            }
+            // Nowhere left to report a failing stderr: give up on this line, keep the process.
+            try? FileDescriptor.standardError.writeEvery(Array(text.utf8))
         }
     }
 

@@ -2,6 +2,7 @@ import CEventfd
 import CSpawn
 import Glibc
 import JobdLocks
+import JobdSystem
 
 /// ``RunReactor``'s thread: an epoll set, an eventfd that stops it, and the runs it follows. Each
 /// registered descriptor carries its run's number and which of the run's three it is, so that an
@@ -101,8 +102,9 @@ final class RunReactorLoop: Sendable {
             }
         }
         while true {
-            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
-            if count < 0 && errno == EINTR { continue }
+            let count = events.withUnsafeMutableBufferPointer { events in
+                retryingOnInterrupt { epoll_wait(epoll, events.baseAddress, Int32(events.count), -1) }
+            }
             guard count >= 0 else { return }
             for event in events.prefix(Int(count)) {
                 let token = event.data.u64
@@ -168,8 +170,7 @@ final class RunReactorLoop: Sendable {
     /// swift-subprocess), so that they hold neither the run nor its end.
     private func reap(_ run: Followed, into buffer: UnsafeMutableRawBufferPointer) {
         var status: Int32 = 0
-        var reaped = waitpid(run.process.pid, &status, WNOHANG)
-        while reaped < 0 && errno == EINTR { reaped = waitpid(run.process.pid, &status, WNOHANG) }
+        let reaped = retryingOnInterrupt { waitpid(run.process.pid, &status, WNOHANG) }
         // 0: not exited after all (the pidfd stays registered). Another reaper (none in jobd) would
         // leave no status: the run then ends as killed rather than never.
         if reaped == 0 { return }

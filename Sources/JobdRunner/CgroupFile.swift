@@ -1,5 +1,6 @@
 import CXattr
 import Glibc
+import SystemPackage
 
 /// Reading and writing the files of a cgroup directory, errors as errno values.
 enum CgroupFile {
@@ -11,9 +12,7 @@ enum CgroupFile {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return nil }
+            guard let count = try? buffer.withUnsafeMutableBytes({ try FileDescriptor(rawValue: fd).read(into: $0) }) else { return nil }
             if count == 0 { break }
             bytes += buffer.prefix(count)
         }

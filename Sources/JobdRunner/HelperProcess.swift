@@ -1,6 +1,8 @@
 import CSpawn
 import Glibc
 package import JobdProcess
+import JobdSystem
+import SystemPackage
 
 /// A helper jobd runs to its end for itself, not a job: sendmail (`MailTo=`), `rm -rf` of a run's
 /// `PrivateTmp=`, jobd-cgexec reading a `User=` job's `EnvironmentFile=`s as the user. Started as
@@ -49,7 +51,7 @@ package struct HelperProcess: Sendable {
         exchange(input, writer: pipe[1], readers: [spawned.standardOutput, spawned.standardError],
                  limits: [outputLimit, errorLimit], into: &helper)
         var status: Int32 = 0
-        while waitpid(spawned.pid, &status, 0) < 0 && errno == EINTR {}
+        _ = retryingOnInterrupt { waitpid(spawned.pid, &status, 0) }
         close(spawned.pidfd)
         let signal = status & 0x7f
         helper.exit = signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
@@ -65,24 +67,38 @@ package struct HelperProcess: Sendable {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while writer >= 0 || readers.contains(where: { $0 >= 0 }) {
             var ready = readers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) } + [pollfd(fd: writer, events: Int16(POLLOUT), revents: 0)]
-            if poll(&ready, nfds_t(ready.count), -1) < 0 {
-                if errno == EINTR { continue }
-                break
-            }
+            if retryingOnInterrupt({ poll(&ready, nfds_t(ready.count), -1) }) < 0 { break }
             if writer >= 0, ready[2].revents != 0 {
-                let count = input[written...].withUnsafeBytes { Glibc.write(writer, $0.baseAddress, $0.count) }
-                if count > 0 { written += count }
-                if written == input.count || (count < 0 && errno != EAGAIN && errno != EINTR) {
+                // Nonblocking: EAGAIN (a full pipe) waits for the next poll; another error is a helper
+                // that no longer reads its input.
+                var done = false
+                do {
+                    written += try input[written...].withUnsafeBytes { try FileDescriptor(rawValue: writer).write($0) }
+                    done = written == input.count
+                } catch Errno.wouldBlock {
+                } catch {
+                    done = true
+                }
+                if done {
                     close(writer)
                     writer = -1
                 }
             }
             for index in readers.indices where readers[index] >= 0 && ready[index].revents != 0 {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(readers[index], $0.baseAddress, $0.count) }
+                // nil: nothing to read yet (EAGAIN); 0: the end, or a read that failed.
+                let count: Int?
+                do {
+                    count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: readers[index]).read(into: $0) }
+                } catch Errno.wouldBlock {
+                    count = nil
+                } catch {
+                    count = 0
+                }
+                guard let count else { continue }
                 if count > 0 {
                     let room = max(0, limits[index] - (index == 0 ? helper.output.count : helper.error.count))
                     if index == 0 { helper.output += buffer.prefix(min(count, room)) } else { helper.error += buffer.prefix(min(count, room)) }
-                } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
+                } else {
                     close(readers[index])
                     readers[index] = -1
                 }

@@ -1,6 +1,7 @@
 import CEventfd
 import Glibc
 import JobdLocks
+import JobdSystem
 
 /// Waits until the kernel's OOM killer strikes in a run's cgroup, so that jobd stops the rest of
 /// the run then, as systemd stops a service under its default `OOMPolicy=stop`, rather than when
@@ -78,8 +79,7 @@ final class OOMWatch: Sendable {
         while true {
             if let events, (CgroupFile.read(events).flatMap { CgroupText.oomKills(events: $0) } ?? 0) > 0 { return true }
             var descriptors = [pollfd(fd: notification, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 && errno == EINTR { continue }
+            let ready = retryingOnInterrupt { poll(&descriptors, 2, -1) }
             guard ready > 0, descriptors[1].revents == 0 else { return false }
             // Drain what woke it (inotify events, or the eventfd's 8-byte counter).
             _ = buffer.withUnsafeMutableBytes { read(notification, $0.baseAddress, $0.count) }

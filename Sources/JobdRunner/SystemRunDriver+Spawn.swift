@@ -1,5 +1,6 @@
 import Glibc
 import JobdProcess
+import JobdSystem
 package import JobdConfig
 import JobdLocks
 import JobdLogging
@@ -120,8 +121,9 @@ extension SystemRunDriver {
         defer { close(socket) }
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
+            let count = bytes[sent...].withUnsafeBytes { rest in
+                retryingOnInterrupt { send(socket, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL)) }
+            }
             guard count > 0 else { break }  // it stopped reading: its answer says why
             sent += count
         }
@@ -129,8 +131,7 @@ extension SystemRunDriver {
         var reply: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4_096)
         while reply.count < 65_536 {
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
+            let count = buffer.withUnsafeMutableBytes { room in retryingOnInterrupt { recv(socket, room.baseAddress, room.count, 0) } }
             guard count > 0 else { break }
             reply += buffer.prefix(count)
         }

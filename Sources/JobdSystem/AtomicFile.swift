@@ -1,4 +1,5 @@
 package import Glibc
+import SystemPackage
 
 /// Replaces a file's contents atomically: the text goes to a temporary file beside it, which is
 /// renamed over the old one, so a reader (or jobd after a crash) sees the old file or the new one,
@@ -51,14 +52,8 @@ package enum AtomicFile {
             if fd >= 0 || errno != EEXIST { break }
         }
         guard fd >= 0 else { throw WriteError(description: "cannot create a file beside \(path): \(describe(errno))") }
-        var bytes = Array(text.utf8)[...]
         var failure: Int32 = 0
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { failure = written < 0 ? errno : EIO; break }
-            bytes = bytes.dropFirst(written)
-        }
+        do throws(Errno) { try FileDescriptor(rawValue: fd).writeEvery(Array(text.utf8)) } catch { failure = error.rawValue }
         // The mode asked for, whatever the umask took away.
         if failure == 0, fchmod(fd, mode) != 0 { failure = errno }
         if failure == 0, let owner, fchown(fd, owner.uid, owner.gid) != 0 { failure = errno }

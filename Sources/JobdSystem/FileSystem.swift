@@ -1,4 +1,5 @@
 package import Glibc
+import SystemPackage
 
 /// The little file access configuration needs, on Glibc directly.
 package enum FileSystem {
@@ -111,10 +112,11 @@ package enum FileSystem {
                 guard bytes.count <= limit else { return .failure(FileAccessError("the file is larger than \(limit) bytes")) }
                 bytes += [UInt8](repeating: 0, count: max(4_096, bytes.count))
             }
-            let got = bytes[count...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                return .failure(FileAccessError(errno: errno, "cannot read the file"))
+            let got: Int
+            do {
+                got = try bytes[count...].withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+            } catch {
+                return .failure(FileAccessError(errno: (error as? Errno)?.rawValue ?? EIO, "cannot read the file"))
             }
             if got == 0 { break }
             count += got

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import JobdSystem
 
 /// A Unix datagram socket standing in for systemd's notify socket: every message jobd sends is
 /// recorded with the `CLOCK_MONOTONIC` time it arrived, and a test can await the next one.
@@ -114,8 +115,7 @@ package final class NotifyListener: @unchecked Sendable {
     private func receiveLoop() {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
+            let count = buffer.withUnsafeMutableBytes { room in retryingOnInterrupt { recv(fd, room.baseAddress, room.count, 0) } }
             var now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &now)
             if count <= 0 {

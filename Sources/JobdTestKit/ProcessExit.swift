@@ -1,5 +1,6 @@
 package import CPidfd
 import Glibc
+import JobdSystem
 
 /// Awaits the end of any process, also one that is not a child of the test (a job's grandchild),
 /// through a pidfd: it becomes readable when the process exits, so waiting is on an event.
@@ -12,11 +13,7 @@ package enum ProcessExit {
         defer { close(fd) }
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let milliseconds = Int32(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        while true {
-            let ready = poll(&descriptor, 1, milliseconds)
-            if ready < 0 && errno == EINTR { continue }
-            return ready == 1
-        }
+        return retryingOnInterrupt { poll(&descriptor, 1, milliseconds) } == 1
     }
 
     /// Whether the process `pid` is alive now (a zombie is not).

@@ -1,0 +1,16 @@
+package import SystemPackage
+
+extension FileDescriptor {
+    /// Writes every byte of `bytes`, a write(2) after a partial one, an interrupted one again (as
+    /// swift-system's `writeAll`); unlike `writeAll`, a write that takes nothing fails (EIO) rather
+    /// than being tried again without end. Throws the errno of the write that failed.
+    package func writeEvery(_ bytes: [UInt8]) throws(Errno) {
+        var offset = 0
+        while offset < bytes.count {
+            let written: Int
+            do { written = try bytes[offset...].withUnsafeBytes { try write($0) } } catch { throw error as? Errno ?? .ioError }
+            guard written > 0 else { throw .ioError }
+            offset += written
+        }
+    }
+}
