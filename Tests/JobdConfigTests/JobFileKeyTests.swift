@@ -64,6 +64,15 @@ import JobdPolicy
         #expect(Set(ResourceLimit.Resource.allCases.map(\.key)).isSubset(of: ProcessAttributes.keys))
     }
 
+    /// A flag key of the table (``Sandbox/Value/flag``) is held by key, with no field of its own:
+    /// yes puts exactly that key in ``Sandbox/flags``, a later no or an empty value takes it out.
+    @Test(arguments: JobKey.allCases.filter { if case .sandbox(.flag) = $0.reader { true } else { false } })
+    func aFlagKeyIsHeldByTheKeyItself(key: JobKey) throws {
+        #expect(try Self.read("\(key.rawValue)=yes\n").get().sandbox.flags == [key])
+        #expect(try Self.read("\(key.rawValue)=yes\n\(key.rawValue)=no\n").get().sandbox.flags.isEmpty)
+        #expect(try Self.read("\(key.rawValue)=yes\n\(key.rawValue)=\n").get().sandbox == Sandbox())
+    }
+
     /// For each key that declares exposure checks (``JobFileKey/exposureChecks``): a job without
     /// it, and with it, as a user would write them.
     static let exposureExamples: [String: (without: String, with: String)] = [
