@@ -278,8 +278,15 @@ package final class Scheduler {
     @discardableResult
     package func load(_ configuration: JobdScheduler.Generation, active: Set<String> = [], now: MonotonicInstant? = nil) -> ReloadSummary {
         let now = now ?? clocks.monotonic()
-        // Every owner the new generation does not keep is released when `replaceGeneration` returns.
-        let summary = events.collect { replaceGeneration(with: configuration, active: active, now: now) }
+        // Every owner the new generation does not keep is released when `replaceGeneration` returns,
+        // but for one whose fire the timing thread was delivering at that moment: the delivery holds
+        // it until it returns. Waited for here, as at shutdown, so that every retired owner's
+        // release is this reload's own, logged before it is done.
+        let summary = events.collect {
+            let summary = replaceGeneration(with: configuration, active: active, now: now)
+            queue.waitForDeliveries()
+            return summary
+        }
         spreadCatchUps(now: now)
         // The retired owners are gone now, unless something still holds one: watch only those.
         leakDetector?.forgetReleased()
