@@ -266,14 +266,12 @@ extension JobKey {
     fileprivate var planTags: [Int] {
         if let planFlag { return [planFlag] }
         if let planNumber { return [planNumber.tag] }
+        if case .processAttribute(.limit) = reader { return [EXEC_TAG_RLIMIT] }
         return switch self {
         case .nice: [EXEC_TAG_NICE]
         case .ioSchedulingClass, .ioSchedulingPriority: [EXEC_TAG_IOPRIO]
         case .cpuSchedulingPolicy, .cpuSchedulingPriority: [EXEC_TAG_SCHED]
         case .umask: [EXEC_TAG_UMASK]
-        case .limitCpu, .limitFsize, .limitData, .limitStack, .limitCore, .limitRss, .limitNproc, .limitNofile, .limitMemlock, .limitAS,
-             .limitLocks, .limitSigpending, .limitMsgqueue, .limitNice, .limitRtprio, .limitRttime:
-            [EXEC_TAG_RLIMIT]
         case .noNewPrivileges: [EXEC_TAG_NO_NEW_PRIVILEGES]
         case .privateTmp: [EXEC_TAG_PRIVATE_TMP, EXEC_TAG_MOUNT]
         // As systemd's, these imply capability drops and system call filters besides their own field.

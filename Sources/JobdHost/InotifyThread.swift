@@ -73,14 +73,7 @@ package final class InotifyThread: Sendable {
             let ready = retryingOnInterrupt { poll(&fds, 2, timeout) }
             if ready < 0 || fds[1].revents != 0 { return .stopped }
             if ready == 0 { return .timedOut }
-            let count: Int
-            do {
-                count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
-            } catch Errno.wouldBlock {
-                continue
-            } catch {
-                return .stopped
-            }
+            guard let count = buffer.withUnsafeMutableBytes({ FileDescriptor(rawValue: fd).readAvailable(into: $0) }) else { continue }
             if count == 0 { return .stopped }
             return .events(Self.events(buffer[0..<count]))
         }

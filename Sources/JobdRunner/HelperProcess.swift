@@ -86,15 +86,8 @@ package struct HelperProcess: Sendable {
             }
             for index in readers.indices where readers[index] >= 0 && ready[index].revents != 0 {
                 // nil: nothing to read yet (EAGAIN); 0: the end, or a read that failed.
-                let count: Int?
-                do {
-                    count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: readers[index]).read(into: $0) }
-                } catch Errno.wouldBlock {
-                    count = nil
-                } catch {
-                    count = 0
-                }
-                guard let count else { continue }
+                guard let count = buffer.withUnsafeMutableBytes({ FileDescriptor(rawValue: readers[index]).readAvailable(into: $0) })
+                else { continue }
                 if count > 0 {
                     let room = max(0, limits[index] - (index == 0 ? helper.output.count : helper.error.count))
                     if index == 0 { helper.output += buffer.prefix(min(count, room)) } else { helper.error += buffer.prefix(min(count, room)) }

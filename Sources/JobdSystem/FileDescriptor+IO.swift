@@ -13,4 +13,10 @@ extension FileDescriptor {
             offset += written
         }
     }
+
+    /// One read of a nonblocking descriptor into `buffer`, an interrupted one again: `nil` when it
+    /// has nothing to read yet (EAGAIN), 0 at its end or when the read failed, else the bytes read.
+    package func readAvailable(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        do { return try read(into: buffer) } catch Errno.wouldBlock { return nil } catch { return 0 }
+    }
 }
