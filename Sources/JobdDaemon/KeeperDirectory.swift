@@ -46,9 +46,9 @@ struct KeeperDirectory: Sendable {
         return .unknown
     }
 
-    /// The start time of the live process `pid`, or `nil` when there is none.
+    /// The start time of the live process `pid`, or `nil` when there is none. Read at each run's
+    /// spawn: one open and one read into the stack (a few hundred bytes; the command is at most 64).
     static func startTicks(of pid: Int32) -> UInt64? {
-        guard case .success(let text) = FileSystem.readTextFile("/proc/\(pid)/stat", limit: 4_096) else { return nil }
-        return ProcessIdentity.startTicks(procStat: Substring(text))
+        FileSystem.readKernelFile("/proc/\(pid)/stat", capacity: 1_024) { ProcessIdentity.startTicks(procStat: $0) } ?? nil
     }
 }

@@ -22,9 +22,34 @@ package struct ProcessIdentity: Sendable, Hashable {
     /// The process's start time in the text of `/proc/PID/stat`: field 22, counted after the
     /// command's closing parenthesis, since the command (field 2) may hold spaces and parentheses.
     package static func startTicks(procStat text: Substring) -> UInt64? {
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // fields[0] is field 3 (the state), so field 22 is fields[19].
-        return fields.count > 19 ? UInt64(fields[19]) : nil
+        Array(text.utf8).withUnsafeBytes { startTicks(procStat: $0) }
+    }
+
+    /// As ``startTicks(procStat:)-(Substring)``, from the file's bytes: read at each run's spawn,
+    /// so without making a string of them.
+    package static func startTicks(procStat bytes: UnsafeRawBufferPointer) -> UInt64? {
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        // Fields after the command, from 0 (field 3, the state): field 22 is number 19.
+        var field = -1
+        var value: UInt64 = 0
+        var betweenFields = true
+        for byte in bytes[(close + 1)...] {
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
+                if field == 19, !betweenFields { return value }
+                betweenFields = true
+                continue
+            }
+            if betweenFields {
+                field += 1
+                betweenFields = false
+            }
+            guard field == 19 else { continue }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let (tenfold, over) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = tenfold.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !over, !carry else { return nil }
+            value = sum
+        }
+        return field == 19 ? value : nil
     }
 }

@@ -4,19 +4,21 @@ import SystemPackage
 
 /// Reading and writing the files of a cgroup directory, errors as errno values.
 enum CgroupFile {
-    /// The whole file (`cgroup.procs` of a run with thousands of processes is longer than a page).
+    /// The whole file (`cgroup.procs` of a run with thousands of processes is longer than a page),
+    /// read through a buffer on the stack: a run's end reads several of these files.
     static func read(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            guard let count = try? buffer.withUnsafeMutableBytes({ try FileDescriptor(rawValue: fd).read(into: $0) }) else { return nil }
-            if count == 0 { break }
-            bytes += buffer.prefix(count)
+        return withUnsafeTemporaryAllocation(byteCount: 4_096, alignment: 1) { buffer -> String? in
+            var bytes: [UInt8] = []
+            while true {
+                guard let count = try? FileDescriptor(rawValue: fd).read(into: buffer) else { return nil }
+                if count == 0 { break }
+                bytes += buffer[..<count]
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Writes `text` in one write(2), as the kernel takes a cgroup file's value; returns the errno

@@ -19,4 +19,14 @@ extension FileDescriptor {
     package func readAvailable(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         do { return try read(into: buffer) } catch Errno.wouldBlock { return nil } catch { return 0 }
     }
+
+    /// One read(2) into a buffer of `capacity` bytes on the stack, handed to `body`: the whole of a
+    /// kernel's short file (`/proc/PID/stat`), which gives all it has, up to the buffer's size, at
+    /// its first read. `nil` when the read fails, or fills the buffer: the file may go on.
+    package func readWhole<R>(capacity: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 1) { buffer in
+            guard let count = try? read(into: buffer), count < capacity else { return nil }
+            return body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
 }

@@ -66,6 +66,17 @@ package enum FileSystem {
         readFile(path, limit: limit).map(\.text)
     }
 
+    /// The whole of a kernel's short file (`/proc/PID/stat`), read with one open and one read into
+    /// a buffer of `capacity` bytes on the stack, handed to `body`; `nil` when it cannot be opened
+    /// or read, or fills the buffer. For a file read often, where ``readTextFile(_:limit:)``'s
+    /// checks (a regular file, not replaced meanwhile) and its string cost more than the read.
+    package static func readKernelFile<R>(_ path: String, capacity: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return FileDescriptor(rawValue: fd).readWhole(capacity: capacity, body)
+    }
+
     /// As ``readTextFile(_:limit:)``, with the status (`fstat`) of the file read: the file the text came from.
     package static func readFile(_ path: String, limit: Int = 1 << 20) -> Result<(text: String, status: stat), FileAccessError> {
         var looked = stat()

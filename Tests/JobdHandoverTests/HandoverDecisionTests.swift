@@ -1,3 +1,4 @@
+import Glibc
 import JobdConfig
 import JobdHandover
 import Testing
@@ -69,9 +70,29 @@ import Testing
     }
 
     @Test func theStartTimeIsField22EvenWhenTheCommandHoldsSpacesAndParentheses() {
-        let stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000000 200"
-        #expect(ProcessIdentity.startTicks(procStat: Substring(stat)) == 987_654)
+        func stat(_ ticks: String, _ rest: String = " 1000000 200") -> Substring {
+            Substring("4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 " + ticks + rest)
+        }
+        #expect(ProcessIdentity.startTicks(procStat: stat("987654")) == 987_654)
         #expect(ProcessIdentity.startTicks(procStat: "4242 (short) S 1") == nil)
+        #expect(ProcessIdentity.startTicks(procStat: "4242 no command S 1") == nil)
+        #expect(ProcessIdentity.startTicks(procStat: stat("98x654")) == nil)
+        #expect(ProcessIdentity.startTicks(procStat: stat("99999999999999999999")) == nil, "more than a UInt64 holds")
+        #expect(ProcessIdentity.startTicks(procStat: stat("987654", "\n")) == 987_654, "the last field before the line's end")
+        #expect(ProcessIdentity.startTicks(procStat: stat("987654", "")) == 987_654, "the last field of the text")
+    }
+
+    /// The start time of this very process, as `/proc/self/stat` gives it, split as `ps` would.
+    @Test func theStartTimeOfALiveProcessIsItsField22() throws {
+        let fd = open("/proc/self/stat", O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        let count = read(fd, &buffer, buffer.count)
+        try #require(count > 0)
+        let text = String(decoding: buffer[..<count], as: UTF8.self)
+        let field22 = text[text.index(after: text.lastIndex(of: ")")!)...].split(separator: " ")[19]
+        #expect(ProcessIdentity.startTicks(procStat: Substring(text)) == UInt64(field22))
     }
 
     /// A handed-over run's record keeps its cgroup and the start of a line on each pipe, any bytes,
