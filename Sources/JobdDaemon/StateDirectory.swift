@@ -164,9 +164,17 @@ final class StateDirectory: TriggerStore {
         for (job, history) in histories { historyWriter.submit(job, history.savedText(pace: bootID)) }
     }
 
+    /// A run starts: its record is written once its process runs (``runSpawned(_:)``), one write a
+    /// run. A run whose process never started (jobd stopped or crashed first, thousands in a burst)
+    /// ran nothing, so the next jobd finds nothing of it: it is not recorded abandoned, a failure that
+    /// starts `OnFailure=` jobs. A fleet run's record is written at once: the next jobd must release
+    /// its claim even then. A run handed over by an earlier jobd comes with its process.
     func runStarted(_ run: RunInFlightRecord) {
         guard unusable == nil else { return }
-        if run.process == nil { awaitingProcess.withLock { $0[run.invocationID] = run } }
+        if run.process == nil {
+            awaitingProcess.withLock { $0[run.invocationID] = run }
+            guard run.claim != nil else { return }
+        }
         runWriter.submit(run.invocationID, run.savedText)
     }
 
@@ -188,12 +196,14 @@ final class StateDirectory: TriggerStore {
 
     func runEnded(_ invocationID: String) {
         guard unusable == nil else { return }
-        awaitingProcess.withLock { runs in
-            runs[invocationID] = nil  // one that never started its process
+        let unwritten = awaitingProcess.withLock { runs -> Bool in
+            // One that never started its process: written only if it holds a claim.
+            let unwritten = runs.removeValue(forKey: invocationID).map { $0.claim == nil } ?? false
             // Drained after a burst: the room of its thousands of records goes too (a dictionary keeps it).
             if runs.isEmpty, runs.capacity > 64 { runs = [:] }
+            return unwritten
         }
-        runWriter.submit(invocationID, nil)
+        if !unwritten { runWriter.submit(invocationID, nil) }
     }
 
     /// The runs an earlier jobd kept in `runs/`, oldest first. A file whose name is not a run id

@@ -35,4 +35,27 @@ import Testing
         state.flushHistories()
         #expect(state.abandonedRuns().isEmpty, "a run that ended is not recorded again")
     }
+
+    /// A run is written once, when its process runs: one whose process never started (jobd stopped
+    /// or crashed first: thousands in a burst) ran nothing, and the next jobd must not record it
+    /// abandoned, a failure that starts `OnFailure=` jobs. A fleet run is written at once, so that
+    /// the next jobd releases its claim even then.
+    @Test func aRunIsWrittenWhenItsProcessRunsAndAFleetRunAtOnce() throws {
+        let (state, runs) = try directory()
+        state.runStarted(RunInFlightRecord(invocationID: "0123abcd", job: "backup", cause: "timer", startUSec: 1_700_000_000_000_000))
+        let claim = HeldClaim(node: "n1", elapseUSec: 1_700_000_000_000_000, attempt: 0)
+        state.runStarted(RunInFlightRecord(invocationID: "4567abcd", job: "fleet", cause: "timer", startUSec: 1_700_000_000_000_000, claim: claim))
+        state.flushHistories()
+        #expect(!FileManager.default.fileExists(atPath: runs + "/0123abcd"), "no process yet: nothing of it ran")
+        #expect(state.abandonedRuns().map(\.invocationID) == ["4567abcd"])
+        #expect(state.abandonedRuns().first?.claim == claim)
+        state.runSpawned(SpawnedRun(job: "backup", invocationID: "0123abcd", pid: getpid(), cgroup: nil))
+        state.flushHistories()
+        #expect(state.abandonedRuns().first { $0.invocationID == "0123abcd" }?.process?.pid == getpid())
+        state.runEnded("4567abcd")
+        state.runStarted(RunInFlightRecord(invocationID: "89abcdef", job: "backup", cause: "timer", startUSec: 1_700_000_000_000_000))
+        state.runEnded("89abcdef")
+        state.flushHistories()
+        #expect(state.abandonedRuns().map(\.invocationID) == ["0123abcd"])
+    }
 }
