@@ -15,15 +15,16 @@ final class LaunchedDaemon {
     /// Starts jobd. `standardError` is a `FileHandle` or a `Pipe` (jobd's log, with
     /// `JOBD_LOG_TARGET=stderr`, unless `environment` says otherwise).
     /// In `cgroup` (delegated, as by jobd.service's `Delegate=yes`), jobd gives each run a cgroup of its own.
-    init(configDirectory: String, workDirectory: String, environment extra: [String: String] = [:], cgroup: DelegatedTestCgroup? = nil,
-         standardError: Any) throws {
+    /// `runtimeDirectory`: jobd's (`--runtime-dir`), `run` in `workDirectory` unless given.
+    init(configDirectory: String, workDirectory: String, runtimeDirectory: String? = nil, environment extra: [String: String] = [:],
+         cgroup: DelegatedTestCgroup? = nil, standardError: Any) throws {
         notify = try NotifyListener()
-        runtimeDirectory = workDirectory + "/run"
+        self.runtimeDirectory = runtimeDirectory ?? workDirectory + "/run"
         let stateDirectory = workDirectory + "/state"
-        for directory in [runtimeDirectory, stateDirectory] {
+        for directory in [self.runtimeDirectory, stateDirectory] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        let arguments = ["--config-dir", configDirectory, "--runtime-dir", runtimeDirectory, "--state-dir", stateDirectory]
+        let arguments = ["--config-dir", configDirectory, "--runtime-dir", self.runtimeDirectory, "--state-dir", stateDirectory]
         let (executable, words) = cgroup?.launch(Self.product("jobd"), arguments) ?? (Self.product("jobd"), arguments)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = words
