@@ -266,8 +266,10 @@ package enum JobdCatalog {
                 recording its end: it was killed (SIGKILL, an out-of-memory kill), it crashed, or
                 the watchdog ended it. This jobd found the run in its runtime directory
                 (/run/jobd/runs) at its start and could not follow it, as it follows the runs it
-                adopts (run.adopt): the run's process had not started yet or was not recorded,
-                it ended with no exit status kept by jobd-keeper, or the job is no longer defined.
+                adopts (run.adopt): its process was not recorded yet (started a moment before, or
+                a fleet run's that had claimed its elapse), it ended with no exit status kept by
+                jobd-keeper, or the job is no longer defined. (A run whose process had not started
+                ran nothing and is not recorded at all, unless it held a fleet claim.)
                 It recorded the run with the result abandoned, a failure: jobctl status and list
                 show it, the metrics count it, and the job's OnFailure= jobs start. No Restart=
                 retry follows, since nobody knows whether the command ran or finished its work.
