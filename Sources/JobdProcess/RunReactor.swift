@@ -86,6 +86,18 @@ package final class RunReactor: Sendable {
         await withCheckedContinuation { continuation in follow(process, runID: runID, pending: pending, line: line) { continuation.resume(returning: $0) } }
     }
 
+    /// The longest answer ``awaitAnswer(on:done:)`` reads; the rest is not.
+    package static let answerLimit = 65_536
+
+    /// Reads `socket` to its end (at most ``answerLimit``), closes it, and calls `done` with what it read, on
+    /// the reactor's thread: a run's jobd-cgexec answers there, nothing once it executed the
+    /// command (its end closes) or why it did not. A thread no longer waits for each answer. Call
+    /// ``prepare()`` first.
+    package func awaitAnswer(on socket: Int32, done: @escaping @Sendable ([UInt8]) -> Void) {
+        guard let loop = loop.withLock({ $0 }) else { preconditionFailure("RunReactor.awaitAnswer before prepare()") }
+        loop.add(RunReactorLoop.Awaited(socket: socket, done: done))
+    }
+
     /// Stops following every run and returns them, their descriptors open (a handover). The
     /// reactor follows nothing more afterwards.
     package func detach() -> [Detached] {

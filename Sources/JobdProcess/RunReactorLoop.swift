@@ -31,12 +31,26 @@ final class RunReactorLoop: Sendable {
         }
     }
 
-    private enum Slot: UInt64 { case output = 0, error = 1, exit = 2 }
+    /// An answer awaited on a socket (``RunReactor/awaitAnswer(on:done:)``): what came so far.
+    final class Awaited: @unchecked Sendable {
+        let socket: Int32
+        let done: @Sendable ([UInt8]) -> Void
+        var reply: [UInt8] = []
+
+        init(socket: Int32, done: @escaping @Sendable ([UInt8]) -> Void) {
+            self.socket = socket
+            self.done = done
+        }
+    }
+
+    private enum Slot: UInt64 { case output = 0, error = 1, exit = 2, answer = 3 }
 
     private let epoll: Int32
     private let wake: Int32
     private let bufferSize: Int
     private let runs = LockedBox<(next: UInt64, followed: [UInt64: Followed])>((1, [:]))
+    /// Answers awaited, numbered as the runs are.
+    private let answers = LockedBox<[UInt64: Awaited]>([:])
     /// Set once the thread has left its loop: a handover takes the runs only then.
     private let ended = Condition()
     private let hasEnded = LockedBox(false)
@@ -89,6 +103,17 @@ final class RunReactorLoop: Sendable {
         }
     }
 
+    func add(_ awaited: Awaited) {
+        let number = runs.withLock { runs in
+            let number = runs.next
+            runs.next += 1
+            return number
+        }
+        answers.withLock { $0[number] = awaited }
+        var event = jobd_epoll_event(events: UInt32(JOBD_EPOLLIN), data: jobd_epoll_data(u64: number << 2 | Slot.answer.rawValue))
+        epoll_ctl(epoll, JOBD_EPOLL_CTL_ADD, awaited.socket, &event)
+    }
+
     private func run() {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
         var events = [jobd_epoll_event](repeating: jobd_epoll_event(), count: 64)
@@ -109,16 +134,38 @@ final class RunReactorLoop: Sendable {
             for event in events.prefix(Int(count)) {
                 let token = event.data.u64
                 if token == 0 { return }
-                guard let slot = Slot(rawValue: token & 3),
-                      let run = runs.withLock({ $0.followed[token >> 2] }) else { continue }
+                guard let slot = Slot(rawValue: token & 3) else { continue }
+                if slot == .answer {
+                    receive(token >> 2, into: buffer)
+                    continue
+                }
+                guard let run = runs.withLock({ $0.followed[token >> 2] }) else { continue }
                 switch slot {
-                case .output: read(run, slot, into: buffer)
-                case .error: read(run, slot, into: buffer)
+                case .output, .error: read(run, slot, into: buffer)
                 case .exit: reap(run, into: buffer)
+                case .answer: break
                 }
                 if run.open == 0 { finish(run, number: token >> 2) }
             }
         }
+    }
+
+    /// Reads what an awaited answer's socket holds; at its end (or an error, or ``RunReactor/answerLimit``)
+    /// closes it and hands the answer over.
+    private func receive(_ number: UInt64, into buffer: UnsafeMutableRawBufferPointer) {
+        guard let awaited = answers.withLock({ $0[number] }) else { return }
+        while true {
+            let count = retryingOnInterrupt { recv(awaited.socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) }
+            if count < 0 && errno == EAGAIN { return }
+            guard count > 0, awaited.reply.count < RunReactor.answerLimit else { break }
+            awaited.reply.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<min(count, RunReactor.answerLimit - awaited.reply.count)]))
+        }
+        answers.withLock { answers in
+            answers.removeValue(forKey: number)
+            if answers.isEmpty { answers = [:] }
+        }
+        release(awaited.socket)
+        awaited.done(awaited.reply)
     }
 
     /// One read of at most the buffer from a run's pipe, its lines handed over; at its end the

@@ -104,11 +104,22 @@ extension SystemRunDriver {
     }
 
     /// Sends the exec plan to the trampoline and calls `answered` with its answer: nil once the
-    /// command was executed, or why it was not. On a thread of its own: the trampoline may wait on
-    /// a slow file system (its working directory) before it answers.
-    private static func handshake(_ socket: Int32, plan bytes: [UInt8], answered: @escaping @Sendable (String?) -> Void) {
+    /// command was executed, or why it was not. The plan goes at once, without waiting, as the
+    /// socket's buffer holds it, and the reactor's thread awaits the answer (the trampoline may wait
+    /// on a slow file system, its working directory, before it answers). A plan the buffer does not
+    /// hold (a large `Environment=`) goes on a thread of its own, which waits for the answer too.
+    private static func handshake(_ socket: Int32, plan bytes: [UInt8], reactor: RunReactor, answered: @escaping @Sendable (String?) -> Void) {
+        let sent = bytes.withUnsafeBytes { plan in
+            retryingOnInterrupt { send(socket, plan.baseAddress, plan.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        }
+        if sent == bytes.count {
+            shutdown(socket, Int32(SHUT_WR))
+            reactor.awaitAnswer(on: socket) { reply in answered(reply.isEmpty ? nil : String(decoding: reply, as: UTF8.self)) }
+            return
+        }
+        let rest = Array(bytes[max(sent, 0)...])
         do {
-            try DetachedThread.start { answered(exchange(socket, plan: bytes)) }
+            try DetachedThread.start { answered(exchange(socket, plan: rest)) }
         } catch {
             // No thread: the trampoline reads a stream cut short, and refuses to run the command.
             close(socket)
@@ -130,7 +141,7 @@ extension SystemRunDriver {
         shutdown(socket, Int32(SHUT_WR))
         var reply: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4_096)
-        while reply.count < 65_536 {
+        while reply.count < RunReactor.answerLimit {
             let count = buffer.withUnsafeMutableBytes { room in retryingOnInterrupt { recv(socket, room.baseAddress, room.count, 0) } }
             guard count > 0 else { break }
             reply += buffer.prefix(count)
@@ -170,7 +181,7 @@ extension SystemRunDriver {
             reports.started(spawned.pid) { follow(nil) }
         }
         if let socket = launch.handshake {
-            Self.handshake(socket, plan: launch.plan, answered: answered)
+            Self.handshake(socket, plan: launch.plan, reactor: reactor, answered: answered)
         } else {
             answered(nil)
         }

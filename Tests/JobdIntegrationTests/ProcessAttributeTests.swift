@@ -43,6 +43,26 @@ import Testing
         #expect(plain.first?.hasPrefix("nice=0 ") == true, "\(plain)")
     }
 
+    /// The exec plan goes to jobd-cgexec without a thread a run when the handshake socket's buffer
+    /// holds it (the reactor awaits the answer), and on a thread of its own when it does not: a
+    /// plan of 400 KB of `Environment=` (an AF_UNIX stream holds about 200 KiB) reaches the command
+    /// whole, as a small one does, and a start that fails is still reported with its reason.
+    @Test func aPlanLargerThanTheSocketsBufferStillReachesTheTrampoline() throws {
+        try Requirement.root("to start jobd with runs through jobd-cgexec as a root daemon does")
+        let setup = try PrivilegeBoundaryTests.Setup()
+        let value = String(repeating: "x", count: 100_000)
+        let environment = (1...4).map { "Environment=BIG\($0)=\(value)" }.joined(separator: "\n")
+        let probe = "ExecStart=/bin/sh -c 'echo umask=$$(umask) sizes=$${#BIG1},$${#BIG2},$${#BIG3},$${#BIG4}'\nUMask=0027"
+        try setup.config.write(job: "large", "[Job]\n\(probe)\n\(environment)\n")
+        try setup.config.write(job: "small", "[Job]\n\(probe)\n")
+        try setup.config.write(job: "unstartable", "[Job]\nExecStart=/bin/true\nUMask=0027\nWorkingDirectory=/nonexistent/directory\n")
+        #expect(try setup.jobctl(["reload"]).0 == 0)
+        #expect(try Self.output(of: "large", setup) == ["umask=0027 sizes=100000,100000,100000,100000"])
+        #expect(try Self.output(of: "small", setup) == ["umask=0027 sizes=0,0,0,0"])
+        let failed = try setup.jobctl(["run", "unstartable", "--wait"])
+        #expect(failed.0 != 0 && failed.1.contains("/nonexistent/directory"), "\(failed.1)")
+    }
+
     /// A hard limit jobd cannot give. Where jobd may raise one (root with CAP_SYS_RESOURCE, on a
     /// host), the kernel still refuses RLIMIT_NOFILE above fs.nr_open (1048576 by default):
     /// jobd-cgexec exits 205 (systemd's EXIT_LIMITS), and jobd reports every start that failed
