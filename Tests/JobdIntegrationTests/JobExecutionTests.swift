@@ -144,6 +144,8 @@ import Testing
         let b = try Self.startRun(setup, "b")
         let c = try Self.startRun(setup, "c")
         #expect(!a.queued && b.queued && c.queued)
+        // jobctl's answer may come before the log line that says so (ci95): await the second.
+        try setup.daemon.waitForEvent("run.wait", fields: ["JOBD_RUN": c.run])
         #expect(setup.daemon.events("run.wait").map { $0.field("JOBD_REASON") } == ["max-concurrent-runs", "max-concurrent-runs"])
         try setup.daemon.waitForEvent("run.output", fields: ["JOBD_RUN": a.run])
         #expect(setup.daemon.events("run.start").count == 1)
