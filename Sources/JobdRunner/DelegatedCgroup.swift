@@ -185,7 +185,8 @@ package final class DelegatedCgroup: Sendable {
         let name = parent + "/run-" + (invocationID.isEmpty ? String(runID) : invocationID)
         let needed = Set(["pids"] + resources.keys.map(CgroupSettings.controller(of:)))
         let twins = legacy.filter { needed.contains($0.key) }.mapValues { $0 + "/" + name }
-        let run = RunCgroup(directory: directory + "/" + name, path: path + "/" + name, legacy: twins)
+        let run = RunCgroup(directory: directory + "/" + name, path: path + "/" + name, legacy: twins,
+                            hasUnifiedMemory: controllers.contains("memory"))
         for controller in Self.onDemand where resources.keys.contains(where: { Self.unifiedName(CgroupSettings.controller(of: $0)) == controller })
             && controllers.contains(controller) {
             let file = directory + "/" + Self.runsName + "/cgroup.subtree_control"

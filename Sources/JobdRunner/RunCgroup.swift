@@ -12,11 +12,16 @@ package struct RunCgroup: Sendable {
     /// Its twins on the cgroup v1 hierarchies of controllers the unified one lacks, by controller
     /// (`pids`, `memory`, `cpu`, `blkio`), where jobd limits the run there.
     package let legacy: [String: String]
+    /// Whether its cgroup on the unified hierarchy has the memory controller's files
+    /// (`memory.peak`, `memory.events`): not where the controller sits on v1 or is missing, as on
+    /// a hybrid host, where looking for them would cost two failed opens a run.
+    package let hasUnifiedMemory: Bool
 
-    package init(directory: String, path: String, legacy: [String: String] = [:]) {
+    package init(directory: String, path: String, legacy: [String: String] = [:], hasUnifiedMemory: Bool = true) {
         self.directory = directory
         self.path = path
         self.legacy = legacy
+        self.hasUnifiedMemory = hasUnifiedMemory
     }
 
     /// The directories the run's process enters (`jobd-cgexec --cgroup`): its cgroup, then its twins.
@@ -45,7 +50,7 @@ package struct RunCgroup: Sendable {
     /// CPU time and peak memory, if the cgroup reports them.
     var usage: RunUsage? {
         guard let stat = CgroupFile.read(directory + "/cpu.stat"), let cpu = CgroupText.cpuUsage(cpuStat: stat) else { return nil }
-        let peak = CgroupFile.read(directory + "/memory.peak").flatMap(CgroupText.number)
+        let peak = hasUnifiedMemory ? CgroupFile.read(directory + "/memory.peak").flatMap(CgroupText.number) : nil
         return RunUsage(cpuUSec: cpu.total, userUSec: cpu.user, systemUSec: cpu.system, memoryPeak: peak)
     }
 
@@ -56,6 +61,7 @@ package struct RunCgroup: Sendable {
         if let memory = legacy["memory"] {
             return CgroupFile.read(memory + "/memory.oom_control").flatMap { CgroupText.oomKills(events: $0) } ?? 0
         }
+        guard hasUnifiedMemory else { return 0 }
         return CgroupFile.read(directory + "/memory.events").flatMap { CgroupText.oomKills(events: $0) } ?? 0
     }
 

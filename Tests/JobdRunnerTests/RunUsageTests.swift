@@ -1,3 +1,4 @@
+import Foundation
 @testable import JobdRunner
 import Testing
 
@@ -30,5 +31,22 @@ struct RunUsageTests {
         usage.memoryPeak = nil
         #expect(usage.summary == "Consumed 1.234s CPU time")
         #expect(usage.fields["JOBD_MEMORY_PEAK"] == nil)
+    }
+
+    /// A cgroup's files as the kernel has them; the memory ones are read only where the unified
+    /// hierarchy has the memory controller (a hybrid host's has not: no file, no open).
+    @Test func theMemoryFilesAreReadOnlyWhereTheUnifiedHierarchyHasThem() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("run-usage-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = ["cpu.stat": "usage_usec 1500\nuser_usec 1000\nsystem_usec 500\n", "memory.peak": "4096\n",
+                     "memory.events": "low 0\nhigh 0\nmax 3\noom 1\noom_kill 2\n"]
+        for (name, text) in files { try text.write(toFile: directory + "/" + name, atomically: false, encoding: .utf8) }
+        let withMemory = RunCgroup(directory: directory, path: "/jobd/runs/run-1")
+        #expect(withMemory.usage == RunUsage(cpuUSec: 1500, userUSec: 1000, systemUSec: 500, memoryPeak: 4096))
+        #expect(withMemory.oomKills == 2)
+        let without = RunCgroup(directory: directory, path: "/jobd/runs/run-1", hasUnifiedMemory: false)
+        #expect(without.usage == RunUsage(cpuUSec: 1500, userUSec: 1000, systemUSec: 500, memoryPeak: nil))
+        #expect(without.oomKills == 0)
     }
 }
