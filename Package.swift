@@ -352,7 +352,7 @@ let package = Package(
         .executableTarget(
             name: "jobd-benchmarks",
             dependencies: [
-                "CMallocInfo", "JobdTimers", "JobdCalendar", "JobdConfig", "JobdTestKit", "JobdFleet",
+                "CMallocInfo", "CSpawn", "JobdTimers", "JobdCalendar", "JobdConfig", "JobdTestKit", "JobdFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/JobdBenchmarks",

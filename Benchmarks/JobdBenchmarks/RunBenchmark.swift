@@ -7,7 +7,8 @@ import Testing
 /// each falls due 1 ms after its last run finished, so jobd always has runs to start, `jobs` at a
 /// time. Runs are counted from the `run.exit` lines on jobd's stderr; start lateness is the time
 /// from a job's `run.exit` line to its next `run.start` line, less the 1 ms, both stamped as they
-/// arrive through the same pipe. The limit is a `posix_spawn` + `waitpid` loop in the same run.
+/// arrive through the same pipe. The limit is a `posix_spawn` + `waitpid` loop in the same run;
+/// for the runs in a cgroup, also that loop with the kernel's work for a cgroup a run (``SpawnLoop/jobdSpawnsPerSecond(seconds:in:)``).
 /// Five windows beside it: no key; `UMask=` (through jobd-cgexec); and the two again with jobd in a
 /// delegated cgroup, as under its unit (each run in a cgroup of its own: no key starts straight in
 /// it, `UMask=` through jobd-cgexec, as every run under the unit did before issue 39's clone3); and,
@@ -47,9 +48,17 @@ struct RunBenchmark {
         // Under jobd's unit every run has a cgroup: in a delegated one, as Delegate=yes gives, a run
         // with no key starts straight in its cgroup (clone3, CLONE_INTO_CGROUP); with UMask= through jobd-cgexec.
         do {
+            // The loop again through jobd's spawn, then with the kernel's work for a cgroup a run, in a delegated cgroup of its own.
+            let spawnLoop = SpawnLoop.jobdSpawnsPerSecond(seconds: Double(seconds), in: nil)
+            report.figure("the loop through jobd_spawn, no cgroup", spawnLoop.map { Format.rate($0) + String(format: " (%.2f of the loop)", $0 / single) } ?? "failed")
+            let cgroupLoop = try SpawnLoop.jobdSpawnsPerSecond(seconds: Double(seconds), in: DelegatedTestCgroup())
+            report.figure("the loop with a cgroup a run (jobd_spawn)", cgroupLoop.map { Format.rate($0) + String(format: " (%.2f of the loop)", $0 / single) } ?? "failed")
             let cgroup = try DelegatedTestCgroup()
             let placed = try measure(extraKey: "", cgroup: cgroup)
             self.report(placed, "in a cgroup, no key", loop: single, direct: direct.rate, report)
+            if let cgroupLoop {
+                report.figure("in a cgroup, no key: ratio to the loop with a cgroup a run", String(format: "%.2f", placed.rate / cgroupLoop))
+            }
             report.target("runs in a cgroup ≥ 0.8 of a posix_spawn loop",
                           measured: "\(Format.rate(placed.rate)) vs \(Format.rate(single)) (\(String(format: "%.2f", placed.rate / single)))",
                           passed: placed.rate >= single * 0.8)
