@@ -49,10 +49,10 @@ struct RunBenchmark {
         // with no key starts straight in its cgroup (clone3, CLONE_INTO_CGROUP); with UMask= through jobd-cgexec.
         do {
             // The loop again through jobd's spawn, then with the kernel's work for a cgroup a run, in a delegated cgroup of its own.
-            let spawnLoop = SpawnLoop.jobdSpawnsPerSecond(seconds: Double(seconds), in: nil)
-            report.figure("the loop through jobd_spawn, no cgroup", spawnLoop.map { Format.rate($0) + String(format: " (%.2f of the loop)", $0 / single) } ?? "failed")
+            let ofTheLoop = { (rate: Double?) in rate.map { Format.rate($0) + String(format: " (%.2f of the loop)", $0 / single) } ?? "failed" }
+            report.figure("the loop through jobd_spawn, no cgroup", ofTheLoop(SpawnLoop.jobdSpawnsPerSecond(seconds: Double(seconds), in: nil)))
             let cgroupLoop = try SpawnLoop.jobdSpawnsPerSecond(seconds: Double(seconds), in: DelegatedTestCgroup())
-            report.figure("the loop with a cgroup a run (jobd_spawn)", cgroupLoop.map { Format.rate($0) + String(format: " (%.2f of the loop)", $0 / single) } ?? "failed")
+            report.figure("the loop with a cgroup a run (jobd_spawn)", ofTheLoop(cgroupLoop))
             let cgroup = try DelegatedTestCgroup()
             let placed = try measure(extraKey: "", cgroup: cgroup)
             self.report(placed, "in a cgroup, no key", loop: single, direct: direct.rate, report)
