@@ -58,12 +58,16 @@ final class StateDirectory: TriggerStore {
         // cost a sixth to a third of the spawn rate (docs/performance.md). At once: a run jobd adopts
         // after a crash is one it had recorded, and an ended run's record goes. (A pause of 100 ms
         // would leave a run started just before a crash neither adopted nor recorded.)
-        runWriter = Self.writer(into: runsPath + "/", durable: false, pause: .seconds(0), reported: reportedFailure, logger: logger)
+        runWriter = Self.writer(into: runsPath + "/", durable: false, pause: .seconds(0), createsInPlace: true, reported: reportedFailure, logger: logger)
     }
 
     /// A background writer of one file a job in `directory` (a `nil` text removes the job's file).
+    /// With `createsInPlace`, a file that is not there yet is written in place (``AtomicFile/create(_:with:mode:)``),
+    /// and only one that is replaced goes through a rename: a run's record is written once, as its
+    /// process starts, and replaced only for a fleet run (whose first record holds its claim).
     private static func writer(
-        into directory: String, durable: Bool = true, pause: Duration = .milliseconds(100), reported: LockedBox<Bool>, logger: Logger
+        into directory: String, durable: Bool = true, pause: Duration = .milliseconds(100), createsInPlace: Bool = false,
+        reported: LockedBox<Bool>, logger: Logger
     ) -> CoalescingWriter {
         CoalescingWriter(pause: pause) { job, text in
             let file = directory + job
@@ -72,6 +76,7 @@ final class StateDirectory: TriggerStore {
                 return
             }
             do {
+                if createsInPlace, try AtomicFile.create(file, with: text) { return }
                 try AtomicFile.replace(file, with: text, durable: durable)
             } catch {
                 Self.reportFirst(String(describing: error), reported: reported, logger: logger)
@@ -219,12 +224,20 @@ final class StateDirectory: TriggerStore {
             let isRunID = !name.isEmpty && name.count <= 64 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
             if isRunID, let text = read(file, limit: 4_096), let run = RunInFlightRecord(savedText: Substring(text), invocationID: name) {
                 runs.append(run)
+            } else if isRunID, Self.isEmptyFile(file) {
+                // Created, and a crash came before its write: the run's record was never written.
+                _ = unlink(file)
             } else {
                 logger.error("\(file): not a run jobd kept; removed")
                 _ = unlink(file)
             }
         }
         return runs.sorted { ($0.startUSec, $0.invocationID) < ($1.startUSec, $1.invocationID) }
+    }
+
+    private static func isEmptyFile(_ file: String) -> Bool {
+        var status = stat()
+        return lstat(file, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_size == 0
     }
 
     /// A jobd before this one kept its runs in flight in the state directory's `runs/`: after an

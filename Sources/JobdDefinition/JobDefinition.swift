@@ -45,12 +45,16 @@ package struct JobDefinition: Sendable, Hashable {
         var hasOnlyCommonSettings: Bool { uncommonBox == nil }
 
         var uncommon: Uncommon {
-            get { if case .value(let uncommon) = uncommonBox { uncommon } else { Uncommon() } }
-            set { uncommonBox = newValue == Uncommon() ? nil : .value(newValue) }
+            get { if case .value(let uncommon) = uncommonBox { uncommon } else { Uncommon.defaults } }
+            set { uncommonBox = newValue == Uncommon.defaults ? nil : .value(newValue) }
         }
     }
 
     struct Uncommon: Hashable {
+        /// Every setting at its default: made once, not at each read of a job of defaults (a run
+        /// reads a dozen of its settings, and each default built its dictionaries anew).
+        static let defaults = Uncommon()
+
         var randomizedDelay: TimeSpan = .zero
         var workingDirectory: WorkingDirectory?
         var user: String?

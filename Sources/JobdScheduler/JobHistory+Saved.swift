@@ -110,7 +110,10 @@ extension JobHistory {
 package enum SavedFields {
     /// `KEY=VALUE`: values come from jobd itself, never with a line break; one would end the line anyway.
     package static func line(_ key: String, _ value: String) -> String {
-        key + "=" + value.filter { $0 != "\n" && $0 != "\r" }
+        let isBreak = { (byte: UInt8) in byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") }
+        // Bytes, not characters: "\r\n" is one character, neither "\n" nor "\r".
+        guard value.utf8.contains(where: isBreak) else { return key + "=" + value }
+        return key + "=" + String(decoding: value.utf8.filter { !isBreak($0) }, as: UTF8.self)
     }
 
     /// Each key's value in `text`; a line without `=` is skipped.
