@@ -36,6 +36,9 @@ final class StateDirectory: TriggerStore {
     /// The record of each run whose process has not started yet, which its process completes
     /// (``runSpawned(_:)``); a run's record leaves it then, so that it costs nothing while the run runs.
     private let awaitingProcess = LockedBox<[String: RunInFlightRecord]>([:])
+    /// The runs whose record went to ``runWriter`` (a fleet run's, an adopted run's): their removal
+    /// follows it there. Every other record is made and removed where the run starts and ends.
+    private let queuedRuns = LockedBox<Set<String>>([])
 
     /// `runtimeDirectory`: jobd's (`--runtime-dir`); `nil` keeps the runs in `path` too.
     init(path: String, runtimeDirectory: String? = nil, logger: Logger) {
@@ -58,16 +61,12 @@ final class StateDirectory: TriggerStore {
         // cost a sixth to a third of the spawn rate (docs/performance.md). At once: a run jobd adopts
         // after a crash is one it had recorded, and an ended run's record goes. (A pause of 100 ms
         // would leave a run started just before a crash neither adopted nor recorded.)
-        runWriter = Self.writer(into: runsPath + "/", durable: false, pause: .seconds(0), createsInPlace: true, reported: reportedFailure, logger: logger)
+        runWriter = Self.writer(into: runsPath + "/", durable: false, pause: .seconds(0), reported: reportedFailure, logger: logger)
     }
 
     /// A background writer of one file a job in `directory` (a `nil` text removes the job's file).
-    /// With `createsInPlace`, a file that is not there yet is written in place (``AtomicFile/create(_:with:mode:)``),
-    /// and only one that is replaced goes through a rename: a run's record is written once, as its
-    /// process starts, and replaced only for a fleet run (whose first record holds its claim).
     private static func writer(
-        into directory: String, durable: Bool = true, pause: Duration = .milliseconds(100), createsInPlace: Bool = false,
-        reported: LockedBox<Bool>, logger: Logger
+        into directory: String, durable: Bool = true, pause: Duration = .milliseconds(100), reported: LockedBox<Bool>, logger: Logger
     ) -> CoalescingWriter {
         CoalescingWriter(pause: pause) { job, text in
             let file = directory + job
@@ -76,7 +75,6 @@ final class StateDirectory: TriggerStore {
                 return
             }
             do {
-                if createsInPlace, try AtomicFile.create(file, with: text) { return }
                 try AtomicFile.replace(file, with: text, durable: durable)
             } catch {
                 Self.reportFirst(String(describing: error), reported: reported, logger: logger)
@@ -180,7 +178,12 @@ final class StateDirectory: TriggerStore {
             awaitingProcess.withLock { $0[run.invocationID] = run }
             guard run.claim != nil else { return }
         }
-        runWriter.submit(run.invocationID, run.savedText)
+        queue(run.invocationID, run.savedText)
+    }
+
+    private func queue(_ invocationID: String, _ text: String) {
+        queuedRuns.withLock { _ = $0.insert(invocationID) }
+        runWriter.submit(invocationID, text)
     }
 
     /// The run's process runs its command: its record gets the process and its cgroup, for the next
@@ -196,7 +199,19 @@ final class StateDirectory: TriggerStore {
             run.handedOver = HandedOverRun(cgroup: spawned.cgroup)
             return run
         }
-        if let record { runWriter.submit(record.invocationID, record.savedText) }
+        guard let record else { return }
+        // A record that nothing wrote yet is made here, on the run's task, at once: handing it to
+        // the writer's queue cost a thread's wake-up a run. A fleet run's, written at its start,
+        // waits in that queue, and its replacement goes the same way, after it.
+        if record.claim == nil {
+            do {
+                if try AtomicFile.create(runsPath + "/" + record.invocationID, with: record.savedText) { return }
+            } catch {
+                Self.reportFirst(String(describing: error), reported: reportedFailure, logger: logger)
+                return
+            }
+        }
+        queue(record.invocationID, record.savedText)
     }
 
     func runEnded(_ invocationID: String) {
@@ -208,7 +223,12 @@ final class StateDirectory: TriggerStore {
             if runs.isEmpty, runs.capacity > 64 { runs = [:] }
             return unwritten
         }
-        if !unwritten { runWriter.submit(invocationID, nil) }
+        guard !unwritten else { return }
+        let queued = queuedRuns.withLock { runs in
+            defer { if runs.isEmpty, runs.capacity > 64 { runs = [] } }
+            return runs.remove(invocationID) != nil
+        }
+        if queued { runWriter.submit(invocationID, nil) } else { _ = unlink(runsPath + "/" + invocationID) }
     }
 
     /// The runs an earlier jobd kept in `runs/`, oldest first. A file whose name is not a run id
@@ -224,7 +244,7 @@ final class StateDirectory: TriggerStore {
             let isRunID = !name.isEmpty && name.count <= 64 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
             if isRunID, let text = read(file, limit: 4_096), let run = RunInFlightRecord(savedText: Substring(text), invocationID: name) {
                 runs.append(run)
-            } else if isRunID, Self.isEmptyFile(file) {
+            } else if isRunID, AtomicFile.isUnwritten(file) {
                 // Created, and a crash came before its write: the run's record was never written.
                 _ = unlink(file)
             } else {
@@ -233,11 +253,6 @@ final class StateDirectory: TriggerStore {
             }
         }
         return runs.sorted { ($0.startUSec, $0.invocationID) < ($1.startUSec, $1.invocationID) }
-    }
-
-    private static func isEmptyFile(_ file: String) -> Bool {
-        var status = stat()
-        return lstat(file, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_size == 0
     }
 
     /// A jobd before this one kept its runs in flight in the state directory's `runs/`: after an

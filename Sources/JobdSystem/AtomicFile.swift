@@ -87,5 +87,12 @@ package enum AtomicFile {
         return true
     }
 
+    /// Whether `path` is a regular file and empty: one that ``create(_:with:mode:)`` made, and a
+    /// crash kept from being written.
+    package static func isUnwritten(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_size == 0
+    }
+
     private static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

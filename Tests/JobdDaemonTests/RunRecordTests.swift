@@ -25,6 +25,7 @@ import Testing
         state.runStarted(RunInFlightRecord(invocationID: "0123abcd", job: "backup", cause: "timer", startUSec: 1_700_000_000_000_000))
         state.runSpawned(SpawnedRun(job: "backup", invocationID: "0123abcd", pid: getpid(),
                                     cgroup: RunCgroup(directory: "/sys/fs/cgroup/jobd/runs/run-0123abcd", path: "/jobd/runs/run-0123abcd")))
+        #expect(FileManager.default.fileExists(atPath: runs + "/0123abcd"), "written by the run's task, at once")
         state.flushHistories()
         let kept = try #require(state.abandonedRuns().first)
         #expect(kept.job == "backup" && kept.cause == "timer" && kept.startUSec == 1_700_000_000_000_000)
@@ -83,6 +84,9 @@ import Testing
         #expect(log.entries.contains { $0.level == .error && $0.message.description.contains("89abcdef: not a run jobd kept") })
         let names = try FileManager.default.contentsOfDirectory(atPath: runs)
         #expect(names == ["4567abcd"], "no temporary file is left beside the records")
+        state.runEnded("4567abcd")
+        state.flushHistories()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runs).isEmpty)
     }
 
     /// A value's line break would start a line of its own; "\r\n" is one character in Swift.
