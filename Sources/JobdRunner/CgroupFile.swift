@@ -21,6 +21,23 @@ enum CgroupFile {
         }
     }
 
+    /// A file the kernel shows as one record (`cpu.stat`, `cgroup.events`, `memory.peak`,
+    /// `memory.events`; not `cgroup.procs`, a record a process), in one read: a read that does
+    /// not fill the buffer has the whole record. One read a file at each run's end, not two.
+    static func readRecord(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        let text = withUnsafeTemporaryAllocation(byteCount: 4_096, alignment: 1) { buffer -> Result<String, Errno>? in
+            guard let count = try? FileDescriptor(rawValue: fd).read(into: buffer) else { return .failure(.ioError) }
+            // A full buffer: more may follow (not from a cgroup's one-record file).
+            guard count < buffer.count else { return nil }
+            return .success(String(decoding: buffer[..<count], as: UTF8.self))
+        }
+        guard let text else { return read(path) }
+        return try? text.get()
+    }
+
     /// Writes `text` in one write(2), as the kernel takes a cgroup file's value; returns the errno
     /// of a failure.
     static func write(_ path: String, _ text: String) -> Int32? {

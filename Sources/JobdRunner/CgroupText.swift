@@ -83,8 +83,19 @@ enum CgroupText {
 
     /// The CPU time of `cpu.stat` (its first three lines exist without the cpu controller).
     static func cpuUsage(cpuStat text: String) -> (total: UInt64, user: UInt64, system: UInt64)? {
-        guard let total = value(of: "usage_usec", in: text), let user = value(of: "user_usec", in: text),
-              let system = value(of: "system_usec", in: text) else { return nil }
+        // One pass: read at each run's end.
+        var total, user, system: UInt64?
+        for line in text.split(separator: "\n") {
+            guard let space = line.firstIndex(of: " ") else { continue }
+            let number = UInt64(line[line.index(after: space)...])
+            switch line[..<space] {
+            case "usage_usec": total = number
+            case "user_usec": user = number
+            case "system_usec": system = number
+            default: continue
+            }
+        }
+        guard let total, let user, let system else { return nil }
         return (total, user, system)
     }
 
@@ -105,9 +116,8 @@ enum CgroupText {
 
     /// The number after `key ` in a flat-keyed file (`key value` per line).
     private static func value(of key: String, in text: String) -> UInt64? {
-        for line in text.split(separator: "\n") {
-            let words = line.split(separator: " ")
-            if words.count == 2, words[0] == key { return UInt64(words[1]) }
+        for line in text.split(separator: "\n") where line.hasPrefix(key) && line.dropFirst(key.count).first == " " {
+            return UInt64(line.dropFirst(key.count + 1))
         }
         return nil
     }

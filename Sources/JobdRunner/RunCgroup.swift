@@ -32,7 +32,7 @@ package struct RunCgroup: Sendable {
 
     /// Whether a process is still in it; a cgroup that cannot be read counts as empty.
     var isPopulated: Bool {
-        CgroupFile.read(directory + "/cgroup.events").flatMap { CgroupText.populated(events: $0) } ?? false
+        CgroupFile.readRecord(directory + "/cgroup.events").flatMap { CgroupText.populated(events: $0) } ?? false
     }
 
     /// Sends `signal` to every process in it. (A process forked while this runs may miss it; the
@@ -49,8 +49,8 @@ package struct RunCgroup: Sendable {
 
     /// CPU time and peak memory, if the cgroup reports them.
     var usage: RunUsage? {
-        guard let stat = CgroupFile.read(directory + "/cpu.stat"), let cpu = CgroupText.cpuUsage(cpuStat: stat) else { return nil }
-        let peak = hasUnifiedMemory ? CgroupFile.read(directory + "/memory.peak").flatMap(CgroupText.number) : nil
+        guard let stat = CgroupFile.readRecord(directory + "/cpu.stat"), let cpu = CgroupText.cpuUsage(cpuStat: stat) else { return nil }
+        let peak = hasUnifiedMemory ? CgroupFile.readRecord(directory + "/memory.peak").flatMap(CgroupText.number) : nil
         return RunUsage(cpuUSec: cpu.total, userUSec: cpu.user, systemUSec: cpu.system, memoryPeak: peak)
     }
 
@@ -59,10 +59,10 @@ package struct RunCgroup: Sendable {
     /// neither can be read.
     var oomKills: UInt64 {
         if let memory = legacy["memory"] {
-            return CgroupFile.read(memory + "/memory.oom_control").flatMap { CgroupText.oomKills(events: $0) } ?? 0
+            return CgroupFile.readRecord(memory + "/memory.oom_control").flatMap { CgroupText.oomKills(events: $0) } ?? 0
         }
         guard hasUnifiedMemory else { return 0 }
-        return CgroupFile.read(directory + "/memory.events").flatMap { CgroupText.oomKills(events: $0) } ?? 0
+        return CgroupFile.readRecord(directory + "/memory.events").flatMap { CgroupText.oomKills(events: $0) } ?? 0
     }
 
     /// Removes the cgroup (and its v1 twins); fails (EBUSY) while a process is in it. One already

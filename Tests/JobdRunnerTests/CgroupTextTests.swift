@@ -1,3 +1,4 @@
+import Foundation
 @testable import JobdRunner
 import Testing
 
@@ -43,6 +44,18 @@ struct CgroupTextTests {
         let controller = bare + "nr_periods 0\nnr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n"
         #expect(CgroupText.cpuUsage(cpuStat: controller)?.total == 1818)
         #expect(CgroupText.cpuUsage(cpuStat: "usage_usec 5\n") == nil)
+    }
+
+    /// A one-record file in one read; a longer one (not a cgroup's) still whole, and a missing one nil.
+    @Test func aRecordIsReadWholeInOneReadOrMore() throws {
+        let path = NSTemporaryDirectory() + "jobd-record-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "usage_usec 1818\nuser_usec 1200\nsystem_usec 618\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(CgroupFile.readRecord(path).flatMap(CgroupText.cpuUsage)?.system == 618)
+        let long = String(repeating: "populated 0\n", count: 1_000) + "oom_kill 3\n"
+        try long.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(CgroupFile.readRecord(path) == long)
+        #expect(CgroupFile.readRecord(path + ".missing") == nil)
     }
 
     @Test func memoryPeakProcsAndControllers() {
