@@ -27,12 +27,12 @@ final class StateDirectory: TriggerStore {
     private let reportedFailure = LockedBox(false)
     /// Why the directory is not used, if it is not.
     private let unusable: String?
-    private let historyWriter: CoalescingWriter
+    private let historyWriter: CoalescingWriter<JobHistory.Saved>
     /// `Persistent=` stamps, written as the histories are: off the main loop.
-    private let stampWriter: CoalescingWriter
+    private let stampWriter: CoalescingWriter<String>
     /// Runs in flight: a run that ends before the writer's queue reached its start writes no record
     /// (its removal finds none).
-    private let runWriter: CoalescingWriter
+    private let runWriter: CoalescingWriter<String>
     /// The record of each run whose process has not started yet, which its process completes
     /// (``runSpawned(_:)``); a run's record leaves it then, so that it costs nothing while the run runs.
     private let awaitingProcess = LockedBox<[String: RunInFlightRecord]>([:])
@@ -54,26 +54,24 @@ final class StateDirectory: TriggerStore {
         if let unusable {
             logger.warning("not using the state directory: \(unusable); Persistent=, @reboot and the jobs' last runs will not survive a restart")
         }
-        historyWriter = Self.writer(into: path + "/history/", reported: reportedFailure, logger: logger)
-        stampWriter = Self.writer(into: path + "/timestamps/", reported: reportedFailure, logger: logger)
+        historyWriter = Self.writer(into: path + "/history/", reported: reportedFailure, logger: logger, text: \.text)
+        stampWriter = Self.writer(into: path + "/timestamps/", reported: reportedFailure, logger: logger) { $0 }
         // Not durable, and in the runtime directory (tmpfs, kept across a restart and a crash's
         // Restart=): a run does not outlive the machine, only jobd. On ext4 each record's new inode
         // cost a sixth to a third of the spawn rate (docs/performance.md). At once: a run jobd adopts
         // after a crash is one it had recorded, and an ended run's record goes. (A pause of 100 ms
         // would leave a run started just before a crash neither adopted nor recorded.)
-        runWriter = Self.writer(into: runsPath + "/", durable: false, pause: .seconds(0), reported: reportedFailure, logger: logger)
+        runWriter = Self.writer(into: runsPath + "/", durable: false, pause: .seconds(0), reported: reportedFailure, logger: logger) { $0 }
     }
 
     /// A background writer of one file a job in `directory` (a `nil` text removes the job's file).
-    private static func writer(
-        into directory: String, durable: Bool = true, pause: Duration = .milliseconds(100), reported: LockedBox<Bool>, logger: Logger
-    ) -> CoalescingWriter {
-        CoalescingWriter(pause: pause) { job, text in
+    private static func writer<Value>(
+        into directory: String, durable: Bool = true, pause: Duration = .milliseconds(100), reported: LockedBox<Bool>, logger: Logger,
+        text: @escaping @Sendable (Value) -> String?
+    ) -> CoalescingWriter<Value> {
+        CoalescingWriter(pause: pause) { job, value in
             let file = directory + job
-            guard let text else {
-                _ = unlink(file)
-                return
-            }
+            guard let text = value.flatMap(text) else { return _ = unlink(file) }
             do {
                 try AtomicFile.replace(file, with: text, durable: durable)
             } catch {
@@ -152,7 +150,7 @@ final class StateDirectory: TriggerStore {
     /// is bounded by the number of jobs.
     func saveHistory(of job: String, _ history: JobHistory?) {
         guard unusable == nil else { return }
-        historyWriter.submit(job, history?.savedText)
+        historyWriter.submit(job, history.map { JobHistory.Saved($0) })
     }
 
     /// Waits until every history handed to ``saveHistory(of:_:)`` so far is on disk: at shutdown.
@@ -164,7 +162,7 @@ final class StateDirectory: TriggerStore {
 
     func keepPace(of histories: JobHistories) {
         guard unusable == nil, let bootID = read(path + "/boot-id") else { return }
-        for (job, history) in histories { historyWriter.submit(job, history.savedText(pace: bootID)) }
+        for (job, history) in histories { historyWriter.submit(job, JobHistory.Saved(history, paceBoot: bootID)) }
     }
 
     /// A run starts: its record is written once its process runs (``runSpawned(_:)``), one write a

@@ -5,24 +5,26 @@ import Dispatch
 /// replaced before it was written is written once, with the newer value). A `nil` value is a removal,
 /// done at once; values wait `pause` and come at most once a `pause`: runs at 1,000 a second had the
 /// state directory's writers fsync and rename files at each, half of jobd's CPU (issue 39).
-package final class CoalescingWriter: Sendable {
+package final class CoalescingWriter<Value: Sendable>: Sendable {
     private struct Pending: Sendable {
-        var values: [String: String?] = [:]
+        var values: [String: Value?] = [:]
         var draining = false
     }
 
     private let pending = LockedBox(Pending())
     private let queue = DispatchQueue(label: "jobd.state-writer")
     private let pause: DispatchTimeInterval
-    private let perform: @Sendable (String, String?) -> Void
+    private let perform: @Sendable (String, Value?) -> Void
 
-    /// `perform` writes one key's value (or removes it, for `nil`); it runs on the writer's queue.
-    package init(pause: Duration = .milliseconds(100), perform: @escaping @Sendable (String, String?) -> Void) {
+    /// `perform` writes one key's value (or removes it, for `nil`); it runs on the writer's queue,
+    /// so a value that is turned into text there (a job's history) costs nothing when a newer one
+    /// replaces it first.
+    package init(pause: Duration = .milliseconds(100), perform: @escaping @Sendable (String, Value?) -> Void) {
         self.pause = .microseconds(Int(pause / .microseconds(1)))
         self.perform = perform
     }
 
-    package func submit(_ key: String, _ value: String?) {
+    package func submit(_ key: String, _ value: Value?) {
         let start = pending.withLock { pending in
             pending.values[key] = .some(value)
             defer { pending.draining = true }

@@ -66,6 +66,19 @@ extension JobHistory {
     /// next jobd of the same boot takes them (``restoringPace(inBoot:)``), so that an every-second
     /// job keeps its pace across a restart, as systemd's timers keep theirs across a daemon-reexec;
     /// a stop and a start count from the start, as before.
+    /// A history as a state writer takes it, turned into its text only when written: at a run's
+    /// end a job's history is handed in, and replaced by the next run's within the writer's pause.
+    package struct Saved: Sendable {
+        package var history: JobHistory
+        /// The boot whose monotonic instants go with it (``savedText(pace:)``): for a handover.
+        package var paceBoot: String?
+        package init(_ history: JobHistory, paceBoot: String? = nil) {
+            self.history = history
+            self.paceBoot = paceBoot
+        }
+        package var text: String? { paceBoot.map(history.savedText(pace:)) ?? history.savedText }
+    }
+
     package func savedText(pace bootID: String) -> String? {
         var text = savedText ?? (lastTrigger != nil ? "" : nil)
         guard text != nil else { return nil }

@@ -8,7 +8,7 @@ import Testing
     /// Within one pause, a thousand values of a key are one write, of the last; another key is its own.
     @Test func aBurstOfValuesIsOneWriteOfTheLast() {
         let written = LockedBox<[String]>([])
-        let writer = CoalescingWriter(pause: .seconds(3_600)) { key, value in written.withLock { $0.append("\(key)=\(value ?? "removed")") } }
+        let writer = CoalescingWriter<String>(pause: .seconds(3_600)) { key, value in written.withLock { $0.append("\(key)=\(value ?? "removed")") } }
         for count in 1...1_000 { writer.submit("backup", String(count)) }
         writer.submit("report", "1")
         #expect(written.withLock { $0 }.isEmpty, "nothing before the pause")
@@ -23,7 +23,7 @@ import Testing
     @Test func aRemovalIsAtOnceAndAValueRemovedInItsPauseIsNeverWritten() {
         let written = LockedBox<[String]>([])
         let arrived = DispatchSemaphore(value: 0)
-        let writer = CoalescingWriter(pause: .seconds(3_600)) { key, value in
+        let writer = CoalescingWriter<String>(pause: .seconds(3_600)) { key, value in
             written.withLock { $0.append("\(key)=\(value ?? "removed")") }
             arrived.signal()
         }
@@ -40,7 +40,7 @@ import Testing
     @Test func aValueIsWrittenAfterThePauseAndTheNextAgain() {
         let written = LockedBox<[String]>([])
         let arrived = DispatchSemaphore(value: 0)
-        let writer = CoalescingWriter(pause: .milliseconds(1)) { key, value in
+        let writer = CoalescingWriter<String>(pause: .milliseconds(1)) { key, value in
             written.withLock { $0.append("\(key)=\(value ?? "")") }
             arrived.signal()
         }
