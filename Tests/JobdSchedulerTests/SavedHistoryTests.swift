@@ -18,6 +18,17 @@ import Testing
         return history
     }
 
+    /// What a state writer is handed renders, when written, as the history itself would: plain, or
+    /// with the pace a handover keeps.
+    @Test func aSavedHistoryRendersAsItsHistory() {
+        var history = Self.failed()
+        history.lastStart = MonotonicInstant(nanoseconds: 5_000_000_000)
+        #expect(JobHistory.Saved(history).text == history.savedText)
+        #expect(JobHistory.Saved(history, paceBoot: "boot-a").text == history.savedText(pace: "boot-a"))
+        #expect(JobHistory.Saved(history, paceBoot: "boot-a").text?.contains("pace-start=5000000000") == true)
+        #expect(JobHistory.Saved(JobHistory()).text == nil, "an empty history is removed")
+    }
+
     /// Issue 36: a handover keeps the monotonic instants an every-second job counts from, for the
     /// next jobd of the same boot only, and once: a plain restart counts from its own start.
     @Test func aHandoverKeepsTheJobsPaceForTheNextJobdOfTheSameBootOnly() throws {
