@@ -13,8 +13,8 @@ import JobdLocks
 /// `boot-id` the boot in which jobd last started, for `Cron=@reboot`. And, in the runtime
 /// directory (`/run/jobd`, kept across a restart), `runs/JOBD_RUN_ID` each run in flight
 /// (``RunInFlightRecord``), so that the next jobd accounts for the runs of one that stopped without
-/// a word. Every write is atomic
-/// (a temporary file renamed over the old one), so a crash never leaves half a stamp.
+/// a word. Every replacement is atomic (a temporary file renamed over the old one), so a crash
+/// never leaves half a stamp; a run's record, new each run, is made in place (an empty one is none).
 ///
 /// jobd runs as root: the directories must be its own and writable by no one else (checked once;
 /// otherwise nothing is kept, and jobd says so), files are written through ``AtomicFile``, and no
