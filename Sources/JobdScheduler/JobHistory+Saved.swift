@@ -61,11 +61,6 @@ extension JobHistory {
         pace = Pace(values)
     }
 
-    /// The text a handover keeps (issue 36): ``savedText`` and the monotonic instants its
-    /// `OnUnitActiveSec=`/`OnUnitInactiveSec=` count from, with the boot they belong to. Only the
-    /// next jobd of the same boot takes them (``restoringPace(inBoot:)``), so that an every-second
-    /// job keeps its pace across a restart, as systemd's timers keep theirs across a daemon-reexec;
-    /// a stop and a start count from the start, as before.
     /// A history as a state writer takes it, turned into its text only when written: at a run's
     /// end a job's history is handed in, and replaced by the next run's within the writer's pause.
     package struct Saved: Sendable {
@@ -79,6 +74,11 @@ extension JobHistory {
         package var text: String? { paceBoot.map(history.savedText(pace:)) ?? history.savedText }
     }
 
+    /// The text a handover keeps (issue 36): ``savedText`` and the monotonic instants its
+    /// `OnUnitActiveSec=`/`OnUnitInactiveSec=` count from, with the boot they belong to. Only the
+    /// next jobd of the same boot takes them (``restoringPace(inBoot:)``), so that an every-second
+    /// job keeps its pace across a restart, as systemd's timers keep theirs across a daemon-reexec;
+    /// a stop and a start count from the start, as before.
     package func savedText(pace bootID: String) -> String? {
         var text = savedText ?? (lastTrigger != nil ? "" : nil)
         guard text != nil else { return nil }
