@@ -1,5 +1,6 @@
 import CXattr
 import Glibc
+import JobdSystem
 import SystemPackage
 
 /// Reading and writing the files of a cgroup directory, errors as errno values.
@@ -28,14 +29,8 @@ enum CgroupFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        let text = withUnsafeTemporaryAllocation(byteCount: 4_096, alignment: 1) { buffer -> Result<String, Errno>? in
-            guard let count = try? FileDescriptor(rawValue: fd).read(into: buffer) else { return .failure(.ioError) }
-            // A full buffer: more may follow (not from a cgroup's one-record file).
-            guard count < buffer.count else { return nil }
-            return .success(String(decoding: buffer[..<count], as: UTF8.self))
-        }
-        guard let text else { return read(path) }
-        return try? text.get()
+        // Read whole unless it fails or fills the buffer (not from a cgroup's one-record file).
+        return FileDescriptor(rawValue: fd).readWhole(capacity: 4_096) { String(decoding: $0, as: UTF8.self) } ?? read(path)
     }
 
     /// Writes `text` in one write(2), as the kernel takes a cgroup file's value; returns the errno
