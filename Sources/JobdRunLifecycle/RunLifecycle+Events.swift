@@ -36,7 +36,15 @@ extension RunLifecycle {
         case (.spawning, .stopRequested(let reason)), (.running, .stopRequested(let reason)):
             stopReason = stopReason ?? reason
             phase = .stopping
-            return [.terminate(reason, fields: fields.merging([JobdField.reason: reason.rawValue]) { $1 }), .armStopTimeout]
+            return [.terminate(reason, fields: fields.merging([JobdField.reason: reason.rawValue]) { $1 })]
+        case (.stopping, .stopSent):
+            return [.armStopTimeout]
+        case (.stopping, .endedBeforeStop):
+            // Its process exited by itself, as systemd hears a main process's end before a stop it
+            // would send: a later stop request is judged afresh.
+            stopReason = nil
+            phase = .running
+            return []
         case (.stopping, .stopTimeoutElapsed):
             return [.kill(fields: fields.merging([JobdField.reason: stopReason?.rawValue ?? ""]) { $1 })]
         case (.running, .exited(let termination)), (.stopping, .exited(let termination)):

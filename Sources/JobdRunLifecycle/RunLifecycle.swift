@@ -48,6 +48,11 @@ package struct RunLifecycle: Sendable {
         case exited(RunTermination)
         /// `RuntimeMaxSec=`, `jobctl stop`, jobd's stop, `Overlap=replace`, an OOM kill…
         case stopRequested(StopReason)
+        /// SIGTERM went to the run's processes (or waits for its process, not started yet).
+        case stopSent
+        /// The main process had already ended when the stop was to be sent, its end not yet heard:
+        /// nothing was sent, and the run ends as its process did, not stopped (issue 39).
+        case endedBeforeStop
         /// `TimeoutStopSec=` passed since SIGTERM.
         case stopTimeoutElapsed
         /// The run's fence stopped it: its node lost the fleet lease. `endedAt`: when, wall clock µs.
@@ -80,7 +85,8 @@ package struct RunLifecycle: Sendable {
         case logStart(pid: Int32, fields: [String: String])
         /// Log `run.start` at error: the run could not start, and why.
         case logStartFailure(message: String, fields: [String: String])
-        /// Log the stop (`run.timeout` or `run.stop`) and send SIGTERM and SIGCONT to the run's processes.
+        /// Unless the main process has already ended (``Event/endedBeforeStop``): log the stop
+        /// (`run.timeout` or `run.stop`) and send SIGTERM and SIGCONT to the run's processes (``Event/stopSent``).
         case terminate(StopReason, fields: [String: String])
         /// Report ``Event/stopTimeoutElapsed`` once `TimeoutStopSec=` (bounded by jobd's own stop) has passed.
         case armStopTimeout

@@ -139,9 +139,12 @@ extension JobRunner {
         case .logStartFailure(let message, let fields):
             logger.event(.runStart, level: .error, message, fields)
         case .terminate(let reason, let fields):
+            // An adopted process is the keeper's child, not jobd's: only its end, followed, says it ended.
+            if run.adopted == nil, let pid = lifecycle.pid, driver.hasEnded(pid: pid) { return [.endedBeforeStop] }
             run.stopGrace = registry.bounded(run.definition.stopTimeout)
             logStop(reason, of: run.definition, runID: lifecycle.plan.runID, grace: run.stopGrace, fields: fields)
             driver.signal(runID: lifecycle.plan.runID, SIGTERM)
+            return [.stopSent]
         case .armStopTimeout:
             guard !run.stopGrace.isInfinite else { break }
             let inbox = run.inbox

@@ -177,6 +177,14 @@ package enum ProcessSpawner {
 
     /// `name` itself when it holds a `/`; else the first executable file of that name in `path`'s
     /// directories (absolute ones only, as swift-subprocess looks a name up).
+    /// Whether jobd's child `pid` has ended: `waitid` with `WNOWAIT` leaves it to the reactor,
+    /// which reaps it; a child that is no more (`ECHILD`) was reaped already.
+    package static func hasEnded(_ pid: Int32) -> Bool {
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return errno == ECHILD }
+        return info._sifields._sigchld.si_pid == pid
+    }
+
     package static func resolve(_ name: String, path: String) -> String? {
         if name.contains("/") { return name }
         for directory in path.split(separator: ":") where directory.hasPrefix("/") {

@@ -49,6 +49,9 @@ package protocol RunDriver: Sendable {
     func watchOOMKills(in cgroup: RunCgroup, _ killed: @escaping @Sendable () -> Void) -> RunDriverWatch
     /// Sends `signal` (SIGTERM with SIGCONT, or SIGKILL) to the run's processes, now or once it has one.
     func signal(runID: UInt64, _ signal: Int32)
+    /// Whether jobd's child `pid`, a run's main process, has ended, whether or not its end was
+    /// reported yet: a stop asked for after that does not stop the run.
+    func hasEnded(pid: Int32) -> Bool
     /// Whether the run's fence stopped it, and when it ended then.
     func fenceStopped(_ fence: RunFence) -> (ended: Int64?, stopped: Bool)
     /// How many processes are left in the run's process group `group`, or its cgroup.

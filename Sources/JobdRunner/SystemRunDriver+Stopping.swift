@@ -12,6 +12,10 @@ extension SystemRunDriver {
         signal == SIGKILL ? registry.kill(runID: runID) : registry.terminate(runID: runID)
     }
 
+    package func hasEnded(pid: Int32) -> Bool {
+        ProcessSpawner.hasEnded(pid)
+    }
+
     package func fenceStopped(_ fence: RunFence) -> (ended: Int64?, stopped: Bool) {
         guard let stopped = fence.stopped() else { return (nil, false) }
         return (stopped.ended, true)

@@ -70,6 +70,11 @@ extension InMemoryRunDriver {
         deliver(signal, to: runID)
     }
 
+    package func hasEnded(pid: Int32) -> Bool {
+        record("hasEnded")
+        return hasEnded(pid)
+    }
+
     package func fenceStopped(_ fence: RunFence) -> (ended: Int64?, stopped: Bool) {
         record("checkFence")
         return (script.fenceStoppedAt, script.fenceStoppedAt != nil)

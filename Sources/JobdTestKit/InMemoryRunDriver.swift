@@ -46,6 +46,8 @@ package final class InMemoryRunDriver: RunDriver {
         var nextSleeper = 0
         /// Each running process's report of its end.
         var running: [UInt64: @Sendable (RunTermination) -> Void] = [:]
+        /// Processes that ended, whose end is not reported yet (``exitUnheard(_:_:)``).
+        var unheard: [UInt64: (report: @Sendable (RunTermination) -> Void, termination: RunTermination)] = [:]
         /// A signal sent before the process had one: it gets it as it starts.
         var early: [UInt64: Int32] = [:]
         var steps: [String] = []
@@ -92,6 +94,28 @@ package final class InMemoryRunDriver: RunDriver {
         let process = state.withLock { $0.running.removeValue(forKey: runID) }
         process?(termination)
         changed()
+    }
+
+    /// Ends run `runID`'s process as `termination` once it runs, but reports its end only at
+    /// ``hear(_:)``: as a process whose exit the reactor has not seen yet. Signals no longer reach it.
+    package func exitUnheard(_ runID: UInt64, _ termination: RunTermination) async {
+        await until { $0.running.contains(runID) }
+        state.withLock { state in
+            if let process = state.running.removeValue(forKey: runID) { state.unheard[runID] = (process, termination) }
+        }
+        changed()
+    }
+
+    /// Reports the end of a process ended by ``exitUnheard(_:_:)``.
+    package func hear(_ runID: UInt64) {
+        let ended = state.withLock { $0.unheard.removeValue(forKey: runID) }
+        ended.map { $0.report($0.termination) }
+        changed()
+    }
+
+    /// Whether the process of pid `pid` (1000 + its run's id) ended unheard.
+    func hasEnded(_ pid: Int32) -> Bool {
+        state.withLock { $0.unheard[UInt64(max(0, pid - 1_000))] != nil }
     }
 
     /// Lets `duration` pass: every sleep due by then ends.

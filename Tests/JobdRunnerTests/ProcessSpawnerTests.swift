@@ -54,6 +54,23 @@ import Testing
         #expect(run.exit == .exited(0))
     }
 
+    /// Issue 39: what a stop asks before it signals: a running child has not ended; one that
+    /// exited has, before the reactor reaps it (its end unheard) and after.
+    @Test func aChildHasEndedOnceItExitsReapedOrNot() throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        let spawned = try ProcessSpawner.spawn("/bin/cat", arguments: [], environment: [:], workingDirectory: "/", input: pair[1]).get()
+        defer { [spawned.pidfd, spawned.standardOutput, spawned.standardError, pair[0]].forEach { close($0) } }
+        #expect(!ProcessSpawner.hasEnded(spawned.pid), "cat waits for its input")
+        shutdown(pair[0], Int32(SHUT_WR))
+        var info = siginfo_t()
+        #expect(waitid(P_PID, id_t(spawned.pid), &info, WEXITED | WNOWAIT) == 0, "its exit, awaited and left unreaped")
+        #expect(ProcessSpawner.hasEnded(spawned.pid))
+        var status: Int32 = 0
+        #expect(waitpid(spawned.pid, &status, 0) == spawned.pid)
+        #expect(ProcessSpawner.hasEnded(spawned.pid), "reaped")
+    }
+
     @Test func aCommandThatCannotBeStartedIsAFailureThatSaysWhy() {
         let missing = ProcessSpawner.spawn("/nonexistent/command", arguments: [], environment: [:], workingDirectory: "/",
                                            input: open("/dev/null", O_RDONLY | O_CLOEXEC))

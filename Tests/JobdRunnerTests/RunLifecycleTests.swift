@@ -96,7 +96,8 @@ import Testing
         Self.running(&run)
         let stop = run.handle(.stopRequested(.runtimeExceeded))
         guard case .terminate(.runtimeExceeded, let fields)? = stop.first else { Issue.record("\(stop)"); return }
-        #expect(fields[JobdField.reason] == "runtime-max" && stop.last == .armStopTimeout && run.phase == .stopping)
+        #expect(fields[JobdField.reason] == "runtime-max" && stop.count == 1 && run.phase == .stopping)
+        #expect(run.handle(.stopSent) == [.armStopTimeout], "TimeoutStopSec= counts once SIGTERM went")
         #expect(run.handle(.stopRequested(.requested)).isEmpty, "the first reason stands")
         let kill = run.handle(.stopTimeoutElapsed)
         guard case .kill? = kill.first, kill.count == 1 else { Issue.record("\(kill)"); return }
@@ -108,6 +109,22 @@ import Testing
         let outcome = try #require(Self.outcome(ended))
         #expect(outcome.result == .timeout && outcome.stopReason == .runtimeExceeded && outcome.termination == .killed(signal: SIGKILL))
         #expect(Self.exitFields(ended)?[JobdField.reason] == "runtime-max")
+    }
+
+    /// A stop that finds the main process already ended, its end not heard yet, sends nothing and
+    /// arms no timeout; the run ends as its process did, and a later stop is judged afresh.
+    @Test func aStopThatFindsTheProcessEndedIsNoStop() throws {
+        var run = try Self.lifecycle("RuntimeMaxSec=5\n")
+        Self.running(&run)
+        #expect(run.handle(.stopRequested(.shutdown)).count == 1)
+        #expect(run.handle(.endedBeforeStop).isEmpty && run.phase == .running && run.stopReason == nil)
+        guard case .terminate(.requested, _)? = run.handle(.stopRequested(.requested)).first else { Issue.record("a later stop"); return }
+        #expect(run.handle(.endedBeforeStop).isEmpty)
+        #expect(run.handle(.exited(.exited(0))) == [.stopWatching, .countLeftovers])
+        _ = run.handle(.leftoversCounted(0))
+        _ = run.handle(.cgroupRemoved(usage: nil, oomKills: 0))
+        let outcome = try #require(Self.outcome(run.handle(.reaped(elapsed: TimeSpan(microseconds: 1_000)))))
+        #expect(outcome.result == .success && outcome.stopReason == nil)
     }
 
     @Test func aRunItsFenceStoppedEndsLostAtTheTimeItReallyEnded() throws {

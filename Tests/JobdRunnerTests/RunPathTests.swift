@@ -120,6 +120,23 @@ import Testing
         #expect(!harness.driver.steps.contains("signal 9"))
     }
 
+    /// Issue 39: a run whose process exited 0 just before jobd's stop, its exit not heard yet, is
+    /// not stopped: no `run.stop`, no signal, and it ends `success`, as systemd hears a main
+    /// process's end before it stops a service. A later stop is judged afresh.
+    @Test func aStopAfterTheProcessEndedUnheardSendsNothingAndTheRunSucceeds() async throws {
+        let harness = Harness()
+        async let ended = harness.run()
+        await harness.driver.exitUnheard(1, .exited(0))
+        #expect(harness.runner.registry.stopAll(reason: .shutdown) == 1)
+        await harness.driver.until { $0.steps.contains("hasEnded") }
+        harness.driver.hear(1)
+        let outcome = try await ended.outcome
+        #expect(outcome.result == .success && outcome.stopReason == nil && outcome.termination == .exited(0))
+        #expect(!harness.driver.steps.contains { $0.hasPrefix("signal") }, "\(harness.driver.steps)")
+        #expect(harness.entries(.runStop).isEmpty && harness.driver.sleeping == 0)
+        #expect(harness.entries(.runExit).first?.metadata[JobdField.result] == "success")
+    }
+
     @Test func aRunItsFenceStoppedEndsLost() async throws {
         var script = InMemoryRunDriver.Script()
         script.fenceStoppedAt = 1_767_225_600_000_000
@@ -173,7 +190,7 @@ import Testing
         #expect(harness.runner.registry.stopAll(reason: .shutdown) == 0)
         let outcome = try await harness.run().outcome
         #expect(outcome.result == .stopped && outcome.stopReason == .shutdown)
-        #expect(harness.driver.steps == ["readEnvironment", "makeCgroup", "spawn", "signal 15", "countLeftovers"])
+        #expect(harness.driver.steps == ["readEnvironment", "makeCgroup", "spawn", "hasEnded", "signal 15", "countLeftovers"])
         #expect(harness.entries(.runStop).count == 1 && harness.entries(.runStart).count == 1)
     }
 
