@@ -242,7 +242,8 @@ extension Logger {
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
         guard level >= self.logLevel else { return }
-        var metadata: Logger.Metadata = [JobdField.event: .string(kind.rawValue)]
+        var metadata = Logger.Metadata(minimumCapacity: fields.count + 1)
+        metadata[JobdField.event] = .string(kind.rawValue)
         for (key, value) in fields { metadata[key] = .string(value) }
         self.log(level: level, "\(message())", metadata: metadata, file: file, function: function, line: line)
     }

@@ -79,7 +79,7 @@ package struct JournalLogHandler: LogHandler {
     package static func fields(for record: LogRecord, identifier: String) -> [JournalField] {
         func field(_ name: String, _ value: String) -> JournalField {
             // The names used here are literals that satisfy the journal's rules.
-            JournalField(try! JournalFieldName(name), value)
+            JournalField(JournalFieldName(checked: name), value)
         }
         // A job's output is the job's own line: it goes under the job's name (or its
         // SyslogIdentifier=) and the command's pid, so that `journalctl -t backup` selects it and
@@ -103,10 +103,15 @@ package struct JournalLogHandler: LogHandler {
         ]
         if let error = record.error { fields.append(field("JOBD_ERROR", error)) }
 
-        let keys = record.metadata.keys.filter { $0 != JobdField.syslogIdentifier }
-        let (names, dropped) = metadataFieldNames(keys)
-        for key in keys.sorted() {
-            if let name = names[key] { fields.append(JournalField(name, record.metadata[key]!)) }
+        let metadata = record.metadata.filter { $0.key != JobdField.syslogIdentifier }.sorted { $0.key < $1.key }
+        // jobd's own keys (``JobdField``) are field names as they are, which cannot collide.
+        if metadata.allSatisfy({ JournalFieldName.isValid($0.key) && !reservedFields.contains($0.key) }) {
+            fields += metadata.map { JournalField(JournalFieldName(checked: $0.key), $0.value) }
+            return fields
+        }
+        let (names, dropped) = metadataFieldNames(metadata.map(\.key))
+        for (key, value) in metadata {
+            if let name = names[key] { fields.append(JournalField(name, value)) }
         }
         if !dropped.isEmpty { fields.append(field("JOBD_DROPPED_FIELDS", dropped.joined(separator: ","))) }
         return fields

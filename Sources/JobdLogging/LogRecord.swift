@@ -43,9 +43,15 @@ package struct LogRecord: Sendable, Hashable {
 
     /// Resolves `event` as logged through a handler with `handlerMetadata` and `provider`.
     init(event: LogEvent, label: String, handlerMetadata: Logger.Metadata, provider: Logger.MetadataProvider?) {
-        var merged = handlerMetadata
-        if let provided = provider?.get() { merged.merge(provided) { _, new in new } }
-        if let call = event.metadata { merged.merge(call) { _, new in new } }
+        var merged: Logger.Metadata
+        if handlerMetadata.isEmpty && provider == nil {
+            // jobd's loggers carry no metadata of their own: the call's is the record's as it is.
+            merged = event.metadata ?? [:]
+        } else {
+            merged = handlerMetadata
+            if let provided = provider?.get() { merged.merge(provided) { _, new in new } }
+            if let call = event.metadata { merged.merge(call) { _, new in new } }
+        }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         self.init(

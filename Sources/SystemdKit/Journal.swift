@@ -20,7 +20,9 @@ package struct Journal: Sendable {
         // One contiguous buffer of "NAME=value" items, so every iovec points into memory that lives
         // for the whole call.
         var buffer: [UInt8] = []
+        buffer.reserveCapacity(fields.reduce(0) { $0 + $1.name.rawValue.utf8.count + 1 + $1.value.utf8.count })
         var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(fields.count)
         for field in fields {
             let start = buffer.count
             buffer.append(contentsOf: field.name.rawValue.utf8)
@@ -32,14 +34,14 @@ package struct Journal: Sendable {
             var iovecs = ranges.map { iovec(iov_base: raw.baseAddress! + $0.lowerBound, iov_len: $0.count) }
             return sd_journal_sendv(&iovecs, Int32(iovecs.count))
         }
-        let names = fields.map(\.name.rawValue).joined(separator: ",")
         if result == -ECONNREFUSED || result == -ENOENT {
             throw SystemdError(
                 .journalUnreachable, errno: POSIXErrorCode(rawValue: -result),
                 context: "no journald listens on \(Self.socketPath)"
             )
         }
-        try SystemdError.check(result, .journalSendFailed, "sd_journal_sendv of an entry with fields \(names)")
+        try SystemdError.check(result, .journalSendFailed,
+                               "sd_journal_sendv of an entry with fields \(fields.map(\.name.rawValue).joined(separator: ","))")
     }
 
     /// Checks that a journald is listening, without writing an entry: connects a datagram socket to

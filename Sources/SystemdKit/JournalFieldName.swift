@@ -17,6 +17,12 @@ package struct JournalFieldName: Hashable, Sendable, CustomStringConvertible {
         rawValue = name
     }
 
+    /// `name`, which ``isValid(_:)`` has already passed: not checked again.
+    package init(checked name: String) {
+        assert(Self.isValid(name), "\(name) is not a journal field name")
+        rawValue = name
+    }
+
     package var description: String { rawValue }
 
     /// Why journald would drop a field called `name`, or `nil` when the name is valid.
