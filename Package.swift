@@ -202,11 +202,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // jobd's state on disk: Persistent= stamps, the jobs' histories, the boot id, disabled jobs,
+        // the records of runs in flight (runs/) and what jobd-keeper kept of the runs that ended.
+        .target(
+            name: "JobdState",
+            dependencies: [
+                "JobdCalendar", "JobdConfig", "JobdHandover", "JobdLocks", "JobdLogging", "JobdRunner", "JobdScheduler", "JobdSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "JobdDaemon",
             dependencies: [
                 "JobdHost", "JobdMetrics", "CMalloc", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdScheduler", "JobdRunner", "JobdProcess", "JobdLogging", "JobdTimers", "SystemdKit",
-                "JobdLocks", "JobdHandover", "JobdSystem",
+                "JobdLocks", "JobdHandover", "JobdState", "JobdSystem",
                 "JobdControl", "JobdFleet",
                 // crontab(1)'s check of a crontab and Debian's header, on the control socket; cron mode's
                 // reading of cron's files (CronTable).
@@ -309,7 +319,7 @@ let package = Package(
             name: "JobdDaemonTests",
             dependencies: [
                 "JobdDaemon", "JobdHost", "JobdMetrics", "JobdScheduler", "JobdConfig", "JobdPolicy", "JobdCalendar", "JobdRunner", "JobdControl", "JobdFleet",
-                "JobdTimers", "JobdTestKit", "SystemdKit", "JobdHandover",
+                "JobdTimers", "JobdTestKit", "SystemdKit", "JobdHandover", "JobdState",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

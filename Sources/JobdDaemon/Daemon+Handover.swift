@@ -1,6 +1,7 @@
 import Glibc
 import JobdHandover
 import JobdLogging
+import JobdState
 import SystemdKit
 
 extension Daemon {

@@ -8,6 +8,7 @@ import JobdLocks
 import JobdLogging
 import JobdRunner
 import JobdScheduler
+import JobdState
 import JobdSystem
 import JobdTimers
 package import Logging

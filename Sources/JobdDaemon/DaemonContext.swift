@@ -4,6 +4,7 @@ package import JobdFleet
 package import JobdHandover
 package import JobdRunner
 package import JobdScheduler
+import JobdState
 import Logging
 
 /// What the main loop reads time, files and processes through, and where its events go: the

@@ -6,6 +6,7 @@ import JobdLogging
 import JobdProcess
 import JobdRunner
 import JobdScheduler
+import JobdState
 import JobdTimers
 import Logging
 

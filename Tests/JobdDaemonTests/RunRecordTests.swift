@@ -4,6 +4,7 @@ import InMemoryLogging
 import JobdHandover
 import JobdRunner
 import JobdScheduler
+import JobdState
 import Logging
 import Testing
 

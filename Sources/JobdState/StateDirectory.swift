@@ -1,11 +1,11 @@
 import Glibc
-import JobdCalendar
+package import JobdCalendar
 import JobdConfig
-import JobdHandover
+package import JobdHandover
 import JobdLogging
-import JobdRunner
-import JobdScheduler
-import Logging
+package import JobdRunner
+package import JobdScheduler
+package import Logging
 import JobdLocks
 
 /// jobd's state directory (`--state-dir`, default `$STATE_DIRECTORY` or `/var/lib/jobd`):
@@ -19,8 +19,8 @@ import JobdLocks
 /// jobd runs as root: the directories must be its own and writable by no one else (checked once;
 /// otherwise nothing is kept, and jobd says so), files are written through ``AtomicFile``, and no
 /// file is opened through a link.
-final class StateDirectory: TriggerStore {
-    let path: String
+package final class StateDirectory: TriggerStore {
+    package let path: String
     /// Where the runs in flight are kept: `runs/` of the runtime directory.
     private let runsPath: String
     private let logger: Logger
@@ -41,7 +41,7 @@ final class StateDirectory: TriggerStore {
     private let queuedRuns = LockedBox<Set<String>>([])
 
     /// `runtimeDirectory`: jobd's (`--runtime-dir`); `nil` keeps the runs in `path` too.
-    init(path: String, runtimeDirectory: String? = nil, logger: Logger) {
+    package init(path: String, runtimeDirectory: String? = nil, logger: Logger) {
         self.path = path
         self.logger = logger
         runsPath = (runtimeDirectory ?? path) + "/runs"
@@ -80,7 +80,7 @@ final class StateDirectory: TriggerStore {
         }
     }
 
-    static func defaultPath(environment: [String: String]) -> String {
+    package static func defaultPath(environment: [String: String]) -> String {
         environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/jobd"
     }
 
@@ -88,12 +88,12 @@ final class StateDirectory: TriggerStore {
     /// microseconds, or lies before 1970 or more than a day ahead of now, is refused with an error
     /// naming its file, and the job counts from jobd's start as if it had none: before this, `-1`
     /// disabled its job without a word.
-    func lastTrigger(of job: String) -> RealtimeInstant? {
+    package func lastTrigger(of job: String) -> RealtimeInstant? {
         let file = path + "/timestamps/" + job
         // A stamp handed to the writer is on disk before it is read back.
         stampWriter.flush()
         guard let text = read(file) else { return nil }
-        switch Self.stamp(text, nowUSec: WallClock.nowUSec()) {
+        switch Self.stamp(text, nowUSec: RealtimeInstant.now().microseconds) {
         case .success(let instant):
             return instant
         case .failure(let problem):
@@ -104,13 +104,13 @@ final class StateDirectory: TriggerStore {
     }
 
     /// Why a stamp is not believed.
-    struct StampProblem: Error, CustomStringConvertible {
-        var description: String
+    package struct StampProblem: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Reads a stamp's text: wall-clock microseconds since 1970, no later than a day after `nowUSec`
     /// (a day leaves room for a clock that was set back since the stamp was written).
-    static func stamp(_ text: String, nowUSec: Int64) -> Result<RealtimeInstant, StampProblem> {
+    package static func stamp(_ text: String, nowUSec: Int64) -> Result<RealtimeInstant, StampProblem> {
         guard let microseconds = Int64(text) else {
             return .failure(StampProblem(description: "expected a count of microseconds since 1970, found \"\(text.prefix(40))\""))
         }
@@ -123,14 +123,14 @@ final class StateDirectory: TriggerStore {
 
     /// Keeps `instant` as `job`'s last trigger, on a writer of its own: the main loop never waits
     /// for the disk at a `Persistent=` job's trigger.
-    func recordTrigger(of job: String, at instant: RealtimeInstant) {
+    package func recordTrigger(of job: String, at instant: RealtimeInstant) {
         guard unusable == nil else { return }
         stampWriter.submit(job, String(instant.microseconds) + "\n")
     }
 
     /// The histories an earlier jobd kept (`history/JOB`, ``JobHistory/savedText``) of the jobs
     /// `jobs` names; the files of other jobs (whose job files are gone) are removed.
-    func savedHistories(of jobs: Set<String>) -> [String: JobHistory] {
+    package func savedHistories(of jobs: Set<String>) -> [String: JobHistory] {
         guard unusable == nil, case .success(let names) = FileSystem.directoryEntries(path + "/history") else { return [:] }
         var histories: [String: JobHistory] = [:]
         // Hidden names are AtomicFile's temporary files, left by a crash.
@@ -148,19 +148,19 @@ final class StateDirectory: TriggerStore {
     /// Keeps `history` as `job`'s (`nil`: forgets it), on a writer of its own: the main loop never
     /// waits for the disk. Only the latest history of each job waits to be written, so what waits
     /// is bounded by the number of jobs.
-    func saveHistory(of job: String, _ history: JobHistory?) {
+    package func saveHistory(of job: String, _ history: JobHistory?) {
         guard unusable == nil else { return }
         historyWriter.submit(job, history.map { JobHistory.Saved($0) })
     }
 
     /// Waits until every history handed to ``saveHistory(of:_:)`` so far is on disk: at shutdown.
-    func flushHistories() {
+    package func flushHistories() {
         stampWriter.flush()
         historyWriter.flush()
         runWriter.flush()
     }
 
-    func keepPace(of histories: JobHistories) {
+    package func keepPace(of histories: JobHistories) {
         guard unusable == nil, let bootID = read(path + "/boot-id") else { return }
         for (job, history) in histories { historyWriter.submit(job, JobHistory.Saved(history, paceBoot: bootID)) }
     }
@@ -170,7 +170,7 @@ final class StateDirectory: TriggerStore {
     /// ran nothing, so the next jobd finds nothing of it: it is not recorded abandoned, a failure that
     /// starts `OnFailure=` jobs. A fleet run's record is written at once: the next jobd must release
     /// its claim even then. A run handed over by an earlier jobd comes with its process.
-    func runStarted(_ run: RunInFlightRecord) {
+    package func runStarted(_ run: RunInFlightRecord) {
         guard unusable == nil else { return }
         if run.process == nil {
             awaitingProcess.withLock { $0[run.invocationID] = run }
@@ -188,7 +188,7 @@ final class StateDirectory: TriggerStore {
     /// jobd to adopt it. Called on the run's own task, not the main loop's, which may be behind a
     /// burst that a crash would end (a run spawned then would be recorded abandoned, and left
     /// running unfollowed).
-    func runSpawned(_ spawned: SpawnedRun) {
+    package func runSpawned(_ spawned: SpawnedRun) {
         guard unusable == nil else { return }
         let process = KeeperDirectory.startTicks(of: spawned.pid).map { ProcessIdentity(pid: spawned.pid, startTicks: $0) }
         let record = awaitingProcess.withLock { runs -> RunInFlightRecord? in
@@ -212,7 +212,7 @@ final class StateDirectory: TriggerStore {
         queue(record.invocationID, record.savedText)
     }
 
-    func runEnded(_ invocationID: String) {
+    package func runEnded(_ invocationID: String) {
         guard unusable == nil else { return }
         let unwritten = awaitingProcess.withLock { runs -> Bool in
             // One that never started its process: written only if it holds a claim.
@@ -231,7 +231,7 @@ final class StateDirectory: TriggerStore {
 
     /// The runs an earlier jobd kept in `runs/`, oldest first. A file whose name is not a run id
     /// jobd makes, or that names no job, is removed with an error naming it.
-    func abandonedRuns() -> [RunInFlightRecord] {
+    package func abandonedRuns() -> [RunInFlightRecord] {
         guard unusable == nil else { return [] }
         moveLegacyRuns()
         guard case .success(let names) = FileSystem.directoryEntries(runsPath) else { return [] }
@@ -279,14 +279,14 @@ final class StateDirectory: TriggerStore {
 
 
     /// Jobs disabled with `jobctl disable`: one empty file per job in `disabled/`.
-    func disabledJobs() -> Set<String> {
+    package func disabledJobs() -> Set<String> {
         guard case .success(let names) = FileSystem.directoryEntries(path + "/disabled") else { return [] }
         // Hidden names are AtomicFile's temporary files.
         return Set(names.filter { !$0.hasPrefix(".") })
     }
 
     /// Records that `job` is disabled, or no longer.
-    func setDisabled(_ job: String, _ disabled: Bool) {
+    package func setDisabled(_ job: String, _ disabled: Bool) {
         if disabled {
             _ = mkdir(path + "/disabled", 0o755)
             write(path + "/disabled/" + job, "disabled")
@@ -296,7 +296,7 @@ final class StateDirectory: TriggerStore {
     }
 
     /// Whether this is jobd's first start in boot `bootID`; records the boot either way.
-    func isFirstStart(inBoot bootID: String) -> Bool {
+    package func isFirstStart(inBoot bootID: String) -> Bool {
         let previous = read(path + "/boot-id")
         write(path + "/boot-id", bootID)
         return previous != bootID
@@ -349,7 +349,7 @@ extension String {
 extension HandedOverRun {
     /// What the next jobd needs of a run's cgroup (`cgroup`: its directory, path and v1 twins),
     /// with the start of a line not yet ended at a handover.
-    init(cgroup: RunCgroup?, pendingOutput: [UInt8] = [], pendingError: [UInt8] = []) {
+    package init(cgroup: RunCgroup?, pendingOutput: [UInt8] = [], pendingError: [UInt8] = []) {
         self.init(cgroupDirectory: cgroup?.directory, cgroupPath: cgroup?.path, cgroupLegacy: cgroup?.legacy ?? [:],
                   pendingOutput: pendingOutput, pendingError: pendingError)
     }
