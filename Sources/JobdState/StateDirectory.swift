@@ -33,12 +33,16 @@ package final class StateDirectory: TriggerStore {
     /// Runs in flight: a run that ends before the writer's queue reached its start writes no record
     /// (its removal finds none).
     private let runWriter: CoalescingWriter<String>
-    /// The record of each run whose process has not started yet, which its process completes
-    /// (``runSpawned(_:)``); a run's record leaves it then, so that it costs nothing while the run runs.
-    private let awaitingProcess = LockedBox<[String: RunInFlightRecord]>([:])
-    /// The runs whose record went to ``runWriter`` (a fleet run's, an adopted run's): their removal
-    /// follows it there. Every other record is made and removed where the run starts and ends.
-    private let queuedRuns = LockedBox<Set<String>>([])
+    /// The runs whose records are not simply on disk, under one lock (one lock a run's end).
+    private struct PendingRecords {
+        /// The record of each run whose process has not started yet, which its process completes
+        /// (``runSpawned(_:)``); a run's record leaves it then, so that it costs nothing while the run runs.
+        var awaitingProcess: [String: RunInFlightRecord] = [:]
+        /// The runs whose record went to ``runWriter`` (a fleet run's, an adopted run's): their removal
+        /// follows it there. Every other record is made and removed where the run starts and ends.
+        var queued: Set<String> = []
+    }
+    private let pending = LockedBox(PendingRecords())
 
     /// `runtimeDirectory`: jobd's (`--runtime-dir`); `nil` keeps the runs in `path` too.
     package init(path: String, runtimeDirectory: String? = nil, logger: Logger) {
@@ -172,16 +176,13 @@ package final class StateDirectory: TriggerStore {
     /// its claim even then. A run handed over by an earlier jobd comes with its process.
     package func runStarted(_ run: RunInFlightRecord) {
         guard unusable == nil else { return }
-        if run.process == nil {
-            awaitingProcess.withLock { $0[run.invocationID] = run }
-            guard run.claim != nil else { return }
+        let queued = pending.withLock { pending in
+            if run.process == nil { pending.awaitingProcess[run.invocationID] = run }
+            guard run.process != nil || run.claim != nil else { return false }
+            pending.queued.insert(run.invocationID)
+            return true
         }
-        queue(run.invocationID, run.savedText)
-    }
-
-    private func queue(_ invocationID: String, _ text: String) {
-        queuedRuns.withLock { _ = $0.insert(invocationID) }
-        runWriter.submit(invocationID, text)
+        if queued { runWriter.submit(run.invocationID, run.savedText) }
     }
 
     /// The run's process runs its command: its record gets the process and its cgroup, for the next
@@ -191,8 +192,8 @@ package final class StateDirectory: TriggerStore {
     package func runSpawned(_ spawned: SpawnedRun) {
         guard unusable == nil else { return }
         let process = KeeperDirectory.startTicks(of: spawned.pid).map { ProcessIdentity(pid: spawned.pid, startTicks: $0) }
-        let record = awaitingProcess.withLock { runs -> RunInFlightRecord? in
-            guard var run = runs.removeValue(forKey: spawned.invocationID) else { return nil }
+        let record = pending.withLock { pending -> RunInFlightRecord? in
+            guard var run = pending.awaitingProcess.removeValue(forKey: spawned.invocationID) else { return nil }
             run.process = process
             run.handedOver = HandedOverRun(cgroup: spawned.cgroup)
             return run
@@ -208,25 +209,30 @@ package final class StateDirectory: TriggerStore {
                 Self.reportFirst(String(describing: error), reported: reportedFailure, logger: logger)
                 return
             }
+            // One is there already: it is replaced through the queue, as a fleet run's is.
+            pending.withLock { _ = $0.queued.insert(record.invocationID) }
         }
-        queue(record.invocationID, record.savedText)
+        runWriter.submit(record.invocationID, record.savedText)
     }
 
     package func runEnded(_ invocationID: String) {
         guard unusable == nil else { return }
-        let unwritten = awaitingProcess.withLock { runs -> Bool in
-            // One that never started its process: written only if it holds a claim.
-            let unwritten = runs.removeValue(forKey: invocationID).map { $0.claim == nil } ?? false
+        enum Kept { case nowhere, onDisk, queued }
+        let kept = pending.withLock { pending -> Kept in
             // Drained after a burst: the room of its thousands of records goes too (a dictionary keeps it).
-            if runs.isEmpty, runs.capacity > 64 { runs = [:] }
-            return unwritten
+            defer {
+                if pending.awaitingProcess.isEmpty, pending.awaitingProcess.capacity > 64 { pending.awaitingProcess = [:] }
+                if pending.queued.isEmpty, pending.queued.capacity > 64 { pending.queued = [] }
+            }
+            // One that never started its process: written only if it holds a claim.
+            if let run = pending.awaitingProcess.removeValue(forKey: invocationID), run.claim == nil { return .nowhere }
+            return pending.queued.remove(invocationID) != nil ? .queued : .onDisk
         }
-        guard !unwritten else { return }
-        let queued = queuedRuns.withLock { runs in
-            defer { if runs.isEmpty, runs.capacity > 64 { runs = [] } }
-            return runs.remove(invocationID) != nil
+        switch kept {
+        case .nowhere: break
+        case .onDisk: _ = unlink(runsPath + "/" + invocationID)
+        case .queued: runWriter.submit(invocationID, nil)
         }
-        if queued { runWriter.submit(invocationID, nil) } else { _ = unlink(runsPath + "/" + invocationID) }
     }
 
     /// The runs an earlier jobd kept in `runs/`, oldest first. A file whose name is not a run id
