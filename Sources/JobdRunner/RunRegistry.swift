@@ -93,8 +93,10 @@ package final class RunRegistry: Sendable {
     }
 
     /// `signal` to every process in the run's cgroup and to its main process (which may not have
-    /// entered the cgroup yet), or to its process group.
-    private static func send(_ signal: Int32, pid: pid_t, cgroup: RunCgroup?) {
+    /// entered the cgroup yet), or to its process group. The main process by its pid only while it
+    /// is jobd's child and has not ended: once the reactor reaped it (its end not yet heard), the
+    /// pid may be another process's.
+    static func send(_ signal: Int32, pid: pid_t, cgroup: RunCgroup?) {
         guard let cgroup else {
             killpg(pid, signal)
             return
@@ -104,7 +106,7 @@ package final class RunRegistry: Sendable {
         } else {
             cgroup.signal(signal)
         }
-        if !cgroup.members.contains(pid) { Glibc.kill(pid, signal) }
+        if !cgroup.members.contains(pid), !ProcessSpawner.hasEnded(pid) { Glibc.kill(pid, signal) }
     }
 
     /// `grace`, a run's `TimeoutStopSec=`, at most until the deadline of ``stopAll(reason:within:now:)``
