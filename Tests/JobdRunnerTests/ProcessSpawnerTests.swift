@@ -85,9 +85,13 @@ import Testing
         let parent = stat.split(separator: ")").last?.split(separator: " ").dropFirst().first.flatMap { Int32($0) }
         try #require(parent != nil && parent != getpid(), "the orphan is another's child (this process is no subreaper): \(stat)")
         RunRegistry.send(SIGTERM, pid: pid, cgroup: RunCgroup(directory: cgroup, path: "/run-test"))
+        // A SIGTERM sent would be pending still, or have ended it (a zombie, or gone: the read fails).
+        // It may still be starting (running), not yet asleep.
         let status = try FileSystem.readTextFile("/proc/\(pid)/status").get().split(separator: "\n")
-        #expect(status.contains("State:\tS (sleeping)") && status.contains("ShdPnd:\t0000000000000000"),
-                "no SIGTERM pending or delivered: \(status.filter { $0.hasPrefix("State") || $0.hasPrefix("ShdPnd") })")
+        let state = status.first { $0.hasPrefix("State:") }.map { $0.dropFirst(6).trimmingPrefix("\t") }
+        #expect(state != nil && !state!.hasPrefix("Z") && !state!.hasPrefix("X") && status.contains("ShdPnd:\t0000000000000000")
+                && status.contains("SigPnd:\t0000000000000000"),
+                "no SIGTERM pending or delivered: \(status.filter { $0.hasPrefix("State") || $0.contains("Pnd:") })")
 
         // jobd's own live child outside the cgroup (not entered yet) gets it.
         var pair: [Int32] = [-1, -1]
