@@ -2,7 +2,8 @@ import Glibc
 
 /// The cgroup files jobd reads, parsed: pure, so that tests need no cgroup.
 enum CgroupText {
-    /// jobd's cgroup v2 path (`/system.slice/jobd.service`) from `/proc/self/cgroup`: the `0::PATH`
+    /// jobd's cgroup v2 path (`/system.slice/jobd.service`) from `/proc/self/cgroup`, or a
+    /// process's from its `/proc/PID/cgroup` (as ``RunCgroup/path`` names a run's): the `0::PATH`
     /// line, which a unified or hybrid hierarchy has and a legacy-only one does not.
     static func unifiedPath(procSelfCgroup text: String) -> String? {
         for line in text.split(separator: "\n") where line.hasPrefix("0::") {

@@ -175,8 +175,6 @@ package enum ProcessSpawner {
         }
     }
 
-    /// `name` itself when it holds a `/`; else the first executable file of that name in `path`'s
-    /// directories (absolute ones only, as swift-subprocess looks a name up).
     /// Whether jobd's child `pid` has ended: `waitid` with `WNOWAIT` leaves it to the reactor,
     /// which reaps it; a child that is no more (`ECHILD`) was reaped already.
     package static func hasEnded(_ pid: Int32) -> Bool {
@@ -185,6 +183,8 @@ package enum ProcessSpawner {
         return info._sifields._sigchld.si_pid == pid
     }
 
+    /// `name` itself when it holds a `/`; else the first executable file of that name in `path`'s
+    /// directories (absolute ones only, as swift-subprocess looks a name up).
     package static func resolve(_ name: String, path: String) -> String? {
         if name.contains("/") { return name }
         for directory in path.split(separator: ":") where directory.hasPrefix("/") {

@@ -35,10 +35,13 @@ package struct RunCgroup: Sendable {
         CgroupFile.readRecord(directory + "/cgroup.events").flatMap { CgroupText.populated(events: $0) } ?? false
     }
 
-    /// Sends `signal` to every process in it. (A process forked while this runs may miss it; the
-    /// stop that follows a SIGTERM is `cgroup.kill`, which misses none.)
-    func signal(_ signal: Int32) {
-        for pid in members { Glibc.kill(pid, signal) }
+    /// Sends `signal` to every process in it but `skipping` (a main process already signalled,
+    /// which systemd too signals once), each through a pidfd (``PidSignal``): a process that
+    /// ended after `cgroup.procs` was read is not signalled, nor another given its pid since. (A
+    /// process forked while this runs may miss it; the stop that follows a SIGTERM is
+    /// `cgroup.kill`, which misses none.)
+    func signal(_ signal: Int32, skipping: pid_t = 0) {
+        for pid in members where pid != skipping { PidSignal.send(signal, to: pid, inCgroup: path) }
     }
 
     /// SIGKILL to every process in it, with `cgroup.kill` (Linux 5.14), which also reaches processes

@@ -92,21 +92,22 @@ package final class RunRegistry: Sendable {
         if let (pid, cgroup) = target { Self.send(signal, pid: pid, cgroup: cgroup) }
     }
 
-    /// `signal` to every process in the run's cgroup and to its main process (which may not have
-    /// entered the cgroup yet), or to its process group. The main process by its pid only while it
-    /// is jobd's child and has not ended: once the reactor reaped it (its end not yet heard), the
-    /// pid may be another process's.
+    /// `signal` to the run's main process (which may not have entered its cgroup yet), then to
+    /// every other process in the run's cgroup, as systemd signals a service's; or to its process
+    /// group. The main process only while it is jobd's child and has not ended: once the reactor
+    /// reaped it (its end not yet heard), the pid may be another process's (``PidSignal``).
     static func send(_ signal: Int32, pid: pid_t, cgroup: RunCgroup?) {
         guard let cgroup else {
             killpg(pid, signal)
             return
         }
+        let sent = PidSignal.send(signal, toChild: pid)
         if signal == SIGKILL {
             cgroup.kill()
         } else {
-            cgroup.signal(signal)
+            // An adopted run's main process is the keeper's child: the cgroup's signal reaches it.
+            cgroup.signal(signal, skipping: sent ? pid : 0)
         }
-        if !cgroup.members.contains(pid), !ProcessSpawner.hasEnded(pid) { Glibc.kill(pid, signal) }
     }
 
     /// `grace`, a run's `TimeoutStopSec=`, at most until the deadline of ``stopAll(reason:within:now:)``

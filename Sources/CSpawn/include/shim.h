@@ -2,13 +2,15 @@
 #define JOBD_CSPAWN_SHIM_H
 
 // What JobdRunner's spawner and run reactor need beyond Swift's Glibc module (built without
-// _GNU_SOURCE, and without epoll): epoll, pidfd_open and pipe2 (the spawn itself is spawn.h). Declared
+// _GNU_SOURCE, and without epoll): epoll, pidfd_open, pidfd_send_signal and pipe2 (the spawn itself is spawn.h). Declared
 // here rather than by including the system headers, whose declarations would then belong to this
 // module instead of Glibc (as Sources/CSocket does). JobdRunner alone imports this.
 
 
 int pipe2(int pipefd[2], int flags);
 int pidfd_open(int pid, unsigned int flags);
+// <sys/pidfd.h> (glibc 2.36); jobd sends no siginfo, so `info` is always NULL.
+int pidfd_send_signal(int pidfd, int sig, void *info, unsigned int flags);
 // <fcntl.h> under _GNU_SOURCE: a descriptor that only names a directory (a cgroup to start in).
 #define JOBD_O_PATH 010000000
 

@@ -1,0 +1,68 @@
+import Glibc
+import JobdProcess
+@testable import JobdRunner
+import JobdSystem
+import JobdTestKit
+import Testing
+
+/// A pid read from `cgroup.procs` a moment ago may name another process by the time jobd signals
+/// it. Orphaned `sleep`s (init's children, in this test's cgroup) stand in for such processes: a
+/// run's cgroup that lists them but is elsewhere is a cgroup they have left, their pids now
+/// another's.
+@Suite struct PidSignalTests {
+    @Test func aCgroupsSignalReachesOnlyTheProcessesStillInIt() async throws {
+        let (first, second) = (try await Self.orphan(), try await Self.orphan())
+        defer { kill(first, SIGKILL); kill(second, SIGKILL) }
+        let listed = try Self.cgroupListing([first, second])
+        defer { listed.remove() }
+
+        RunCgroup(directory: listed.directory, path: "/system.slice/jobd.service/runs/run-elsewhere").signal(SIGTERM)
+        for pid in [first, second] { try Self.expectUntouched(pid, "listed, but no longer in the run's cgroup") }
+
+        RunCgroup(directory: listed.directory, path: try Self.ownCgroup()).signal(SIGTERM, skipping: second)
+        #expect(ProcessExit.wait(for: first), "a member gets the signal")
+        try Self.expectUntouched(second, "the process skipped, already signalled")
+    }
+
+    /// An adopted run's main process is the keeper's child, not jobd's: the run's cgroup signals it.
+    @Test func aMainProcessNotJobdsChildIsSignalledThroughItsCgroup() async throws {
+        let adopted = try await Self.orphan()
+        defer { kill(adopted, SIGKILL) }
+        let listed = try Self.cgroupListing([adopted])
+        defer { listed.remove() }
+        RunRegistry.send(SIGTERM, pid: adopted, cgroup: RunCgroup(directory: listed.directory, path: try Self.ownCgroup()))
+        #expect(ProcessExit.wait(for: adopted))
+    }
+
+    /// A `sleep` whose parent has exited: init's (this process is no subreaper), as a process of a
+    /// run whose parent reaps it would be.
+    static func orphan() async throws -> pid_t {
+        let started = try await ProcessSpawnerTests.lines(of: "/bin/sh", ["-c", "sleep 300 </dev/null >/dev/null 2>&1 & echo $!"])
+        let pid = try #require(started.lines.first.flatMap { pid_t($0) })
+        #expect(ProcessSpawner.hasEnded(pid), "not this process's child (ECHILD)")
+        return pid
+    }
+
+    /// A directory with a `cgroup.procs` that lists `pids`.
+    static func cgroupListing(_ pids: [pid_t]) throws -> (directory: String, remove: () -> Void) {
+        let directory = "/tmp/jobd-pid-signal-\(getpid())-\(pids[0])"
+        let created = mkdir(directory, 0o755) == 0 ? creat(directory + "/cgroup.procs", 0o644) : -1
+        try #require(created >= 0 && close(created) == 0)
+        try #require(CgroupFile.write(directory + "/cgroup.procs", pids.map(String.init).joined(separator: "\n") + "\n") == nil)
+        return (directory, { unlink(directory + "/cgroup.procs"); rmdir(directory) })
+    }
+
+    static func ownCgroup() throws -> String {
+        let text = try FileSystem.readTextFile("/proc/self/cgroup").get()
+        return String(try #require(CgroupText.unifiedPath(procSelfCgroup: text)))
+    }
+
+    /// Alive, with no signal pending (a SIGTERM sent would be pending still, or have ended it).
+    static func expectUntouched(_ pid: pid_t, _ comment: Comment) throws {
+        let status = try FileSystem.readTextFile("/proc/\(pid)/status").get().split(separator: "\n")
+        let state = status.first { $0.hasPrefix("State:") }.map { $0.dropFirst(6).trimmingPrefix("\t") }
+        #expect(state != nil && !state!.hasPrefix("Z") && !state!.hasPrefix("X") && status.contains("ShdPnd:\t0000000000000000")
+                && status.contains("SigPnd:\t0000000000000000"),
+                "\(comment): \(status.filter { $0.hasPrefix("State") || $0.contains("Pnd:") })")
+    }
+}
