@@ -106,20 +106,24 @@ extension SystemRunDriver {
     /// Sends the exec plan to the trampoline and calls `answered` with its answer: nil once the
     /// command was executed, or why it was not. The plan goes at once, without waiting, as the
     /// socket's buffer holds it, and the reactor's thread awaits the answer (the trampoline may wait
-    /// on a slow file system, its working directory, before it answers). A plan the buffer does not
-    /// hold (a large `Environment=`) goes on a thread of its own, which waits for the answer too.
+    /// on a slow file system, its working directory, before it answers). What the buffer does not
+    /// hold of a plan (a large `Environment=`) goes from a thread of its own, blocking; the reactor
+    /// awaits the answer then.
     private static func handshake(_ socket: Int32, plan bytes: [UInt8], reactor: RunReactor, answered: @escaping @Sendable (String?) -> Void) {
         let sent = bytes.withUnsafeBytes { plan in
             retryingOnInterrupt { send(socket, plan.baseAddress, plan.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         }
-        if sent == bytes.count {
+        let awaitAnswer = { @Sendable (planTaken: Bool) in
             shutdown(socket, Int32(SHUT_WR))
-            reactor.awaitAnswer(on: socket) { reply in answered(reply.isEmpty ? nil : String(decoding: reply, as: UTF8.self)) }
-            return
+            reactor.awaitAnswer(on: socket) { reply in
+                guard reply.isEmpty else { return answered(String(decoding: reply, as: UTF8.self)) }
+                answered(planTaken ? nil : "jobd-cgexec did not take the run's exec plan")
+            }
         }
+        if sent == bytes.count { return awaitAnswer(true) }
         let rest = Array(bytes[max(sent, 0)...])
         do {
-            try DetachedThread.start { answered(exchange(socket, plan: rest)) }
+            try DetachedThread.start { awaitAnswer(sendBlocking(rest, on: socket)) }
         } catch {
             // No thread: the trampoline reads a stream cut short, and refuses to run the command.
             close(socket)
@@ -127,27 +131,18 @@ extension SystemRunDriver {
         }
     }
 
-    /// The handshake's exchange, blocking: the plan out, the answer back, the socket closed.
-    private static func exchange(_ socket: Int32, plan bytes: [UInt8]) -> String? {
-        defer { close(socket) }
+    /// The rest of a plan, blocking; whether all of it went (the trampoline may stop reading: its
+    /// answer says why).
+    private static func sendBlocking(_ bytes: [UInt8], on socket: Int32) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { rest in
                 retryingOnInterrupt { send(socket, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL)) }
             }
-            guard count > 0 else { break }  // it stopped reading: its answer says why
+            guard count > 0 else { return false }
             sent += count
         }
-        shutdown(socket, Int32(SHUT_WR))
-        var reply: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while reply.count < RunReactor.answerLimit {
-            let count = buffer.withUnsafeMutableBytes { room in retryingOnInterrupt { recv(socket, room.baseAddress, room.count, 0) } }
-            guard count > 0 else { break }
-            reply += buffer.prefix(count)
-        }
-        if reply.isEmpty && sent < bytes.count { return "jobd-cgexec did not take the run's exec plan" }
-        return reply.isEmpty ? nil : String(decoding: reply, as: UTF8.self)
+        return true
     }
 
     /// Starts the process and returns; its start (after the trampoline's handshake, if any) and its
