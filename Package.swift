@@ -302,7 +302,7 @@ let package = Package(
         .testTarget(
             name: "JobdRunnerTests",
             dependencies: [
-                "JobdRunner", "JobdProcess", "JobdConfig", "JobdCalendar", "JobdLogging", "JobdTimers", "JobdLocks", "JobdTestKit",
+                "JobdRunner", "JobdProcess", "JobdConfig", "JobdCalendar", "JobdLogging", "JobdTimers", "JobdLocks", "JobdTestKit", "CJobdExec",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

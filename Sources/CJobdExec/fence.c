@@ -23,11 +23,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static const char *fence_cgroup;
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
 
 static uint64_t boottime_usec(void) {
     struct timespec now;
@@ -70,8 +78,39 @@ static pid_t live_group(pid_t pid) {
     return group;
 }
 
+// Whether `pid` is in the cgroup directory `cgroup` (under the cgroup file system's mount): the
+// 0::PATH line of /proc/PID/cgroup, which names it from the mount, ends the directory's path.
+static int in_cgroup(pid_t pid, const char *cgroup) {
+    char path[64], text[4096];
+    snprintf(path, sizeof path, "/proc/%d/cgroup", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t count = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (count <= 0) return 0;
+    text[count] = '\0';
+    char *line = strncmp(text, "0::", 3) == 0 ? text : strstr(text, "\n0::");
+    if (line == NULL) return 0;
+    line += line == text ? 3 : 4;
+    line[strcspn(line, "\n")] = '\0';
+    size_t length = strlen(line), directory = strlen(cgroup);
+    return length > 0 && length <= directory && strcmp(cgroup + directory - length, line) == 0;
+}
+
+int fence_signal_pinned(pid_t pid, int signal, pid_t group, const char *cgroup) {
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pidfd < 0) return 0;
+    pid_t now = live_group(pid);
+    int meant = cgroup != NULL ? now >= 0 && in_cgroup(pid, cgroup) : now == group;
+    int sent = meant && syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0) == 0;
+    close(pidfd);
+    return sent;
+}
+
 // Sends `signal` (0: none) to every live process of the run but this one: the members of its
 // process group, and of its cgroup (which also holds those that left the group). Returns how many.
+// Each through a pidfd (fence_signal_pinned): a pid read from /proc or cgroup.procs a moment ago
+// may be another process's by now.
 static int signal_others(int signal) {
     pid_t self = getpid(), group = getpgrp();
     int count = 0;
@@ -81,7 +120,7 @@ static int signal_others(int signal) {
         long pid = strtol(entry->d_name, &end, 10);
         if (*end != '\0' || pid <= 0 || pid == self || live_group((pid_t)pid) != group) continue;
         count++;
-        if (signal != 0) kill((pid_t)pid, signal);
+        if (signal != 0) fence_signal_pinned((pid_t)pid, signal, group, NULL);
     }
     if (proc != NULL) closedir(proc);
     if (fence_cgroup == NULL) return count;
@@ -92,7 +131,7 @@ static int signal_others(int signal) {
         pid_t member_group = pid == self ? -1 : live_group(pid);
         if (member_group < 0 || member_group == group) continue;  // counted above
         count++;
-        if (signal != 0) kill(pid, signal);
+        if (signal != 0) fence_signal_pinned(pid, signal, group, fence_cgroup);
     }
     if (members != NULL) fclose(members);
     return count;

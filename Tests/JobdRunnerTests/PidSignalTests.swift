@@ -1,3 +1,4 @@
+import CJobdExec
 import Glibc
 import JobdProcess
 @testable import JobdRunner
@@ -32,6 +33,25 @@ import Testing
         defer { listed.remove() }
         RunRegistry.send(SIGTERM, pid: adopted, cgroup: RunCgroup(directory: listed.directory, path: try Self.ownCgroup()))
         #expect(ProcessExit.wait(for: adopted))
+    }
+
+    /// A fleet run's fence supervisor (jobd-cgexec's C) signals what it listed the same way.
+    @Test func theFenceSupervisorSignalsOnlyWhatItListedThatIsStillTheRuns() async throws {
+        let (first, second) = (try await Self.orphan(), try await Self.orphan())
+        defer { kill(first, SIGKILL); kill(second, SIGKILL) }
+        let group = try #require(Self.group(of: first))
+        let cgroup = "/sys/fs/cgroup" + (try Self.ownCgroup())
+        #expect(fence_signal_pinned(first, SIGTERM, group + 1, nil) == 0)
+        #expect(fence_signal_pinned(first, SIGTERM, 0, "/sys/fs/cgroup/system.slice/jobd.service/runs/run-elsewhere") == 0)
+        try Self.expectUntouched(first, "in neither the run's group nor its cgroup")
+        #expect(fence_signal_pinned(first, SIGTERM, group, nil) == 1)
+        #expect(ProcessExit.wait(for: first), "a member of the run's process group")
+        #expect(fence_signal_pinned(second, SIGTERM, 0, cgroup) == 1)
+        #expect(ProcessExit.wait(for: second), "a member of the run's cgroup")
+    }
+
+    static func group(of pid: pid_t) -> pid_t? {
+        (try? FileSystem.readTextFile("/proc/\(pid)/stat").get()).flatMap(ProcessStat.init)?.group
     }
 
     /// A `sleep` whose parent has exited: init's (this process is no subreaper), as a process of a
