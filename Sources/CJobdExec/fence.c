@@ -59,16 +59,23 @@ static uint64_t read_deadline(const char *file) {
     return value;
 }
 
+// /proc/PID/NAME into `text` (one read, NUL-terminated); 0 when it cannot be read.
+static int read_proc(pid_t pid, const char *name, char *text, size_t size) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t count = read(fd, text, size - 1);
+    close(fd);
+    if (count <= 0) return 0;
+    text[count] = '\0';
+    return 1;
+}
+
 // The process group of `pid` from /proc/PID/stat, or -1 for a process gone or dying (a zombie).
 static pid_t live_group(pid_t pid) {
-    char path[64], text[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t count = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (count <= 0) return -1;
-    text[count] = '\0';
+    char text[1024];
+    if (!read_proc(pid, "stat", text, sizeof text)) return -1;
     // PID (COMM) STATE PPID PGRP ...: COMM may hold spaces and parentheses.
     char *close_paren = strrchr(text, ')');
     char state;
@@ -81,14 +88,8 @@ static pid_t live_group(pid_t pid) {
 // Whether `pid` is in the cgroup directory `cgroup` (under the cgroup file system's mount): the
 // 0::PATH line of /proc/PID/cgroup, which names it from the mount, ends the directory's path.
 static int in_cgroup(pid_t pid, const char *cgroup) {
-    char path[64], text[4096];
-    snprintf(path, sizeof path, "/proc/%d/cgroup", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t count = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (count <= 0) return 0;
-    text[count] = '\0';
+    char text[4096];
+    if (!read_proc(pid, "cgroup", text, sizeof text)) return 0;
     char *line = strncmp(text, "0::", 3) == 0 ? text : strstr(text, "\n0::");
     if (line == NULL) return 0;
     line += line == text ? 3 : 4;
