@@ -101,8 +101,9 @@ static int in_cgroup(pid_t pid, const char *cgroup) {
 int fence_signal_pinned(pid_t pid, int signal, pid_t group, const char *cgroup) {
     int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pidfd < 0) return 0;
-    pid_t now = live_group(pid);
-    int meant = cgroup != NULL ? now >= 0 && in_cgroup(pid, cgroup) : now == group;
+    // Checked once the pidfd is open, so of the process it holds. A cgroup member needs no check of
+    // its own that it is alive: a zombie's signal is lost, harmlessly.
+    int meant = cgroup != NULL ? in_cgroup(pid, cgroup) : live_group(pid) == group;
     int sent = meant && syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0) == 0;
     close(pidfd);
     return sent;

@@ -13,7 +13,7 @@
 int fence_supervise(const char *file, uint64_t stop, const char *cgroup, int status_fd);
 
 // Sends `signal` to `pid` through a pidfd if, once the pidfd is open, `pid` is still a live process
-// of process group `group` or, when `cgroup` (a cgroup directory) is given, of that cgroup: a
+// of process group `group` or, when `cgroup` (a cgroup directory) is given, a member of that cgroup: a
 // process that ended after the supervisor listed it is not signalled, nor another process given its
 // pid since. Returns 1 when sent.
 int fence_signal_pinned(pid_t pid, int signal, pid_t group, const char *cgroup);
