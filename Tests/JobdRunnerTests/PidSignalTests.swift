@@ -35,6 +35,26 @@ import Testing
         #expect(ProcessExit.wait(for: adopted))
     }
 
+    /// Issue 39: a stop reaches a run's main process by its pid only while it is jobd's child and
+    /// has not ended; a pid that is not (a reaped run's, reused) gets no signal from the run's stop.
+    @Test func aStopSignalsByPidOnlyJobdsOwnLiveChild() async throws {
+        let empty = try Self.cgroupListing([])
+        defer { empty.remove() }
+        let orphan = try await Self.orphan()
+        defer { kill(orphan, SIGKILL) }
+        RunRegistry.send(SIGTERM, pid: orphan, cgroup: RunCgroup(directory: empty.directory, path: "/run-test"))
+        try Self.expectUntouched(orphan, "no SIGTERM pending or delivered")
+
+        // jobd's own live child outside the cgroup (not entered yet) gets it.
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        let child = try ProcessSpawner.spawn("/bin/cat", arguments: [], environment: [:], workingDirectory: "/", input: pair[1]).get()
+        defer { [child.pidfd, child.standardOutput, child.standardError, pair[0]].forEach { close($0) } }
+        RunRegistry.send(SIGTERM, pid: child.pid, cgroup: RunCgroup(directory: empty.directory, path: "/run-test"))
+        var end: Int32 = 0
+        #expect(waitpid(child.pid, &end, 0) == child.pid && (end & 0x7f) == SIGTERM, "status \(end)")
+    }
+
     /// A fleet run's fence supervisor (jobd-cgexec's C) signals what it listed the same way.
     @Test func theFenceSupervisorSignalsOnlyWhatItListedThatIsStillTheRuns() async throws {
         let (first, second) = (try await Self.orphan(), try await Self.orphan())
@@ -59,13 +79,16 @@ import Testing
     static func orphan() async throws -> pid_t {
         let started = try await ProcessSpawnerTests.lines(of: "/bin/sh", ["-c", "sleep 300 </dev/null >/dev/null 2>&1 & echo $!"])
         let pid = try #require(started.lines.first.flatMap { pid_t($0) })
+        let stat = try FileSystem.readTextFile("/proc/\(pid)/stat").get()
+        let parent = stat.split(separator: ")").last?.split(separator: " ").dropFirst().first.flatMap { pid_t($0) }
+        try #require(parent != nil && parent != getpid(), "the orphan is another's child (this process is no subreaper): \(stat)")
         #expect(ProcessSpawner.hasEnded(pid), "not this process's child (ECHILD)")
         return pid
     }
 
-    /// A directory with a `cgroup.procs` that lists `pids`.
+    /// A directory with a `cgroup.procs` that lists `pids` (none: an empty one).
     static func cgroupListing(_ pids: [pid_t]) throws -> (directory: String, remove: () -> Void) {
-        let directory = "/tmp/jobd-pid-signal-\(getpid())-\(pids[0])"
+        let directory = "/tmp/jobd-pid-signal-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         let created = mkdir(directory, 0o755) == 0 ? creat(directory + "/cgroup.procs", 0o644) : -1
         try #require(created >= 0 && close(created) == 0)
         try #require(CgroupFile.write(directory + "/cgroup.procs", pids.map(String.init).joined(separator: "\n") + "\n") == nil)

@@ -2,7 +2,7 @@ import Glibc
 import JobdConfig
 import JobdLocks
 import JobdProcess
-@testable import JobdRunner
+import JobdRunner
 import JobdTestKit
 import Testing
 
@@ -69,38 +69,6 @@ import Testing
         var status: Int32 = 0
         #expect(waitpid(spawned.pid, &status, 0) == spawned.pid)
         #expect(ProcessSpawner.hasEnded(spawned.pid), "reaped")
-    }
-
-    /// Issue 39: a stop reaches a run's main process by its pid only while it is jobd's child and
-    /// has not ended; a pid that is not (a reaped run's, reused) gets no signal from the run's stop.
-    @Test func aStopSignalsByPidOnlyJobdsOwnLiveChild() async throws {
-        let cgroup = "/tmp/jobd-run-cgroup-\(getpid())"
-        #expect(mkdir(cgroup, 0o755) == 0 && creat(cgroup + "/cgroup.procs", 0o644) >= 0, "an empty cgroup.procs: no member")
-        defer { unlink(cgroup + "/cgroup.procs"); rmdir(cgroup) }
-        // The orphan sleep is init's child, not this process's: as a pid a reaped run's process left to another.
-        let orphan = try await Self.lines(of: "/bin/sh", ["-c", "sleep 300 </dev/null >/dev/null 2>&1 & echo $!"])
-        let pid = try #require(orphan.lines.first.flatMap { Int32($0) })
-        defer { kill(pid, SIGKILL) }
-        let stat = try FileSystem.readTextFile("/proc/\(pid)/stat").get()
-        let parent = stat.split(separator: ")").last?.split(separator: " ").dropFirst().first.flatMap { Int32($0) }
-        try #require(parent != nil && parent != getpid(), "the orphan is another's child (this process is no subreaper): \(stat)")
-        RunRegistry.send(SIGTERM, pid: pid, cgroup: RunCgroup(directory: cgroup, path: "/run-test"))
-        // A SIGTERM sent would be pending still, or have ended it (a zombie, or gone: the read fails).
-        // It may still be starting (running), not yet asleep.
-        let status = try FileSystem.readTextFile("/proc/\(pid)/status").get().split(separator: "\n")
-        let state = status.first { $0.hasPrefix("State:") }.map { $0.dropFirst(6).trimmingPrefix("\t") }
-        #expect(state != nil && !state!.hasPrefix("Z") && !state!.hasPrefix("X") && status.contains("ShdPnd:\t0000000000000000")
-                && status.contains("SigPnd:\t0000000000000000"),
-                "no SIGTERM pending or delivered: \(status.filter { $0.hasPrefix("State") || $0.contains("Pnd:") })")
-
-        // jobd's own live child outside the cgroup (not entered yet) gets it.
-        var pair: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
-        let child = try ProcessSpawner.spawn("/bin/cat", arguments: [], environment: [:], workingDirectory: "/", input: pair[1]).get()
-        defer { [child.pidfd, child.standardOutput, child.standardError, pair[0]].forEach { close($0) } }
-        RunRegistry.send(SIGTERM, pid: child.pid, cgroup: RunCgroup(directory: cgroup, path: "/run-test"))
-        var end: Int32 = 0
-        #expect(waitpid(child.pid, &end, 0) == child.pid && (end & 0x7f) == SIGTERM, "status \(end)")
     }
 
     @Test func aCommandThatCannotBeStartedIsAFailureThatSaysWhy() {
